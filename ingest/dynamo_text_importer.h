@@ -1,0 +1,9 @@
+// Dynamo text logs of every era (TORCH_LOGS=recompiles,recompiles_verbose,graph_breaks,guards;
+// ../shared/formats/dynamo_text.md).
+#pragma once
+
+#include "ingest/importer.h"
+
+namespace rcf::ingest {
+ImporterInfo dynamo_text_importer_info();  // name "dynamo_text"
+}

@@ -1,0 +1,179 @@
+// Typed events that importers emit. Importers never touch SQL: they fill these structs and hand
+// them to an EventSink; the store/ writer turns them into rows.
+//
+// Every event carries `line`: the 1-based line number in its source where the record starts, so
+// that every row in the database can be traced back to its input.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ingest/compile_id.h"
+
+namespace rcf::ingest {
+
+// A compile as identified inside one source: rank (-1 when the log has none), the
+// `torch._dynamo.reset()` epoch (0 until the first reset is detected) and the compile id.
+struct CompileRef {
+  int32_t rank = -1;
+  int32_t epoch = 0;
+  CompileId id;
+};
+
+// One Python frame of a user stack (outermost first when in a list).
+struct StackFrame {
+  std::string file;
+  int64_t line = 0;
+  std::string function;
+  std::string code;  // source text of the line when the log carries it
+};
+
+// One Dynamo compile (frame F, compile C) as reported by the runtime: a TORCH_TRACE
+// `compilation_metrics` / `bwd_compilation_metrics` record, or a compile whose existence a text
+// log proves (a `Recompiling function` block names the new compile; its reasons name older ones).
+struct DynamoCompile {
+  int64_t line = 0;
+  CompileRef ref;
+  // "forward" (compilation_metrics), "backward" (bwd_compilation_metrics), "runtime"
+  // (compilation_metrics_runtime), "recompile_block" (text log header), "referenced" (an older
+  // compile id named by a guard-failure reason; only its id is known).
+  std::string kind;
+  std::string co_name;
+  std::string co_filename;
+  int64_t co_firstlineno = -1;  // -1 when unknown
+  std::optional<int64_t> start_time_us;  // epoch microseconds
+  std::optional<double> duration_ms;     // wall time of the whole compile
+  std::optional<int64_t> cache_size;
+  std::optional<int64_t> accumulated_cache_size;
+  std::optional<int64_t> guard_count;
+  std::optional<int64_t> shape_env_guard_count;
+  std::optional<int64_t> graph_op_count;
+  std::optional<int64_t> graph_node_count;
+  std::optional<int64_t> graph_input_count;
+  std::optional<bool> has_guarded_code;
+  std::optional<int64_t> recompile_limit;              // from dynamo_config
+  std::optional<int64_t> accumulated_recompile_limit;  // from dynamo_config
+  std::string fail_type;         // empty on success
+  std::string fail_reason;
+  std::string recompile_reason;  // compilation_metrics.recompile_reason (first reason only)
+  std::vector<std::string> restart_reasons;
+  std::vector<StackFrame> user_stack;  // dynamo_start stack, outermost first, torch frames dropped
+};
+
+// One rejected cache entry's reason for a recompile: the `- <old id>: <reason>` line of a
+// recompile block, one item of a TORCH_TRACE `recompile_reasons` artifact, or the `last reason`
+// of a recompile-limit warning.
+struct GuardFailure {
+  int64_t line = 0;
+  CompileRef ref;              // the NEW compile that the failures caused
+  int32_t entry_index = 0;     // position in the list as logged (0 = first listed)
+  int32_t verbose_group = -1;  // `guard <i> failures:` index in recompiles_verbose, else -1
+  std::string old_compile_id;  // "F/C" of the cache entry that rejected the inputs; "" if not logged
+  std::string reason;          // raw reason text, right-trimmed, compile id removed
+  // "trace_recompile_reasons", "trace_recompile_reason", "text_recompiles",
+  // "text_recompiles_verbose", "text_limit_warning", "text_tuple_2023", "text_reasons_2022"
+  std::string origin;
+};
+
+// A Dynamo graph break (`[__graph_breaks]` block, `Tensor.item()` warning, 2022 `Graph break:`,
+// TORCH_TRACE `dynamo_graph_break_reason`, or a restart reason in compilation_metrics).
+struct GraphBreak {
+  int64_t line = 0;
+  CompileRef ref;           // compile being traced when it broke (id.frame < 0 if unknown)
+  std::string user_file;    // `Graph break in user code at <file>:<line>`
+  int64_t user_line = -1;
+  std::string user_function;
+  std::string gb_type;      // first line of the reason block (current format) or ""
+  std::string reason;       // full reason text (explanation, hints, context) as logged
+  bool suppressed = false;  // "user stack suppressed due to duplicate graph break" / "details suppressed"
+  bool sync_signature = false;  // reason matches a host-sync signature (.item(), data-dependent ...)
+  std::vector<StackFrame> user_stack;  // `User code traceback:` / `from user code at:` frames
+  std::string origin;  // "text_graph_breaks", "text_item_warning", "text_2022", "trace_artifact", "trace_restart"
+};
+
+// Dynamo hit its recompile limit for a frame; from now on the frame runs eager.
+struct RecompileLimitHit {
+  int64_t line = 0;
+  CompileRef ref;
+  std::string limit_type;  // recompile_limit, accumulated_recompile_limit, cache_size_limit, ...
+  int64_t limit_value = -1;
+  std::string function;
+  std::string file;
+  int64_t firstlineno = -1;
+  std::string last_reason;   // raw, "" when the era did not print one
+  bool hard_failure = false;  // FailOnRecompileLimitHit (fullgraph / fail_on_recompile_limit_hit)
+  std::string origin;
+};
+
+// The guard set installed by one compile (TORCH_TRACE dynamo_guards / dynamo_cpp_guards_str).
+struct GuardSet {
+  int64_t line = 0;
+  CompileRef ref;
+  std::string format;               // "dynamo_guards" or "dynamo_cpp_guards_str"
+  std::vector<std::string> guards;  // one entry per guard (code part or leaf-guard line)
+};
+
+// One timed phase of a compile (paired chromium B/E events).
+struct PhaseTiming {
+  int64_t line = 0;
+  CompileRef ref;
+  std::string name;
+  int64_t start_us = 0;  // epoch microseconds
+  int64_t duration_us = 0;
+};
+
+// FX-graph / AOTAutograd cache outcome of a compile.
+struct CacheOutcome {
+  int64_t line = 0;
+  CompileRef ref;
+  std::string cache;  // "fx_graph", "aotautograd"
+  std::string state;  // "hit", "miss", "bypass"
+  std::string key;
+  std::string detail;  // bypass reason, when any
+};
+
+// One input tensor of a compile (TORCH_TRACE describe_tensor joined with describe_source).
+struct InputTensor {
+  int64_t line = 0;
+  CompileRef ref;
+  std::string source;  // "L['x']"
+  std::string dtype;
+  std::string device;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;
+  std::optional<bool> requires_grad;
+};
+
+// One row of a `compile_times` table (`TorchDynamo compilation metrics:`).
+struct CompileTimesRow {
+  int64_t line = 0;
+  std::string function;
+  std::vector<double> seconds;
+};
+
+using Event = std::variant<DynamoCompile, GuardFailure, GraphBreak, RecompileLimitHit, GuardSet,
+                           PhaseTiming, CacheOutcome, InputTensor, CompileTimesRow>;
+
+// What happened to an input line that did not become (part of) an event.
+enum class LineFate {
+  kSkipped,   // understood and irrelevant (other loggers, user prints, blank lines, ...)
+  kRejected,  // malformed: counted with file:line and reason; ingestion continues
+  kWarning,   // the record was used but something was off (MD5 mismatch, truncated block)
+};
+
+// Receives events and line diagnostics from an importer. Implementations own the storage;
+// the importer keeps no reference to an event after emit() returns.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void emit(Event&& event) = 0;
+  // `reason` is a short snake_case name ("bad_json", "no_glog_prefix"); `excerpt` is the start of
+  // the offending text (the sink truncates it). For kSkipped/kRejected, call once per line.
+  virtual void note(int64_t line, LineFate fate, std::string_view reason,
+                    std::string_view excerpt) = 0;
+};
+
+}  // namespace rcf::ingest

@@ -1,0 +1,35 @@
+#include "ingest/dynamo_text_importer.h"
+#include "ingest/importer.h"
+#include "ingest/torch_trace_importer.h"
+
+namespace rcf::ingest {
+
+const std::vector<ImporterInfo>& importer_registry() {
+  // Order matters only for equal sniff scores. Adding a format = one line here.
+  static const std::vector<ImporterInfo> registry = {
+      torch_trace_importer_info(),
+      dynamo_text_importer_info(),
+  };
+  return registry;
+}
+
+const ImporterInfo* find_importer(std::string_view name) {
+  for (const auto& info : importer_registry())
+    if (info.name == name) return &info;
+  return nullptr;
+}
+
+const ImporterInfo* sniff_importer(std::string_view head) {
+  const ImporterInfo* best = nullptr;
+  int best_score = 0;
+  for (const auto& info : importer_registry()) {
+    int score = info.sniff(head);
+    if (score > best_score) {
+      best = &info;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+}  // namespace rcf::ingest

@@ -1,0 +1,9 @@
+// The SQLite schema (sql/schema.sql, embedded at build time) and its version.
+#pragma once
+
+namespace rcf::store {
+// Text of sql/schema.sql. Every table and column is documented there.
+extern const char* const kSchemaSql;
+// Bumped whenever sql/schema.sql changes incompatibly; stored in schema_info('schema_version').
+inline constexpr int kSchemaVersion = 1;
+}  // namespace rcf::store

@@ -1,0 +1,55 @@
+#include "tests/support/collecting_sink.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace rcf::testing {
+
+std::map<std::string, int> CollectingSink::note_counts() const {
+  std::map<std::string, int> counts;
+  for (const auto& n : notes) {
+    const char* fate = n.fate == ingest::LineFate::kSkipped    ? "skipped"
+                       : n.fate == ingest::LineFate::kRejected ? "rejected"
+                                                               : "warning";
+    counts[std::string(fate) + ":" + n.reason]++;
+  }
+  return counts;
+}
+
+CollectingSink run_importer(std::string_view format, std::string_view text) {
+  CollectingSink sink;
+  const ingest::ImporterInfo* info = ingest::find_importer(format);
+  if (!info) {
+    std::fprintf(stderr, "unknown importer %.*s\n", int(format.size()), format.data());
+    std::abort();
+  }
+  auto importer = info->create(sink);
+  int64_t line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    size_t end = nl == std::string_view::npos ? text.size() : nl;
+    std::string_view line = text.substr(pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    importer->on_line(line, ++line_no);
+    pos = end + 1;
+  }
+  importer->finish();
+  return sink;
+}
+
+std::string read_fixture(const std::string& relative_path) {
+  std::string path = std::string(RCF_FIXTURES_DIR) + "/" + relative_path;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "missing fixture %s\n", path.c_str());
+    std::abort();
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace rcf::testing

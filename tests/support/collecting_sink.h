@@ -1,0 +1,51 @@
+// Test helper: an EventSink that keeps everything, plus a way to run an importer over text.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ingest/events.h"
+#include "ingest/importer.h"
+
+namespace rcf::testing {
+
+struct Note {
+  int64_t line;
+  ingest::LineFate fate;
+  std::string reason;
+  std::string excerpt;
+};
+
+class CollectingSink : public ingest::EventSink {
+ public:
+  void emit(ingest::Event&& event) override { events.push_back(std::move(event)); }
+  void note(int64_t line, ingest::LineFate fate, std::string_view reason,
+            std::string_view excerpt) override {
+    notes.push_back({line, fate, std::string(reason), std::string(excerpt.substr(0, 200))});
+  }
+
+  // All events of type T, in emission order.
+  template <typename T>
+  std::vector<T> all() const {
+    std::vector<T> out;
+    for (const auto& e : events)
+      if (const T* t = std::get_if<T>(&e)) out.push_back(*t);
+    return out;
+  }
+  // Count of notes per "fate:reason".
+  std::map<std::string, int> note_counts() const;
+
+  std::vector<ingest::Event> events;
+  std::vector<Note> notes;
+};
+
+// Splits `text` into lines exactly as the ingest driver does (on '\n', dropping one trailing
+// '\r') and feeds them to a new importer of `format`, then calls finish().
+CollectingSink run_importer(std::string_view format, std::string_view text);
+
+// Reads a whole fixture file (path relative to fixtures/). Aborts the test binary if missing.
+std::string read_fixture(const std::string& relative_path);
+
+}  // namespace rcf::testing
