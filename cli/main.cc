@@ -1,1 +1,36 @@
-int main() { return 0; }
+// rcf: recompile forensics. Thin entry point: parse, dispatch, map errors to exit codes.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "cli/commands.h"
+#include "util/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"rcf - recompile forensics: why did torch.compile / torch_xla / JAX recompile?"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "rcf 0.1.0");
+  std::vector<rcf::cli::Command> commands = {
+      rcf::cli::add_ingest_command(app),
+      rcf::cli::add_explain_command(app),
+      rcf::cli::add_demo_command(app),
+  };
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? rcf::cli::kExitOk : rcf::cli::kExitUsageOrInput;
+  }
+  try {
+    for (auto& command : commands)
+      if (command.app->parsed()) return command.run();
+  } catch (const rcf::Error& e) {
+    fmt::print(stderr, "rcf: error: {}\n", e.what());
+    return rcf::cli::kExitUsageOrInput;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rcf: internal error: {}\n", e.what());
+    return rcf::cli::kExitUsageOrInput;
+  }
+  return rcf::cli::kExitUsageOrInput;
+}

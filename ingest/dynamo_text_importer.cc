@@ -1,16 +1,535 @@
-// PLACEHOLDER: replaced by the real importer.
+// Dynamo text-log importer: groups physical lines into messages (§1.3 of
+// ../shared/formats/dynamo_text.md) and hands complete messages to the block parsers.
+//
+// Grouping. A prefixed line belongs to the open block with the same prefix key (rank, pid, path,
+// line, trace id, artifact, timestamp, level, logger). One process writes one record at a time,
+// so a line of another record from the same stream (rank + pid) ends that stream's open blocks;
+// lines of other ranks and unprefixed user prints do not. Eras whose continuation lines carry no
+// prefix (2022, TORCH_LOGS_FORMAT=short, printed tables and exception text) keep one "adjacent"
+// block that takes the following unprefixed lines its kind accepts.
 #include "ingest/dynamo_text_importer.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ingest/compilation_metrics_repr.h"
+#include "ingest/compile_profiler_table.h"
+#include "ingest/compile_times_table.h"
+#include "ingest/dynamo_explain.h"
+#include "ingest/dynamo_graph_break.h"
+#include "ingest/dynamo_limit_warning.h"
+#include "ingest/dynamo_recompile_block.h"
+#include "ingest/dynamo_text_block.h"
+#include "ingest/log_prefix.h"
+#include "ingest/text_util.h"
 
 namespace rcf::ingest {
 namespace {
-class Stub : public Importer {
- public:
-  void on_line(std::string_view, int64_t) override {}
-  void finish() override {}
+
+// Bounds that keep memory independent of the input: blocks per key, lines and bytes per block.
+constexpr size_t kMaxOpenBlocks = 4096;
+constexpr size_t kMaxBlockLines = 200000;
+constexpr size_t kMaxBlockBytes = size_t{64} << 20;
+// A `FailOnRecompileLimitHit` exception this many lines after a limit warning is the same hit.
+constexpr int64_t kHardFailureWindow = 1000;
+
+// How a block's later lines arrive.
+enum class Continuation : uint8_t {
+  kPrefixed,      // every line repeats the prefix (glog era, 2023 bracket-date form)
+  kAdjacent,      // continuation lines are unprefixed and follow the first line directly
+  kUndetermined,  // bracket-date header: torch 2.0 printed bare continuations, 2.1+ prefixed
 };
-}  // namespace
-ImporterInfo dynamo_text_importer_info() {
-  return {"dynamo_text", "placeholder", [](std::string_view) { return 0; },
-          [](EventSink&) -> std::unique_ptr<Importer> { return std::make_unique<Stub>(); }};
+
+struct OpenBlock {
+  DynamoBlock block;
+  std::string key;  // LogPrefix::key of its lines
+  // The stream (one process: form, rank and pid) that wrote it; printed blocks have none.
+  PrefixForm form = PrefixForm::kNone;
+  int32_t rank = -1;
+  std::string process;
+  Continuation continuation = Continuation::kPrefixed;
+  size_t bytes = 0;
+};
+
+bool contains(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
 }
+
+// The Dynamo module that logged the line, from the glog path (`.../torch/_dynamo/guards.py` ->
+// "guards.py", `torch\\_dynamo\\variables\\tensor.py`) or the logger name
+// (`torch._dynamo.guards.__recompiles` -> "guards", `Torchdynamo` -> ""). nullopt when the line
+// does not come from Dynamo. The view points into the line.
+std::optional<std::string_view> dynamo_module(const LogPrefix& p) {
+  std::string_view source = p.path.empty() ? p.logger : p.path;
+  // Last "dynamo" in the source; find() (memchr-based) beats rfind() on the per-line path.
+  size_t at = source.find("dynamo");
+  if (at == std::string_view::npos) return std::nullopt;
+  for (size_t next = source.find("dynamo", at + 6); next != std::string_view::npos;
+       next = source.find("dynamo", next + 6))
+    at = next;
+  bool after_ok = at + 6 == source.size() || source[at + 6] == '/' || source[at + 6] == '\\' ||
+                  source[at + 6] == '.';
+  bool before_ok =
+      (at >= 1 && source[at - 1] == '_') || (at >= 5 && (source.compare(at - 5, 5, "torch") == 0 ||
+                                                         source.compare(at - 5, 5, "Torch") == 0));
+  if (!after_ok || !before_ok) return std::nullopt;
+  std::string_view rest = at + 6 == source.size() ? std::string_view() : source.substr(at + 7);
+  if (size_t artifact = rest.find(".__"); artifact != std::string_view::npos)
+    rest = rest.substr(0, artifact);
+  return rest;
+}
+
+// Whether `module` (from dynamo_module) is `name` (dotted, e.g. "variables.tensor").
+bool module_is(std::string_view module, std::string_view name) {
+  if (module.ends_with(".py")) module.remove_suffix(3);
+  if (module.size() != name.size()) return false;
+  for (size_t i = 0; i < module.size(); ++i) {
+    bool separator = module[i] == '/' || module[i] == '\\' || module[i] == '.';
+    if (separator ? name[i] != '.' : module[i] != name[i]) return false;
+  }
+  return true;
+}
+
+bool is_warning_level(const LogPrefix& p) {
+  return p.level == "W" || p.level == "WARNING";
+}
+
+CompileRef ref_of(const LogPrefix& p) {
+  CompileRef ref;
+  ref.rank = p.rank;
+  if (auto id = CompileId::parse(p.trace_id)) ref.id = *id;
+  return ref;
+}
+
+Continuation continuation_of(const LogPrefix& p) {
+  switch (p.form) {
+    case PrefixForm::kGlog:
+    case PrefixForm::kTrimmedGlog:
+      return Continuation::kPrefixed;
+    case PrefixForm::kBracketDate:
+      return p.logger.starts_with("torchdynamo") ? Continuation::kAdjacent
+                                                 : Continuation::kUndetermined;
+    default:
+      return Continuation::kAdjacent;
+  }
+}
+
+// Kind of the record that `message` starts, given the kind of the open block with the same key.
+// Dispatches on the first byte: most messages start no record.
+std::optional<DynamoBlockKind> header_kind(std::string_view message,
+                                           std::optional<DynamoBlockKind> open_kind) {
+  if (message.empty()) return std::nullopt;
+  switch (message[0]) {
+    case 'R':
+      if (message.starts_with("Recompiling function") &&
+          (message.size() == 20 || message[20] == ' '))
+        return DynamoBlockKind::kRecompile;
+      break;
+    case 't':
+      if (is_limit_warning_header(message)) return DynamoBlockKind::kLimitWarning;
+      if (message.starts_with("torch._dynamo.exc.Unsupported: "))
+        return DynamoBlockKind::kUnsupported;
+      break;
+    case 'G':
+      if (is_item_warning_header(message)) return DynamoBlockKind::kItemWarning;
+      if (is_graph_break_header(message)) {
+        if (open_kind == DynamoBlockKind::kItemWarning && is_item_warning_frames_marker(message))
+          return std::nullopt;
+        return DynamoBlockKind::kGraphBreak;
+      }
+      break;
+    case 'T':
+      if (is_compile_times_title(message)) return DynamoBlockKind::kCompileTimes;
+      break;
+  }
+  return std::nullopt;
+}
+
+// Kind of a record whose first lines are missing from the log (fragments start mid-message).
+// `module` is the line's dynamo_module().
+std::optional<DynamoBlockKind> fragment_kind(const LogPrefix& p,
+                                             std::optional<std::string_view> module) {
+  if (is_blank(p.message)) return std::nullopt;
+  if (p.artifact == "recompiles" || p.artifact == "recompiles_verbose")
+    return starts_recompile_fragment(p.message) ? std::optional(DynamoBlockKind::kRecompile)
+                                                : std::nullopt;
+  if (p.artifact == "graph_breaks") return DynamoBlockKind::kGraphBreak;
+  if (!p.artifact.empty() || !module) return std::nullopt;
+  if (module_is(*module, "variables.tensor") && is_warning_level(p))
+    return DynamoBlockKind::kItemWarning;
+  if (module_is(*module, "exc")) return DynamoBlockKind::kGraphBreak;
+  if (module_is(*module, "convert_frame") && starts_limit_warning_fragment(p.message))
+    return DynamoBlockKind::kLimitWarning;
+  return std::nullopt;
+}
+
+// Kind of a printed (unprefixed) record that starts at `text`.
+std::optional<DynamoBlockKind> printed_header_kind(std::string_view text) {
+  if (text.starts_with("torch._dynamo.exc.Unsupported: ")) return DynamoBlockKind::kUnsupported;
+  if (text.starts_with("torch._dynamo.exc.RecompileError: Recompiling function "))
+    return DynamoBlockKind::kRecompile;
+  if (is_compile_times_title(text)) return DynamoBlockKind::kCompileTimes;
+  if (is_explain_header(text)) return DynamoBlockKind::kExplain;
+  if (is_compile_profiler_header(text)) return DynamoBlockKind::kProfilerTable;
+  return std::nullopt;
+}
+
+// Exception lines and reprs that form a whole record on one line.
+bool is_one_line_record(std::string_view text) {
+  return contains(text, "FailOnRecompileLimitHit: ") || has_compilation_metrics(text);
+}
+
+// The same records inside a message of Dynamo `module`: a CompilationMetrics repr logged by
+// utils.py or a logged exception. Cheaper than is_one_line_record, which scans the whole text.
+bool is_logged_one_line_record(std::string_view message, std::string_view module) {
+  return message.starts_with("torch._dynamo.exc.FailOnRecompileLimitHit: ") ||
+         (module_is(module, "utils") && has_compilation_metrics(message));
+}
+
+bool accepts_unprefixed(const OpenBlock& open, std::string_view text) {
+  switch (open.block.kind) {
+    case DynamoBlockKind::kRecompile:
+      return continues_recompile_block(text);
+    case DynamoBlockKind::kLimitWarning:
+      return continues_limit_warning(text);
+    case DynamoBlockKind::kGraphBreak:
+    case DynamoBlockKind::kItemWarning:
+    case DynamoBlockKind::kUnsupported:
+      return continues_graph_break(open.block.kind, text);
+    case DynamoBlockKind::kCompileTimes:
+      return continues_compile_times(text);
+    case DynamoBlockKind::kExplain:
+      return continues_explain(text);
+    case DynamoBlockKind::kProfilerTable:
+      return continues_compile_profiler(open.block, text);
+  }
+  return false;
+}
+
+// The last line of a record that announces its own end.
+bool ends_block(DynamoBlockKind kind, std::string_view text) {
+  return (kind == DynamoBlockKind::kLimitWarning && is_limit_warning_trailer(text)) ||
+         (kind == DynamoBlockKind::kUnsupported && is_verbose_trailer(text));
+}
+
+std::string_view empty_block_reason(DynamoBlockKind kind) {
+  switch (kind) {
+    case DynamoBlockKind::kCompileTimes:
+      return "empty_compile_times";
+    case DynamoBlockKind::kExplain:
+      return "explain_without_breaks";
+    case DynamoBlockKind::kProfilerTable:
+      return "empty_compile_profiler_table";
+    default:
+      return "unused_dynamo_message";
+  }
+}
+
+class DynamoTextImporter : public Importer {
+ public:
+  explicit DynamoTextImporter(EventSink& sink) : sink_(sink) {}
+
+  void on_line(std::string_view line, int64_t line_no) override {
+    if (held_hit_ && line_no - held_hit_line_ > kHardFailureWindow) flush_held_hit();
+    LogPrefix prefix = parse_log_prefix(line);
+    if (prefix.form == PrefixForm::kNone) {
+      on_unprefixed(prefix, line, line_no);
+    } else {
+      on_prefixed(prefix, line, line_no);
+    }
+  }
+
+  void finish() override {
+    while (!open_.empty()) close(open_.front().get(), /*at_eof=*/true);
+    flush_held_hit();
+  }
+
+ private:
+  void on_prefixed(const LogPrefix& p, std::string_view line, int64_t line_no) {
+    if (OpenBlock* adjacent = adjacent_) {
+      adjacent_ = nullptr;
+      if (adjacent->continuation == Continuation::kAdjacent) close(adjacent, false);
+    }
+    // Records of one stream never interleave: another record ends the stream's open blocks.
+    OpenBlock* same = nullptr;
+    for (size_t i = 0; i < open_.size();) {
+      OpenBlock* open = open_[i].get();
+      if (open->key == p.key) {
+        same = open;
+      } else if (open->form == p.form && open->rank == p.rank && open->process == p.process) {
+        close(open, false);
+        continue;
+      }
+      ++i;
+    }
+    const std::optional<std::string_view> module = dynamo_module(p);
+
+    std::string_view message = p.message;
+    if (message.starts_with("('Recompiling function ")) {
+      if (same) close(same, false);
+      if (!parse_recompile_tuple(message, ref_of(p), line_no, sink_))
+        sink_.note(line_no, LineFate::kRejected, "bad_recompile_tuple", line);
+      return;
+    }
+    if (module && is_logged_one_line_record(message, *module)) {
+      if (same) close(same, false);
+      on_one_line_record(message, p.rank, line, line_no);
+      return;
+    }
+
+    auto header = header_kind(message, same ? std::optional(same->block.kind) : std::nullopt);
+    if (same && !header) {
+      if (same->continuation == Continuation::kUndetermined)
+        same->continuation = Continuation::kPrefixed;
+      append(same, message, line, line_no);
+      return;
+    }
+    if (same) close(same, false);
+    if (header) {
+      open_block(*header, /*headless=*/false, p, continuation_of(p), message, line_no);
+      return;
+    }
+    if (auto kind = fragment_kind(p, module)) {
+      open_block(*kind, /*headless=*/true, p, continuation_of(p), message, line_no);
+      return;
+    }
+    sink_.note(line_no, LineFate::kSkipped, module ? "unused_dynamo_message" : "other_logger",
+               line);
+  }
+
+  void on_unprefixed(const LogPrefix& p, std::string_view line, int64_t line_no) {
+    std::string_view text = p.message;
+    if (OpenBlock* adjacent = adjacent_) {
+      if (adjacent->block.ref.rank == p.rank && accepts_unprefixed(*adjacent, text)) {
+        adjacent->continuation = Continuation::kAdjacent;
+        append(adjacent, text, line, line_no);
+        return;
+      }
+      adjacent_ = nullptr;
+      if (adjacent->continuation == Continuation::kAdjacent) close(adjacent, false);
+    }
+    if (is_one_line_record(text)) {
+      on_one_line_record(text, p.rank, line, line_no);
+      return;
+    }
+    if (auto kind = printed_header_kind(text)) {
+      LogPrefix raw;
+      raw.rank = p.rank;
+      open_block(*kind, /*headless=*/false, raw, Continuation::kAdjacent, text, line_no);
+      return;
+    }
+    sink_.note(line_no, LineFate::kSkipped, is_blank(text) ? "blank" : "unprefixed_text", line);
+  }
+
+  // One-line records that may appear with or without a prefix (see is_one_line_record).
+  void on_one_line_record(std::string_view text, int32_t rank, std::string_view line,
+                          int64_t line_no) {
+    if (auto hard = parse_fail_on_recompile_limit(text)) {
+      on_hard_failure(std::move(*hard), rank, line_no);
+      return;
+    }
+    auto parsed = parse_compilation_metrics(text, rank);
+    if (!parsed) {
+      sink_.note(
+          line_no, LineFate::kRejected,
+          has_compilation_metrics(text) ? "bad_compilation_metrics" : "bad_fail_on_recompile_limit",
+          line);
+      return;
+    }
+    if (!parsed->complete) sink_.note(line_no, LineFate::kWarning, "truncated_block", line);
+    parsed->compile.line = line_no;
+    sink_.emit(std::move(parsed->compile));
+  }
+
+  // `FailOnRecompileLimitHit` follows the limit warning of the same hit: mark that one instead
+  // of counting the hit twice.
+  void on_hard_failure(RecompileLimitHit hard, int32_t rank, int64_t line_no) {
+    for (size_t i = 0; i < open_.size();) {
+      if (open_[i]->block.kind == DynamoBlockKind::kLimitWarning) {
+        close(open_[i].get(), false);
+        continue;
+      }
+      ++i;
+    }
+    if (held_hit_ && line_no - held_hit_line_ <= kHardFailureWindow) {
+      held_hit_->hard_failure = true;
+      if (held_hit_->limit_type.empty()) held_hit_->limit_type = hard.limit_type;
+      flush_held_hit();
+      return;
+    }
+    flush_held_hit();
+    hard.line = line_no;
+    hard.ref.rank = rank;
+    sink_.emit(std::move(hard));
+  }
+
+  void open_block(DynamoBlockKind kind, bool headless, const LogPrefix& p,
+                  Continuation continuation, std::string_view text, int64_t line_no) {
+    if (open_.size() >= kMaxOpenBlocks) close(open_.front().get(), false);
+    auto open = std::make_unique<OpenBlock>();
+    open->block.kind = kind;
+    open->block.headless = headless;
+    open->block.era_2022 =
+        p.form == PrefixForm::kTorchdynamoBare || p.logger.starts_with("torchdynamo");
+    open->block.ref = ref_of(p);
+    open->block.artifact = std::string(p.artifact);
+    open->continuation = continuation;
+    // Printed records (kNone) have no key: they only ever continue as the adjacent block.
+    open->key = std::string(p.key);
+    open->form = p.form;
+    open->rank = p.rank;
+    open->process = std::string(p.process);
+    open->bytes = text.size();
+    open->block.lines.push_back({line_no, std::string(text)});
+    OpenBlock* raw = open.get();
+    open_.push_back(std::move(open));
+    if (continuation != Continuation::kPrefixed) adjacent_ = raw;
+    if (ends_block(kind, text)) close(raw, false);
+  }
+
+  void append(OpenBlock* open, std::string_view text, std::string_view line, int64_t line_no) {
+    if (open->block.lines.size() >= kMaxBlockLines || open->bytes + text.size() > kMaxBlockBytes) {
+      sink_.note(line_no, LineFate::kRejected, "block_too_long", line);
+      return;
+    }
+    open->bytes += text.size();
+    open->block.lines.push_back({line_no, std::string(text)});
+    if (ends_block(open->block.kind, text)) close(open, false);
+  }
+
+  void close(OpenBlock* target, bool at_eof) {
+    std::unique_ptr<OpenBlock> open;
+    for (size_t i = 0; i < open_.size(); ++i) {
+      if (open_[i].get() != target) continue;
+      open = std::move(open_[i]);
+      open_.erase(open_.begin() + i);
+      break;
+    }
+    if (!open) return;
+    if (adjacent_ == target) adjacent_ = nullptr;
+    DynamoBlock& block = open->block;
+    // Blank lines after an unprefixed record are not part of it.
+    std::vector<BlockLine> trailing_blanks;
+    if (open->continuation == Continuation::kAdjacent) {
+      while (block.lines.size() > 1 && is_blank(block.lines.back().text)) {
+        trailing_blanks.push_back(std::move(block.lines.back()));
+        block.lines.pop_back();
+      }
+    }
+    if (at_eof)
+      sink_.note(block.lines[0].line_no, LineFate::kWarning, "truncated_block",
+                 block.lines[0].text);
+    BlockOutput out(sink_, block);
+    switch (block.kind) {
+      case DynamoBlockKind::kRecompile:
+        parse_recompile_block(block, out);
+        break;
+      case DynamoBlockKind::kLimitWarning:
+        hold_hit(parse_limit_warning(block, out), block.lines.back().line_no);
+        break;
+      case DynamoBlockKind::kGraphBreak:
+      case DynamoBlockKind::kItemWarning:
+      case DynamoBlockKind::kUnsupported:
+        parse_graph_break_block(block, out);
+        break;
+      case DynamoBlockKind::kCompileTimes:
+        parse_compile_times_block(block, out);
+        break;
+      case DynamoBlockKind::kExplain:
+        parse_explain_block(block, out);
+        break;
+      case DynamoBlockKind::kProfilerTable:
+        parse_compile_profiler_block(block, out);
+        break;
+    }
+    out.finish(empty_block_reason(block.kind));
+    for (auto it = trailing_blanks.rbegin(); it != trailing_blanks.rend(); ++it)
+      sink_.note(it->line_no, LineFate::kSkipped, "blank", it->text);
+  }
+
+  void hold_hit(RecompileLimitHit hit, int64_t last_line) {
+    flush_held_hit();
+    held_hit_ = std::move(hit);
+    held_hit_line_ = last_line;
+  }
+
+  void flush_held_hit() {
+    if (!held_hit_) return;
+    sink_.emit(std::move(*held_hit_));
+    held_hit_.reset();
+  }
+
+  EventSink& sink_;
+  std::vector<std::unique_ptr<OpenBlock>> open_;  // in order of their first line
+  OpenBlock* adjacent_ = nullptr;  // block that takes the next unprefixed lines; owned by open_
+  // The last limit warning, emitted once no FailOnRecompileLimitHit can follow it any more.
+  std::optional<RecompileLimitHit> held_hit_;
+  int64_t held_hit_line_ = 0;
+};
+
+bool has_torch_trace_payload(std::string_view head) {
+  int glog_lines = 0;
+  int json_lines = 0;
+  size_t pos = 0;
+  while (pos < head.size() && glog_lines < 64) {
+    size_t end = head.find('\n', pos);
+    if (end == std::string_view::npos) end = head.size();
+    LogPrefix p = parse_log_prefix(head.substr(pos, end - pos));
+    if (p.form == PrefixForm::kGlog) {
+      ++glog_lines;
+      if (p.message.starts_with("{\"")) ++json_lines;
+    }
+    pos = end + 1;
+  }
+  return glog_lines > 0 && json_lines * 2 >= glog_lines;
+}
+
+bool has_glog_dynamo_path(std::string_view head) {
+  size_t pos = 0;
+  while (pos < head.size()) {
+    size_t end = head.find('\n', pos);
+    if (end == std::string_view::npos) end = head.size();
+    LogPrefix p = parse_log_prefix(head.substr(pos, end - pos));
+    if (p.form == PrefixForm::kGlog &&
+        (contains(p.path, "torch/_dynamo") || contains(p.path, "torch\\_dynamo")))
+      return true;
+    pos = end + 1;
+  }
+  return false;
+}
+
+int sniff_dynamo_text(std::string_view head) {
+  if (has_torch_trace_payload(head)) return 0;  // TORCH_TRACE: the torch_trace importer's
+  static constexpr std::string_view kMarkers[] = {
+      "[__recompiles",
+      "[__graph_breaks",
+      "Recompiling function",
+      "torch._dynamo hit config.",
+      "hit config.cache_size_limit",
+      "Graph break",
+      "torch._dynamo",
+      "torchdynamo",
+      "Torchdynamo",
+      "TorchDynamo compilation metrics",
+      "CompilationMetrics(",
+      "Recompile Reasons",
+  };
+  for (std::string_view marker : kMarkers)
+    if (contains(head, marker)) return 80;
+  return has_glog_dynamo_path(head) ? 30 : 0;
+}
+
+}  // namespace
+
+ImporterInfo dynamo_text_importer_info() {
+  return {"dynamo_text",
+          "Dynamo text logs (TORCH_LOGS=recompiles,graph_breaks,...; limit warnings, "
+          "compile_times, explain) of every era",
+          sniff_dynamo_text, [](EventSink& sink) -> std::unique_ptr<Importer> {
+            return std::make_unique<DynamoTextImporter>(sink);
+          }};
+}
+
 }  // namespace rcf::ingest

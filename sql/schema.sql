@@ -1,1 +1,376 @@
--- placeholder
+-- rcf SQLite schema, version 1.
+--
+-- Layers:
+--   * raw tables      filled by `rcf ingest` from importer events, one row per thing the log said;
+--   * derived tables  filled by analysis/ after every ingest (canonical compiles, attributions,
+--                     convergence), recomputed per run;
+--   * public views    the stable API (runs, compiles, recompiles, convergence, ingest_stats and
+--                     a few decoded helpers). Tables behind the views may change between versions;
+--                     the views keep their columns.
+-- Repeated text (file names, reasons, guard code) is interned in `strings`; columns named *_sid
+-- hold a strings.string_id.
+-- Compile references: (rank, epoch, frame_id, frame_compile_id, attempt, ca_id) identify a Dynamo
+-- compile within one source: rank -1 = the log has no rank; epoch counts torch._dynamo.reset()s;
+-- frame_id -1 = no compile id was logged; ca_id = compiled-autograd id or -1.
+
+-- Key/value facts about this database file. Key 'schema_version' = the integer version of this
+-- schema; rcf refuses to open a database of another version.
+CREATE TABLE schema_info (
+  key TEXT PRIMARY KEY,  -- fact name
+  value TEXT NOT NULL    -- fact value
+);
+
+-- Interned strings.
+CREATE TABLE strings (
+  string_id INTEGER PRIMARY KEY,  -- referenced by *_sid columns
+  text TEXT NOT NULL UNIQUE       -- the text, verbatim from the log
+);
+
+-- One run = one execution of one lane (a lane is a configuration: model + flags + stack bundle).
+CREATE TABLE run_table (
+  run_id INTEGER PRIMARY KEY,  -- stable id of the run
+  lane TEXT NOT NULL,          -- lane name (rcf ingest --lane), e.g. 'mtp1-torch2.12'
+  run TEXT NOT NULL,           -- run label (rcf ingest --run), e.g. 'cold', 'warm', a date
+  bundle TEXT,                 -- JSON object of stack versions and flags when known, else NULL
+  created_at TEXT NOT NULL,    -- UTC time of the first ingest into this run (ISO 8601)
+  UNIQUE (lane, run)
+);
+
+-- One ingested input (a file, a member of a walked directory, or stdin).
+CREATE TABLE source (
+  source_id INTEGER PRIMARY KEY,  -- stable id of the source
+  run_id INTEGER NOT NULL REFERENCES run_table(run_id),  -- run the source belongs to
+  path TEXT NOT NULL,             -- path as given or found by the directory walk ('-' = stdin)
+  format TEXT NOT NULL,           -- importer that read it (e.g. 'torch_trace', 'dynamo_text')
+  encoding TEXT NOT NULL,         -- 'plain' or 'gzip'
+  content_hash TEXT NOT NULL UNIQUE,  -- crc32+adler32+length of the decompressed bytes; re-ingesting the same content is a no-op
+  bytes INTEGER NOT NULL,         -- decompressed bytes read
+  lines INTEGER NOT NULL,         -- physical lines read
+  events INTEGER NOT NULL,        -- events the importer emitted
+  skipped INTEGER NOT NULL,       -- lines understood and irrelevant (see line_note)
+  rejected INTEGER NOT NULL,      -- malformed lines, counted and skipped (see line_note, rejected_line)
+  warnings INTEGER NOT NULL,      -- records used despite a problem (MD5 mismatch, truncated block)
+  first_error TEXT,               -- 'path:line: reason' of the first rejected line or read error, else NULL
+  read_error TEXT,                -- why reading stopped early (corrupt gzip, I/O error), else NULL
+  file_rank INTEGER,              -- rank from the file name (dedicated_log_torch_trace_rank_N), else NULL
+  ingested_at TEXT NOT NULL       -- UTC time of the ingest (ISO 8601)
+);
+
+-- Counts of input lines per fate and reason; with the parsed lines they add up to source.lines.
+CREATE TABLE line_note (
+  source_id INTEGER NOT NULL REFERENCES source(source_id),  -- source of the lines
+  fate TEXT NOT NULL,       -- 'skipped', 'rejected' or 'warning'
+  reason TEXT NOT NULL,     -- snake_case reason, e.g. 'bad_json', 'no_glog_prefix', 'other_logger'
+  count INTEGER NOT NULL,   -- number of lines (warnings: records) with this fate and reason
+  first_line INTEGER NOT NULL,  -- 1-based line number of the first one
+  first_excerpt TEXT,       -- start of the first such line (at most 200 bytes)
+  PRIMARY KEY (source_id, fate, reason)
+);
+
+-- Rejected lines kept with their position (the first 1000 per source; line_note has all counts).
+CREATE TABLE rejected_line (
+  source_id INTEGER NOT NULL REFERENCES source(source_id),  -- source of the line
+  line INTEGER NOT NULL,    -- 1-based line number
+  reason TEXT NOT NULL,     -- why it was rejected
+  excerpt TEXT              -- start of the line (at most 200 bytes)
+);
+
+-- ---------------------------------------------------------------------------------------------
+-- Raw Dynamo tables (TORCH_TRACE and Dynamo text logs).
+
+-- A Dynamo compile as a log reported it. The same compile can appear several times (TORCH_TRACE
+-- metrics and a text recompile block, or only referenced by a later reason); analysis merges them
+-- into compile_event.
+CREATE TABLE dynamo_compile_raw (
+  raw_id INTEGER PRIMARY KEY,  -- row id
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line of the record
+  rank INTEGER NOT NULL,       -- rank, -1 if none
+  epoch INTEGER NOT NULL,      -- reset epoch
+  frame_id INTEGER NOT NULL,   -- F of the compile id, -1 if not logged
+  frame_compile_id INTEGER NOT NULL,  -- C of the compile id, -1 if not logged
+  attempt INTEGER NOT NULL,    -- restart attempt (the _A suffix), 0 if none
+  ca_id INTEGER NOT NULL,      -- compiled-autograd id, -1 if none
+  kind TEXT NOT NULL,          -- 'forward', 'backward', 'runtime', 'recompile_block', 'referenced'
+  co_name_sid INTEGER,         -- compiled function name
+  co_filename_sid INTEGER,     -- file of the compiled function
+  co_firstlineno INTEGER,      -- first line of the compiled function, NULL if unknown
+  start_us INTEGER,            -- compile start, epoch microseconds
+  duration_ms REAL,            -- compile wall time in milliseconds
+  cache_size INTEGER,          -- cache entries with the same ID_MATCH'd objects (vs recompile_limit)
+  accumulated_cache_size INTEGER,  -- all cache entries of the code object
+  guard_count INTEGER,         -- guards installed
+  shape_env_guard_count INTEGER,  -- symbolic-shape guards installed
+  graph_op_count INTEGER,      -- ops in the captured graph
+  graph_node_count INTEGER,    -- nodes in the captured graph
+  graph_input_count INTEGER,   -- graph inputs
+  has_guarded_code INTEGER,    -- 1 if a compiled entry was installed, 0 if not, NULL unknown
+  recompile_limit INTEGER,     -- dynamo_config.recompile_limit in force
+  accumulated_recompile_limit INTEGER,  -- dynamo_config.accumulated_recompile_limit in force
+  fail_type_sid INTEGER,       -- exception type of a failed compile (e.g. BackendCompilerFailed)
+  fail_reason_sid INTEGER,     -- exception text of a failed compile
+  recompile_reason_sid INTEGER,  -- compilation_metrics.recompile_reason (first reason only)
+  restart_reasons TEXT,        -- JSON list of graph-break restart reasons, NULL if none
+  user_stack TEXT              -- JSON list of {file,line,function,code} frames, outermost first
+);
+
+-- One rejected cache entry's reason for a recompile.
+CREATE TABLE guard_failure (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line of the reason
+  rank INTEGER NOT NULL,       -- compile reference of the NEW compile (see header)
+  epoch INTEGER NOT NULL,
+  frame_id INTEGER NOT NULL,
+  frame_compile_id INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  ca_id INTEGER NOT NULL,
+  entry_index INTEGER NOT NULL,   -- position in the logged list (0 = first listed)
+  verbose_group INTEGER NOT NULL, -- 'guard <i> failures:' group of recompiles_verbose, -1 if none
+  old_compile_id TEXT NOT NULL,   -- 'F/C' of the rejecting cache entry, '' when not logged
+  reason_sid INTEGER NOT NULL,    -- the reason text as logged (right-trimmed, id removed)
+  origin TEXT NOT NULL            -- where it came from: trace_recompile_reasons, text_recompiles, text_limit_warning, ...
+);
+
+-- A Dynamo graph break.
+CREATE TABLE graph_break (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line of the record
+  rank INTEGER NOT NULL,       -- compile reference (see header)
+  epoch INTEGER NOT NULL,
+  frame_id INTEGER NOT NULL,
+  frame_compile_id INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  ca_id INTEGER NOT NULL,
+  user_file_sid INTEGER,       -- user file of the break
+  user_line INTEGER,           -- user line of the break
+  user_function_sid INTEGER,   -- user function of the break
+  gb_type_sid INTEGER,         -- graph-break type (first line of the reason block), if logged
+  reason_sid INTEGER,          -- full reason text
+  suppressed INTEGER NOT NULL, -- 1 for a duplicate whose details the runtime suppressed
+  sync_signature INTEGER NOT NULL,  -- 1 when the reason is a host sync (.item(), data-dependent, ...)
+  user_stack TEXT,             -- JSON list of frames, outermost first
+  origin TEXT NOT NULL         -- text_graph_breaks, text_item_warning, trace_restart, ...
+);
+
+-- Dynamo hit a recompile limit: the frame falls back to eager from then on.
+CREATE TABLE recompile_limit_hit (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line of the warning
+  rank INTEGER NOT NULL,       -- compile reference (see header)
+  epoch INTEGER NOT NULL,
+  frame_id INTEGER NOT NULL,
+  frame_compile_id INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  ca_id INTEGER NOT NULL,
+  limit_type TEXT NOT NULL,    -- recompile_limit, accumulated_recompile_limit, cache_size_limit, ...
+  limit_value INTEGER,         -- the limit in force, NULL if not printed
+  function_sid INTEGER,        -- function that hit it
+  file_sid INTEGER,            -- its file
+  firstlineno INTEGER,         -- its first line
+  last_reason_sid INTEGER,     -- last reason printed with the warning, NULL if the era printed none
+  hard_failure INTEGER NOT NULL,  -- 1 when it raised FailOnRecompileLimitHit instead of falling back
+  origin TEXT NOT NULL         -- where it came from
+);
+
+-- Guards installed by a compile, one row per guard.
+CREATE TABLE guard (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line of the guard-set record
+  rank INTEGER NOT NULL,       -- compile reference (see header)
+  epoch INTEGER NOT NULL,
+  frame_id INTEGER NOT NULL,
+  frame_compile_id INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  ca_id INTEGER NOT NULL,
+  format TEXT NOT NULL,        -- dynamo_guards or dynamo_cpp_guards_str
+  ordinal INTEGER NOT NULL,    -- position in the guard set
+  code_sid INTEGER NOT NULL    -- guard code ('KIND: code' for the C++ guard tree)
+);
+
+-- A timed compile phase (chromium B/E pair).
+CREATE TABLE phase_timing (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line of the begin event
+  rank INTEGER NOT NULL,       -- compile reference (see header)
+  epoch INTEGER NOT NULL,
+  frame_id INTEGER NOT NULL,
+  frame_compile_id INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  ca_id INTEGER NOT NULL,
+  name_sid INTEGER NOT NULL,   -- phase name (dynamo, backend_compile, inductor_compile, ...)
+  start_us INTEGER NOT NULL,   -- start, epoch microseconds
+  duration_us INTEGER NOT NULL -- duration in microseconds
+);
+
+-- FX-graph / AOTAutograd cache outcome of a compile.
+CREATE TABLE cache_outcome (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line of the record
+  rank INTEGER NOT NULL,       -- compile reference (see header)
+  epoch INTEGER NOT NULL,
+  frame_id INTEGER NOT NULL,
+  frame_compile_id INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  ca_id INTEGER NOT NULL,
+  cache TEXT NOT NULL,         -- fx_graph or aotautograd
+  state TEXT NOT NULL,         -- hit, miss or bypass
+  key_sid INTEGER,             -- cache key
+  detail_sid INTEGER           -- bypass reason, if any
+);
+
+-- An input tensor of a compile (describe_tensor + describe_source).
+CREATE TABLE input_tensor (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line of the description
+  rank INTEGER NOT NULL,       -- compile reference (see header)
+  epoch INTEGER NOT NULL,
+  frame_id INTEGER NOT NULL,
+  frame_compile_id INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  ca_id INTEGER NOT NULL,
+  source_expr_sid INTEGER,     -- source expression, e.g. L['x']
+  dtype TEXT,                  -- e.g. torch.float32
+  device TEXT,                 -- e.g. device(type='cpu')
+  sizes TEXT,                  -- JSON list of dims
+  strides TEXT,                -- JSON list of strides
+  requires_grad INTEGER        -- 1/0, NULL unknown
+);
+
+-- One row of a compile_times table ('TorchDynamo compilation metrics:').
+CREATE TABLE compile_times (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line of the row
+  function_sid INTEGER NOT NULL,  -- dynamo_timed key (e.g. _compile.compile_inner)
+  total_s REAL NOT NULL,       -- sum of the values, seconds
+  values_s TEXT NOT NULL       -- JSON list of every value, seconds
+);
+
+-- ---------------------------------------------------------------------------------------------
+-- Derived tables (analysis/), recomputed for a run after each ingest into it.
+
+-- One row per real compile (a program built, not a cache hit), merged across sources and formats.
+CREATE TABLE compile_event (
+  compile_row INTEGER PRIMARY KEY,  -- row id
+  run_id INTEGER NOT NULL,     -- run
+  ordinal INTEGER NOT NULL,    -- 1-based order of the compile within the run (time, then source order)
+  step INTEGER,                -- training step of the compile, NULL when the logs give none
+  site_sid INTEGER NOT NULL,   -- user code location the program belongs to (Dynamo: co_filename:co_firstlineno (co_name))
+  program_key_sid INTEGER NOT NULL,  -- what the runtime calls the program (Dynamo: 'F/C', 'rankN:F/C' with several ranks)
+  kind TEXT NOT NULL,          -- 'dynamo', 'dynamo_backward', ...
+  cause_reported_sid INTEGER,  -- what the runtime itself said about it (first reason, fail type), NULL if nothing
+  compile_ms REAL,             -- compile wall time, NULL if unknown
+  cache TEXT,                  -- backend cache outcome: 'hit', 'miss', 'bypass', NULL unknown
+  rank INTEGER NOT NULL,       -- compile reference (see header)
+  epoch INTEGER NOT NULL,
+  frame_id INTEGER NOT NULL,
+  frame_compile_id INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,    -- final attempt of the compile
+  ca_id INTEGER NOT NULL,
+  source_id INTEGER NOT NULL,  -- source of the most informative record
+  line INTEGER NOT NULL,       -- its line
+  evidence TEXT NOT NULL       -- which records prove the compile ('compilation_metrics', 'recompile_block', 'referenced')
+);
+
+-- Why a compile happened; one row per compile in compile_event.
+CREATE TABLE attribution (
+  compile_row INTEGER PRIMARY KEY REFERENCES compile_event(compile_row),  -- the compile
+  cause TEXT NOT NULL,         -- first_compile or a cause of the vocabulary (shape, dtype, constant, ...)
+  prev_program_key_sid INTEGER,  -- program this one was compared with / rejected by, NULL if none
+  detail_sid INTEGER,          -- human evidence sentence (which input, dim, old -> new; ...)
+  confidence TEXT NOT NULL,    -- high, medium or low
+  evidence_sid INTEGER,        -- which artifacts decided it (e.g. 'trace recompile_reasons line 1234')
+  subject_sid INTEGER,         -- what changed (tensor name, guarded expression), for aggregation
+  reason_sid INTEGER,          -- primary raw reason text, NULL if none
+  other_reasons INTEGER NOT NULL DEFAULT 0  -- further rejected cache entries that also gave reasons
+);
+
+-- Programs cached per step (only for runs whose compiles carry steps).
+CREATE TABLE convergence_point (
+  run_id INTEGER NOT NULL,     -- run
+  step INTEGER NOT NULL,       -- training step
+  programs_cached INTEGER NOT NULL,  -- distinct programs compiled up to and including this step
+  compiles_in_step INTEGER NOT NULL, -- real compiles during this step
+  PRIMARY KEY (run_id, step)
+);
+
+-- ---------------------------------------------------------------------------------------------
+-- Public views.
+
+-- runs(run_id, lane, run, bundle, source_count)
+CREATE VIEW runs AS
+SELECT r.run_id, r.lane, r.run, r.bundle,
+       (SELECT count(*) FROM source s WHERE s.run_id = r.run_id) AS source_count
+FROM run_table r;
+
+-- compiles: one row per real compile.
+CREATE VIEW compiles AS
+SELECT c.run_id, r.lane, r.run, c.ordinal, c.step,
+       site.text AS site, pk.text AS program_key, c.kind,
+       cr.text AS cause_reported, c.compile_ms, c.cache
+FROM compile_event c
+JOIN run_table r ON r.run_id = c.run_id
+JOIN strings site ON site.string_id = c.site_sid
+JOIN strings pk ON pk.string_id = c.program_key_sid
+LEFT JOIN strings cr ON cr.string_id = c.cause_reported_sid;
+
+-- recompiles: one row per real compile whose cause is not first_compile.
+CREATE VIEW recompiles AS
+SELECT c.run_id, r.lane, r.run, c.ordinal, c.step,
+       site.text AS site, pk.text AS program_key, prev.text AS prev_program_key,
+       a.cause, d.text AS detail, a.confidence, e.text AS evidence
+FROM attribution a
+JOIN compile_event c ON c.compile_row = a.compile_row
+JOIN run_table r ON r.run_id = c.run_id
+JOIN strings site ON site.string_id = c.site_sid
+JOIN strings pk ON pk.string_id = c.program_key_sid
+LEFT JOIN strings prev ON prev.string_id = a.prev_program_key_sid
+LEFT JOIN strings d ON d.string_id = a.detail_sid
+LEFT JOIN strings e ON e.string_id = a.evidence_sid
+WHERE a.cause <> 'first_compile';
+
+-- convergence: programs cached vs step per run.
+CREATE VIEW convergence AS
+SELECT p.run_id, r.lane, r.run, p.step, p.programs_cached, p.compiles_in_step
+FROM convergence_point p JOIN run_table r ON r.run_id = p.run_id;
+
+-- ingest_stats: one row per source; every line is parsed or counted under a named reason.
+CREATE VIEW ingest_stats AS
+SELECT path AS source, format, lines, bytes, events, rejected, first_error
+FROM source;
+
+-- guard_failures: guard_failure with text decoded.
+CREATE VIEW guard_failures AS
+SELECT g.run_id, s.path AS source, g.line, g.rank, g.epoch, g.frame_id, g.frame_compile_id,
+       g.attempt, g.entry_index, g.verbose_group, g.old_compile_id, t.text AS reason, g.origin
+FROM guard_failure g JOIN source s ON s.source_id = g.source_id
+JOIN strings t ON t.string_id = g.reason_sid;
+
+-- graph_breaks: graph_break with text decoded.
+CREATE VIEW graph_breaks AS
+SELECT g.run_id, s.path AS source, g.line, g.rank, g.frame_id, g.frame_compile_id, g.attempt,
+       f.text AS user_file, g.user_line, fn.text AS user_function, gt.text AS gb_type,
+       rs.text AS reason, g.suppressed, g.sync_signature, g.origin
+FROM graph_break g JOIN source s ON s.source_id = g.source_id
+LEFT JOIN strings f ON f.string_id = g.user_file_sid
+LEFT JOIN strings fn ON fn.string_id = g.user_function_sid
+LEFT JOIN strings gt ON gt.string_id = g.gb_type_sid
+LEFT JOIN strings rs ON rs.string_id = g.reason_sid;
+
+-- recompile_limit_hits: recompile_limit_hit with text decoded.
+CREATE VIEW recompile_limit_hits AS
+SELECT h.run_id, s.path AS source, h.line, h.rank, h.frame_id, h.frame_compile_id,
+       h.limit_type, h.limit_value, fn.text AS function, f.text AS file, h.firstlineno,
+       lr.text AS last_reason, h.hard_failure, h.origin
+FROM recompile_limit_hit h JOIN source s ON s.source_id = h.source_id
+LEFT JOIN strings fn ON fn.string_id = h.function_sid
+LEFT JOIN strings f ON f.string_id = h.file_sid
+LEFT JOIN strings lr ON lr.string_id = h.last_reason_sid;

@@ -1,0 +1,401 @@
+#include "analysis/dynamo_attribution.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "analysis/guard_reason.h"
+#include "ingest/compile_id.h"
+
+namespace rcf::analysis {
+namespace {
+
+// Reasons that explain a compile (as opposed to a limit warning, which explains why a compile did
+// NOT happen, or a profiler table, which is a summary).
+bool explains_compile(const std::string& origin) {
+  return origin.rfind("trace_", 0) == 0 || origin == "text_recompiles" ||
+         origin == "text_recompiles_verbose" || origin == "text_tuple_2023";
+}
+
+int kind_rank(const std::string& kind) {
+  if (kind == "forward") return 0;
+  if (kind == "recompile_block") return 1;
+  return 2;  // referenced
+}
+
+std::string origin_phrase(const std::string& origin) {
+  if (origin == "trace_recompile_reasons") return "TORCH_TRACE recompile_reasons artifact";
+  if (origin == "trace_recompile_reason") return "TORCH_TRACE compilation_metrics.recompile_reason";
+  if (origin == "text_recompiles") return "TORCH_LOGS=recompiles block";
+  if (origin == "text_recompiles_verbose") return "TORCH_LOGS=recompiles_verbose block";
+  if (origin == "text_tuple_2023") return "TORCH_LOGS=recompiles (2023 tuple form)";
+  return origin;
+}
+
+std::string first_line(const std::string& text) {
+  size_t nl = text.find('\n');
+  return nl == std::string::npos ? text : text.substr(0, nl);
+}
+
+// Orders numeric texts numerically, others lexically after them.
+bool value_less(const std::string& a, const std::string& b) {
+  int64_t x = 0, y = 0;
+  auto [pa, ea] = std::from_chars(a.data(), a.data() + a.size(), x);
+  auto [pb, eb] = std::from_chars(b.data(), b.data() + b.size(), y);
+  bool na = ea == std::errc() && pa == a.data() + a.size();
+  bool nb = eb == std::errc() && pb == b.data() + b.size();
+  if (na && nb) return x < y;
+  if (na != nb) return na;
+  return a < b;
+}
+
+struct Merged {
+  DynamoKey key;
+  std::vector<const CompileRecord*> records;
+  const CompileRecord* best = nullptr;
+  std::string co_name, co_filename;
+  std::optional<int64_t> co_firstlineno;
+  int64_t attempt = 0;
+  int64_t effective_line = 0;
+  bool referenced_only = true;
+};
+
+}  // namespace
+
+std::optional<ResumeName> parse_resume_name(const std::string& co_name) {
+  constexpr std::string_view kPrefix = "torch_dynamo_resume_in_";
+  if (co_name.rfind(kPrefix, 0) == 0) {
+    std::string rest = co_name.substr(kPrefix.size());
+    size_t at = rest.rfind("_at_");
+    ResumeName out;
+    if (at == std::string::npos) {
+      out.function = rest;
+      return out;
+    }
+    out.function = rest.substr(0, at);
+    std::string_view digits = std::string_view(rest).substr(at + 4);
+    int64_t line = -1;
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), line);
+    if (ec == std::errc() && p == digits.data() + digits.size()) out.line = line;
+    return out;
+  }
+  constexpr std::string_view kOld = "<resume in ";
+  if (co_name.rfind(kOld, 0) == 0 && co_name.back() == '>') {
+    return ResumeName{co_name.substr(kOld.size(), co_name.size() - kOld.size() - 1), -1};
+  }
+  return std::nullopt;
+}
+
+std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
+  std::map<int64_t, std::string> source_name(in.source_names.begin(), in.source_names.end());
+  // Reasons repeat a lot (each recompile re-lists the older entries): classify each text once.
+  std::unordered_map<std::string, GuardReason> classified;
+  auto classify = [&](const std::string& reason) -> const GuardReason& {
+    auto it = classified.find(reason);
+    if (it == classified.end()) it = classified.emplace(reason, classify_guard_reason(reason)).first;
+    return it->second;
+  };
+
+  // 1. Merge the records of each compile.
+  std::map<DynamoKey, Merged> merged;
+  for (const auto& r : in.compiles) {
+    if (r.kind == "runtime" || r.kind == "backward") continue;  // not a separate program
+    Merged& m = merged[r.key];
+    m.key = r.key;
+    m.records.push_back(&r);
+    if (!m.best || kind_rank(r.kind) < kind_rank(m.best->kind)) m.best = &r;
+    if (m.co_name.empty()) m.co_name = r.co_name;
+    if (m.co_filename.empty()) m.co_filename = r.co_filename;
+    if (!m.co_firstlineno) m.co_firstlineno = r.co_firstlineno;
+    m.attempt = std::max(m.attempt, r.attempt);
+    if (r.kind != "referenced") m.referenced_only = false;
+  }
+  if (merged.empty()) return {};
+
+  // 2. Attach reasons to compiles. Reasons without a compile id (2023-era text) belong to the
+  // closest recompile block above them in the same source.
+  std::map<DynamoKey, std::vector<const ReasonRecord*>> reasons;
+  // (source, rank) -> keys of the id-less compiles there, in line order.
+  std::map<std::pair<int64_t, int64_t>, std::vector<DynamoKey>> idless;
+  for (const auto& [k, m] : merged)
+    if (k.frame_id < 0 && k.ca_id < 0) idless[{k.source_id, k.rank}].push_back(k);
+  for (auto& [where, keys] : idless)
+    std::sort(keys.begin(), keys.end(), [](const DynamoKey& a, const DynamoKey& b) {
+      return a.line_if_no_id < b.line_if_no_id;
+    });
+  for (const auto& r : in.reasons) {
+    if (!explains_compile(r.origin)) continue;
+    DynamoKey key = r.key;
+    if (key.frame_id < 0 && key.ca_id < 0) {
+      auto it = idless.find({key.source_id, key.rank});
+      if (it == idless.end()) continue;
+      const auto& keys = it->second;
+      auto after = std::upper_bound(
+          keys.begin(), keys.end(), r.line,
+          [](int64_t line, const DynamoKey& k) { return line < k.line_if_no_id; });
+      if (after == keys.begin()) continue;  // no recompile block above this reason
+      key = *(after - 1);
+    }
+    reasons[key].push_back(&r);
+  }
+  for (auto& [k, list] : reasons)
+    std::stable_sort(list.begin(), list.end(), [](const ReasonRecord* a, const ReasonRecord* b) {
+      return a->entry_index < b->entry_index;
+    });
+
+  // Compiles known only as "referenced" sort just before the first compile that names them.
+  for (auto& [k, m] : merged) m.effective_line = m.best->line;
+  for (const auto& [k, list] : reasons) {
+    auto owner = merged.find(k);
+    if (owner == merged.end()) continue;
+    for (const ReasonRecord* r : list) {
+      auto id = ingest::CompileId::parse(r->old_compile_id);
+      if (!id) continue;
+      DynamoKey old = k;
+      old.frame_id = id->frame;
+      old.frame_compile_id = id->compile;
+      old.ca_id = id->compiled_autograd;
+      auto it = merged.find(old);
+      if (it != merged.end() && it->second.referenced_only)
+        it->second.effective_line = std::min(it->second.effective_line, owner->second.best->line);
+    }
+  }
+
+  // 3. Order: by start time when the log has it, else by position in the source.
+  std::vector<Merged*> order;
+  for (auto& [k, m] : merged) order.push_back(&m);
+  std::sort(order.begin(), order.end(), [](const Merged* a, const Merged* b) {
+    auto ta = a->best->start_us, tb = b->best->start_us;
+    if (ta.has_value() != tb.has_value()) return ta.has_value();
+    if (ta && *ta != *tb) return *ta < *tb;
+    if (a->key.source_id != b->key.source_id) return a->key.source_id < b->key.source_id;
+    if (a->effective_line != b->effective_line) return a->effective_line < b->effective_line;
+    if (a->referenced_only != b->referenced_only) return a->referenced_only;
+    if (a->key.frame_id != b->key.frame_id) return a->key.frame_id < b->key.frame_id;
+    return a->key.frame_compile_id < b->key.frame_compile_id;
+  });
+
+  // Several processes in one run: program keys get a rank (or file) prefix.
+  std::set<std::pair<int64_t, int64_t>> processes;
+  for (const Merged* m : order) processes.insert({m->key.source_id, m->key.rank});
+  bool prefix = processes.size() > 1;
+  auto program_key = [&](const DynamoKey& key, int64_t display_rank,
+                         const std::string& id_text) -> std::string {
+    if (!prefix) return id_text;
+    if (display_rank >= 0) return fmt::format("rank{}:{}", display_rank, id_text);
+    return fmt::format("{}:{}", source_name[key.source_id], id_text);
+  };
+
+  std::map<DynamoKey, std::string> cache_state;  // fx_graph preferred over aotautograd
+  for (const auto& c : in.caches) {
+    auto& slot = cache_state[c.key];
+    if (slot.empty() || c.cache == "fx_graph") slot = c.state;
+  }
+
+  std::vector<AttributedCompile> out;
+  out.reserve(order.size());
+  for (const Merged* m : order) {
+    const CompileRecord& best = *m->best;
+    AttributedCompile a;
+    a.key = m->key;
+    a.ordinal = static_cast<int64_t>(out.size()) + 1;
+    a.attempt = m->attempt;
+    a.line = best.line;
+    a.rank = best.display_rank;
+    a.start_us = best.start_us;
+    a.compile_ms = best.duration_ms;
+    a.evidence_kind = best.kind == "forward" ? "compilation_metrics" : best.kind;
+    std::string where = m->co_filename.empty() ? "<unknown file>" : m->co_filename;
+    a.site = m->co_firstlineno ? fmt::format("{}:{} ({})", where, *m->co_firstlineno,
+                                             m->co_name.empty() ? "?" : m->co_name)
+                               : fmt::format("{} ({})", where, m->co_name.empty() ? "?" : m->co_name);
+    ingest::CompileId id;
+    id.frame = static_cast<int32_t>(m->key.frame_id);
+    id.compile = static_cast<int32_t>(m->key.frame_compile_id);
+    id.compiled_autograd = static_cast<int32_t>(m->key.ca_id);
+    std::string id_text = id.known() ? id.text_without_attempt()
+                                     : fmt::format("{}@{}:{}", m->co_name.empty() ? "?" : m->co_name,
+                                                   source_name[m->key.source_id], best.line);
+    a.program_key = program_key(m->key, best.display_rank, id_text);
+    bool failed = false;
+    for (const CompileRecord* r : m->records)
+      if (!r->fail_type.empty() && r->has_guarded_code.value_or(0) == 0) failed = true;
+    a.kind = failed ? "dynamo_failed" : "dynamo";
+    if (auto it = cache_state.find(m->key); it != cache_state.end()) a.cache = it->second;
+
+    const auto reason_it = reasons.find(m->key);
+    const std::vector<const ReasonRecord*> empty;
+    const auto& rs = reason_it == reasons.end() ? empty : reason_it->second;
+    for (const CompileRecord* r : m->records)
+      if (!r->recompile_reason.empty()) a.cause_reported = r->recompile_reason;
+    if (a.cause_reported.empty() && !rs.empty())
+      a.cause_reported = rs.front()->old_compile_id.empty()
+                             ? first_line(rs.front()->reason)
+                             : rs.front()->old_compile_id + ": " + first_line(rs.front()->reason);
+    if (failed && a.cause_reported.empty())
+      for (const CompileRecord* r : m->records)
+        if (!r->fail_type.empty()) a.cause_reported = r->fail_type;
+
+    // Primary reason: the newest rejected cache entry (highest old compile number).
+    const ReasonRecord* primary = nullptr;
+    int64_t primary_c = -1;
+    for (const ReasonRecord* r : rs) {
+      auto old = ingest::CompileId::parse(r->old_compile_id);
+      int64_t c = old ? old->compile : -1;
+      if (!primary || c > primary_c) {
+        primary = r;
+        primary_c = c;
+      }
+    }
+    GuardReason g;
+    if (primary) {
+      g = classify(primary->reason);
+      a.primary_reason = primary->reason;
+      a.other_reasons = static_cast<int>(rs.size()) - 1;
+      a.prev_program_key =
+          primary->old_compile_id.empty() ? "" : program_key(m->key, best.display_rank,
+                                                             primary->old_compile_id);
+      a.evidence = fmt::format("{} at {}:{}", origin_phrase(primary->origin),
+                               source_name[primary->key.source_id], primary->line);
+      a.subject = g.subject;
+    }
+
+    auto resume = parse_resume_name(m->co_name);
+    if (resume) {
+      // A fragment created by a graph break: find the break that made it.
+      const BreakRecord* brk = nullptr;
+      auto score = [&](const BreakRecord& b) {
+        int s = 0;
+        if (resume->line >= 0 && b.user_line == resume->line) s += 4;
+        if (!b.user_function.empty() && b.user_function == resume->function) s += 2;
+        if (b.key.source_id == m->key.source_id) s += 1;
+        return s;
+      };
+      int best_score = 0;
+      for (const auto& b : in.breaks) {
+        int s = score(b);
+        if (s >= 2 && (s > best_score || (s == best_score && b.sync_signature && !brk->sync_signature))) {
+          brk = &b;
+          best_score = s;
+        }
+      }
+      if (!brk && m->key.frame_id >= 0) {
+        // TORCH_TRACE restart reasons carry no user location: the break is then the one that
+        // restarted the closest earlier frame of the same function in the same process (the
+        // frame this resume function was split from).
+        int64_t best_frame = -1;
+        for (const auto& b : in.breaks) {
+          if (b.user_line >= 0 || !b.user_function.empty()) continue;
+          const DynamoKey& k = b.key;
+          if (k.source_id != m->key.source_id || k.rank != m->key.rank ||
+              k.epoch != m->key.epoch || k.ca_id != m->key.ca_id || k.frame_id < 0 ||
+              k.frame_id >= m->key.frame_id || k.frame_id <= best_frame)
+            continue;
+          auto broken = merged.find(k);
+          if (broken == merged.end()) continue;
+          auto broken_resume = parse_resume_name(broken->second.co_name);
+          const std::string& fn =
+              broken_resume ? broken_resume->function : broken->second.co_name;
+          if (fn != resume->function) continue;
+          brk = &b;
+          best_frame = k.frame_id;
+        }
+      }
+      a.cause = "sync_fragment";
+      std::string where_break =
+          resume->line >= 0 ? fmt::format("{} at line {}", resume->function, resume->line)
+                            : resume->function;
+      if (brk) {
+        std::string why = !brk->gb_type.empty() ? brk->gb_type : first_line(brk->reason);
+        a.detail = fmt::format("resume function {} exists because of a graph break in {}: {}",
+                               m->co_name, where_break, why);
+        if (!brk->user_file.empty() && brk->user_line >= 0)
+          a.detail += fmt::format(" ({}:{})", brk->user_file, brk->user_line);
+        a.confidence = brk->sync_signature ? "high" : "medium";
+        if (a.evidence.empty())
+          a.evidence = fmt::format("graph break at {}:{}", source_name[brk->key.source_id], brk->line);
+        else
+          a.evidence += fmt::format("; graph break at {}:{}", source_name[brk->key.source_id], brk->line);
+        if (!brk->sync_signature)
+          a.detail += "; the break is not a host sync (.item()/data-dependent) but still splits the graph";
+      } else {
+        a.detail = fmt::format(
+            "resume function {} exists because of a graph break in {}; the break itself is not in "
+            "the logs (enable TORCH_LOGS=graph_breaks to see its reason)",
+            m->co_name, where_break);
+        a.confidence = "medium";
+        if (a.evidence.empty()) a.evidence = fmt::format("co_name of the compiled frame");
+      }
+      if (primary) a.detail += fmt::format("; recompiled because {}", g.detail);
+    } else if (id.known() && m->key.frame_compile_id == 0) {
+      a.cause = "first_compile";
+      a.confidence = "high";
+      a.evidence = "first compile of this frame";
+    } else if (primary) {
+      a.cause = g.cause;
+      a.confidence = g.confidence;
+      a.detail = g.detail;
+      if (!g.user_code.empty() && a.detail.find(g.user_code) == std::string::npos)
+        a.detail += fmt::format(" [guard from: {}]", g.user_code);
+      if (g.cause == "shape" && g.dim >= 0) {
+        // Every value this dim has taken at this compile's frame: the entries' expectations plus
+        // the new actual value.
+        std::set<std::string> values;
+        for (const ReasonRecord* r : rs) {
+          const GuardReason& other = classify(r->reason);
+          if (other.cause == "shape" && other.subject == g.subject && other.dim == g.dim) {
+            if (!other.expected.empty()) values.insert(other.expected);
+            if (!other.actual.empty()) values.insert(other.actual);
+          }
+        }
+        if (values.size() > 2) {
+          std::vector<std::string> sorted(values.begin(), values.end());
+          std::sort(sorted.begin(), sorted.end(), value_less);
+          std::string list;
+          for (size_t i = 0; i < sorted.size() && i < 12; ++i) list += (i ? ", " : "") + sorted[i];
+          if (sorted.size() > 12) list += ", ...";
+          a.detail += fmt::format("; dim {} of '{}' has taken {} values at this frame: {}", g.dim,
+                                  g.subject, sorted.size(), list);
+        }
+      }
+      if (a.other_reasons > 0)
+        a.detail += fmt::format(" (+{} older cache {} also rejected the inputs)", a.other_reasons,
+                                a.other_reasons == 1 ? "entry" : "entries");
+    } else if (m->referenced_only) {
+      a.cause = "unknown";
+      a.confidence = "low";
+      a.detail =
+          "this compile is known only because a later guard failure names it; its own recompile "
+          "message is not in the logs (the log is a fragment: capture the whole run with "
+          "TORCH_LOGS=recompiles or TORCH_TRACE)";
+      a.evidence = "referenced by a later recompile";
+    } else if (best.cache_size && *best.cache_size == 0 && best.accumulated_cache_size &&
+               *best.accumulated_cache_size > 0) {
+      a.cause = "object_identity";
+      a.confidence = "medium";
+      a.detail = fmt::format(
+          "new cache entry without guard failures: cache_size=0 while the code object already has "
+          "{} entries, i.e. the frame was called with different ID_MATCH'd objects (e.g. a new "
+          "nn.Module instance)",
+          *best.accumulated_cache_size);
+      a.evidence = fmt::format("compilation_metrics cache sizes at {}:{}",
+                               source_name[m->key.source_id], best.line);
+    } else {
+      a.cause = "unknown";
+      a.confidence = "low";
+      a.detail =
+          "no guard-failure reason was logged for this compile; enable TORCH_LOGS=recompiles "
+          "(or TORCH_TRACE) to record why the cache missed";
+      a.evidence = fmt::format("{} at {}:{}", a.evidence_kind, source_name[m->key.source_id],
+                               best.line);
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace rcf::analysis

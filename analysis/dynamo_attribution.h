@@ -1,0 +1,109 @@
+// Dynamo attribution: merges the compile records of one run into canonical compiles and decides
+// why each one happened. Pure functions over plain structs (the database side is in
+// analysis/run_analysis.cc), so the rules are unit-testable on small inputs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rcf::analysis {
+
+// Identity of a Dynamo compile inside a run. A trace file is one process, so the source is part
+// of the identity; rank distinguishes the ranks that share one text log.
+struct DynamoKey {
+  int64_t source_id = 0;
+  int64_t rank = -1;
+  int64_t epoch = 0;
+  int64_t ca_id = -1;
+  int64_t frame_id = -1;
+  int64_t frame_compile_id = -1;
+  int64_t line_if_no_id = 0;  // text logs of eras without compile ids: one compile per block
+  auto operator<=>(const DynamoKey&) const = default;
+};
+
+struct CompileRecord {  // one dynamo_compile_raw row
+  DynamoKey key;
+  int64_t attempt = 0;
+  int64_t line = 0;
+  int64_t display_rank = -1;  // envelope rank, else the rank in the file name, else -1
+  std::string kind;           // forward, backward, runtime, recompile_block, referenced
+  std::string co_name, co_filename;
+  std::optional<int64_t> co_firstlineno;
+  std::optional<int64_t> start_us;
+  std::optional<double> duration_ms;
+  std::optional<int64_t> cache_size, accumulated_cache_size;
+  std::optional<int64_t> has_guarded_code;
+  std::string fail_type, fail_reason, recompile_reason;
+};
+
+struct ReasonRecord {  // one guard_failure row
+  DynamoKey key;
+  int64_t line = 0;
+  int64_t entry_index = 0;
+  std::string old_compile_id;
+  std::string reason;
+  std::string origin;
+};
+
+struct BreakRecord {  // one graph_break row
+  DynamoKey key;  // the compile being traced when it broke (frame_id -1 if unknown)
+  int64_t line = 0;
+  std::string user_file, user_function, gb_type, reason;
+  int64_t user_line = -1;
+  bool sync_signature = false;
+  std::string origin;
+};
+
+struct CacheRecord {  // one cache_outcome row
+  DynamoKey key;
+  std::string cache, state;
+};
+
+struct RunInputs {
+  std::vector<CompileRecord> compiles;
+  std::vector<ReasonRecord> reasons;
+  std::vector<BreakRecord> breaks;
+  std::vector<CacheRecord> caches;
+  // source_id -> short name for evidence texts (file name without directories).
+  std::vector<std::pair<int64_t, std::string>> source_names;
+};
+
+struct AttributedCompile {
+  DynamoKey key;
+  int64_t ordinal = 0;
+  int64_t attempt = 0;
+  int64_t line = 0;
+  int64_t rank = -1;  // display rank
+  std::string site;
+  std::string program_key;
+  std::string kind;  // dynamo, dynamo_failed
+  std::string cause_reported;
+  std::optional<double> compile_ms;
+  std::string cache;
+  std::string evidence_kind;  // compilation_metrics, recompile_block, referenced
+  std::optional<int64_t> start_us;
+  // Attribution.
+  std::string cause;
+  std::string prev_program_key;
+  std::string detail;
+  std::string confidence;
+  std::string evidence;
+  std::string subject;
+  std::string primary_reason;
+  int other_reasons = 0;
+};
+
+// Builds the canonical compiles of one run, ordered by ordinal, each with its attribution.
+std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& inputs);
+
+// `torch_dynamo_resume_in_<fn>_at_<line>` (or 2023 `<resume in <fn>>`): the function and line of
+// the graph break that created the resume frame; nullopt for other names.
+struct ResumeName {
+  std::string function;
+  int64_t line = -1;
+};
+std::optional<ResumeName> parse_resume_name(const std::string& co_name);
+
+}  // namespace rcf::analysis

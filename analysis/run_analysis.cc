@@ -1,0 +1,172 @@
+#include "analysis/run_analysis.h"
+
+#include <map>
+
+#include "analysis/dynamo_attribution.h"
+#include "store/string_interner.h"
+
+namespace rcf::analysis {
+namespace {
+
+// Columns shared by every raw table: rank, epoch, frame_id, frame_compile_id, ca_id, source_id.
+constexpr const char* kKeyColumns = "source_id, rank, epoch, ca_id, frame_id, frame_compile_id";
+
+DynamoKey read_key(const store::Statement& st, int first, int64_t line) {
+  DynamoKey k;
+  k.source_id = st.int64(first);
+  k.rank = st.int64(first + 1);
+  k.epoch = st.int64(first + 2);
+  k.ca_id = st.int64(first + 3);
+  k.frame_id = st.int64(first + 4);
+  k.frame_compile_id = st.int64(first + 5);
+  if (k.frame_id < 0 && k.ca_id < 0) k.line_if_no_id = line;
+  return k;
+}
+
+std::string base_name(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+RunInputs load_run(store::Database& db, int64_t run_id) {
+  RunInputs in;
+  std::map<int64_t, std::optional<int64_t>> file_rank;
+  auto sources = db.prepare("SELECT source_id, path, file_rank FROM source WHERE run_id=?");
+  sources.bind(1, run_id);
+  while (sources.step()) {
+    in.source_names.emplace_back(sources.int64(0), base_name(sources.str(1)));
+    file_rank[sources.int64(0)] = sources.opt_int64(2);
+  }
+
+  auto compiles = db.prepare(std::string("SELECT ") + kKeyColumns +
+                             ", line, attempt, kind, n.text, f.text, co_firstlineno, start_us, "
+                             "duration_ms, cache_size, accumulated_cache_size, has_guarded_code, "
+                             "ft.text, fr.text, rr.text "
+                             "FROM dynamo_compile_raw c "
+                             "LEFT JOIN strings n ON n.string_id = c.co_name_sid "
+                             "LEFT JOIN strings f ON f.string_id = c.co_filename_sid "
+                             "LEFT JOIN strings ft ON ft.string_id = c.fail_type_sid "
+                             "LEFT JOIN strings fr ON fr.string_id = c.fail_reason_sid "
+                             "LEFT JOIN strings rr ON rr.string_id = c.recompile_reason_sid "
+                             "WHERE run_id=? ORDER BY raw_id");
+  compiles.bind(1, run_id);
+  while (compiles.step()) {
+    CompileRecord r;
+    r.line = compiles.int64(6);
+    r.key = read_key(compiles, 0, r.line);
+    r.attempt = compiles.int64(7);
+    r.kind = compiles.str(8);
+    r.co_name = compiles.str(9);
+    r.co_filename = compiles.str(10);
+    r.co_firstlineno = compiles.opt_int64(11);
+    r.start_us = compiles.opt_int64(12);
+    r.duration_ms = compiles.opt_real(13);
+    r.cache_size = compiles.opt_int64(14);
+    r.accumulated_cache_size = compiles.opt_int64(15);
+    r.has_guarded_code = compiles.opt_int64(16);
+    r.fail_type = compiles.str(17);
+    r.fail_reason = compiles.str(18);
+    r.recompile_reason = compiles.str(19);
+    r.display_rank = r.key.rank >= 0 ? r.key.rank : file_rank[r.key.source_id].value_or(-1);
+    in.compiles.push_back(std::move(r));
+  }
+
+  auto reasons = db.prepare(std::string("SELECT ") + kKeyColumns +
+                            ", line, entry_index, old_compile_id, t.text, origin "
+                            "FROM guard_failure g JOIN strings t ON t.string_id = g.reason_sid "
+                            "WHERE run_id=? ORDER BY source_id, line, entry_index");
+  reasons.bind(1, run_id);
+  while (reasons.step()) {
+    ReasonRecord r;
+    r.line = reasons.int64(6);
+    r.key = read_key(reasons, 0, r.line);
+    r.key.line_if_no_id = 0;  // resolved by attribute_dynamo_run
+    r.entry_index = reasons.int64(7);
+    r.old_compile_id = reasons.str(8);
+    r.reason = reasons.str(9);
+    r.origin = reasons.str(10);
+    in.reasons.push_back(std::move(r));
+  }
+
+  auto breaks = db.prepare(std::string("SELECT ") + kKeyColumns +
+                           ", line, f.text, fn.text, gt.text, rs.text, user_line, sync_signature, "
+                           "origin FROM graph_break g "
+                           "LEFT JOIN strings f ON f.string_id = g.user_file_sid "
+                           "LEFT JOIN strings fn ON fn.string_id = g.user_function_sid "
+                           "LEFT JOIN strings gt ON gt.string_id = g.gb_type_sid "
+                           "LEFT JOIN strings rs ON rs.string_id = g.reason_sid "
+                           "WHERE run_id=? ORDER BY source_id, line");
+  breaks.bind(1, run_id);
+  while (breaks.step()) {
+    BreakRecord b;
+    b.line = breaks.int64(6);
+    b.key = read_key(breaks, 0, 0);
+    b.user_file = breaks.str(7);
+    b.user_function = breaks.str(8);
+    b.gb_type = breaks.str(9);
+    b.reason = breaks.str(10);
+    b.user_line = breaks.opt_int64(11).value_or(-1);
+    b.sync_signature = breaks.int64(12) != 0;
+    b.origin = breaks.str(13);
+    in.breaks.push_back(std::move(b));
+  }
+
+  auto caches = db.prepare(std::string("SELECT ") + kKeyColumns +
+                           ", cache, state FROM cache_outcome WHERE run_id=?");
+  caches.bind(1, run_id);
+  while (caches.step()) {
+    CacheRecord c;
+    c.key = read_key(caches, 0, 0);
+    c.cache = caches.str(6);
+    c.state = caches.str(7);
+    in.caches.push_back(std::move(c));
+  }
+  return in;
+}
+
+void write_run(store::Database& db, store::StringInterner& strings, int64_t run_id,
+               const std::vector<AttributedCompile>& compiles) {
+  auto insert_compile = db.prepare(
+      "INSERT INTO compile_event(run_id, ordinal, step, site_sid, program_key_sid, kind, "
+      "cause_reported_sid, compile_ms, cache, rank, epoch, frame_id, frame_compile_id, attempt, "
+      "ca_id, source_id, line, evidence) VALUES (?,?,NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  auto insert_attr = db.prepare(
+      "INSERT INTO attribution(compile_row, cause, prev_program_key_sid, detail_sid, confidence, "
+      "evidence_sid, subject_sid, reason_sid, other_reasons) VALUES (?,?,?,?,?,?,?,?,?)");
+  for (const auto& c : compiles) {
+    insert_compile.bind(1, run_id).bind(2, c.ordinal).bind(3, strings.id(c.site))
+        .bind(4, strings.id(c.program_key)).bind(5, c.kind)
+        .bind(6, strings.id_or_null(c.cause_reported)).bind(7, c.compile_ms);
+    if (c.cache.empty()) insert_compile.bind_null(8); else insert_compile.bind(8, c.cache);
+    insert_compile.bind(9, c.key.rank).bind(10, c.key.epoch).bind(11, c.key.frame_id)
+        .bind(12, c.key.frame_compile_id).bind(13, c.attempt).bind(14, c.key.ca_id)
+        .bind(15, c.key.source_id).bind(16, c.line).bind(17, c.evidence_kind);
+    insert_compile.run();
+    int64_t row = db.last_insert_rowid();
+    insert_attr.bind(1, row).bind(2, c.cause).bind(3, strings.id_or_null(c.prev_program_key))
+        .bind(4, strings.id_or_null(c.detail)).bind(5, c.confidence)
+        .bind(6, strings.id_or_null(c.evidence)).bind(7, strings.id_or_null(c.subject))
+        .bind(8, strings.id_or_null(c.primary_reason)).bind(9, c.other_reasons);
+    insert_attr.run();
+  }
+}
+
+}  // namespace
+
+void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids) {
+  store::StringInterner strings(db);
+  for (int64_t run_id : run_ids) {
+    for (const char* sql :
+         {"DELETE FROM attribution WHERE compile_row IN (SELECT compile_row FROM compile_event "
+          "WHERE run_id=?)",
+          "DELETE FROM compile_event WHERE run_id=?",
+          "DELETE FROM convergence_point WHERE run_id=?"}) {
+      auto st = db.prepare(sql);
+      st.bind(1, run_id);
+      st.run();
+    }
+    write_run(db, strings, run_id, attribute_dynamo_run(load_run(db, run_id)));
+  }
+}
+
+}  // namespace rcf::analysis

@@ -1,0 +1,150 @@
+// End-to-end ingest benchmark. Builds large logs at run time from real fixtures (never
+// committed), runs `rcf ingest` on each in a child process and prints wall time, MB/s and the
+// child's peak RSS. Usage: ingest_cli_bench [--mb N] [--dir DIR] [--keep]
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    fmt::print(stderr, "cannot read {}\n", path);
+    std::exit(2);
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Writes `unit` repeated until the file reaches `target_bytes`.
+int64_t write_repeated(const std::string& path, const std::string& unit, int64_t target_bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  int64_t written = 0;
+  while (written < target_bytes) {
+    out.write(unit.data(), static_cast<std::streamsize>(unit.size()));
+    written += static_cast<int64_t>(unit.size());
+  }
+  return written;
+}
+
+struct RunResult {
+  double seconds = 0;
+  long max_rss_kb = 0;
+  int exit_code = -1;
+};
+
+RunResult run_rcf(const std::vector<std::string>& args) {
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> argv;
+    std::string bin = RCF_BINARY;
+    argv.push_back(bin.data());
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    freopen("/dev/null", "w", stdout);
+    execv(bin.c_str(), argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  struct rusage usage;
+  wait4(pid, &status, 0, &usage);
+  RunResult r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.max_rss_kb = usage.ru_maxrss;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+void bench(const std::string& name, const std::string& dir, const std::string& input,
+           int64_t bytes) {
+  std::string db = dir + "/bench.db";
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((db + suffix).c_str());
+  RunResult r = run_rcf({"ingest", "--db", db, input});
+  if (r.exit_code != 0) {
+    fmt::print("{:<28} FAILED (exit {})\n", name, r.exit_code);
+    return;
+  }
+  fmt::print("{:<28} {:>8.1f} MB  {:>7.2f} s  {:>7.1f} MB/s  peak RSS {:>6.1f} MB\n", name,
+             bytes / 1e6, r.seconds, bytes / 1e6 / r.seconds, r.max_rss_kb / 1024.0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int64_t mb = 512;
+  std::string dir = "/tmp/rcf-bench";
+  bool keep = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--mb") && i + 1 < argc) mb = std::atoll(argv[++i]);
+    else if (!strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
+    else if (!strcmp(argv[i], "--keep")) keep = true;
+  }
+  ::mkdir(dir.c_str(), 0755);
+  fmt::print("rcf ingest benchmark: inputs generated in {} ({} MB each)\n", dir, mb);
+
+  std::string fixtures = RCF_FIXTURES_DIR;
+  std::string trace_unit =
+      read_file(fixtures + "/torch_trace/multi_rank_logs/dedicated_log_torch_trace_rank_1.log");
+  std::string trace_path = dir + "/torch_trace_rank1_repeated.log";
+  int64_t trace_bytes = write_repeated(trace_path, trace_unit, mb << 20);
+  bench("torch_trace (rank_1 x N)", dir, trace_path, trace_bytes);
+
+  // Dynamo text: every bundled text log, concatenated, repeated.
+  std::string text_unit;
+  for (const char* name :
+       {"recompiles_pytorch_issue161119_shape_rank0_vllm.txt",
+        "recompiles_diffusers_pr11970_obj_id.txt", "recompiles_tensordict_issue1606_dict_keys.txt",
+        "graph_breaks_primerl_pr999_backend_item_attempt.txt",
+        "recompile_limit_thunder_issue2682_constant_int.txt",
+        "recompiles_sglang_issue7230_rank_shapeenv.txt"})
+    text_unit += read_file(fixtures + "/dynamo/" + name);
+  std::string text_path = dir + "/dynamo_text_repeated.log";
+  int64_t text_bytes = write_repeated(text_path, text_unit, (mb / 4) << 20);
+  bench("dynamo_text dense (corpus x N)", dir, text_path, text_bytes);
+
+  // A training job's stdout: the same Dynamo records, each copy of the corpus followed by 4000
+  // ordinary lines (step metrics, other loggers' glog lines, tqdm redraws), as in real logs.
+  std::string noise;
+  for (int i = 0; i < 4000; ++i) {
+    switch (i % 4) {
+      case 0:
+        noise += fmt::format("step {} | loss {:.4f} | lr 3.0e-04 | grad_norm {:.3f} | tokens/s 51234\n",
+                             i, 2.0 + (i % 97) / 100.0, 0.5 + (i % 13) / 10.0);
+        break;
+      case 1:
+        noise += fmt::format("I1122 06:22:06.195000 886349 torch/distributed/elastic/agent.py:{}] "
+                             "[default] worker group heartbeat ok\n", 100 + i % 50);
+        break;
+      case 2:
+        noise += fmt::format("Epoch 1: {:3d}%|#####     | {}/4000 [00:{:02d}<00:10, 95.2it/s]\n",
+                             i * 100 / 4000, i, i % 60);
+        break;
+      default:
+        noise += "[2026-11-22 06:22:06,195] trainer INFO: checkpoint not due yet\n";
+    }
+  }
+  std::string mixed_path = dir + "/training_stdout.log";
+  int64_t mixed_bytes = write_repeated(mixed_path, text_unit + noise, mb << 20);
+  bench("dynamo_text in training log", dir, mixed_path, mixed_bytes);
+
+  if (!keep) {
+    std::remove(trace_path.c_str());
+    std::remove(text_path.c_str());
+    std::remove(mixed_path.c_str());
+    for (const char* suffix : {"", "-wal", "-shm"}) std::remove((dir + "/bench.db" + suffix).c_str());
+  }
+  return 0;
+}

@@ -1,0 +1,96 @@
+// In-process throughput of the ingest layers on real fixtures held in memory.
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "ingest/byte_source.h"
+#include "ingest/importer.h"
+#include "ingest/line_reader.h"
+
+namespace {
+
+std::string load(const char* relative, size_t min_bytes) {
+  std::ifstream in(std::string(RCF_FIXTURES_DIR) + "/" + relative, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  std::string unit = ss.str(), out;
+  while (!unit.empty() && out.size() < min_bytes) out += unit;
+  return out;
+}
+
+class MemorySource : public rcf::ingest::ByteSource {
+ public:
+  explicit MemorySource(const std::string& data) : data_(data) {}
+  int64_t read(char* buf, size_t n) override {
+    size_t take = std::min(n, data_.size() - pos_);
+    memcpy(buf, data_.data() + pos_, take);
+    pos_ += take;
+    return static_cast<int64_t>(take);
+  }
+  const std::string& error() const override { return error_; }
+  int64_t raw_bytes_read() const override { return static_cast<int64_t>(pos_); }
+  int64_t raw_size() const override { return static_cast<int64_t>(data_.size()); }
+  const char* encoding() const override { return "plain"; }
+
+ private:
+  const std::string& data_;
+  size_t pos_ = 0;
+  std::string error_;
+};
+
+class NullSink : public rcf::ingest::EventSink {
+ public:
+  void emit(rcf::ingest::Event&&) override { ++events; }
+  void note(int64_t, rcf::ingest::LineFate, std::string_view, std::string_view) override {}
+  int64_t events = 0;
+};
+
+const std::string& trace_data() {
+  static const std::string data =
+      load("torch_trace/multi_rank_logs/dedicated_log_torch_trace_rank_1.log", 64 << 20);
+  return data;
+}
+const std::string& text_data() {
+  static const std::string data = load("dynamo/recompiles_pytorch_issue161119_shape_rank0_vllm.txt", 32 << 20);
+  return data;
+}
+
+void BM_LineReader(benchmark::State& state) {
+  const std::string& data = trace_data();
+  for (auto _ : state) {
+    MemorySource src(data);
+    rcf::ingest::LineReader reader(src);
+    std::string_view line;
+    size_t n = 0;
+    while (reader.next(&line)) n += line.size();
+    benchmark::DoNotOptimize(n);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * data.size()));
+}
+BENCHMARK(BM_LineReader)->Unit(benchmark::kMillisecond);
+
+void run_importer(benchmark::State& state, const char* format, const std::string& data) {
+  for (auto _ : state) {
+    MemorySource src(data);
+    rcf::ingest::LineReader reader(src);
+    NullSink sink;
+    auto importer = rcf::ingest::find_importer(format)->create(sink);
+    std::string_view line;
+    while (reader.next(&line)) importer->on_line(line, reader.line_number());
+    importer->finish();
+    benchmark::DoNotOptimize(sink.events);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * data.size()));
+}
+
+void BM_TorchTraceImporter(benchmark::State& state) { run_importer(state, "torch_trace", trace_data()); }
+BENCHMARK(BM_TorchTraceImporter)->Unit(benchmark::kMillisecond);
+
+void BM_DynamoTextImporter(benchmark::State& state) { run_importer(state, "dynamo_text", text_data()); }
+BENCHMARK(BM_DynamoTextImporter)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

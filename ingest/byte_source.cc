@@ -1,0 +1,196 @@
+#include "ingest/byte_source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <vector>
+
+namespace rcf::ingest {
+namespace {
+
+class FileSource : public ByteSource {
+ public:
+  FileSource(int fd, bool owned, int64_t size) : fd_(fd), owned_(owned), size_(size) {}
+  ~FileSource() override {
+    if (owned_) ::close(fd_);
+  }
+
+  // Bytes pushed back by the sniffing in open_byte_source() are served first.
+  void unread(std::string bytes) { pushback_ = std::move(bytes); }
+
+  int64_t read(char* buf, size_t n) override {
+    if (pushback_pos_ < pushback_.size()) {
+      size_t take = std::min(n, pushback_.size() - pushback_pos_);
+      memcpy(buf, pushback_.data() + pushback_pos_, take);
+      pushback_pos_ += take;
+      return static_cast<int64_t>(take);
+    }
+    for (;;) {
+      ssize_t got = ::read(fd_, buf, n);
+      if (got >= 0) {
+        raw_read_ += got;
+        return got;
+      }
+      if (errno == EINTR) continue;
+      error_ = strerror(errno);
+      return -1;
+    }
+  }
+  // Reads directly, bypassing the pushback: used only before anything was pushed back.
+  int64_t read_raw(char* buf, size_t n) { return read(buf, n); }
+  const std::string& error() const override { return error_; }
+  int64_t raw_bytes_read() const override { return raw_read_; }
+  int64_t raw_size() const override { return size_; }
+  const char* encoding() const override { return "plain"; }
+
+ private:
+  int fd_;
+  bool owned_;
+  int64_t size_;
+  int64_t raw_read_ = 0;
+  std::string pushback_;
+  size_t pushback_pos_ = 0;
+  std::string error_;
+};
+
+// Streaming gzip (also concatenated members, as `cat a.gz b.gz` produces).
+class GzipSource : public ByteSource {
+ public:
+  GzipSource(std::unique_ptr<FileSource> file, int64_t max_inflated)
+      : file_(std::move(file)), max_inflated_(max_inflated), in_(1 << 20) {
+    memset(&zs_, 0, sizeof(zs_));
+    inflateInit2(&zs_, 15 + 16);
+  }
+  ~GzipSource() override { inflateEnd(&zs_); }
+
+  int64_t read(char* buf, size_t n) override {
+    if (done_) return 0;
+    if (failed_) return -1;
+    zs_.next_out = reinterpret_cast<Bytef*>(buf);
+    zs_.avail_out = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
+    while (zs_.avail_out > 0) {
+      if (zs_.avail_in == 0) {
+        int64_t got = file_->read(in_.data(), in_.size());
+        if (got < 0) return fail("read error: " + file_->error(), buf);
+        if (got == 0) {
+          if (!stream_ended_) return fail("truncated gzip stream (unexpected end of file)", buf);
+          done_ = true;
+          break;
+        }
+        zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
+        zs_.avail_in = static_cast<uInt>(got);
+      }
+      if (stream_ended_) {
+        // Another member follows (concatenated gzip), or trailing garbage. The two magic bytes
+        // may straddle two reads: keep a lone 0x1f and read on behind it.
+        if (zs_.avail_in == 1 && zs_.next_in[0] == 0x1f) {
+          in_[0] = 0x1f;
+          int64_t got = file_->read(in_.data() + 1, in_.size() - 1);
+          if (got < 0) return fail("read error: " + file_->error(), buf);
+          zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
+          zs_.avail_in = static_cast<uInt>(1 + got);
+        }
+        if (zs_.avail_in >= 2 && zs_.next_in[0] == 0x1f && zs_.next_in[1] == 0x8b) {
+          inflateReset(&zs_);
+          stream_ended_ = false;
+        } else {
+          zs_.avail_in = 0;  // ignore trailing zero padding, as gzip does
+          continue;
+        }
+      }
+      int rc = inflate(&zs_, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        stream_ended_ = true;
+      } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        return fail(std::string("corrupt gzip data: ") + (zs_.msg ? zs_.msg : "inflate failed"),
+                    buf);
+      }
+    }
+    int64_t produced = static_cast<int64_t>(reinterpret_cast<char*>(zs_.next_out) - buf);
+    inflated_ += produced;
+    if (inflated_ > max_inflated_) {
+      failed_ = true;
+      error_ = "gzip stream inflates past the limit of " + std::to_string(max_inflated_) +
+               " bytes (possible gzip bomb); stopped";
+      return -1;
+    }
+    return produced;
+  }
+  const std::string& error() const override { return error_; }
+  int64_t raw_bytes_read() const override { return file_->raw_bytes_read(); }
+  int64_t raw_size() const override { return file_->raw_size(); }
+  const char* encoding() const override { return "gzip"; }
+
+ private:
+  // Records the error; bytes inflated before it are still returned once.
+  int64_t fail(std::string message, char* buf) {
+    failed_ = true;
+    error_ = std::move(message);
+    int64_t produced = static_cast<int64_t>(reinterpret_cast<char*>(zs_.next_out) - buf);
+    inflated_ += produced;
+    return produced > 0 ? produced : -1;
+  }
+
+  std::unique_ptr<FileSource> file_;
+  int64_t max_inflated_;
+  std::vector<char> in_;
+  z_stream zs_;
+  bool stream_ended_ = false;
+  bool done_ = false;
+  bool failed_ = false;
+  int64_t inflated_ = 0;
+  std::string error_;
+};
+
+}  // namespace
+
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const OpenOptions& options,
+                                             std::string* error) {
+  int fd = 0;
+  bool owned = false;
+  int64_t size = -1;
+  if (path != "-") {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      *error = strerror(errno);
+      return nullptr;
+    }
+    owned = true;
+    struct stat st;
+    if (fstat(fd, &st) == 0) {
+      if (S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        *error = "is a directory";
+        return nullptr;
+      }
+      if (S_ISREG(st.st_mode)) {
+        size = st.st_size;
+        posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+      }
+    }
+  }
+  auto file = std::make_unique<FileSource>(fd, owned, size);
+  // Sniff the gzip magic. Short reads (pipes) are retried until 2 bytes or end of input.
+  std::string head;
+  char tmp[2];
+  while (head.size() < 2) {
+    int64_t got = file->read_raw(tmp, 2 - head.size());
+    if (got < 0) {
+      *error = file->error();
+      return nullptr;
+    }
+    if (got == 0) break;
+    head.append(tmp, got);
+  }
+  bool gzip = head.size() == 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+              static_cast<unsigned char>(head[1]) == 0x8b;
+  file->unread(std::move(head));
+  if (gzip) return std::make_unique<GzipSource>(std::move(file), options.max_inflated_bytes);
+  return file;
+}
+
+}  // namespace rcf::ingest

@@ -1,0 +1,38 @@
+// Byte sources: where input bytes come from. Decompression is a layer under the format readers:
+// importers only ever see decompressed lines.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace rcf::ingest {
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads up to `n` bytes into `buf`. Returns the count read, 0 at end of input, -1 on error
+  // (then error() says why; bytes read before the error stay valid).
+  virtual int64_t read(char* buf, size_t n) = 0;
+  virtual const std::string& error() const = 0;
+  // Bytes consumed from the underlying file so far (compressed bytes for .gz): for progress.
+  virtual int64_t raw_bytes_read() const = 0;
+  // Size of the underlying file, or -1 when unknown (stdin, pipes).
+  virtual int64_t raw_size() const = 0;
+  // "plain" or "gzip".
+  virtual const char* encoding() const = 0;
+};
+
+struct OpenOptions {
+  // Stop a gzip stream once it has inflated this many bytes (a bomb guard): reading fails with
+  // a clear error instead of running for hours. Memory use never depends on it (streaming).
+  int64_t max_inflated_bytes = int64_t{64} << 30;
+};
+
+// Opens `path` ("-" = stdin). Sniffs the gzip magic (1f 8b) from the first bytes, never from the
+// file name, and wraps the file in a streaming inflater when present. Returns nullptr and sets
+// `*error` when the file cannot be opened.
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const OpenOptions& options,
+                                             std::string* error);
+
+}  // namespace rcf::ingest

@@ -1,0 +1,19 @@
+// `compile_times` tables printed by torch/_dynamo/utils.py (../shared/formats/dynamo_text.md §8):
+// `TorchDynamo compilation metrics:` then a tabulate table or the comma-joined fallback.
+#pragma once
+
+#include <string_view>
+
+#include "ingest/dynamo_text_block.h"
+
+namespace rcf::ingest {
+
+bool is_compile_times_title(std::string_view line);
+
+// True for a header, rule or row line of the table (used for unprefixed, printed tables).
+bool continues_compile_times(std::string_view line);
+
+// One CompileTimesRow per row.
+void parse_compile_times_block(const DynamoBlock& block, BlockOutput& out);
+
+}  // namespace rcf::ingest

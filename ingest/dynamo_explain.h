@@ -1,0 +1,19 @@
+// Printed `torch._dynamo.explain()` output (../shared/formats/dynamo_text.md §7.3): one GraphBreak
+// per `Break Reason <i>:` entry.
+#pragma once
+
+#include <string_view>
+
+#include "ingest/dynamo_text_block.h"
+
+namespace rcf::ingest {
+
+// True for the lines that start an explain() summary (`Graph Count: ` or `Break Reasons:`).
+bool is_explain_header(std::string_view line);
+
+// True for a line that continues an explain() summary: indented text or a section title.
+bool continues_explain(std::string_view line);
+
+void parse_explain_block(const DynamoBlock& block, BlockOutput& out);
+
+}  // namespace rcf::ingest

@@ -1,0 +1,178 @@
+#include "ingest/dynamo_limit_warning.h"
+
+#include <vector>
+
+#include "ingest/python_literal.h"
+#include "ingest/text_util.h"
+
+namespace rcf::ingest {
+namespace {
+
+constexpr std::string_view kFailOnRecompileLimitHit = "FailOnRecompileLimitHit: ";
+
+// Text after `torch._dynamo hit ` / `torchdynamo hit `, or nullopt.
+std::optional<std::string_view> after_hit(std::string_view message) {
+  for (std::string_view lead : {"torch._dynamo hit ", "torchdynamo hit "})
+    if (message.starts_with(lead)) return message.substr(lead.size());
+  return std::nullopt;
+}
+
+// `(<n>)` at the start of `text`; advances past it.
+bool read_parenthesized_int(std::string_view* text, int64_t* value) {
+  if (text->empty() || (*text)[0] != '(') return false;
+  size_t close = text->find(')');
+  if (close == std::string_view::npos) return false;
+  auto parsed = parse_int64(text->substr(1, close - 1));
+  if (!parsed) return false;
+  *value = *parsed;
+  text->remove_prefix(close + 1);
+  return true;
+}
+
+// `'<fn>' (<file>:<line>)` (the `function:` line and the May 2022 one-line form).
+bool parse_function_location(std::string_view text, RecompileLimitHit* hit) {
+  text = trim(text);
+  if (text.size() < 2 || text[0] != '\'') return false;
+  size_t name_end = text.find("' (", 1);
+  if (name_end == std::string_view::npos) return false;
+  size_t close = text.find(')', name_end + 3);
+  if (close == std::string_view::npos) return false;
+  std::string_view file;
+  int64_t line = -1;
+  if (!split_file_line(text.substr(name_end + 3, close - name_end - 3), &file, &line)) return false;
+  hit->function = std::string(text.substr(1, name_end - 1));
+  hit->file = std::string(file);
+  hit->firstlineno = line;
+  return true;
+}
+
+GuardFailure reason_failure(int64_t line_no, const CompileRef& ref, int32_t index,
+                            std::string_view reason, const char* origin) {
+  GuardFailure failure;
+  failure.line = line_no;
+  failure.ref = ref;
+  failure.entry_index = index;
+  failure.origin = origin;
+  size_t colon = reason.find(':');
+  if (colon != std::string_view::npos && colon < 40 && CompileId::parse(reason.substr(0, colon))) {
+    failure.old_compile_id = std::string(reason.substr(0, colon));
+    reason.remove_prefix(colon + 1);
+    if (!reason.empty() && reason[0] == ' ') reason.remove_prefix(1);
+  }
+  failure.reason = std::string(rtrim(reason));
+  return failure;
+}
+
+// The 2022 Python list of reasons: one GuardFailure per item; the last item is the last reason.
+bool emit_reason_list(std::string_view list, int64_t line_no, const CompileRef& ref,
+                      RecompileLimitHit* hit, BlockOutput& out) {
+  auto items = parse_python_string_sequence(list);
+  if (!items) return false;
+  for (size_t i = 0; i < items->size(); ++i)
+    out.emit(reason_failure(line_no, ref, int32_t(i), (*items)[i], "text_reasons_2022"));
+  if (!items->empty()) hit->last_reason = std::string(rtrim(items->back()));
+  return true;
+}
+
+}  // namespace
+
+bool is_limit_warning_header(std::string_view message) {
+  auto rest = after_hit(message);
+  return rest && (rest->starts_with("config.") || rest->starts_with("recompilation cache limit"));
+}
+
+bool is_limit_warning_trailer(std::string_view message) {
+  std::string_view text = ltrim(message);
+  return text.starts_with("To diagnose recompilation issues") ||
+         text.starts_with("to diagnose recompilation issues");
+}
+
+bool continues_limit_warning(std::string_view line) {
+  std::string_view text = ltrim(line);
+  if (text.empty()) return false;
+  return line[0] == ' ' || text.starts_with("To log all recompilation reasons") ||
+         is_limit_warning_trailer(text);
+}
+
+bool starts_limit_warning_fragment(std::string_view message) {
+  std::string_view text = ltrim(message);
+  return text.starts_with("function: '") || text.starts_with("last reason:") ||
+         text.starts_with("reasons:");
+}
+
+RecompileLimitHit parse_limit_warning(const DynamoBlock& block, BlockOutput& out) {
+  RecompileLimitHit hit;
+  hit.line = block.lines[0].line_no;
+  hit.ref = block.ref;
+  hit.origin = "text_limit_warning";
+  out.claim();
+
+  size_t first = 0;
+  if (!block.headless) {
+    first = 1;
+    std::string_view rest = *after_hit(rtrim(block.lines[0].text));
+    bool ok = false;
+    if (rest.starts_with("config.")) {
+      rest.remove_prefix(7);
+      size_t space = rest.find(' ');
+      if (space != std::string_view::npos && space > 0) {
+        hit.limit_type = std::string(rest.substr(0, space));
+        rest.remove_prefix(space + 1);
+        ok = read_parenthesized_int(&rest, &hit.limit_value);
+      }
+    } else {
+      // May 2022: `recompilation cache limit (2) for function 'f' (f.py:3), due to the following
+      // guard failures: [[...], ...]` on one line.
+      rest.remove_prefix(std::string_view("recompilation cache limit ").size());
+      hit.limit_type = "cache_size_limit";
+      ok = read_parenthesized_int(&rest, &hit.limit_value);
+      constexpr std::string_view kFor = " for function ";
+      constexpr std::string_view kDue = ", due to the following guard failures: ";
+      size_t due = rest.find(kDue);
+      if (ok && rest.starts_with(kFor) && due != std::string_view::npos) {
+        ok = parse_function_location(rest.substr(kFor.size(), due - kFor.size()), &hit) &&
+             emit_reason_list(rest.substr(due + kDue.size()), hit.line, hit.ref, &hit, out);
+      }
+    }
+    if (!ok) out.note(0, LineFate::kRejected, "bad_limit_header");
+  }
+
+  for (size_t i = first; i < block.lines.size(); ++i) {
+    std::string_view text = trim(block.lines[i].text);
+    if (text.empty() || text.starts_with("To log all recompilation reasons") ||
+        is_limit_warning_trailer(text))
+      continue;
+    if (text.starts_with("function:")) {
+      if (!parse_function_location(text.substr(9), &hit))
+        out.note(i, LineFate::kRejected, "bad_limit_function_line");
+    } else if (text.starts_with("last reason:")) {
+      std::string_view reason = ltrim(text.substr(12));
+      hit.last_reason = std::string(reason);
+      out.emit(reason_failure(block.lines[i].line_no, hit.ref, 0, reason, "text_limit_warning"));
+    } else if (text.starts_with("reasons:")) {
+      if (!emit_reason_list(text.substr(8), block.lines[i].line_no, hit.ref, &hit, out))
+        out.note(i, LineFate::kRejected, "bad_reasons_list");
+    } else {
+      out.note(i, LineFate::kRejected, "bad_limit_line");
+    }
+  }
+  return hit;
+}
+
+std::optional<RecompileLimitHit> parse_fail_on_recompile_limit(std::string_view text) {
+  size_t at = text.find(kFailOnRecompileLimitHit);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view lead = trim(text.substr(0, at));
+  if (!lead.empty() && lead != "torch._dynamo.exc.") return std::nullopt;
+  std::string_view rest = text.substr(at + kFailOnRecompileLimitHit.size());
+  RecompileLimitHit hit;
+  hit.hard_failure = true;
+  hit.origin = "text_fail_on_recompile_limit";
+  size_t reached = rest.find(" reached");
+  if (reached != std::string_view::npos && reached > 0 &&
+      rest.substr(0, reached).find(' ') == std::string_view::npos)
+    hit.limit_type = std::string(rest.substr(0, reached));
+  return hit;
+}
+
+}  // namespace rcf::ingest

@@ -1,0 +1,36 @@
+// Recompile / cache-size limit warnings of every era (../shared/formats/dynamo_text.md §6) and the
+// `FailOnRecompileLimitHit` hard failure.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "ingest/dynamo_text_block.h"
+#include "ingest/events.h"
+
+namespace rcf::ingest {
+
+// True for `torch._dynamo hit config.<limit> (<n>)` / `torchdynamo hit ...` headers.
+bool is_limit_warning_header(std::string_view message);
+
+// True for the line that ends a limit warning (`To diagnose recompilation issues, ...`).
+bool is_limit_warning_trailer(std::string_view message);
+
+// True for a line that can continue a limit warning printed without per-line prefixes (2022).
+bool continues_limit_warning(std::string_view line);
+
+// True for a `function:` / `last reason:` / `reasons:` line: a limit warning whose header is not
+// in the log.
+bool starts_limit_warning_fragment(std::string_view message);
+
+// Parses a kLimitWarning block. Emits the GuardFailures of its reasons (`last reason:`, the 2022
+// `reasons:` list) through `out` and returns the hit itself, which the caller emits (it may still
+// learn from a following `FailOnRecompileLimitHit` that the hit was a hard failure).
+RecompileLimitHit parse_limit_warning(const DynamoBlock& block, BlockOutput& out);
+
+// `...FailOnRecompileLimitHit: <limit_type> reached with fullgraph=True. ...` or
+// `...FailOnRecompileLimitHit: Hard failure due to ...`: a hit with hard_failure set and the limit
+// type when printed; nullopt when `text` is not such an exception line.
+std::optional<RecompileLimitHit> parse_fail_on_recompile_limit(std::string_view text);
+
+}  // namespace rcf::ingest

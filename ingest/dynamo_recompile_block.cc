@@ -1,0 +1,205 @@
+#include "ingest/dynamo_recompile_block.h"
+
+#include <vector>
+
+#include "ingest/python_literal.h"
+#include "ingest/text_util.h"
+
+namespace rcf::ingest {
+namespace {
+
+constexpr std::string_view kHeaderMarker = "Recompiling function ";
+constexpr std::string_view kTriggeredBy = "triggered by the following guard failure";
+
+DynamoCompile make_compile(int64_t line_no, const CompileRef& ref, std::string kind,
+                           const RecompileHeader& header) {
+  DynamoCompile compile;
+  compile.line = line_no;
+  compile.ref = ref;
+  compile.kind = std::move(kind);
+  compile.co_name = header.co_name;
+  compile.co_filename = header.co_filename;
+  compile.co_firstlineno = header.co_firstlineno;
+  return compile;
+}
+
+// `guard <i> failures:` (recompiles_verbose group header); -1 when `text` is something else.
+int32_t verbose_group_index(std::string_view text) {
+  if (!text.starts_with("guard ") || !text.ends_with(" failures:")) return -1;
+  auto index = parse_int64(text.substr(6, text.size() - 6 - 10));
+  return index && *index >= 0 && *index < (int64_t{1} << 30) ? int32_t(*index) : -1;
+}
+
+// Splits `<F/C>: <reason>` (the space is missing when the reason is empty and right-trimmed).
+// Returns false when the entry carries no compile id (2023 – Jun 2024 era).
+bool split_compile_id(std::string_view entry, std::string_view* id, std::string_view* reason) {
+  size_t colon = entry.find(':');
+  if (colon == std::string_view::npos || colon > 40) return false;
+  if (!CompileId::parse(entry.substr(0, colon))) return false;
+  *id = entry.substr(0, colon);
+  std::string_view rest = entry.substr(colon + 1);
+  if (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
+  *reason = rest;
+  return true;
+}
+
+// Locates the header in a block's first line: plain `Recompiling function ...` or the text of a
+// raised `torch._dynamo.exc.RecompileError: Recompiling function ...`.
+std::optional<std::string_view> header_text(std::string_view first_line) {
+  size_t at = first_line.find(kHeaderMarker);
+  if (at == std::string_view::npos) return std::nullopt;
+  if (at != 0 && first_line.substr(0, at).find("RecompileError: ") == std::string_view::npos)
+    return std::nullopt;
+  return first_line.substr(at + kHeaderMarker.size());
+}
+
+}  // namespace
+
+bool continues_recompile_block(std::string_view line) {
+  return is_blank(line) || line[0] == ' ' || line[0] == '\t';
+}
+
+bool starts_recompile_fragment(std::string_view message) {
+  std::string_view text = trim(message);
+  return text.starts_with(kTriggeredBy) || text == "-" || text.starts_with("- ") ||
+         verbose_group_index(text) >= 0;
+}
+
+std::optional<RecompileHeader> parse_recompile_header(std::string_view text) {
+  text = trim(text);
+  size_t name_end = 0;
+  if (!text.empty() && text[0] == '<') {
+    int depth = 0;
+    for (; name_end < text.size(); ++name_end) {
+      if (text[name_end] == '<') ++depth;
+      if (text[name_end] == '>' && --depth == 0) break;
+    }
+    if (name_end == text.size()) return std::nullopt;
+    ++name_end;
+  } else {
+    name_end = text.find(' ');
+    if (name_end == std::string_view::npos) return std::nullopt;
+  }
+  if (name_end == 0 || text.compare(name_end, 4, " in ") != 0) return std::nullopt;
+  std::string_view location = text.substr(name_end + 4);
+  if (location.empty()) return std::nullopt;
+  RecompileHeader header;
+  header.co_name = std::string(text.substr(0, name_end));
+  std::string_view file;
+  if (split_file_line(location, &file, &header.co_firstlineno)) {
+    header.co_filename = std::string(file);
+  } else {
+    header.co_filename = std::string(location);
+  }
+  return header;
+}
+
+void parse_recompile_block(const DynamoBlock& block, BlockOutput& out) {
+  const std::string origin =
+      block.artifact == "recompiles_verbose" ? "text_recompiles_verbose" : "text_recompiles";
+  RecompileHeader header;
+  size_t first_entry_line = 0;
+  if (!block.headless) {
+    first_entry_line = 1;
+    std::optional<RecompileHeader> parsed;
+    if (auto text = header_text(block.lines[0].text)) parsed = parse_recompile_header(*text);
+    if (parsed) {
+      header = std::move(*parsed);
+    } else {
+      out.note(0, LineFate::kRejected, "bad_recompile_header");
+    }
+  }
+  out.emit(make_compile(block.lines[0].line_no, block.ref, "recompile_block", header));
+
+  std::vector<std::string> referenced;  // distinct old ids already emitted
+  std::optional<GuardFailure> pending;  // the entry that continuation lines still extend
+  bool ids_printed = false;             // era with `<F/C>: ` on each entry
+  int32_t group = -1;
+  int32_t entry_index = 0;
+  auto flush = [&] {
+    if (!pending) return;
+    pending->reason = std::string(rtrim(pending->reason));
+    out.emit(std::move(*pending));
+    pending.reset();
+  };
+
+  for (size_t i = first_entry_line; i < block.lines.size(); ++i) {
+    std::string_view text = trim(block.lines[i].text);
+    if (text.empty() || text.starts_with(kTriggeredBy)) continue;
+    if (int32_t g = verbose_group_index(text); g >= 0) {
+      group = g;
+      continue;
+    }
+    if (text != "-" && !text.starts_with("- ")) {
+      out.note(i, LineFate::kRejected, "bad_recompile_line");
+      continue;
+    }
+    std::string_view entry = text.size() > 2 ? text.substr(2) : std::string_view();
+    if (int32_t g = verbose_group_index(entry); g >= 0) {
+      group = g;
+      continue;
+    }
+    std::string_view id, reason;
+    bool has_id = split_compile_id(entry, &id, &reason);
+    if (!has_id && ids_printed && pending) {
+      // A later line of a multi-line reason (`User stack trace:` and its frames).
+      pending->reason += '\n';
+      pending->reason += rtrim(entry);
+      continue;
+    }
+    flush();
+    GuardFailure failure;
+    failure.line = block.lines[i].line_no;
+    failure.ref = block.ref;
+    failure.entry_index = entry_index++;
+    failure.verbose_group = group;
+    failure.origin = origin;
+    if (has_id) {
+      ids_printed = true;
+      failure.old_compile_id = std::string(id);
+      failure.reason = std::string(reason);
+      bool seen = false;
+      for (const auto& r : referenced) seen = seen || r == id;
+      if (!seen) {
+        referenced.emplace_back(id);
+        CompileRef old_ref = block.ref;
+        old_ref.id = *CompileId::parse(id);
+        out.emit(make_compile(failure.line, old_ref, "referenced", header));
+      }
+    } else {
+      failure.reason = std::string(entry);
+    }
+    pending = std::move(failure);
+  }
+  flush();
+}
+
+bool parse_recompile_tuple(std::string_view message, const CompileRef& ref, int64_t line_no,
+                           EventSink& sink) {
+  message = trim(message);
+  if (message.empty() || message[0] != '(') return false;
+  size_t pos = 1;
+  auto first = read_python_string(message, &pos);
+  if (!first || message.compare(pos, 2, ", ") != 0) return false;
+  pos += 2;
+  auto second = read_python_string(message, &pos);
+  if (!second || pos + 1 != message.size() || message[pos] != ')') return false;
+  if (!std::string_view(*first).starts_with(kHeaderMarker)) return false;
+  auto header = parse_recompile_header(std::string_view(*first).substr(kHeaderMarker.size()));
+  std::string_view trigger = *second;
+  if (!header || !trigger.starts_with(kTriggeredBy)) return false;
+  size_t colon = trigger.find(':');
+  if (colon == std::string_view::npos) return false;
+  std::string_view reason = ltrim(trigger.substr(colon + 1));
+
+  sink.emit(make_compile(line_no, ref, "recompile_block", *header));
+  GuardFailure failure;
+  failure.line = line_no;
+  failure.ref = ref;
+  failure.reason = std::string(rtrim(reason));
+  failure.origin = "text_tuple_2023";
+  sink.emit(std::move(failure));
+  return true;
+}
+
+}  // namespace rcf::ingest

@@ -1,0 +1,41 @@
+// The `Recompiling function` block of every era (../shared/formats/dynamo_text.md §3): the new
+// compile, one GuardFailure per `- ` entry, and the older compiles the entries name.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ingest/dynamo_text_block.h"
+#include "ingest/events.h"
+
+namespace rcf::ingest {
+
+struct RecompileHeader {
+  std::string co_name;
+  std::string co_filename;
+  int64_t co_firstlineno = -1;  // -1 when the era printed none (May 2023: `in test.py`)
+};
+
+// `<co_name> in <co_filename>[:<co_firstlineno>]`, the text after `Recompiling function `.
+// co_name may itself contain " in " (`<resume in forward>`).
+std::optional<RecompileHeader> parse_recompile_header(std::string_view text);
+
+// True for a line that can continue a recompile block printed without per-line prefixes
+// (indented entries, blank group separators).
+bool continues_recompile_block(std::string_view line);
+
+// True for the first line of a recompile fragment whose header is not in the log.
+bool starts_recompile_fragment(std::string_view message);
+
+// Emits the events of a kRecompile block (header optional: a log can start mid-block).
+void parse_recompile_block(const DynamoBlock& block, BlockOutput& out);
+
+// The May 2023 one-line tuple repr `('Recompiling function <fn> in <file>', "triggered by the
+// following guard failure: <reason>")`. Emits its events and returns true, or returns false
+// (nothing emitted) when `message` is not a well-formed tuple.
+bool parse_recompile_tuple(std::string_view message, const CompileRef& ref, int64_t line_no,
+                           EventSink& sink);
+
+}  // namespace rcf::ingest

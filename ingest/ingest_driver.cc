@@ -1,0 +1,119 @@
+#include "ingest/ingest_driver.h"
+
+#include <charconv>
+
+#include "ingest/importer.h"
+#include "ingest/line_reader.h"
+
+namespace rcf::ingest {
+namespace {
+
+constexpr size_t kSniffBytes = 64 * 1024;
+
+// Forwards events to the real sink and tallies notes into the stats.
+class TallySink : public EventSink {
+ public:
+  TallySink(EventSink& inner, SourceStats& stats) : inner_(inner), stats_(stats) {}
+  void emit(Event&& event) override {
+    ++stats_.events;
+    inner_.emit(std::move(event));
+  }
+  void note(int64_t line, LineFate fate, std::string_view reason,
+            std::string_view excerpt) override {
+    stats_.add_note(line, fate, reason, excerpt);
+  }
+
+ private:
+  EventSink& inner_;
+  SourceStats& stats_;
+};
+
+// Whole lines of `head` only, so a sniffer never sees a cut line (unless the first is huge).
+std::string_view whole_lines(std::string_view head, bool at_eof) {
+  if (at_eof) return head;
+  size_t nl = head.rfind('\n');
+  return nl == std::string_view::npos ? head : head.substr(0, nl + 1);
+}
+
+}  // namespace
+
+std::optional<int64_t> rank_from_file_name(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  std::string_view name = std::string_view(path).substr(slash == std::string::npos ? 0 : slash + 1);
+  constexpr std::string_view kPrefix = "dedicated_log_torch_trace_rank_";
+  if (name.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  name.remove_prefix(kPrefix.size());
+  int64_t rank = 0;
+  auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), rank);
+  if (ec != std::errc() || p == name.data()) return std::nullopt;
+  return rank;
+}
+
+SourceOutcome ingest_source(const std::string& path, EventSink& sink, const DriverOptions& options,
+                            SourceStats* stats) {
+  stats->path = path;
+  stats->file_rank = rank_from_file_name(path);
+  std::string error;
+  auto source = open_byte_source(path, options.open, &error);
+  if (!source) {
+    stats->read_error = error;
+    stats->first_error = path + ": " + error;
+    return SourceOutcome::kOpenFailed;
+  }
+  stats->encoding = source->encoding();
+  LineReader reader(*source, options.buffer_size, options.max_line);
+
+  std::string_view head = reader.head(kSniffBytes);
+  const ImporterInfo* info = nullptr;
+  if (!options.forced_format.empty()) {
+    info = find_importer(options.forced_format);
+  } else {
+    info = sniff_importer(whole_lines(head, head.size() < kSniffBytes));
+  }
+  if (!info) {
+    // Still read to the end so that the content hash and byte counts are known.
+    std::string_view line;
+    while (reader.next(&line)) {
+    }
+    stats->format = "unrecognized";
+    stats->bytes = reader.bytes_consumed();
+    stats->lines = reader.line_number();
+    stats->content_hash = reader.content_hash();
+    stats->read_error = reader.error();
+    if (!stats->read_error.empty()) stats->first_error = path + ": " + stats->read_error;
+    return SourceOutcome::kUnrecognized;
+  }
+  stats->format = info->name;
+
+  TallySink tally(sink, *stats);
+  auto importer = info->create(tally);
+  std::string_view line;
+  int64_t next_progress = 0;
+  while (reader.next(&line)) {
+    int64_t line_no = reader.line_number();
+    if (reader.line_was_cut()) {
+      tally.note(line_no, LineFate::kRejected, "line_too_long", line.substr(0, 200));
+      continue;
+    }
+    importer->on_line(line, line_no);
+    if (options.progress && reader.bytes_consumed() >= next_progress) {
+      options.progress(source->raw_bytes_read(), source->raw_size());
+      next_progress = reader.bytes_consumed() + (int64_t{16} << 20);
+    }
+  }
+  if (!reader.error().empty()) {
+    stats->read_error = reader.error();
+    tally.note(reader.line_number() + 1, LineFate::kWarning, "read_error", reader.error());
+    stats->first_error = path + ": " + reader.error();
+  } else if (reader.last_line_had_no_newline()) {
+    tally.note(reader.line_number(), LineFate::kWarning, "no_final_newline", "");
+  }
+  importer->finish();
+  stats->bytes = reader.bytes_consumed();
+  stats->lines = reader.line_number();
+  stats->content_hash = reader.content_hash();
+  if (options.progress) options.progress(source->raw_bytes_read(), source->raw_size());
+  return SourceOutcome::kIngested;
+}
+
+}  // namespace rcf::ingest

@@ -1,0 +1,87 @@
+// A validating JSON skimmer: walks JSON text without building a DOM, so that the TORCH_TRACE
+// importer can pull a few fields out of large records (chromium events whose args copy the whole
+// compilation metrics, cache artifacts listing every cache-key component, compilation_metrics
+// with two embedded config dumps) at close to memory speed.
+//
+// Grammar: RFC 8259, except that bytes inside strings are not checked to be valid UTF-8.
+// All views returned point into the text given; nothing is copied unless decoded.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rcf::ingest::json_skim {
+
+inline constexpr size_t kInvalid = std::string_view::npos;
+inline constexpr int kMaxDepth = 256;  // deeper nesting is rejected (bounded recursion)
+
+// Offset of the first non-whitespace byte at or after `pos` (text.size() if none).
+size_t skip_whitespace(std::string_view text, size_t pos);
+// `text[pos]` must be '"'. Offset just past the closing quote, or kInvalid.
+size_t skip_string(std::string_view text, size_t pos);
+// Offset just past the JSON value that starts at `pos` (leading whitespace allowed), or kInvalid.
+size_t skip_value(std::string_view text, size_t pos, int depth = 0);
+// True when `text` is exactly one JSON value with optional surrounding whitespace.
+bool is_valid(std::string_view text);
+
+// Calls fn(key, value) for each member of the object that is `text` (surrounding whitespace
+// allowed). `key` is the raw text between the quotes (escapes not decoded); `value` the raw text
+// of the value. Returns false (after visiting the members before the error) unless `text` is
+// exactly one valid object. `fn` returns void.
+template <typename Fn>
+bool for_each_member(std::string_view text, Fn&& fn) {
+  size_t pos = skip_whitespace(text, 0);
+  if (pos >= text.size() || text[pos] != '{') return false;
+  pos = skip_whitespace(text, pos + 1);
+  if (pos < text.size() && text[pos] == '}') return skip_whitespace(text, pos + 1) == text.size();
+  while (true) {
+    if (pos >= text.size() || text[pos] != '"') return false;
+    size_t key_end = skip_string(text, pos);
+    if (key_end == kInvalid) return false;
+    std::string_view key = text.substr(pos + 1, key_end - pos - 2);
+    pos = skip_whitespace(text, key_end);
+    if (pos >= text.size() || text[pos] != ':') return false;
+    size_t value_start = skip_whitespace(text, pos + 1);
+    size_t value_end = skip_value(text, value_start, 1);
+    if (value_end == kInvalid) return false;
+    fn(key, text.substr(value_start, value_end - value_start));
+    pos = skip_whitespace(text, value_end);
+    if (pos >= text.size()) return false;
+    if (text[pos] == '}') return skip_whitespace(text, pos + 1) == text.size();
+    if (text[pos] != ',') return false;
+    pos = skip_whitespace(text, pos + 1);
+  }
+}
+
+// Calls fn(value) for each element of the array that is `text`; same contract as for_each_member.
+template <typename Fn>
+bool for_each_element(std::string_view text, Fn&& fn) {
+  size_t pos = skip_whitespace(text, 0);
+  if (pos >= text.size() || text[pos] != '[') return false;
+  pos = skip_whitespace(text, pos + 1);
+  if (pos < text.size() && text[pos] == ']') return skip_whitespace(text, pos + 1) == text.size();
+  while (true) {
+    size_t value_end = skip_value(text, pos, 1);
+    if (value_end == kInvalid) return false;
+    fn(text.substr(pos, value_end - pos));
+    pos = skip_whitespace(text, value_end);
+    if (pos >= text.size()) return false;
+    if (text[pos] == ']') return skip_whitespace(text, pos + 1) == text.size();
+    if (text[pos] != ',') return false;
+    pos = skip_whitespace(text, pos + 1);
+  }
+}
+
+// Conversions of a raw (already validated) value; nullopt when it is not of that type.
+std::optional<std::string> to_string(std::string_view raw);  // decodes escapes to UTF-8
+std::optional<int64_t> to_int(std::string_view raw);         // integral numbers; floats are rounded
+std::optional<double> to_double(std::string_view raw);
+std::optional<bool> to_bool(std::string_view raw);
+inline bool is_null(std::string_view raw) {
+  return raw == "null";
+}
+
+}  // namespace rcf::ingest::json_skim

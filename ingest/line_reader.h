@@ -1,0 +1,57 @@
+// Splits a ByteSource into lines with a reused buffer and memchr; no whole-file buffers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ingest/byte_source.h"
+
+namespace rcf::ingest {
+
+class LineReader {
+ public:
+  // `buffer_size`: initial read buffer (grows for long lines up to `max_line`). Lines longer
+  // than `max_line` are returned cut to `max_line` bytes with line_was_cut() true; the rest of
+  // such a line is read and dropped without being stored.
+  LineReader(ByteSource& source, size_t buffer_size = size_t{4} << 20,
+             size_t max_line = size_t{64} << 20);
+
+  // Up to `n` bytes from the start of the input, for sniffing. Call before the first next().
+  std::string_view head(size_t n);
+
+  // Next line without '\n' and without one trailing '\r'. The view is valid until the next call.
+  // Returns false at end of input or on a read error (see error()).
+  bool next(std::string_view* line);
+
+  int64_t line_number() const { return line_no_; }  // of the line last returned
+  bool line_was_cut() const { return cut_; }
+  bool last_line_had_no_newline() const { return no_newline_; }
+  int64_t bytes_consumed() const { return consumed_; }  // decompressed bytes returned so far
+  const std::string& error() const { return error_; }
+  // Streaming hash of all decompressed bytes read so far: identical content gives an identical
+  // hash whatever the compression or buffer size. Valid once next() has returned false.
+  std::string content_hash() const;
+
+ private:
+  // Reads more input after buf_[end_]; returns false at end of input or error.
+  bool fill();
+
+  ByteSource& source_;
+  std::vector<char> buf_;
+  size_t max_line_;
+  size_t begin_ = 0;  // start of unreturned data
+  size_t end_ = 0;    // end of valid data
+  bool eof_ = false;
+  bool cut_ = false;
+  bool no_newline_ = false;
+  int64_t line_no_ = 0;
+  int64_t consumed_ = 0;
+  int64_t total_read_ = 0;
+  uint32_t crc_ = 0;
+  uint32_t adler_ = 1;
+  std::string error_;
+};
+
+}  // namespace rcf::ingest

@@ -1,0 +1,310 @@
+#include "ingest/log_prefix.h"
+
+#include <charconv>
+
+namespace rcf::ingest {
+namespace {
+
+constexpr size_t kNpos = std::string_view::npos;
+// Longest source path we accept inside a prefix; bounds the search for `:LINE]` on junk lines.
+constexpr size_t kMaxPathLength = 4096;
+
+bool is_digit(char c) {
+  return static_cast<unsigned char>(c - '0') < 10;
+}
+bool is_word(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool is_upper(char c) {
+  return c >= 'A' && c <= 'Z';
+}
+
+bool digits_at(std::string_view s, size_t pos, size_t count) {
+  if (pos + count > s.size()) return false;
+  for (size_t i = pos; i < pos + count; ++i)
+    if (!is_digit(s[i])) return false;
+  return true;
+}
+
+// `[rankN]:` at `pos`: returns the index after the ':' and sets `rank`, or kNpos.
+size_t read_rank(std::string_view line, size_t pos, int32_t* rank) {
+  if (pos + 8 > line.size() || line[pos] != '[' || line[pos + 1] != 'r' || line[pos + 2] != 'a' ||
+      line[pos + 3] != 'n' || line[pos + 4] != 'k')
+    return kNpos;
+  size_t i = pos + 5;
+  size_t start = i;
+  while (i < line.size() && is_digit(line[i])) ++i;
+  if (i == start || i - start > 9 || i + 1 >= line.size() || line[i] != ']' || line[i + 1] != ':')
+    return kNpos;
+  std::from_chars(line.data() + start, line.data() + i, *rank);
+  return i + 2;
+}
+
+// `[rankN]:` ending right before `pos`: returns its start and sets `rank`, or kNpos.
+size_t rank_before(std::string_view line, size_t pos, int32_t* rank) {
+  if (pos < 8 || line[pos - 1] != ':' || line[pos - 2] != ']') return kNpos;
+  size_t i = pos - 2;
+  while (i > 0 && is_digit(line[i - 1])) --i;
+  if (i < 5 || i == pos - 2) return kNpos;
+  return read_rank(line, i - 5, rank) == pos ? i - 5 : kNpos;
+}
+
+// `PATH:LINE]` starting at `start`: sets `path` / `path_line` and returns the index after ']'.
+size_t read_path_and_line(std::string_view line, size_t start, std::string_view* path,
+                          std::string_view* path_line) {
+  size_t search = start;
+  while (true) {
+    size_t close = line.find(']', search);
+    if (close == kNpos || close - start > kMaxPathLength) return kNpos;
+    size_t d = close;
+    while (d > start && is_digit(line[d - 1])) --d;
+    if (d < close && d > start + 1 && line[d - 1] == ':') {
+      *path = line.substr(start, d - 1 - start);
+      *path_line = line.substr(d, close - d);
+      return close + 1;
+    }
+    search = close + 1;
+  }
+}
+
+// A run of digits at `s[*i]`; advances `*i`.
+bool skip_digits(std::string_view s, size_t* i) {
+  size_t start = *i;
+  while (*i < s.size() && is_digit(s[*i])) ++*i;
+  return *i > start;
+}
+
+// `!?\d+(/\d+){0,2}(_\d+)?` followed by ']' at `s[i]`: the trace id of §2. Returns the index of
+// the ']' or kNpos. Cheaper than CompileId::parse on the per-line path.
+size_t scan_trace_id(std::string_view s, size_t i) {
+  if (i < s.size() && s[i] == '!') ++i;
+  if (!skip_digits(s, &i)) return kNpos;
+  for (int slashes = 0; slashes < 2 && i < s.size() && s[i] == '/'; ++slashes) {
+    ++i;
+    if (!skip_digits(s, &i)) return kNpos;
+  }
+  if (i < s.size() && s[i] == '_') {
+    ++i;
+    if (!skip_digits(s, &i)) return kNpos;
+  }
+  return i < s.size() && s[i] == ']' ? i : kNpos;
+}
+
+// After the `]` that ends a glog location: optional ` [<compile id>]`, optional ` [__<artifact>]`,
+// then one space and the message (or the end of the line). `key_start` begins the record key.
+void read_trace_artifact_message(std::string_view line, size_t i, size_t key_start,
+                                 LogPrefix* out) {
+  const size_t n = line.size();
+  if (i + 2 < n && line[i] == ' ' && line[i + 1] == '[') {
+    size_t close = scan_trace_id(line, i + 2);
+    if (close != kNpos) {
+      out->trace_id = line.substr(i + 2, close - i - 2);
+      i = close + 1;
+    }
+  }
+  if (i + 4 < n && line[i] == ' ' && line[i + 1] == '[' && line[i + 2] == '_' &&
+      line[i + 3] == '_') {
+    size_t j = i + 4;
+    while (j < n && is_word(line[j])) ++j;
+    if (j < n && j > i + 4 && line[j] == ']') {
+      out->artifact = line.substr(i + 4, j - i - 4);
+      i = j + 1;
+    }
+  }
+  out->key = line.substr(key_start, i - key_start);
+  if (i < n && line[i] == ' ') ++i;
+  out->message = line.substr(i);
+}
+
+// Glog prefix with its level letter at `p`:
+// `LEVEL MMDD hh:mm:ss.uuuuuu PID PATH:LINE]`.
+bool parse_glog_at(std::string_view line, size_t p, LogPrefix* out) {
+  const size_t n = line.size();
+  if (p + 16 > n) return false;
+  // Fixed-width part `LMMDD hh:mm:ss.`, checked byte by byte without bounds checks.
+  const char* s = line.data() + p;
+  char level = s[0];
+  if (level != 'V' && level != 'I' && level != 'W' && level != 'E' && level != 'C') return false;
+  if (!is_digit(s[1]) || !is_digit(s[2]) || !is_digit(s[3]) || !is_digit(s[4]) || s[5] != ' ' ||
+      !is_digit(s[6]) || !is_digit(s[7]) || s[8] != ':' || !is_digit(s[9]) || !is_digit(s[10]) ||
+      s[11] != ':' || !is_digit(s[12]) || !is_digit(s[13]) || s[14] != '.')
+    return false;
+  size_t i = p + 15;
+  if (!skip_digits(line, &i) || i >= n || line[i] != ' ') return false;
+  const size_t timestamp_end = i;
+  const size_t process_start = ++i;
+  if (!skip_digits(line, &i) || i >= n || line[i] != ' ') return false;
+  const size_t process_end = i;
+  std::string_view path, path_line;
+  i = read_path_and_line(line, i + 1, &path, &path_line);
+  if (i == kNpos) return false;
+  // `out` is still as parse_log_prefix made it: no other parser writes before failing.
+  out->form = PrefixForm::kGlog;
+  out->timestamp = line.substr(p + 1, timestamp_end - p - 1);
+  out->process = line.substr(process_start, process_end - process_start);
+  out->path = path;
+  out->path_line = path_line;
+  out->level = line.substr(p, 1);
+  size_t rank_start = rank_before(line, p, &out->rank);
+  size_t key_start = rank_start == kNpos ? p : rank_start;
+  out->noise = line.substr(0, key_start);
+  read_trace_artifact_message(line, i, key_start, out);
+  return true;
+}
+
+// `[YYYY-MM-DD HH:MM:SS,mmm] <logger>: [LEVEL] <msg>` at `p` (2022 and 2023 eras).
+bool parse_bracket_date_at(std::string_view line, size_t p, LogPrefix* out) {
+  const size_t n = line.size();
+  if (p + 26 > n || line[p] != '[') return false;
+  if (!digits_at(line, p + 1, 4) || line[p + 5] != '-' || !digits_at(line, p + 6, 2) ||
+      line[p + 8] != '-' || !digits_at(line, p + 9, 2) || line[p + 11] != ' ' ||
+      !digits_at(line, p + 12, 2) || line[p + 14] != ':' || !digits_at(line, p + 15, 2) ||
+      line[p + 17] != ':' || !digits_at(line, p + 18, 2) || line[p + 20] != ',' ||
+      !digits_at(line, p + 21, 3) || line[p + 24] != ']' || line[p + 25] != ' ')
+    return false;
+  size_t i = p + 26;
+  size_t logger_start = i;
+  while (i < n && (is_word(line[i]) || line[i] == '.')) ++i;
+  if (i == logger_start || line.compare(i, 3, ": [") != 0) return false;
+  size_t logger_end = i;
+  i += 3;
+  size_t level_start = i;
+  while (i < n && is_upper(line[i])) ++i;
+  if (i == level_start || i >= n || line[i] != ']') return false;
+  out->form = PrefixForm::kBracketDate;
+  out->timestamp = line.substr(p + 1, 23);
+  out->logger = line.substr(logger_start, logger_end - logger_start);
+  out->level = line.substr(level_start, i - level_start);
+  ++i;
+  out->key = line.substr(0, i);
+  if (i < n && line[i] == ' ') ++i;
+  out->message = line.substr(i);
+  return true;
+}
+
+// 2022 `Torchdynamo: [LEVEL] <msg>` at `p`.
+bool parse_torchdynamo_bare_at(std::string_view line, size_t p, LogPrefix* out) {
+  if (line.compare(p, 14, "Torchdynamo: [") != 0 && line.compare(p, 14, "torchdynamo: [") != 0)
+    return false;
+  size_t i = p + 14;
+  size_t level_start = i;
+  while (i < line.size() && is_upper(line[i])) ++i;
+  if (i == level_start || i >= line.size() || line[i] != ']') return false;
+  out->form = PrefixForm::kTorchdynamoBare;
+  out->logger = line.substr(p, 11);
+  out->level = line.substr(level_start, i - level_start);
+  ++i;
+  out->key = line.substr(0, i);
+  if (i < line.size() && line[i] == ' ') ++i;
+  out->message = line.substr(i);
+  return true;
+}
+
+// `logging.BASIC_FORMAT` (`TORCH_LOGS_FORMAT=short`): `LEVELNAME:logger:message` at `p`.
+bool parse_short_at(std::string_view line, size_t p, LogPrefix* out) {
+  static constexpr std::string_view kLevels[] = {
+      "DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:"};
+  for (std::string_view level : kLevels) {
+    if (line.compare(p, level.size(), level) != 0) continue;
+    size_t i = p + level.size();
+    size_t logger_start = i;
+    while (i < line.size() && (is_word(line[i]) || line[i] == '.')) ++i;
+    if (i == logger_start || i >= line.size() || line[i] != ':') return false;
+    out->form = PrefixForm::kShort;
+    out->level = level.substr(0, level.size() - 1);
+    out->logger = line.substr(logger_start, i - logger_start);
+    out->key = line.substr(0, i);
+    out->message = line.substr(i + 1);
+    return true;
+  }
+  return false;
+}
+
+// Prefix shortened by the user to `<path>:<line>] ...` at `p` (path with a '/' or '\').
+bool parse_trimmed_path_at(std::string_view line, size_t p, LogPrefix* out) {
+  if (p >= line.size() || line[p] == ' ' || line[p] == '[') return false;
+  std::string_view path, path_line;
+  size_t i = read_path_and_line(line, p, &path, &path_line);
+  if (i == kNpos) return false;
+  if (path.find(' ') != kNpos) return false;
+  if (path.find('/') == kNpos && path.find('\\') == kNpos) return false;
+  int32_t rank = out->rank;
+  *out = LogPrefix{};
+  out->form = PrefixForm::kTrimmedGlog;
+  out->rank = rank;
+  out->path = path;
+  out->path_line = path_line;
+  read_trace_artifact_message(line, i, 0, out);
+  return true;
+}
+
+// `[<compile id>] [__<artifact>] <msg>` anywhere in the line (prefix cut off by the user).
+bool parse_bare_trace_artifact(std::string_view line, LogPrefix* out) {
+  for (size_t mark = line.find("] [__"); mark != kNpos; mark = line.find("] [__", mark + 1)) {
+    size_t open = line.rfind('[', mark);
+    if (open == kNpos || mark - open > 48 || scan_trace_id(line, open + 1) != mark) continue;
+    LogPrefix result;
+    result.form = PrefixForm::kTrimmedGlog;
+    result.trace_id = line.substr(open + 1, mark - open - 1);
+    size_t i = mark + 1;
+    size_t j = i + 4;
+    while (j < line.size() && is_word(line[j])) ++j;
+    if (j >= line.size() || j == i + 4 || line[j] != ']') continue;
+    result.artifact = line.substr(i + 4, j - i - 4);
+    i = j + 1;
+    size_t rank_start = rank_before(line, open, &result.rank);
+    size_t key_start = rank_start == kNpos ? open : rank_start;
+    result.key = line.substr(key_start, i - key_start);
+    if (i < line.size() && line[i] == ' ') ++i;
+    result.message = line.substr(i);
+    result.noise = line.substr(0, key_start);
+    *out = result;
+    return true;
+  }
+  return false;
+}
+
+// `torch._dynamo.guards.__recompiles` carries the artifact after `.__`.
+void artifact_from_logger(LogPrefix* out) {
+  size_t at = out->logger.rfind(".__");
+  if (at != kNpos) out->artifact = out->logger.substr(at + 3);
+}
+
+}  // namespace
+
+LogPrefix parse_log_prefix(std::string_view line) {
+  LogPrefix out;
+  size_t start = 0;
+  size_t after_rank = read_rank(line, 0, &out.rank);
+  if (after_rank != kNpos) start = after_rank;
+
+  // Fast paths: the prefix starts the line (after an optional `[rankN]:`).
+  if (start < line.size()) {
+    char c = line[start];
+    if (parse_glog_at(line, start, &out)) return out;
+    if (c == '[' && parse_bracket_date_at(line, start, &out)) {
+      artifact_from_logger(&out);
+      return out;
+    }
+    if ((c == 'T' || c == 't') && parse_torchdynamo_bare_at(line, start, &out)) return out;
+    if ((c == 'D' || c == 'I' || c == 'W' || c == 'E' || c == 'C') &&
+        parse_short_at(line, start, &out)) {
+      artifact_from_logger(&out);
+      return out;
+    }
+  }
+  // Junk before a glog prefix: every glog time has a ':' 8 bytes after the level letter.
+  for (size_t colon = line.find(':', start + 8); colon != kNpos; colon = line.find(':', colon + 1))
+    if (parse_glog_at(line, colon - 8, &out)) return out;
+  if (parse_trimmed_path_at(line, start, &out)) return out;
+  if (parse_bare_trace_artifact(line, &out)) return out;
+
+  out = LogPrefix{};
+  after_rank = read_rank(line, 0, &out.rank);
+  start = after_rank == kNpos ? 0 : after_rank;
+  if (after_rank != kNpos && start < line.size() && line[start] == ' ') ++start;
+  out.message = line.substr(start);
+  return out;
+}
+
+}  // namespace rcf::ingest

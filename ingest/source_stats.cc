@@ -1,0 +1,55 @@
+#include "ingest/source_stats.h"
+
+#include <fmt/format.h>
+
+namespace rcf::ingest {
+
+std::string safe_excerpt(std::string_view text, size_t max) {
+  std::string out;
+  out.reserve(std::min(text.size(), max));
+  size_t i = 0;
+  while (i < text.size()) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    bool valid = len > 0 && i + len <= text.size();
+    for (size_t k = 1; valid && k < len; ++k)
+      valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+    if (!valid) len = 1;
+    if (out.size() + len > max) break;
+    if (valid && (len > 1 || c >= 0x20 || c == '\t'))
+      out.append(text.data() + i, len);
+    else
+      out.push_back('?');
+    i += len;
+  }
+  return out;
+}
+
+void SourceStats::add_note(int64_t line, LineFate fate, std::string_view reason,
+                           std::string_view excerpt) {
+  const char* fate_name = fate == LineFate::kSkipped    ? "skipped"
+                          : fate == LineFate::kRejected ? "rejected"
+                                                        : "warning";
+  auto& tally = reasons[{fate_name, std::string(reason)}];
+  if (tally.count++ == 0) {
+    tally.first_line = line;
+    tally.first_excerpt = safe_excerpt(excerpt, kMaxExcerpt);
+  }
+  switch (fate) {
+    case LineFate::kSkipped:
+      ++skipped;
+      break;
+    case LineFate::kWarning:
+      ++warnings;
+      break;
+    case LineFate::kRejected:
+      ++rejected;
+      if (first_error.empty()) first_error = fmt::format("{}:{}: {}", path, line, reason);
+      if (rejected_lines.size() < kMaxKeptRejects)
+        rejected_lines.push_back(
+            {line, std::string(reason), safe_excerpt(excerpt, kMaxExcerpt)});
+      break;
+  }
+}
+
+}  // namespace rcf::ingest

@@ -1,0 +1,57 @@
+// What the ingest of one source measured: the line accounting that ends up in `source`,
+// `line_note` and `rejected_line`.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ingest/events.h"
+
+namespace rcf::ingest {
+
+struct ReasonTally {
+  int64_t count = 0;
+  int64_t first_line = 0;
+  std::string first_excerpt;
+};
+
+struct RejectedLine {
+  int64_t line = 0;
+  std::string reason;
+  std::string excerpt;
+};
+
+struct SourceStats {
+  std::string path;
+  std::string format;
+  std::string encoding;
+  std::string content_hash;
+  int64_t bytes = 0;  // decompressed
+  int64_t lines = 0;
+  int64_t events = 0;
+  int64_t skipped = 0;
+  int64_t rejected = 0;
+  int64_t warnings = 0;
+  std::string first_error;  // "path:line: reason"
+  std::string read_error;   // set when reading stopped early
+  std::optional<int64_t> file_rank;
+  // (fate, reason) -> tally. fate is "skipped", "rejected" or "warning".
+  std::map<std::pair<std::string, std::string>, ReasonTally> reasons;
+  std::vector<RejectedLine> rejected_lines;  // first kMaxKeptRejects
+
+  static constexpr size_t kMaxKeptRejects = 1000;
+  static constexpr size_t kMaxExcerpt = 200;
+
+  // Records one note; keeps first_error and the first rejected lines.
+  void add_note(int64_t line, LineFate fate, std::string_view reason, std::string_view excerpt);
+};
+
+// Cuts `text` to at most `max` bytes without splitting a UTF-8 sequence, and replaces bytes that
+// are not valid UTF-8 by '?', so that excerpts are always valid text.
+std::string safe_excerpt(std::string_view text, size_t max);
+
+}  // namespace rcf::ingest

@@ -1,0 +1,123 @@
+#include "pipeline/ingest_pipeline.h"
+
+#include <fmt/format.h>
+
+#include "analysis/run_analysis.h"
+#include "ingest/importer.h"
+#include "ingest/ingest_driver.h"
+#include "ingest/input_walker.h"
+#include "store/ingest_writer.h"
+#include "store/store.h"
+#include "util/error.h"
+
+namespace rcf::pipeline {
+
+IngestSummary run_ingest(const IngestRequest& request) {
+  if (!request.format.empty() && !ingest::find_importer(request.format)) {
+    std::string known;
+    for (const auto& info : ingest::importer_registry()) known += " " + info.name;
+    throw Error(fmt::format("unknown --format '{}' (known:{})", request.format, known));
+  }
+  if (request.paths.empty()) throw Error("no input paths given");
+  std::vector<ingest::WalkProblem> problems;
+  auto inputs = ingest::expand_inputs(request.paths, &problems);
+  IngestSummary summary;
+  for (const auto& p : problems) {
+    bool named = std::find(request.paths.begin(), request.paths.end(), p.path) != request.paths.end();
+    if (named) throw Error(fmt::format("cannot read {}: {}", p.path, p.message));
+    summary.warnings.push_back(fmt::format("skipped {}: {}", p.path, p.message));
+  }
+  if (inputs.empty()) throw Error("no input files found under the given paths");
+
+  auto db = store::open_store(request.db_path, store::OpenMode::kCreateOrWrite);
+  store::IngestWriter writer(*db);
+  int64_t run_id = writer.run_id(request.lane, request.run);
+
+  ingest::DriverOptions options;
+  options.forced_format = request.format;
+  options.buffer_size = request.buffer_size;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const auto& input = inputs[i];
+    if (request.progress)
+      options.progress = [&, i](int64_t done, int64_t total) {
+        request.progress(i, inputs.size(), input.path, done, total);
+      };
+    IngestedSource src;
+    ingest::EventSink& sink = writer.begin_source(run_id);
+    auto outcome = ingest::ingest_source(input.path, sink, options, &src.stats);
+    if (outcome == ingest::SourceOutcome::kOpenFailed) {
+      if (!input.from_walk)
+        throw Error(fmt::format("cannot read {}: {}", input.path, src.stats.read_error));
+      summary.warnings.push_back(fmt::format("skipped {}: {}", input.path, src.stats.read_error));
+      src.stats.format = "unreadable";
+      src.stats.content_hash = "unreadable:" + input.path;
+    } else if (outcome == ingest::SourceOutcome::kUnrecognized && src.stats.bytes == 0 &&
+               !src.stats.read_error.empty()) {
+      // Not a single byte could be read (e.g. corrupt gzip): unreadable, not empty.
+      if (!input.from_walk)
+        throw Error(fmt::format("cannot read {}: {}", input.path, src.stats.read_error));
+      summary.warnings.push_back(fmt::format("skipped {}: {}", input.path, src.stats.read_error));
+      src.stats.format = "unreadable";
+      src.stats.content_hash = "unreadable:" + input.path;
+    } else if (outcome == ingest::SourceOutcome::kUnrecognized) {
+      if (src.stats.bytes == 0) {
+        src.stats.format = "empty";
+      } else if (!input.from_walk) {
+        std::string known;
+        for (const auto& info : ingest::importer_registry()) known += " " + info.name;
+        throw Error(fmt::format("{}: not a recognised log format; name one with --format (known:{})",
+                                input.path, known));
+      } else {
+        summary.warnings.push_back(
+            fmt::format("{}: not a recognised log format; its {} lines were counted, not read",
+                        input.path, src.stats.lines));
+      }
+      src.stats.skipped = src.stats.lines;
+      if (src.stats.lines > 0)
+        src.stats.reasons[{"skipped", "unrecognized_format"}] = {src.stats.lines, 1, ""};
+    }
+    if (request.strict && src.stats.rejected > 0)
+      throw Error(fmt::format("--strict: {} rejected line(s), first at {}", src.stats.rejected,
+                              src.stats.first_error));
+    if (auto earlier = writer.end_source(src.stats)) {
+      src.duplicate_of = *earlier;
+      ++summary.duplicates;
+    } else {
+      summary.events += src.stats.events;
+      summary.lines += src.stats.lines;
+      summary.bytes += src.stats.bytes;
+      summary.rejected += src.stats.rejected;
+      ++summary.formats[src.stats.format];
+    }
+    summary.sources.push_back(std::move(src));
+  }
+  analysis::analyze_runs(*db, writer.touched_runs());
+  store::create_indexes(*db);
+  writer.commit();
+  return summary;
+}
+
+std::string render_ingest_summary(const IngestSummary& s) {
+  std::string out;
+  int64_t added = static_cast<int64_t>(s.sources.size()) - s.duplicates;
+  std::string formats;
+  for (const auto& [f, n] : s.formats) formats += fmt::format("{}{} {}", formats.empty() ? "" : ", ", f, n);
+  out += fmt::format("ingested {} file{} ({}), {} lines, {:.1f} MB, {} events, {} rejected lines",
+                     added, added == 1 ? "" : "s", formats.empty() ? "none" : formats, s.lines,
+                     s.bytes / 1e6, s.events, s.rejected);
+  if (s.duplicates) out += fmt::format(", {} already ingested (unchanged)", s.duplicates);
+  out += "\n";
+  for (const auto& src : s.sources) {
+    if (!src.duplicate_of.empty()) {
+      out += fmt::format("  {}: same content as {}, nothing added\n", src.stats.path, src.duplicate_of);
+    } else if (src.stats.rejected > 0 || !src.stats.read_error.empty()) {
+      out += fmt::format("  {}: {} rejected line(s), first: {}{}\n", src.stats.path,
+                         src.stats.rejected, src.stats.first_error,
+                         src.stats.read_error.empty() ? "" : "; read stopped: " + src.stats.read_error);
+    }
+  }
+  for (const auto& w : s.warnings) out += "  warning: " + w + "\n";
+  return out;
+}
+
+}  // namespace rcf::pipeline

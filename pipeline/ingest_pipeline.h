@@ -1,0 +1,51 @@
+// `rcf ingest` as a function: expand inputs, read each with its importer, write everything in
+// one transaction, recompute the analysis of the touched runs, commit. Any error leaves the
+// database exactly as it was.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ingest/source_stats.h"
+
+namespace rcf::pipeline {
+
+struct IngestRequest {
+  std::string db_path = "rcf.db";
+  std::string lane = "default";
+  std::string run = "default";
+  std::string format;  // forced importer; empty = sniff each file
+  std::vector<std::string> paths;
+  bool strict = false;  // a rejected line fails the whole ingest
+  size_t buffer_size = size_t{4} << 20;
+  // Progress callback: (file index, file count, path, raw bytes read, raw size or -1).
+  std::function<void(size_t, size_t, const std::string&, int64_t, int64_t)> progress;
+};
+
+struct IngestedSource {
+  ingest::SourceStats stats;
+  std::string duplicate_of;  // non-empty: same content as this earlier source, nothing added
+};
+
+struct IngestSummary {
+  std::vector<IngestedSource> sources;
+  std::vector<std::string> warnings;  // unreadable walked entries, unrecognized files, ...
+  int64_t events = 0;
+  int64_t lines = 0;
+  int64_t bytes = 0;
+  int64_t rejected = 0;
+  int64_t duplicates = 0;
+  std::map<std::string, int64_t> formats;  // format -> files
+};
+
+// Throws rcf::Error (nothing written) for usage and input errors: unknown --format, a named path
+// that cannot be read or whose format is not recognised, no input at all, database problems,
+// --strict with rejected lines.
+IngestSummary run_ingest(const IngestRequest& request);
+
+std::string render_ingest_summary(const IngestSummary& summary);
+
+}  // namespace rcf::pipeline

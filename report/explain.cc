@@ -1,0 +1,294 @@
+#include "report/explain.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "analysis/guard_reason.h"
+
+namespace rcf::report {
+namespace {
+
+std::string first_line(const std::string& text) {
+  size_t nl = text.find('\n');
+  return nl == std::string::npos ? text : text.substr(0, nl);
+}
+
+std::string site_of(const std::string& file, std::optional<int64_t> line, const std::string& fn) {
+  std::string where = file.empty() ? "<unknown file>" : file;
+  std::string name = fn.empty() ? "?" : fn;
+  return line ? fmt::format("{}:{} ({})", where, *line, name) : fmt::format("{} ({})", where, name);
+}
+
+SiteSummary& site_entry(RunSummary& run, const std::string& site) {
+  for (auto& s : run.sites)
+    if (s.site == site) return s;
+  run.sites.push_back({});
+  run.sites.back().site = site;
+  return run.sites.back();
+}
+
+void load_compiles(store::Database& db, RunSummary& run) {
+  auto st = db.prepare(
+      "SELECT site.text, pk.text, c.kind, c.compile_ms, a.cause, a.confidence, d.text, "
+      "prev.text, e.text, subj.text, c.ordinal "
+      "FROM compile_event c JOIN attribution a ON a.compile_row = c.compile_row "
+      "JOIN strings site ON site.string_id = c.site_sid "
+      "JOIN strings pk ON pk.string_id = c.program_key_sid "
+      "LEFT JOIN strings d ON d.string_id = a.detail_sid "
+      "LEFT JOIN strings prev ON prev.string_id = a.prev_program_key_sid "
+      "LEFT JOIN strings e ON e.string_id = a.evidence_sid "
+      "LEFT JOIN strings subj ON subj.string_id = a.subject_sid "
+      "WHERE c.run_id = ? ORDER BY c.ordinal");
+  st.bind(1, run.run_id);
+  while (st.step()) {
+    SiteSummary& site = site_entry(run, st.str(0));
+    std::string cause = st.str(4);
+    double ms = st.opt_real(3).value_or(0);
+    bool failed = st.text(2) == "dynamo_failed";
+    ++site.compiles;
+    ++run.compiles;
+    site.compile_ms += ms;
+    if (failed) {
+      ++site.failed;
+      ++run.failed;
+    }
+    if (cause == "first_compile") continue;
+    ++site.recompiles;
+    ++run.recompiles;
+    site.recompile_ms += ms;
+    run.recompile_ms += ms;
+    ++site.causes[cause];
+    ++run.causes[cause];
+    std::string subject = st.str(9);
+    auto it = std::find_if(site.reasons.begin(), site.reasons.end(), [&](const ReasonGroup& g) {
+      return g.cause == cause && g.subject == subject;
+    });
+    if (it == site.reasons.end()) {
+      site.reasons.push_back({});
+      it = site.reasons.end() - 1;
+      it->cause = cause;
+      it->subject = subject;
+    }
+    ++it->count;
+    // Rows come in ordinal order: the last one seen is the most recent recompile.
+    it->confidence = st.str(5);
+    it->detail = st.str(6);
+    it->program_key = st.str(1);
+    it->prev_program_key = st.str(7);
+    it->evidence = st.str(8);
+  }
+}
+
+void load_limit_hits(store::Database& db, RunSummary& run) {
+  auto st = db.prepare(
+      "SELECT fn.text, f.text, h.firstlineno, h.limit_type, h.limit_value, lr.text, "
+      "h.hard_failure, h.frame_id, h.frame_compile_id, h.attempt, h.rank, s.path, h.line "
+      "FROM recompile_limit_hit h JOIN source s ON s.source_id = h.source_id "
+      "LEFT JOIN strings fn ON fn.string_id = h.function_sid "
+      "LEFT JOIN strings f ON f.string_id = h.file_sid "
+      "LEFT JOIN strings lr ON lr.string_id = h.last_reason_sid "
+      "WHERE h.run_id = ? ORDER BY h.source_id, h.line");
+  st.bind(1, run.run_id);
+  while (st.step()) {
+    LimitHitInfo hit;
+    hit.limit_type = st.str(3);
+    hit.limit_value = st.opt_int64(4);
+    hit.last_reason = st.str(5);
+    hit.hard_failure = st.int64(6) != 0;
+    if (st.int64(7) >= 0) hit.program_key = fmt::format("{}/{}", st.int64(7), st.int64(8));
+    std::string path = st.str(11);
+    size_t slash = path.find_last_of('/');
+    hit.where = fmt::format("{}:{}", slash == std::string::npos ? path : path.substr(slash + 1),
+                            st.int64(12));
+    if (!hit.last_reason.empty())
+      hit.last_reason_cause = analysis::classify_guard_reason(hit.last_reason).cause;
+    std::string site = site_of(st.str(1), st.opt_int64(2), st.str(0));
+    // Attach to the compiled site of the same function when the file matches.
+    SiteSummary* target = nullptr;
+    for (auto& s : run.sites)
+      if (s.site == site) target = &s;
+    if (!target) target = &site_entry(run, site);
+    target->limit_hits.push_back(std::move(hit));
+  }
+}
+
+void load_graph_breaks(store::Database& db, RunSummary& run) {
+  auto st = db.prepare(
+      "SELECT f.text, g.user_line, gt.text, rs.text, max(g.sync_signature), count(*) "
+      "FROM graph_break g "
+      "LEFT JOIN strings f ON f.string_id = g.user_file_sid "
+      "LEFT JOIN strings gt ON gt.string_id = g.gb_type_sid "
+      "LEFT JOIN strings rs ON rs.string_id = g.reason_sid "
+      "WHERE g.run_id = ? GROUP BY f.text, g.user_line, coalesce(gt.text, rs.text)");
+  st.bind(1, run.run_id);
+  while (st.step()) {
+    BreakInfo b;
+    if (!st.is_null(0))
+      b.location = st.is_null(1) ? st.str(0) : fmt::format("{}:{}", st.str(0), st.int64(1));
+    b.gb_type = !st.is_null(2) ? st.str(2) : first_line(st.str(3));
+    b.sync_signature = st.int64(4) != 0;
+    b.count = st.int64(5);
+    run.graph_breaks.push_back(std::move(b));
+  }
+  std::sort(run.graph_breaks.begin(), run.graph_breaks.end(),
+            [](const BreakInfo& a, const BreakInfo& b) {
+              if (a.sync_signature != b.sync_signature) return a.sync_signature;
+              if (a.count != b.count) return a.count > b.count;
+              if (a.location != b.location) return a.location < b.location;
+              return a.gb_type < b.gb_type;
+            });
+}
+
+}  // namespace
+
+ExplainModel build_explain(store::Database& db, const std::string& lane) {
+  ExplainModel model;
+  auto runs = db.prepare(
+      "SELECT run_id, lane, run, source_count, "
+      "(SELECT coalesce(sum(rejected), 0) FROM source s WHERE s.run_id = runs.run_id) "
+      "FROM runs WHERE (? = '' OR lane = ?) ORDER BY lane, run");
+  runs.bind(1, lane).bind(2, lane);
+  while (runs.step()) {
+    RunSummary run;
+    run.run_id = runs.int64(0);
+    run.lane = runs.str(1);
+    run.run = runs.str(2);
+    run.sources = runs.int64(3);
+    run.rejected_lines = runs.int64(4);
+    load_compiles(db, run);
+    load_limit_hits(db, run);
+    load_graph_breaks(db, run);
+    for (auto& site : run.sites)
+      std::sort(site.reasons.begin(), site.reasons.end(),
+                [](const ReasonGroup& a, const ReasonGroup& b) {
+                  if (a.count != b.count) return a.count > b.count;
+                  if (a.cause != b.cause) return a.cause < b.cause;
+                  return a.subject < b.subject;
+                });
+    // Sites with the most recompiles first, then limit hits, then by name.
+    std::sort(run.sites.begin(), run.sites.end(), [](const SiteSummary& a, const SiteSummary& b) {
+      if (a.recompiles != b.recompiles) return a.recompiles > b.recompiles;
+      if (a.limit_hits.size() != b.limit_hits.size())
+        return a.limit_hits.size() > b.limit_hits.size();
+      if (a.compiles != b.compiles) return a.compiles > b.compiles;
+      return a.site < b.site;
+    });
+    model.runs.push_back(std::move(run));
+  }
+  return model;
+}
+
+namespace {
+
+std::string causes_text(const std::map<std::string, int64_t>& causes) {
+  std::vector<std::pair<std::string, int64_t>> v(causes.begin(), causes.end());
+  std::stable_sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  std::string out;
+  for (const auto& [cause, n] : v) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", cause, n);
+  return out;
+}
+
+std::string ms_text(double ms) {
+  if (ms >= 60000) return fmt::format("{:.1f} min", ms / 60000);
+  if (ms >= 1000) return fmt::format("{:.1f} s", ms / 1000);
+  return fmt::format("{:.0f} ms", ms);
+}
+
+}  // namespace
+
+std::string render_explain_text(const ExplainModel& model) {
+  std::string out;
+  if (model.runs.empty()) return "No runs in this database. Ingest logs with `rcf ingest`.\n";
+  for (const auto& run : model.runs) {
+    out += fmt::format("== lane {} / run {}  ({} source{})\n", run.lane, run.run, run.sources,
+                       run.sources == 1 ? "" : "s");
+    out += fmt::format("   {} compiles, {} recompiles", run.compiles, run.recompiles);
+    if (run.failed) out += fmt::format(", {} failed", run.failed);
+    if (run.recompile_ms > 0) out += fmt::format(", {} spent recompiling", ms_text(run.recompile_ms));
+    out += "\n";
+    if (!run.causes.empty()) out += fmt::format("   causes: {}\n", causes_text(run.causes));
+    if (run.rejected_lines)
+      out += fmt::format("   {} input lines rejected (see the ingest_stats view)\n", run.rejected_lines);
+    for (const auto& site : run.sites) {
+      out += fmt::format("\n   site {}\n", site.site);
+      out += fmt::format("     {} compile{}, {} recompile{}", site.compiles,
+                         site.compiles == 1 ? "" : "s", site.recompiles,
+                         site.recompiles == 1 ? "" : "s");
+      if (!site.causes.empty()) out += fmt::format(" [{}]", causes_text(site.causes));
+      if (site.failed) out += fmt::format(", {} failed", site.failed);
+      if (site.recompile_ms > 0) out += fmt::format(", {} lost to recompiles", ms_text(site.recompile_ms));
+      out += "\n";
+      for (const auto& g : site.reasons) {
+        out += fmt::format("     {:>4}x {}{}  [{}]\n", g.count, g.cause,
+                           g.subject.empty() ? "" : " on " + g.subject, g.confidence);
+        out += fmt::format("           latest {}{}: {}\n", g.program_key,
+                           g.prev_program_key.empty() ? "" : " (vs " + g.prev_program_key + ")",
+                           g.detail);
+        if (!g.evidence.empty()) out += fmt::format("           evidence: {}\n", g.evidence);
+      }
+      for (const auto& h : site.limit_hits) {
+        out += fmt::format("     recompile limit hit: {}{}{} at {}{}; the frame {} from here on\n",
+                           h.limit_type, h.limit_value ? fmt::format(" ({})", *h.limit_value) : "",
+                           h.program_key.empty() ? "" : " refusing " + h.program_key, h.where,
+                           "", h.hard_failure ? "raised FailOnRecompileLimitHit" : "runs eager");
+        if (!h.last_reason.empty())
+          out += fmt::format("           last reason ({}): {}\n", h.last_reason_cause,
+                             first_line(h.last_reason));
+        else
+          out += "           last reason: not printed by this PyTorch version (use TORCH_LOGS=recompiles)\n";
+      }
+    }
+    if (!run.graph_breaks.empty()) {
+      out += "\n   graph breaks (distinct):\n";
+      for (const auto& b : run.graph_breaks)
+        out += fmt::format("     {:>4}x {}{}{}\n", b.count,
+                           b.location.empty() ? "" : b.location + ": ", b.gb_type,
+                           b.sync_signature ? "  [host sync: sync_fragment]" : "");
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string render_explain_json(const ExplainModel& model) {
+  using nlohmann::json;
+  json runs = json::array();
+  for (const auto& run : model.runs) {
+    json sites = json::array();
+    for (const auto& s : run.sites) {
+      json reasons = json::array();
+      for (const auto& g : s.reasons)
+        reasons.push_back({{"cause", g.cause}, {"subject", g.subject}, {"count", g.count},
+                           {"confidence", g.confidence}, {"detail", g.detail},
+                           {"program_key", g.program_key},
+                           {"prev_program_key", g.prev_program_key}, {"evidence", g.evidence}});
+      json hits = json::array();
+      for (const auto& h : s.limit_hits)
+        hits.push_back({{"limit_type", h.limit_type},
+                        {"limit_value", h.limit_value ? json(*h.limit_value) : json(nullptr)},
+                        {"program_key", h.program_key}, {"last_reason", h.last_reason},
+                        {"last_reason_cause", h.last_reason_cause},
+                        {"hard_failure", h.hard_failure}, {"where", h.where},
+                        {"falls_back_to_eager", !h.hard_failure}});
+      sites.push_back({{"site", s.site}, {"compiles", s.compiles}, {"recompiles", s.recompiles},
+                       {"failed", s.failed}, {"compile_ms", s.compile_ms},
+                       {"recompile_ms", s.recompile_ms}, {"causes", s.causes},
+                       {"reasons", reasons}, {"recompile_limit_hits", hits}});
+    }
+    json breaks = json::array();
+    for (const auto& b : run.graph_breaks)
+      breaks.push_back({{"location", b.location}, {"gb_type", b.gb_type}, {"count", b.count},
+                        {"sync_signature", b.sync_signature}});
+    runs.push_back({{"lane", run.lane}, {"run", run.run}, {"sources", run.sources},
+                    {"compiles", run.compiles}, {"recompiles", run.recompiles},
+                    {"failed", run.failed}, {"recompile_ms", run.recompile_ms},
+                    {"causes", run.causes}, {"rejected_lines", run.rejected_lines},
+                    {"sites", sites}, {"graph_breaks", breaks}});
+  }
+  json doc = {{"schema_version", kExplainJsonVersion}, {"tool", "rcf explain"}, {"runs", runs}};
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace rcf::report

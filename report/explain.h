@@ -1,0 +1,83 @@
+// `rcf explain`: per run and site, compiles and recompiles by cause, the top reasons with their
+// details, recompile-limit hits and graph breaks. Built from analysis results (the public views)
+// into a plain model, then rendered as terminal text or versioned JSON. Every listing has a total
+// order so that outputs can be diffed.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/database.h"
+
+namespace rcf::report {
+
+inline constexpr int kExplainJsonVersion = 1;
+
+struct ReasonGroup {
+  std::string cause;
+  std::string subject;  // what changed (tensor, guarded expression), may be empty
+  int64_t count = 0;
+  std::string confidence;      // of the representative
+  std::string detail;          // of the most recent recompile in the group
+  std::string program_key;     // that recompile
+  std::string prev_program_key;
+  std::string evidence;
+};
+
+struct LimitHitInfo {
+  std::string limit_type;
+  std::optional<int64_t> limit_value;
+  std::string program_key;  // compile id that was refused ("0/8")
+  std::string last_reason;
+  std::string last_reason_cause;  // classified
+  bool hard_failure = false;
+  std::string where;  // source:line
+};
+
+struct BreakInfo {
+  std::string location;  // user file:line, or "" when the log did not say
+  std::string gb_type;   // or first line of the reason
+  int64_t count = 0;     // records (restarts and recompiles repeat the same break)
+  bool sync_signature = false;
+};
+
+struct SiteSummary {
+  std::string site;
+  int64_t compiles = 0;
+  int64_t recompiles = 0;
+  int64_t failed = 0;
+  double compile_ms = 0;    // all compiles with a known time
+  double recompile_ms = 0;  // recompiles only: the time lost
+  std::map<std::string, int64_t> causes;
+  std::vector<ReasonGroup> reasons;
+  std::vector<LimitHitInfo> limit_hits;
+};
+
+struct RunSummary {
+  int64_t run_id = 0;
+  std::string lane;
+  std::string run;
+  int64_t sources = 0;
+  int64_t compiles = 0;
+  int64_t recompiles = 0;
+  int64_t failed = 0;
+  double recompile_ms = 0;
+  std::map<std::string, int64_t> causes;
+  std::vector<SiteSummary> sites;
+  std::vector<BreakInfo> graph_breaks;
+  int64_t rejected_lines = 0;
+};
+
+struct ExplainModel {
+  std::vector<RunSummary> runs;
+};
+
+// `lane` filters by lane name when non-empty.
+ExplainModel build_explain(store::Database& db, const std::string& lane);
+std::string render_explain_text(const ExplainModel& model);
+std::string render_explain_json(const ExplainModel& model);
+
+}  // namespace rcf::report

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# README command 1: install what is missing, build, run `rcf demo` on the bundled fixtures.
+# Writes rcf-demo/rcf.db, rcf-demo/explain.txt and rcf-demo/explain.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install_deps.sh
+bash scripts/build.sh
+./build/rcf demo --out rcf-demo

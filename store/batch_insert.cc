@@ -1,0 +1,52 @@
+#include "store/batch_insert.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace rcf::store {
+
+BatchInsert::BatchInsert(Database& db, std::string table, std::vector<std::string> columns)
+    : db_(db), table_(std::move(table)), columns_(std::move(columns)) {
+  std::string row = "(" + std::string(columns_.size() * 2 - 1, ',') + ")";
+  for (size_t i = 0; i < columns_.size(); ++i) row[1 + 2 * i] = '?';
+  std::string head = fmt::format("INSERT INTO {} ({}) VALUES ", table_, fmt::join(columns_, ","));
+  std::string multi = head;
+  for (int i = 0; i < kRowsPerStatement; ++i) multi += (i ? "," : "") + row;
+  multi_ = db_.prepare(multi);
+  single_ = db_.prepare(head + row);
+  values_.reserve(columns_.size() * kRowsPerStatement);
+}
+
+BatchInsert& BatchInsert::push(SqlValue v) {
+  values_.push_back(std::move(v));
+  if (values_.size() == columns_.size() * kRowsPerStatement) {
+    write(multi_, 0, kRowsPerStatement);
+    values_.clear();
+  }
+  return *this;
+}
+
+void BatchInsert::write(Statement& st, size_t first_value, size_t rows) {
+  size_t n = rows * columns_.size();
+  for (size_t i = 0; i < n; ++i) {
+    const SqlValue& v = values_[first_value + i];
+    int index = static_cast<int>(i + 1);
+    if (std::holds_alternative<std::monostate>(v))
+      st.bind_null(index);
+    else if (auto* x = std::get_if<int64_t>(&v))
+      st.bind(index, *x);
+    else if (auto* d = std::get_if<double>(&v))
+      st.bind(index, *d);
+    else
+      st.bind(index, std::string_view(std::get<std::string>(v)));
+  }
+  st.run();
+}
+
+void BatchInsert::flush() {
+  size_t rows = values_.size() / columns_.size();
+  for (size_t r = 0; r < rows; ++r) write(single_, r * columns_.size(), 1);
+  values_.clear();
+}
+
+}  // namespace rcf::store

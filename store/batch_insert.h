@@ -1,0 +1,50 @@
+// Multi-row prepared inserts: rows are buffered and written `kRowsPerStatement` at a time with
+// one `INSERT ... VALUES (...),(...),...` statement; the tail goes through a one-row statement.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "store/database.h"
+
+namespace rcf::store {
+
+using SqlValue = std::variant<std::monostate, int64_t, double, std::string>;
+
+class BatchInsert {
+ public:
+  static constexpr int kRowsPerStatement = 64;
+
+  BatchInsert(Database& db, std::string table, std::vector<std::string> columns);
+
+  // Appends one value of the current row; a row is complete after columns().size() values.
+  BatchInsert& null() { return push(std::monostate{}); }
+  BatchInsert& val(int64_t v) { return push(v); }
+  BatchInsert& val(int v) { return push(static_cast<int64_t>(v)); }
+  BatchInsert& val(bool v) { return push(static_cast<int64_t>(v)); }
+  BatchInsert& val(double v) { return push(v); }
+  BatchInsert& val(std::string v) { return push(std::move(v)); }
+  template <typename T>
+  BatchInsert& val(const std::optional<T>& v) {
+    return v ? val(*v) : null();
+  }
+  // Writes all buffered rows.
+  void flush();
+  size_t column_count() const { return columns_.size(); }
+
+ private:
+  BatchInsert& push(SqlValue v);
+  void write(Statement& st, size_t first_value, size_t rows);
+
+  Database& db_;
+  std::string table_;
+  std::vector<std::string> columns_;
+  std::vector<SqlValue> values_;
+  Statement multi_;
+  Statement single_;
+};
+
+}  // namespace rcf::store

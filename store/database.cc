@@ -1,0 +1,133 @@
+#include "store/database.h"
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+
+namespace rcf::store {
+
+Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
+  int rc = sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()),
+                              SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
+  if (rc != SQLITE_OK) {
+    throw Error(fmt::format("SQLite cannot prepare statement: {} [{}]", sqlite3_errmsg(db),
+                            sql.substr(0, 200)));
+  }
+}
+
+Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
+  other.stmt_ = nullptr;
+}
+
+Statement& Statement::operator=(Statement&& other) noexcept {
+  if (this != &other) {
+    sqlite3_finalize(stmt_);
+    db_ = other.db_;
+    stmt_ = other.stmt_;
+    other.stmt_ = nullptr;
+  }
+  return *this;
+}
+
+void Statement::check(int rc, const char* what) {
+  if (rc != SQLITE_OK) {
+    throw Error(fmt::format("SQLite {} failed: {} [{}]", what, sqlite3_errmsg(db_),
+                            std::string_view(sqlite3_sql(stmt_)).substr(0, 200)));
+  }
+}
+
+Statement& Statement::bind(int index, int64_t value) {
+  check(sqlite3_bind_int64(stmt_, index, value), "bind");
+  return *this;
+}
+Statement& Statement::bind(int index, double value) {
+  check(sqlite3_bind_double(stmt_, index, value), "bind");
+  return *this;
+}
+Statement& Statement::bind(int index, std::string_view value) {
+  check(sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
+                          SQLITE_TRANSIENT),
+        "bind");
+  return *this;
+}
+Statement& Statement::bind_null(int index) {
+  check(sqlite3_bind_null(stmt_, index), "bind");
+  return *this;
+}
+
+bool Statement::step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  std::string message = fmt::format("SQLite step failed: {} [{}]", sqlite3_errmsg(db_),
+                                    std::string_view(sqlite3_sql(stmt_)).substr(0, 200));
+  sqlite3_reset(stmt_);
+  throw Error(message);
+}
+
+void Statement::run() {
+  while (step()) {
+  }
+  reset();
+}
+
+void Statement::reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+bool Statement::is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+int64_t Statement::int64(int col) const { return sqlite3_column_int64(stmt_, col); }
+double Statement::real(int col) const { return sqlite3_column_double(stmt_, col); }
+std::string_view Statement::text(int col) const {
+  const unsigned char* p = sqlite3_column_text(stmt_, col);
+  if (!p) return {};
+  return std::string_view(reinterpret_cast<const char*>(p),
+                          static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
+}
+std::optional<int64_t> Statement::opt_int64(int col) const {
+  if (is_null(col)) return std::nullopt;
+  return int64(col);
+}
+std::optional<double> Statement::opt_real(int col) const {
+  if (is_null(col)) return std::nullopt;
+  return real(col);
+}
+std::optional<std::string> Statement::opt_str(int col) const {
+  if (is_null(col)) return std::nullopt;
+  return str(col);
+}
+int Statement::column_count() const { return sqlite3_column_count(stmt_); }
+std::string Statement::column_name(int col) const { return sqlite3_column_name(stmt_, col); }
+
+Database::Database(const std::string& path, Mode mode) : path_(path) {
+  int flags = mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY
+                                      : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message =
+        fmt::format("cannot open database {}: {}", path, db_ ? sqlite3_errmsg(db_) : "out of memory");
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw Error(message);
+  }
+  sqlite3_busy_timeout(db_, 30000);
+  sqlite3_extended_result_codes(db_, 1);
+}
+
+Database::~Database() { sqlite3_close(db_); }
+
+void Database::exec(std::string_view sql) {
+  std::string owned(sql);
+  char* err = nullptr;
+  int rc = sqlite3_exec(db_, owned.c_str(), nullptr, nullptr, &err);
+  if (rc != SQLITE_OK) {
+    std::string message = fmt::format("SQLite error on {}: {}", path_, err ? err : sqlite3_errstr(rc));
+    sqlite3_free(err);
+    throw Error(message);
+  }
+}
+
+}  // namespace rcf::store

@@ -1,0 +1,82 @@
+// A thin RAII layer over sqlite3: a connection and prepared statements. Errors throw rcf::Error
+// with SQLite's message and the statement that failed.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rcf::store {
+
+class Statement {
+ public:
+  Statement() = default;
+  Statement(sqlite3* db, std::string_view sql);
+  ~Statement();
+  Statement(Statement&& other) noexcept;
+  Statement& operator=(Statement&& other) noexcept;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  // Parameters are 1-based, as in SQLite. Text is copied by SQLite (SQLITE_TRANSIENT).
+  Statement& bind(int index, int64_t value);
+  Statement& bind(int index, double value);
+  Statement& bind(int index, std::string_view value);
+  Statement& bind(int index, const char* value) { return bind(index, std::string_view(value)); }
+  Statement& bind_null(int index);
+  template <typename T>
+  Statement& bind(int index, const std::optional<T>& value) {
+    return value ? bind(index, *value) : bind_null(index);
+  }
+  Statement& bind(int index, int value) { return bind(index, static_cast<int64_t>(value)); }
+  Statement& bind(int index, bool value) { return bind(index, static_cast<int64_t>(value)); }
+
+  // Steps once: true when a row is available, false when done.
+  bool step();
+  // Runs to completion (for statements without results) and resets.
+  void run();
+  void reset();
+
+  bool is_null(int col) const;
+  int64_t int64(int col) const;
+  double real(int col) const;
+  // Text of column `col`; the view is valid until the next step()/reset() of this statement.
+  std::string_view text(int col) const;
+  std::string str(int col) const { return std::string(text(col)); }
+  std::optional<int64_t> opt_int64(int col) const;
+  std::optional<double> opt_real(int col) const;
+  std::optional<std::string> opt_str(int col) const;
+  int column_count() const;
+  std::string column_name(int col) const;
+
+ private:
+  void check(int rc, const char* what);
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+class Database {
+ public:
+  enum class Mode { kReadOnly, kReadWrite };
+  // Opens (creating in kReadWrite mode) the database at `path` with a busy timeout, so that a
+  // second process waits for the first instead of failing.
+  Database(const std::string& path, Mode mode);
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  void exec(std::string_view sql);
+  Statement prepare(std::string_view sql) { return Statement(db_, sql); }
+  int64_t last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
+  sqlite3* handle() { return db_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::string path_;
+};
+
+}  // namespace rcf::store

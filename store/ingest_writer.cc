@@ -1,0 +1,361 @@
+#include "store/ingest_writer.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "store/batch_insert.h"
+#include "store/string_interner.h"
+#include "util/error.h"
+
+namespace rcf::store {
+namespace {
+
+constexpr size_t kBatchEvents = 2048;
+constexpr size_t kMaxQueuedBatches = 4;
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string frames_json(const std::vector<ingest::StackFrame>& frames) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& f : frames) {
+    nlohmann::json j = {{"file", f.file}, {"line", f.line}, {"function", f.function}};
+    if (!f.code.empty()) j["code"] = f.code;
+    out.push_back(std::move(j));
+  }
+  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::vector<std::string> with_ref(std::vector<std::string> tail) {
+  std::vector<std::string> cols = {"run_id", "source_id", "line", "rank", "epoch",
+                                   "frame_id", "frame_compile_id", "attempt", "ca_id"};
+  cols.insert(cols.end(), tail.begin(), tail.end());
+  return cols;
+}
+
+}  // namespace
+
+// Turns events into rows. Used only by the writer thread (or by the caller's thread while the
+// writer thread is idle).
+class EventRowWriter {
+ public:
+  explicit EventRowWriter(Database& db)
+      : strings_(db),
+        compile_(db, "dynamo_compile_raw",
+                 with_ref({"kind", "co_name_sid", "co_filename_sid", "co_firstlineno", "start_us",
+                           "duration_ms", "cache_size", "accumulated_cache_size", "guard_count",
+                           "shape_env_guard_count", "graph_op_count", "graph_node_count",
+                           "graph_input_count", "has_guarded_code", "recompile_limit",
+                           "accumulated_recompile_limit", "fail_type_sid", "fail_reason_sid",
+                           "recompile_reason_sid", "restart_reasons", "user_stack"})),
+        failure_(db, "guard_failure",
+                 with_ref({"entry_index", "verbose_group", "old_compile_id", "reason_sid",
+                           "origin"})),
+        graph_break_(db, "graph_break",
+                     with_ref({"user_file_sid", "user_line", "user_function_sid", "gb_type_sid",
+                               "reason_sid", "suppressed", "sync_signature", "user_stack",
+                               "origin"})),
+        limit_(db, "recompile_limit_hit",
+               with_ref({"limit_type", "limit_value", "function_sid", "file_sid", "firstlineno",
+                         "last_reason_sid", "hard_failure", "origin"})),
+        guard_(db, "guard", with_ref({"format", "ordinal", "code_sid"})),
+        phase_(db, "phase_timing", with_ref({"name_sid", "start_us", "duration_us"})),
+        cache_(db, "cache_outcome", with_ref({"cache", "state", "key_sid", "detail_sid"})),
+        input_(db, "input_tensor",
+               with_ref({"source_expr_sid", "dtype", "device", "sizes", "strides",
+                         "requires_grad"})),
+        times_(db, "compile_times",
+               {"run_id", "source_id", "line", "function_sid", "total_s", "values_s"}) {}
+
+  void set_source(int64_t run_id, int64_t source_id) {
+    run_id_ = run_id;
+    source_id_ = source_id;
+  }
+
+  void write(const ingest::Event& event) {
+    std::visit([this](const auto& e) { this->row(e); }, event);
+  }
+
+  void flush() {
+    for (BatchInsert* b : {&compile_, &failure_, &graph_break_, &limit_, &guard_, &phase_,
+                           &cache_, &input_, &times_})
+      b->flush();
+  }
+
+ private:
+  BatchInsert& ref(BatchInsert& b, int64_t line, const ingest::CompileRef& r) {
+    return b.val(run_id_).val(source_id_).val(line).val(r.rank).val(r.epoch).val(r.id.frame)
+        .val(r.id.compile).val(r.id.attempt).val(r.id.compiled_autograd);
+  }
+
+  void row(const ingest::DynamoCompile& c) {
+    ref(compile_, c.line, c.ref)
+        .val(c.kind)
+        .val(strings_.id_or_null(c.co_name))
+        .val(strings_.id_or_null(c.co_filename))
+        .val(c.co_firstlineno >= 0 ? std::optional<int64_t>(c.co_firstlineno) : std::nullopt)
+        .val(c.start_time_us)
+        .val(c.duration_ms)
+        .val(c.cache_size)
+        .val(c.accumulated_cache_size)
+        .val(c.guard_count)
+        .val(c.shape_env_guard_count)
+        .val(c.graph_op_count)
+        .val(c.graph_node_count)
+        .val(c.graph_input_count)
+        .val(c.has_guarded_code)
+        .val(c.recompile_limit)
+        .val(c.accumulated_recompile_limit)
+        .val(strings_.id_or_null(c.fail_type))
+        .val(strings_.id_or_null(c.fail_reason))
+        .val(strings_.id_or_null(c.recompile_reason));
+    if (c.restart_reasons.empty())
+      compile_.null();
+    else
+      compile_.val(nlohmann::json(c.restart_reasons)
+                       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (c.user_stack.empty())
+      compile_.null();
+    else
+      compile_.val(frames_json(c.user_stack));
+  }
+
+  void row(const ingest::GuardFailure& g) {
+    ref(failure_, g.line, g.ref)
+        .val(g.entry_index)
+        .val(g.verbose_group)
+        .val(g.old_compile_id)
+        .val(strings_.id(g.reason))
+        .val(g.origin);
+  }
+
+  void row(const ingest::GraphBreak& g) {
+    ref(graph_break_, g.line, g.ref)
+        .val(strings_.id_or_null(g.user_file))
+        .val(g.user_line >= 0 ? std::optional<int64_t>(g.user_line) : std::nullopt)
+        .val(strings_.id_or_null(g.user_function))
+        .val(strings_.id_or_null(g.gb_type))
+        .val(strings_.id_or_null(g.reason))
+        .val(g.suppressed)
+        .val(g.sync_signature);
+    if (g.user_stack.empty())
+      graph_break_.null();
+    else
+      graph_break_.val(frames_json(g.user_stack));
+    graph_break_.val(g.origin);
+  }
+
+  void row(const ingest::RecompileLimitHit& h) {
+    ref(limit_, h.line, h.ref)
+        .val(h.limit_type)
+        .val(h.limit_value >= 0 ? std::optional<int64_t>(h.limit_value) : std::nullopt)
+        .val(strings_.id_or_null(h.function))
+        .val(strings_.id_or_null(h.file))
+        .val(h.firstlineno >= 0 ? std::optional<int64_t>(h.firstlineno) : std::nullopt)
+        .val(strings_.id_or_null(h.last_reason))
+        .val(h.hard_failure)
+        .val(h.origin);
+  }
+
+  void row(const ingest::GuardSet& s) {
+    int64_t ordinal = 0;
+    for (const auto& code : s.guards)
+      ref(guard_, s.line, s.ref).val(s.format).val(ordinal++).val(strings_.id(code));
+  }
+
+  void row(const ingest::PhaseTiming& p) {
+    ref(phase_, p.line, p.ref).val(strings_.id(p.name)).val(p.start_us).val(p.duration_us);
+  }
+
+  void row(const ingest::CacheOutcome& c) {
+    ref(cache_, c.line, c.ref)
+        .val(c.cache)
+        .val(c.state)
+        .val(strings_.id_or_null(c.key))
+        .val(strings_.id_or_null(c.detail));
+  }
+
+  void row(const ingest::InputTensor& t) {
+    ref(input_, t.line, t.ref)
+        .val(strings_.id_or_null(t.source))
+        .val(t.dtype)
+        .val(t.device)
+        .val(nlohmann::json(t.sizes).dump())
+        .val(nlohmann::json(t.strides).dump())
+        .val(t.requires_grad);
+  }
+
+  void row(const ingest::CompileTimesRow& r) {
+    double total = 0;
+    for (double v : r.seconds) total += v;
+    times_.val(run_id_).val(source_id_).val(r.line).val(strings_.id(r.function)).val(total).val(
+        nlohmann::json(r.seconds).dump());
+  }
+
+  StringInterner strings_;
+  BatchInsert compile_, failure_, graph_break_, limit_, guard_, phase_, cache_, input_, times_;
+  int64_t run_id_ = -1;
+  int64_t source_id_ = -1;
+};
+
+// Collects events into batches for the writer thread. Lives on the importer's thread.
+class IngestWriter::QueueSink : public ingest::EventSink {
+ public:
+  explicit QueueSink(IngestWriter& owner) : owner_(owner) { batch_.reserve(kBatchEvents); }
+  void emit(ingest::Event&& event) override {
+    batch_.push_back(std::move(event));
+    if (batch_.size() >= kBatchEvents) hand_over();
+  }
+  // Notes are tallied by the ingest driver; the store receives them with the SourceStats.
+  void note(int64_t, ingest::LineFate, std::string_view, std::string_view) override {}
+
+  void hand_over() {
+    if (batch_.empty()) return;
+    std::unique_lock lock(owner_.mu_);
+    owner_.cv_.wait(lock, [&] { return owner_.queue_.size() < kMaxQueuedBatches || owner_.stop_; });
+    owner_.queue_.push_back(std::move(batch_));
+    batch_ = {};
+    batch_.reserve(kBatchEvents);
+    owner_.cv_.notify_all();
+  }
+
+ private:
+  IngestWriter& owner_;
+  std::vector<ingest::Event> batch_;
+};
+
+IngestWriter::IngestWriter(Database& db) : db_(db) {
+  db_.exec("BEGIN IMMEDIATE");
+  rows_ = std::make_unique<EventRowWriter>(db_);
+  sink_ = std::make_unique<QueueSink>(*this);
+  thread_ = std::thread([this] { writer_loop(); });
+}
+
+IngestWriter::~IngestWriter() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+    cv_.notify_all();
+  }
+  thread_.join();
+  rows_.reset();
+  if (!committed_) {
+    try {
+      db_.exec("ROLLBACK");
+    } catch (const Error&) {
+      // The transaction may already be gone (e.g. SQLite rolled it back on a disk error).
+    }
+  }
+}
+
+void IngestWriter::writer_loop() {
+  for (;;) {
+    std::vector<ingest::Event> batch;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return !queue_.empty() || stop_; });
+      if (queue_.empty()) return;
+      batch = std::move(queue_.front());
+      queue_.pop_front();
+      busy_ = true;
+      cv_.notify_all();
+    }
+    if (thread_error_.empty()) {
+      try {
+        for (const auto& e : batch) rows_->write(e);
+      } catch (const Error& e) {
+        thread_error_ = e.what();
+      }
+    }
+    std::lock_guard lock(mu_);
+    busy_ = false;
+    cv_.notify_all();
+  }
+}
+
+void IngestWriter::flush_and_wait() {
+  sink_->hand_over();
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return queue_.empty() && !busy_; });
+  if (!thread_error_.empty()) throw Error(thread_error_);
+  rows_->flush();
+}
+
+int64_t IngestWriter::run_id(const std::string& lane, const std::string& run) {
+  auto find = db_.prepare("SELECT run_id FROM run_table WHERE lane=? AND run=?");
+  find.bind(1, lane).bind(2, run);
+  if (find.step()) return find.int64(0);
+  auto insert = db_.prepare("INSERT INTO run_table(lane, run, created_at) VALUES (?, ?, ?)");
+  insert.bind(1, lane).bind(2, run).bind(3, utc_now());
+  insert.run();
+  return db_.last_insert_rowid();
+}
+
+ingest::EventSink& IngestWriter::begin_source(int64_t run_id) {
+  db_.exec("SAVEPOINT source");
+  auto next = db_.prepare("SELECT coalesce(max(source_id), 0) + 1 FROM source");
+  next.step();
+  current_source_ = next.int64(0);
+  current_run_ = run_id;
+  rows_->set_source(run_id, current_source_);
+  return *sink_;
+}
+
+std::optional<std::string> IngestWriter::end_source(const ingest::SourceStats& stats) {
+  flush_and_wait();
+  auto dup = db_.prepare("SELECT path FROM source WHERE content_hash=?");
+  dup.bind(1, stats.content_hash);
+  if (dup.step()) {
+    std::string earlier = dup.str(0);
+    db_.exec("ROLLBACK TO source");
+    db_.exec("RELEASE source");
+    return earlier;
+  }
+  auto insert = db_.prepare(
+      "INSERT INTO source(source_id, run_id, path, format, encoding, content_hash, bytes, lines, "
+      "events, skipped, rejected, warnings, first_error, read_error, file_rank, ingested_at) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  insert.bind(1, current_source_).bind(2, current_run_).bind(3, stats.path).bind(4, stats.format)
+      .bind(5, stats.encoding).bind(6, stats.content_hash).bind(7, stats.bytes)
+      .bind(8, stats.lines).bind(9, stats.events).bind(10, stats.skipped)
+      .bind(11, stats.rejected).bind(12, stats.warnings);
+  if (stats.first_error.empty()) insert.bind_null(13); else insert.bind(13, stats.first_error);
+  if (stats.read_error.empty()) insert.bind_null(14); else insert.bind(14, stats.read_error);
+  insert.bind(15, stats.file_rank).bind(16, utc_now());
+  insert.run();
+  auto note = db_.prepare(
+      "INSERT INTO line_note(source_id, fate, reason, count, first_line, first_excerpt) "
+      "VALUES (?,?,?,?,?,?)");
+  for (const auto& [key, tally] : stats.reasons) {
+    note.bind(1, current_source_).bind(2, key.first).bind(3, key.second).bind(4, tally.count)
+        .bind(5, tally.first_line).bind(6, tally.first_excerpt);
+    note.run();
+  }
+  auto reject = db_.prepare(
+      "INSERT INTO rejected_line(source_id, line, reason, excerpt) VALUES (?,?,?,?)");
+  for (const auto& r : stats.rejected_lines) {
+    reject.bind(1, current_source_).bind(2, r.line).bind(3, r.reason).bind(4, r.excerpt);
+    reject.run();
+  }
+  db_.exec("RELEASE source");
+  if (std::find(touched_runs_.begin(), touched_runs_.end(), current_run_) == touched_runs_.end())
+    touched_runs_.push_back(current_run_);
+  return std::nullopt;
+}
+
+void IngestWriter::commit() {
+  flush_and_wait();
+  db_.exec("COMMIT");
+  committed_ = true;
+}
+
+}  // namespace rcf::store

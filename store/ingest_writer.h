@@ -1,0 +1,69 @@
+// The single SQLite writer of an ingest. One IngestWriter = one transaction: everything it
+// writes becomes visible at commit() or not at all (destroying it uncommitted rolls back).
+// Each source is a savepoint inside it, rolled back when the same content was ingested before.
+//
+// Events are written by a separate thread: the importer's thread hands over batches through a
+// bounded queue, so parsing and SQLite work overlap and memory stays bounded.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ingest/events.h"
+#include "ingest/source_stats.h"
+#include "store/database.h"
+
+namespace rcf::store {
+
+class EventRowWriter;
+
+class IngestWriter {
+ public:
+  explicit IngestWriter(Database& db);
+  ~IngestWriter();
+
+  // Finds or creates the run (lane, run) and returns its id.
+  int64_t run_id(const std::string& lane, const std::string& run);
+
+  // Starts a source of `run_id`; returns the sink to give the importer (valid until end_source).
+  ingest::EventSink& begin_source(int64_t run_id);
+  // Finishes the current source. Returns the path of an earlier source with the same content
+  // hash when this one duplicates it (nothing of it is kept), else nullopt.
+  std::optional<std::string> end_source(const ingest::SourceStats& stats);
+
+  // Commits the transaction (call analysis and create_indexes() on db() first).
+  void commit();
+  Database& db() { return db_; }
+  // Run ids that received at least one new source in this transaction.
+  const std::vector<int64_t>& touched_runs() const { return touched_runs_; }
+
+ private:
+  class QueueSink;
+  void writer_loop();
+  void flush_and_wait();
+
+  Database& db_;
+  bool committed_ = false;
+  int64_t current_run_ = -1;
+  int64_t current_source_ = -1;
+  std::vector<int64_t> touched_runs_;
+  std::unique_ptr<EventRowWriter> rows_;
+  std::unique_ptr<QueueSink> sink_;
+
+  // Writer thread state.
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::vector<ingest::Event>> queue_;
+  bool busy_ = false;
+  bool stop_ = false;
+  std::string thread_error_;
+  std::thread thread_;
+};
+
+}  // namespace rcf::store

@@ -1,0 +1,91 @@
+#include "store/store.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store/schema.h"
+#include "util/error.h"
+
+namespace rcf::store {
+namespace {
+
+constexpr const char* kIndexSql = R"sql(
+CREATE INDEX IF NOT EXISTS source_run ON source(run_id);
+CREATE INDEX IF NOT EXISTS dynamo_compile_raw_ref ON dynamo_compile_raw(run_id, rank, epoch, frame_id, frame_compile_id);
+CREATE INDEX IF NOT EXISTS guard_failure_ref ON guard_failure(run_id, rank, epoch, frame_id, frame_compile_id);
+CREATE INDEX IF NOT EXISTS graph_break_ref ON graph_break(run_id, rank, epoch, frame_id, frame_compile_id);
+CREATE INDEX IF NOT EXISTS recompile_limit_hit_ref ON recompile_limit_hit(run_id, rank, epoch, frame_id);
+CREATE INDEX IF NOT EXISTS guard_ref ON guard(run_id, rank, epoch, frame_id, frame_compile_id);
+CREATE INDEX IF NOT EXISTS phase_timing_ref ON phase_timing(run_id, rank, epoch, frame_id, frame_compile_id);
+CREATE INDEX IF NOT EXISTS cache_outcome_ref ON cache_outcome(run_id, rank, epoch, frame_id, frame_compile_id);
+CREATE INDEX IF NOT EXISTS input_tensor_ref ON input_tensor(run_id, rank, epoch, frame_id, frame_compile_id);
+CREATE INDEX IF NOT EXISTS compile_event_run ON compile_event(run_id, ordinal);
+)sql";
+
+bool has_table(Database& db, const char* name) {
+  auto st = db.prepare("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?");
+  st.bind(1, name);
+  return st.step();
+}
+
+int table_count(Database& db) {
+  auto st = db.prepare("SELECT count(*) FROM sqlite_master");
+  st.step();
+  return static_cast<int>(st.int64(0));
+}
+
+}  // namespace
+
+std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode) {
+  struct stat st;
+  bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) throw Error(fmt::format("database path {} is a directory", path));
+  if (mode == OpenMode::kRead && !exists)
+    throw Error(fmt::format("no database at {} (run `rcf ingest --db {} LOGS...` first)", path, path));
+  if (mode == OpenMode::kCreateOrWrite && exists && ::access(path.c_str(), W_OK) != 0)
+    throw Error(fmt::format("database {} is not writable", path));
+
+  auto db = std::make_unique<Database>(
+      path, mode == OpenMode::kRead ? Database::Mode::kReadOnly : Database::Mode::kReadWrite);
+  // Reading the header also tells whether this is an SQLite file at all.
+  int tables = 0;
+  try {
+    tables = table_count(*db);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{} is not an rcf database: {}", path, e.what()));
+  }
+  if (tables == 0) {
+    if (mode == OpenMode::kRead) throw Error(fmt::format("database {} is empty", path));
+    db->exec("PRAGMA journal_mode=WAL");
+    db->exec("BEGIN IMMEDIATE");
+    // Another process may have created it while we waited for the lock.
+    if (table_count(*db) == 0) {
+      db->exec(kSchemaSql);
+      db->exec(fmt::format(
+          "INSERT INTO schema_info(key, value) VALUES ('schema_version', '{}'), ('created_by', "
+          "'rcf')",
+          kSchemaVersion));
+    }
+    db->exec("COMMIT");
+  }
+  if (!has_table(*db, "schema_info"))
+    throw Error(fmt::format("{} is an SQLite database but not an rcf database (no schema_info)", path));
+  auto version = db->prepare("SELECT value FROM schema_info WHERE key='schema_version'");
+  int found = version.step() ? std::stoi(version.str(0)) : -1;
+  if (found != kSchemaVersion) {
+    throw Error(fmt::format(
+        "database {} has schema version {}, this rcf reads version {}{}", path, found,
+        kSchemaVersion,
+        found > kSchemaVersion ? " (written by a newer rcf: upgrade rcf)"
+                               : " (written by an older rcf: re-ingest the logs into a new database)"));
+  }
+  if (mode == OpenMode::kCreateOrWrite) {
+    db->exec("PRAGMA synchronous=NORMAL");
+  }
+  return db;
+}
+
+void create_indexes(Database& db) { db.exec(kIndexSql); }
+
+}  // namespace rcf::store

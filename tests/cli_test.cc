@@ -1,0 +1,289 @@
+// End-to-end tests of the `rcf` binary (RCF_BINARY): exit codes, messages, `ingest` from files,
+// stdin and gzip, `explain --json`, and `demo`. Each test runs in its own temporary directory.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "store/store.h"
+#include "tests/support/db_dump.h"
+#include "tests/support/temp_files.h"
+
+namespace rcf {
+namespace {
+
+using nlohmann::json;
+using rcf::testing::query_csv;
+using rcf::testing::read_file;
+using rcf::testing::replace_all;
+using rcf::testing::scalar;
+using rcf::testing::TempDir;
+using rcf::testing::write_file;
+
+const std::string kFixtures = RCF_FIXTURES_DIR;
+const std::string kRank1 =
+    kFixtures + "/torch_trace/multi_rank_logs/dedicated_log_torch_trace_rank_1.log";
+const std::string kRank3 =
+    kFixtures + "/torch_trace/multi_rank_logs/dedicated_log_torch_trace_rank_3.log";
+const std::string kKernelSite =
+    "/Users/skarjala/Desktop/tlparse/tests/gen_many_frames.py:6 (kernel)";
+
+std::string shell_quote(const std::string& s) {
+  return "'" + replace_all(s, "'", "'\\''") + "'";
+}
+
+struct Result {
+  int rc = -1;
+  std::string out;
+  std::string err;
+};
+
+class CliTest : public ::testing::Test {
+ protected:
+  // Runs `rcf ARGS...` in the temp directory; stdin is `stdin_file` or /dev/null.
+  Result rcf(const std::vector<std::string>& args, const std::string& stdin_file = "") {
+    std::string cmd = "cd " + shell_quote(tmp_.path()) + " && ";
+    if (!stdin_file.empty()) cmd += "cat " + shell_quote(stdin_file) + " | ";
+    cmd += shell_quote(RCF_BINARY);
+    for (const auto& a : args) cmd += " " + shell_quote(a);
+    cmd += " >" + shell_quote(tmp_.file(".stdout")) + " 2>" + shell_quote(tmp_.file(".stderr"));
+    if (stdin_file.empty()) cmd += " </dev/null";
+    int status = std::system(cmd.c_str());
+    Result r;
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = read_file(tmp_.file(".stdout"));
+    r.err = read_file(tmp_.file(".stderr"));
+    return r;
+  }
+  std::string path(const std::string& name) const { return tmp_.file(name); }
+  bool exists(const std::string& name) const { return std::filesystem::exists(path(name)); }
+
+  TempDir tmp_;
+};
+
+// Bad input must be reported, never crash.
+void expect_clean_error(const Result& r) {
+  EXPECT_EQ(r.rc, 2) << r.out << r.err;
+  EXPECT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find("terminate called"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, IngestPrintsSummary) {
+  Result r = rcf({"ingest", "--db", "t.db", kRank1});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  // 25720 lines, 3563492 bytes in the file.
+  EXPECT_EQ(r.out.rfind("ingested 1 file (torch_trace 1), 25720 lines, 3.6 MB, ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(" events, 0 rejected lines\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "");  // not a terminal: no progress output
+  EXPECT_TRUE(exists("t.db"));
+
+  // Again: nothing added, and it says so.
+  r = rcf({"ingest", "--db", "t.db", kRank1});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("1 already ingested (unchanged)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(kRank1 + ": same content as " + kRank1 + ", nothing added"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(CliTest, IngestDefaultDatabaseIsRcfDbInTheCurrentDirectory) {
+  Result r = rcf({"ingest", kRank3});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(exists("rcf.db"));
+  r = rcf({"explain", "--json"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["runs"][0]["compiles"], 7);
+}
+
+TEST_F(CliTest, IngestMissingFileIsAnInputError) {
+  const std::string missing = path("nowhere/missing.log");
+  Result r = rcf({"ingest", "--db", "t.db", kRank3, missing});
+  expect_clean_error(r);
+  EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("No such file or directory"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(exists("t.db"));  // nothing written, not even an empty database
+}
+
+TEST_F(CliTest, UsageErrors) {
+  expect_clean_error(rcf({"nosuch"}));
+  expect_clean_error(rcf({}));
+  expect_clean_error(rcf({"ingest", "--db", "t.db"}));  // no paths
+  expect_clean_error(rcf({"explain", "--bogus-flag"}));
+
+  Result r = rcf({"ingest", "--db", "t.db", "--format", "nosuch", kRank3});
+  expect_clean_error(r);
+  EXPECT_NE(r.err.find("unknown --format 'nosuch'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("torch_trace"), std::string::npos) << r.err;  // lists the known ones
+  EXPECT_FALSE(exists("t.db"));
+}
+
+TEST_F(CliTest, ExplainMissingDatabase) {
+  Result r = rcf({"explain", "--db", "absent.db"});
+  expect_clean_error(r);
+  EXPECT_NE(r.err.find("no database at absent.db"), std::string::npos) << r.err;
+  EXPECT_FALSE(exists("absent.db"));  // explain never creates one
+  r = rcf({"explain", "--db", "absent.db", "--json"});
+  expect_clean_error(r);
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(CliTest, ExplainJsonForRank1) {
+  ASSERT_EQ(rcf({"ingest", "--db", "t.db", "--lane", "shapes", "--run", "cold", kRank1}).rc, 0);
+  Result r = rcf({"explain", "--db", "t.db", "--json"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json j = json::parse(r.out);  // throws (fails the test) if not JSON
+  EXPECT_EQ(j["schema_version"], 1);
+  ASSERT_EQ(j["runs"].size(), 1u);
+  const json& run = j["runs"][0];
+  EXPECT_EQ(run["lane"], "shapes");
+  EXPECT_EQ(run["run"], "cold");
+  EXPECT_EQ(run["sources"], 1);
+  EXPECT_EQ(run["compiles"], 15);
+  EXPECT_EQ(run["recompiles"], 14);
+  EXPECT_EQ(run["failed"], 0);
+  EXPECT_EQ(run["causes"], json({{"shape", 14}}));
+  // Sum of entire_frame_compile_time_s of 0/1..0/14, in ms.
+  EXPECT_NEAR(run["recompile_ms"].get<double>(), 3239.36, 1e-6);
+  ASSERT_EQ(run["sites"].size(), 1u);
+  const json& site = run["sites"][0];
+  EXPECT_EQ(site["site"], kKernelSite);
+  EXPECT_NEAR(site["compile_ms"].get<double>(), 4573.422, 1e-6);  // all 15
+  ASSERT_EQ(site["reasons"].size(), 1u);
+  const json& reason = site["reasons"][0];
+  EXPECT_EQ(reason["cause"], "shape");
+  EXPECT_EQ(reason["subject"], "x");
+  EXPECT_EQ(reason["count"], 14);
+  EXPECT_EQ(reason["program_key"], "0/14");  // the most recent one
+  EXPECT_EQ(reason["prev_program_key"], "0/13");
+  EXPECT_EQ(reason["detail"].get<std::string>().rfind("tensor 'x' dim 0: 15 -> 16", 0), 0u);
+
+  // The text form says the same.
+  r = rcf({"explain", "--db", "t.db"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("15 compiles, 14 recompiles"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("causes: shape 14"), std::string::npos) << r.out;
+
+  // Deterministic: the same database explains to the same bytes.
+  EXPECT_EQ(rcf({"explain", "--db", "t.db", "--json"}).out,
+            rcf({"explain", "--db", "t.db", "--json"}).out);
+}
+
+TEST_F(CliTest, ExplainLaneFilter) {
+  ASSERT_EQ(rcf({"ingest", "--db", "t.db", "--lane", "a", kRank1}).rc, 0);
+  ASSERT_EQ(rcf({"ingest", "--db", "t.db", "--lane", "b", kRank3}).rc, 0);
+  Result r = rcf({"explain", "--db", "t.db", "--json", "--lane", "b"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_EQ(j["runs"].size(), 1u);
+  EXPECT_EQ(j["runs"][0]["lane"], "b");
+  EXPECT_EQ(j["runs"][0]["compiles"], 7);
+  EXPECT_EQ(j["runs"][0]["recompiles"], 6);
+  EXPECT_EQ(json::parse(rcf({"explain", "--db", "t.db", "--json"}).out)["runs"].size(), 2u);
+
+  r = rcf({"explain", "--db", "t.db", "--lane", "nosuch"});
+  expect_clean_error(r);
+  EXPECT_NE(r.err.find("nosuch"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, StdinIngestEqualsFileIngest) {
+  Result r = rcf({"ingest", "--db", "stdin.db", "-"}, kRank3);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("ingested 1 file (torch_trace 1), 9257 lines, ", 0), 0u) << r.out;
+  ASSERT_EQ(rcf({"ingest", "--db", "file.db", kRank3}).rc, 0);
+
+  auto from_stdin = store::open_store(path("stdin.db"), store::OpenMode::kRead);
+  auto from_file = store::open_store(path("file.db"), store::OpenMode::kRead);
+  EXPECT_EQ(scalar(*from_stdin, "SELECT count(*) FROM compiles"), "7");
+  EXPECT_EQ(scalar(*from_stdin, "SELECT count(*) FROM recompiles"), "6");
+  const std::string compiles = "SELECT * FROM compiles ORDER BY ordinal";
+  EXPECT_EQ(query_csv(*from_stdin, compiles), query_csv(*from_file, compiles));
+  const std::string causes =
+      "SELECT ordinal, program_key, prev_program_key, cause, detail FROM recompiles "
+      "ORDER BY ordinal";
+  EXPECT_EQ(query_csv(*from_stdin, causes), query_csv(*from_file, causes));
+  EXPECT_EQ(scalar(*from_stdin, "SELECT source || ' ' || lines || ' ' || bytes FROM ingest_stats"),
+            "- 9257 1434274");
+  EXPECT_EQ(scalar(*from_stdin, "SELECT content_hash FROM source"),
+            scalar(*from_file, "SELECT content_hash FROM source"));
+
+  // Piping the same content again into the file's database adds nothing.
+  r = rcf({"ingest", "--db", "file.db", "-"}, kRank3);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("1 already ingested"), std::string::npos) << r.out;
+
+  // Gzip through stdin is sniffed too.
+  write_file(path("rank3.gz"), rcf::testing::gzip_compress(read_file(kRank3)));
+  r = rcf({"ingest", "--db", "stdin_gz.db", "-"}, path("rank3.gz"));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  auto from_gz = store::open_store(path("stdin_gz.db"), store::OpenMode::kRead);
+  EXPECT_EQ(query_csv(*from_gz, compiles), query_csv(*from_stdin, compiles));
+}
+
+TEST_F(CliTest, GzipInputEqualsPlainInput) {
+  const std::string text = read_file(kRank1);
+  std::filesystem::create_directories(path("gz"));
+  // Same base name (the evidence names the file), gzip content.
+  write_file(path("gz/dedicated_log_torch_trace_rank_1.log"), rcf::testing::gzip_compress(text));
+  write_file(path("gz/dedicated_log_torch_trace_rank_1.log.gz"),
+             rcf::testing::gzip_compress(text, 9));
+  ASSERT_EQ(rcf({"ingest", "--db", "plain.db", "--lane", "l", "--run", "r", kRank1}).rc, 0);
+  ASSERT_EQ(rcf({"ingest", "--db", "gz.db", "--lane", "l", "--run", "r",
+                 path("gz/dedicated_log_torch_trace_rank_1.log")})
+                .rc,
+            0);
+  ASSERT_EQ(rcf({"ingest", "--db", "gz2.db", "--lane", "l", "--run", "r",
+                 path("gz/dedicated_log_torch_trace_rank_1.log.gz")})
+                .rc,
+            0);
+  Result plain = rcf({"explain", "--db", "plain.db", "--json"});
+  Result gz = rcf({"explain", "--db", "gz.db", "--json"});
+  Result gz2 = rcf({"explain", "--db", "gz2.db", "--json"});
+  ASSERT_EQ(plain.rc, 0);
+  ASSERT_EQ(gz.rc, 0);
+  ASSERT_EQ(gz2.rc, 0);
+  EXPECT_EQ(gz.out, plain.out);
+  // Under the .gz name the evidence points at the .gz file; nothing else differs.
+  EXPECT_NE(gz2.out.find("dedicated_log_torch_trace_rank_1.log.gz:23246"), std::string::npos);
+  EXPECT_EQ(replace_all(gz2.out, ".log.gz:", ".log:"), plain.out);
+  EXPECT_EQ(json::parse(gz2.out)["runs"][0]["recompiles"], 14);
+}
+
+TEST_F(CliTest, DemoWritesReports) {
+  Result r = rcf({"demo", "--out", path("demo")});
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  ASSERT_TRUE(exists("demo/explain.txt"));
+  ASSERT_TRUE(exists("demo/explain.json"));
+  ASSERT_TRUE(exists("demo/rcf.db"));
+  const std::string text = read_file(path("demo/explain.txt"));
+  EXPECT_NE(text.find("lane shape-storm"), std::string::npos) << text.substr(0, 500);
+  json j = json::parse(read_file(path("demo/explain.json")));
+  EXPECT_EQ(j["schema_version"], 1);
+  std::map<std::string, json> lanes;
+  for (const json& run : j["runs"]) lanes[run["lane"]] = run;
+  ASSERT_EQ(lanes.size(), 4u);
+  // multi_rank_logs: rank_0 (one failed compile) + rank_1 (15) + rank_3 (7).
+  EXPECT_EQ(lanes["shape-storm"]["compiles"], 23);
+  EXPECT_EQ(lanes["shape-storm"]["recompiles"], 20);
+  EXPECT_EQ(lanes["shape-storm"]["failed"], 1);
+  EXPECT_EQ(lanes["shape-storm"]["causes"], json({{"shape", 20}}));
+  EXPECT_EQ(lanes["object-identity"]["compiles"], 6);
+  EXPECT_EQ(lanes["object-identity"]["causes"], json({{"object_identity", 4}}));
+  EXPECT_EQ(lanes["graph-break-restarts"]["causes"], json({{"sync_fragment", 2}}));
+  EXPECT_TRUE(lanes.count("dynamo-text-corpus"));
+  // The printed summary ends by naming what it wrote.
+  EXPECT_NE(r.out.find("explain.json"), std::string::npos);
+
+  // A second run starts from a fresh database (same numbers, not doubled).
+  r = rcf({"demo", "--out", path("demo")});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json again = json::parse(read_file(path("demo/explain.json")));
+  EXPECT_EQ(again, j);
+}
+
+}  // namespace
+}  // namespace rcf

@@ -1,0 +1,75 @@
+#include "tests/support/db_dump.h"
+
+#include <algorithm>
+
+namespace rcf::testing {
+namespace {
+
+std::string csv_field(const store::Statement& st, int col) {
+  if (st.is_null(col)) return "";
+  std::string text(st.text(col));
+  if (text.empty()) return "\"\"";
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  return "\"" + replace_all(text, "\"", "\"\"") + "\"";
+}
+
+}  // namespace
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  if (from.empty()) return text;
+  size_t pos = 0;
+  while ((pos = text.find(from, pos)) != std::string::npos) {
+    text.replace(pos, from.size(), to);
+    pos += to.size();
+  }
+  return text;
+}
+
+std::string query_csv(store::Database& db, const std::string& sql) {
+  auto st = db.prepare(sql);
+  std::string out;
+  for (int c = 0; c < st.column_count(); ++c) out += (c ? "," : "") + st.column_name(c);
+  out += "\n";
+  while (st.step()) {
+    for (int c = 0; c < st.column_count(); ++c) out += (c ? "," : "") + csv_field(st, c);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string dump_tables(store::Database& db, const std::vector<std::string>& skip_columns) {
+  std::string out;
+  for (const std::string& table :
+       column(db, "SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")) {
+    std::vector<std::string> cols;
+    for (const std::string& col :
+         column(db, "SELECT name FROM pragma_table_info('" + table + "') ORDER BY cid")) {
+      if (std::find(skip_columns.begin(), skip_columns.end(), col) == skip_columns.end())
+        cols.push_back(col);
+    }
+    std::string list, order;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      list += (i ? ", " : "") + ("\"" + cols[i] + "\"");
+      order += (i ? ", " : "") + std::to_string(i + 1);
+    }
+    out += "# table " + table + "\n";
+    out += query_csv(db, "SELECT " + list + " FROM \"" + table + "\" ORDER BY " + order);
+  }
+  return out;
+}
+
+std::string scalar(store::Database& db, const std::string& sql) {
+  auto st = db.prepare(sql);
+  if (!st.step()) return "<no row>";
+  if (st.is_null(0)) return "<NULL>";
+  return st.str(0);
+}
+
+std::vector<std::string> column(store::Database& db, const std::string& sql) {
+  auto st = db.prepare(sql);
+  std::vector<std::string> out;
+  while (st.step()) out.push_back(st.is_null(0) ? "<NULL>" : st.str(0));
+  return out;
+}
+
+}  // namespace rcf::testing
