@@ -384,6 +384,13 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
           *best.accumulated_cache_size);
       a.evidence = fmt::format("compilation_metrics cache sizes at {}:{}",
                                source_name[m->key.source_id], best.line);
+    } else if (best.kind == "recompile_block") {
+      a.cause = "unknown";
+      a.confidence = "low";
+      a.detail =
+          "its recompile block lists no guard failure (the log ends or was cut inside the block); "
+          "capture the whole log with TORCH_LOGS=recompiles_verbose or TORCH_TRACE";
+      a.evidence = fmt::format("recompile block at {}:{}", source_name[m->key.source_id], best.line);
     } else {
       a.cause = "unknown";
       a.confidence = "low";

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <string>
 #include <vector>
 
 #include "cli/commands.h"
@@ -16,6 +17,19 @@ int main(int argc, char** argv) {
       rcf::cli::add_explain_command(app),
       rcf::cli::add_demo_command(app),
   };
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const auto& command : commands) {
+      known = known || command.app->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + command.app->get_name();
+    }
+    if (!known) {
+      fmt::print(stderr, "rcf: error: unknown command '{}' (commands: {}; see rcf --help)\n",
+                 argv[1], names);
+      return rcf::cli::kExitUsageOrInput;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -104,7 +104,7 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
   if (!reader.error().empty()) {
     stats->read_error = reader.error();
     tally.note(reader.line_number() + 1, LineFate::kWarning, "read_error", reader.error());
-    stats->first_error = path + ": " + reader.error();
+    if (stats->first_error.empty()) stats->first_error = path + ": " + reader.error();
   } else if (reader.last_line_had_no_newline()) {
     tally.note(reader.line_number(), LineFate::kWarning, "no_final_newline", "");
   }

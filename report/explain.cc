@@ -10,9 +10,18 @@
 namespace rcf::report {
 namespace {
 
+// First non-blank line, trimmed: reasons often start with an empty line or indentation.
 std::string first_line(const std::string& text) {
-  size_t nl = text.find('\n');
-  return nl == std::string::npos ? text : text.substr(0, nl);
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string line = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    size_t a = line.find_first_not_of(" \t\r");
+    if (a != std::string::npos) return line.substr(a, line.find_last_not_of(" \t\r") - a + 1);
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+  }
+  return "";
 }
 
 std::string site_of(const std::string& file, std::optional<int64_t> line, const std::string& fn) {
@@ -127,7 +136,8 @@ void load_graph_breaks(store::Database& db, RunSummary& run) {
     BreakInfo b;
     if (!st.is_null(0))
       b.location = st.is_null(1) ? st.str(0) : fmt::format("{}:{}", st.str(0), st.int64(1));
-    b.gb_type = !st.is_null(2) ? st.str(2) : first_line(st.str(3));
+    b.gb_type = first_line(st.str(2));
+    if (b.gb_type.empty()) b.gb_type = first_line(st.str(3));
     b.sync_signature = st.int64(4) != 0;
     b.count = st.int64(5);
     run.graph_breaks.push_back(std::move(b));

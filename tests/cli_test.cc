@@ -1,9 +1,11 @@
 // End-to-end tests of the `rcf` binary (RCF_BINARY): exit codes, messages, `ingest` from files,
 // stdin and gzip, `explain --json`, and `demo`. Each test runs in its own temporary directory.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -188,6 +190,39 @@ TEST_F(CliTest, ExplainLaneFilter) {
   r = rcf({"explain", "--db", "t.db", "--lane", "nosuch"});
   expect_clean_error(r);
   EXPECT_NE(r.err.find("nosuch"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, ExplainRefusesOtherSchemaVersion) {
+  ASSERT_EQ(rcf({"ingest", "--db", "t.db", kRank3}).rc, 0);
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(path("t.db").c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h, "UPDATE schema_info SET value='99' WHERE key='schema_version'", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(h);
+  Result r = rcf({"explain", "--db", "t.db"});
+  expect_clean_error(r);
+  EXPECT_NE(r.err.find("t.db"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("schema version 99"), std::string::npos) << r.err;
+  r = rcf({"ingest", "--db", "t.db", kRank1});
+  expect_clean_error(r);
+  EXPECT_NE(r.err.find("schema version 99"), std::string::npos) << r.err;
+}
+
+// Two processes writing one database wait for each other (busy timeout) instead of failing,
+// also when both find the database missing and create it.
+TEST_F(CliTest, TwoConcurrentIngestsIntoOneDatabase) {
+  const std::string bin = shell_quote(RCF_BINARY);
+  const std::string cmd =
+      "cd " + shell_quote(tmp_.path()) + " && (" + bin + " ingest --db c.db --lane a " +
+      shell_quote(kRank1) + " >o1 2>e1; echo $? >rc1) & (cd " + shell_quote(tmp_.path()) + " && " +
+      bin + " ingest --db c.db --lane b " + shell_quote(kRank3) + " >o2 2>e2; echo $? >rc2) & wait";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(read_file(path("rc1")), "0\n") << read_file(path("e1"));
+  EXPECT_EQ(read_file(path("rc2")), "0\n") << read_file(path("e2"));
+  auto db = store::open_store(path("c.db"), store::OpenMode::kRead);
+  EXPECT_EQ(query_csv(*db, "SELECT lane, count(*) AS n FROM compiles GROUP BY lane ORDER BY lane"),
+            "lane,n\na,15\nb,7\n");
 }
 
 TEST_F(CliTest, StdinIngestEqualsFileIngest) {

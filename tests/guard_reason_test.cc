@@ -25,6 +25,11 @@ struct Case {
   const char* detail = nullptr;  // exact sentence, checked when set
 };
 
+// Test names and failure messages show the reason text instead of the struct's bytes.
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.reason;
+}
+
 // clang-format off
 const std::vector<Case> kCases = {
     // ---- §4.1 tensor reasons (TENSOR_MATCH, guards.cpp) ----

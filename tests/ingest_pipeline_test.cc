@@ -304,7 +304,7 @@ TEST_F(IngestPipelineTest, GoldenCorruptedJsonKeepsTheCompile) {
 
 TEST_F(IngestPipelineTest, BufferSizeDoesNotChangeAnyRow) {
   std::vector<std::string> dumps;
-  for (size_t buffer : {size_t{64} << 10, size_t{4} << 20, size_t{1} << 20}) {
+  for (size_t buffer : {size_t{64} << 10, size_t{4} << 20, size_t{1} << 20, size_t{4096}}) {
     const std::string db = db_path("buf" + std::to_string(buffer) + ".db");
     ingest({fixture(kMultiRankLogs)}, db, [&](IngestRequest& r) { r.buffer_size = buffer; });
     dumps.push_back(dump(db));
@@ -312,8 +312,7 @@ TEST_F(IngestPipelineTest, BufferSizeDoesNotChangeAnyRow) {
   // The dump covers raw, derived and string tables; rank_1 alone has 15 compiles.
   EXPECT_NE(dumps[0].find("# table compile_event"), std::string::npos);
   EXPECT_GT(dumps[0].size(), 10000u);
-  EXPECT_EQ(dumps[0], dumps[1]);
-  EXPECT_EQ(dumps[0], dumps[2]);
+  for (size_t i = 1; i < dumps.size(); ++i) EXPECT_EQ(dumps[0], dumps[i]) << "buffer size #" << i;
 }
 
 // ---- (c) idempotence ------------------------------------------------------------------------

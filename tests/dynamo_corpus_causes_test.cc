@@ -1,0 +1,176 @@
+// Every Dynamo text sample of the corpus, ingested end to end (importer -> store -> attribution),
+// gives the cause that fixtures/dynamo/README.md says the log shows. Causes are read from the
+// public views only. Compiles that a fragmentary log knows only by reference (cause `unknown`,
+// confidence `low`) are excluded from the "decided" set and counted separately.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "analysis/guard_reason.h"
+#include "pipeline/ingest_pipeline.h"
+#include "store/store.h"
+#include "tests/support/db_dump.h"
+#include "tests/support/temp_files.h"
+
+namespace rcf {
+namespace {
+
+using testing::column;
+using testing::scalar;
+using testing::TempDir;
+
+struct CorpusCase {
+  const char* file;
+  // Distinct causes of the recompiles the log decides (confidence above low), sorted, joined by
+  // ','.
+  const char* decided_causes;
+  // Recompile-limit hits as "limit_type:value:hard_failure:cause of the last reason" ('' = none).
+  const char* limit_hits;
+  // Graph breaks as "count/with host-sync signature".
+  const char* graph_breaks;
+};
+
+// Expected causes: fixtures/dynamo/README.md, mapped to the design vocabulary (its "constant-value"
+// is `constant`, "key-subset" is `key_subset`, "cache-limit" is a limit hit, a resume function's
+// recompile is `sync_fragment`, "other" is `unknown`).
+const CorpusCase kCases[] = {
+    {"recompiles_pytorch_issue128134_dtype.txt", "dtype,sync_fragment", "", "0/0"},
+    {"recompiles_verbose_pytorch_issue149406_constant_float.txt", "constant", "", "0/0"},
+    {"recompiles_pytorch_issue143670_dict_len.txt", "key_subset", "", "0/0"},
+    {"recompiles_tensordict_issue1606_dict_keys.txt", "key_subset", "", "0/0"},
+    {"recompiles_diffusers_pr11970_obj_id.txt", "object_identity", "", "0/0"},
+    {"recompile_limit_dion_issue23_shape_param.txt", "", "recompile_limit:8:1:shape", "0/0"},
+    {"recompile_limit_thunder_issue2682_constant_int.txt", "", "recompile_limit:8:0:constant",
+     "0/0"},
+    {"recompiles_pytorch_issue114293_constant_int_2023fmt.txt", "constant", "", "0/0"},
+    {"recompiles_pytorch_issue114293_turn2_ambient_guard_comment.txt", "constant", "", "0/0"},
+    {"cache_size_limit_torchdynamo_issue1673_stride_2022fmt.txt", "", "cache_size_limit:64:0:shape",
+     "0/0"},
+    {"graph_breaks_pytorch_scatter_issue457_item.txt", "", "", "1/1"},
+    {"graph_breaks_specforge_pr222_item_rank.txt", "", "", "1/1"},
+    {"recompiles_pytorch_issue123784_global_state_2024fmt.txt", "global_state", "", "0/0"},
+    {"cache_size_limit_pytorch_issue128090_other.txt", "", "cache_size_limit:8:0:unknown", "0/0"},
+    {"recompiles_sglang_issue7230_rank_shapeenv.txt", "shape", "", "0/0"},
+    {"recompiles_pytorch_issue148179_shape_multi_entry.txt", "shape", "", "0/0"},
+    {"recompiles_pytorch_issue161119_shape_rank0_vllm.txt", "shape", "", "0/0"},
+    {"recompiles_pytorch_pr110325_shape_2023fmt.txt", "shape", "", "0/0"},
+    // Constant and type guards of a resume function: the cause is the fragment, the guard is the
+    // proximate reason in the detail (checked below).
+    {"recompiles_verbose_pytorch_issue128071_type_id_const.txt", "sync_fragment", "", "0/0"},
+    {"graph_breaks_pytorch_issue128071_details_suppressed.txt", "", "", "2/0"},
+    {"explain_pytensor_issue1110_data_dependent.txt", "", "", "3/3"},
+    {"recompiles_pytorch_pr164992_empty_reason_dispatchkey.txt", "", "", "0/0"},
+    {"cache_size_limit_pyg_issue8418_2023_noreason.txt", "", "cache_size_limit:8:0:", "0/0"},
+    {"graph_breaks_primerl_pr999_backend_item_attempt.txt", "", "", "1/1"},
+    {"recompiles_pytorch_issue100455_2023_tuple_fmt_string_const.txt", "constant", "", "0/0"},
+    {"graph_breaks_torchdynamo_issue930_2022fmt.txt", "", "", "1/1"},
+};
+
+void PrintTo(const CorpusCase& c, std::ostream* os) {
+  *os << c.file;
+}
+
+class DynamoCorpusCauses : public ::testing::TestWithParam<CorpusCase> {};
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ",") + s;
+  return out;
+}
+
+TEST_P(DynamoCorpusCauses, MatchesTheCorpusReadme) {
+  const CorpusCase& c = GetParam();
+  TempDir dir;
+  pipeline::IngestRequest req;
+  req.db_path = dir.file("rcf.db");
+  req.paths = {std::string(RCF_FIXTURES_DIR) + "/dynamo/" + c.file};
+  auto summary = pipeline::run_ingest(req);
+  ASSERT_EQ(summary.sources.size(), 1u);
+  EXPECT_EQ(summary.sources[0].stats.format, "dynamo_text");
+  EXPECT_EQ(summary.rejected, 0);
+
+  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  EXPECT_EQ(joined(column(*db,
+                          "SELECT DISTINCT cause FROM recompiles WHERE confidence <> 'low' "
+                          "ORDER BY cause")),
+            c.decided_causes);
+  // Every low-confidence attribution says what to enable or that the log is a fragment.
+  for (const auto& detail : column(*db, "SELECT detail FROM recompiles WHERE confidence = 'low'"))
+    EXPECT_TRUE(detail.find("TORCH_LOGS") != std::string::npos ||
+                detail.find("TORCH_TRACE") != std::string::npos)
+        << detail;
+  std::vector<std::string> hits;
+  auto limits = db->prepare(
+      "SELECT limit_type, coalesce(limit_value, ''), hard_failure, coalesce(last_reason, '') "
+      "FROM recompile_limit_hits ORDER BY line");
+  while (limits.step()) {
+    std::string last_reason = limits.str(3);
+    hits.push_back(limits.str(0) + ":" + limits.str(1) + ":" + limits.str(2) + ":" +
+                   (last_reason.empty() ? "" : analysis::classify_guard_reason(last_reason).cause));
+  }
+  EXPECT_EQ(joined(hits), c.limit_hits);
+  EXPECT_EQ(
+      scalar(*db, "SELECT count(*) || '/' || coalesce(sum(sync_signature), 0) FROM graph_breaks"),
+      c.graph_breaks);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, DynamoCorpusCauses, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<CorpusCase>& info) {
+                           std::string name = info.param.file;
+                           name = name.substr(0, name.find('.'));
+                           for (char& ch : name)
+                             if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return name;
+                         });
+
+TEST(DynamoCorpusDetails, ResumeFunctionKeepsTheProximateGuard) {
+  TempDir dir;
+  pipeline::IngestRequest req;
+  req.db_path = dir.file("rcf.db");
+  req.paths = {std::string(RCF_FIXTURES_DIR) +
+               "/dynamo/recompiles_verbose_pytorch_issue128071_type_id_const.txt"};
+  pipeline::run_ingest(req);
+  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  std::string detail = scalar(*db, "SELECT detail FROM recompiles WHERE program_key = '16/8'");
+  EXPECT_NE(detail.find("torch_dynamo_resume_in_forward_at_172"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("layer_idx == (8, 'conv')"), std::string::npos) << detail;
+  EXPECT_EQ(scalar(*db, "SELECT prev_program_key FROM recompiles WHERE program_key = '16/8'"),
+            "16/7");
+}
+
+TEST(DynamoCorpusDetails, DtypeFlipNamesTensorAndTypes) {
+  TempDir dir;
+  pipeline::IngestRequest req;
+  req.db_path = dir.file("rcf.db");
+  req.paths = {std::string(RCF_FIXTURES_DIR) + "/dynamo/recompiles_pytorch_issue128134_dtype.txt"};
+  pipeline::run_ingest(req);
+  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  EXPECT_EQ(scalar(*db, "SELECT detail FROM recompiles WHERE cause = 'dtype'"),
+            "tensor 'tgt' dtype: Half -> Float");
+  EXPECT_EQ(
+      scalar(*db, "SELECT site FROM recompiles WHERE cause = 'sync_fragment'"),
+      "/workspace/networks/layers/transformer.py:836 (torch_dynamo_resume_in_forward_at_836)");
+}
+
+TEST(DynamoCorpusDetails, ShapeStormListsEveryValueOfTheDim) {
+  TempDir dir;
+  pipeline::IngestRequest req;
+  req.db_path = dir.file("rcf.db");
+  req.paths = {std::string(RCF_FIXTURES_DIR) +
+               "/dynamo/recompiles_pytorch_issue148179_shape_multi_entry.txt"};
+  pipeline::run_ingest(req);
+  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  EXPECT_EQ(scalar(*db, "SELECT detail FROM recompiles WHERE program_key = '5/3'"),
+            "tensor 'x' dim 1: 1024 -> 128; dim 1 of 'x' has taken 4 values at this frame: 128, "
+            "256, 512, 1024 (+2 older cache entries also rejected the inputs)");
+  EXPECT_EQ(scalar(*db, "SELECT prev_program_key FROM recompiles WHERE program_key = '5/3'"),
+            "5/2");
+  // 5/4's block is cut off after its header: unknown, saying so.
+  EXPECT_NE(scalar(*db, "SELECT detail FROM recompiles WHERE program_key = '5/4'")
+                .find("cut inside the block"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace rcf
