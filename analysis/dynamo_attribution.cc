@@ -36,9 +36,8 @@ std::string origin_phrase(const std::string& origin) {
   return origin;
 }
 
-std::string first_line(const std::string& text) {
-  size_t nl = text.find('\n');
-  return nl == std::string::npos ? text : text.substr(0, nl);
+std::string first_line(std::string_view text) {
+  return std::string(text.substr(0, text.find('\n')));
 }
 
 // Orders numeric texts numerically, others lexically after them.
@@ -93,10 +92,11 @@ std::optional<ResumeName> parse_resume_name(const std::string& co_name) {
 std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
   std::map<int64_t, std::string> source_name(in.source_names.begin(), in.source_names.end());
   // Reasons repeat a lot (each recompile re-lists the older entries): classify each text once.
-  std::unordered_map<std::string, GuardReason> classified;
-  auto classify = [&](const std::string& reason) -> const GuardReason& {
+  std::unordered_map<std::string_view, GuardReason> classified;
+  auto classify = [&](std::string_view reason) -> const GuardReason& {
     auto it = classified.find(reason);
-    if (it == classified.end()) it = classified.emplace(reason, classify_guard_reason(reason)).first;
+    if (it == classified.end())
+      it = classified.emplace(reason, classify_guard_reason(reason)).first;
     return it->second;
   };
 
@@ -134,9 +134,9 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
       auto it = idless.find({key.source_id, key.rank});
       if (it == idless.end()) continue;
       const auto& keys = it->second;
-      auto after = std::upper_bound(
-          keys.begin(), keys.end(), r.line,
-          [](int64_t line, const DynamoKey& k) { return line < k.line_if_no_id; });
+      auto after =
+          std::upper_bound(keys.begin(), keys.end(), r.line,
+                           [](int64_t line, const DynamoKey& k) { return line < k.line_if_no_id; });
       if (after == keys.begin()) continue;  // no recompile block above this reason
       key = *(after - 1);
     }
@@ -210,16 +210,18 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
     a.compile_ms = best.duration_ms;
     a.evidence_kind = best.kind == "forward" ? "compilation_metrics" : best.kind;
     std::string where = m->co_filename.empty() ? "<unknown file>" : m->co_filename;
-    a.site = m->co_firstlineno ? fmt::format("{}:{} ({})", where, *m->co_firstlineno,
-                                             m->co_name.empty() ? "?" : m->co_name)
-                               : fmt::format("{} ({})", where, m->co_name.empty() ? "?" : m->co_name);
+    a.site = m->co_firstlineno
+                 ? fmt::format("{}:{} ({})", where, *m->co_firstlineno,
+                               m->co_name.empty() ? "?" : m->co_name)
+                 : fmt::format("{} ({})", where, m->co_name.empty() ? "?" : m->co_name);
     ingest::CompileId id;
     id.frame = static_cast<int32_t>(m->key.frame_id);
     id.compile = static_cast<int32_t>(m->key.frame_compile_id);
     id.compiled_autograd = static_cast<int32_t>(m->key.ca_id);
-    std::string id_text = id.known() ? id.text_without_attempt()
-                                     : fmt::format("{}@{}:{}", m->co_name.empty() ? "?" : m->co_name,
-                                                   source_name[m->key.source_id], best.line);
+    std::string id_text = id.known()
+                              ? id.text_without_attempt()
+                              : fmt::format("{}@{}:{}", m->co_name.empty() ? "?" : m->co_name,
+                                            source_name[m->key.source_id], best.line);
     a.program_key = program_key(m->key, best.display_rank, id_text);
     bool failed = false;
     for (const CompileRecord* r : m->records)
@@ -254,11 +256,11 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
     GuardReason g;
     if (primary) {
       g = classify(primary->reason);
-      a.primary_reason = primary->reason;
+      a.primary_reason = std::string(primary->reason);
       a.other_reasons = static_cast<int>(rs.size()) - 1;
-      a.prev_program_key =
-          primary->old_compile_id.empty() ? "" : program_key(m->key, best.display_rank,
-                                                             primary->old_compile_id);
+      a.prev_program_key = primary->old_compile_id.empty()
+                               ? ""
+                               : program_key(m->key, best.display_rank, primary->old_compile_id);
       a.evidence = fmt::format("{} at {}:{}", origin_phrase(primary->origin),
                                source_name[primary->key.source_id], primary->line);
       a.subject = g.subject;
@@ -278,7 +280,8 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
       int best_score = 0;
       for (const auto& b : in.breaks) {
         int s = score(b);
-        if (s >= 2 && (s > best_score || (s == best_score && b.sync_signature && !brk->sync_signature))) {
+        if (s >= 2 &&
+            (s > best_score || (s == best_score && b.sync_signature && !brk->sync_signature))) {
           brk = &b;
           best_score = s;
         }
@@ -291,24 +294,23 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
         for (const auto& b : in.breaks) {
           if (b.user_line >= 0 || !b.user_function.empty()) continue;
           const DynamoKey& k = b.key;
-          if (k.source_id != m->key.source_id || k.rank != m->key.rank ||
-              k.epoch != m->key.epoch || k.ca_id != m->key.ca_id || k.frame_id < 0 ||
-              k.frame_id >= m->key.frame_id || k.frame_id <= best_frame)
+          if (k.source_id != m->key.source_id || k.rank != m->key.rank || k.epoch != m->key.epoch ||
+              k.ca_id != m->key.ca_id || k.frame_id < 0 || k.frame_id >= m->key.frame_id ||
+              k.frame_id <= best_frame)
             continue;
           auto broken = merged.find(k);
           if (broken == merged.end()) continue;
           auto broken_resume = parse_resume_name(broken->second.co_name);
-          const std::string& fn =
-              broken_resume ? broken_resume->function : broken->second.co_name;
+          const std::string& fn = broken_resume ? broken_resume->function : broken->second.co_name;
           if (fn != resume->function) continue;
           brk = &b;
           best_frame = k.frame_id;
         }
       }
       a.cause = "sync_fragment";
-      std::string where_break =
-          resume->line >= 0 ? fmt::format("{} at line {}", resume->function, resume->line)
-                            : resume->function;
+      std::string where_break = resume->line >= 0
+                                    ? fmt::format("{} at line {}", resume->function, resume->line)
+                                    : resume->function;
       if (brk) {
         std::string why = !brk->gb_type.empty() ? brk->gb_type : first_line(brk->reason);
         a.detail = fmt::format("resume function {} exists because of a graph break in {}: {}",
@@ -317,11 +319,14 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
           a.detail += fmt::format(" ({}:{})", brk->user_file, brk->user_line);
         a.confidence = brk->sync_signature ? "high" : "medium";
         if (a.evidence.empty())
-          a.evidence = fmt::format("graph break at {}:{}", source_name[brk->key.source_id], brk->line);
+          a.evidence =
+              fmt::format("graph break at {}:{}", source_name[brk->key.source_id], brk->line);
         else
-          a.evidence += fmt::format("; graph break at {}:{}", source_name[brk->key.source_id], brk->line);
+          a.evidence +=
+              fmt::format("; graph break at {}:{}", source_name[brk->key.source_id], brk->line);
         if (!brk->sync_signature)
-          a.detail += "; the break is not a host sync (.item()/data-dependent) but still splits the graph";
+          a.detail +=
+              "; the break is not a host sync (.item()/data-dependent) but still splits the graph";
       } else {
         a.detail = fmt::format(
             "resume function {} exists because of a graph break in {}; the break itself is not in "
@@ -390,15 +395,16 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
       a.detail =
           "its recompile block lists no guard failure (the log ends or was cut inside the block); "
           "capture the whole log with TORCH_LOGS=recompiles_verbose or TORCH_TRACE";
-      a.evidence = fmt::format("recompile block at {}:{}", source_name[m->key.source_id], best.line);
+      a.evidence =
+          fmt::format("recompile block at {}:{}", source_name[m->key.source_id], best.line);
     } else {
       a.cause = "unknown";
       a.confidence = "low";
       a.detail =
           "no guard-failure reason was logged for this compile; enable TORCH_LOGS=recompiles "
           "(or TORCH_TRACE) to record why the cache missed";
-      a.evidence = fmt::format("{} at {}:{}", a.evidence_kind, source_name[m->key.source_id],
-                               best.line);
+      a.evidence =
+          fmt::format("{} at {}:{}", a.evidence_kind, source_name[m->key.source_id], best.line);
     }
     out.push_back(std::move(a));
   }

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace rcf::analysis {
@@ -43,12 +45,12 @@ struct ReasonRecord {  // one guard_failure row
   int64_t line = 0;
   int64_t entry_index = 0;
   std::string old_compile_id;
-  std::string reason;
+  std::string_view reason;  // points into RunInputs::texts (or any storage outliving the call)
   std::string origin;
 };
 
 struct BreakRecord {  // one graph_break row
-  DynamoKey key;  // the compile being traced when it broke (frame_id -1 if unknown)
+  DynamoKey key;      // the compile being traced when it broke (frame_id -1 if unknown)
   int64_t line = 0;
   std::string user_file, user_function, gb_type, reason;
   int64_t user_line = -1;
@@ -66,6 +68,9 @@ struct RunInputs {
   std::vector<ReasonRecord> reasons;
   std::vector<BreakRecord> breaks;
   std::vector<CacheRecord> caches;
+  // Reason texts by string id: reasons repeat (each recompile re-lists older entries), so they
+  // are stored once and ReasonRecord::reason views into this map (node-based: views stay valid).
+  std::unordered_map<int64_t, std::string> texts;
   // source_id -> short name for evidence texts (file name without directories).
   std::vector<std::pair<int64_t, std::string>> source_names;
 };

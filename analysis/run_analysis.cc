@@ -38,17 +38,23 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
     file_rank[sources.int64(0)] = sources.opt_int64(2);
   }
 
+  // Compiles known only by reference are listed once per block that names them: fold them per
+  // compile in SQL so that memory follows the number of compiles, not of log lines.
   auto compiles = db.prepare(std::string("SELECT ") + kKeyColumns +
                              ", line, attempt, kind, n.text, f.text, co_firstlineno, start_us, "
                              "duration_ms, cache_size, accumulated_cache_size, has_guarded_code, "
                              "ft.text, fr.text, rr.text "
-                             "FROM dynamo_compile_raw c "
+                             "FROM (SELECT * FROM dynamo_compile_raw WHERE run_id=?1 AND kind NOT IN "
+                             "('referenced', 'runtime', 'backward') "
+                             "UNION ALL SELECT * FROM dynamo_compile_raw WHERE raw_id IN "
+                             "(SELECT min(raw_id) FROM dynamo_compile_raw WHERE run_id=?1 AND "
+                             "kind='referenced' GROUP BY " + kKeyColumns + ")) c "
                              "LEFT JOIN strings n ON n.string_id = c.co_name_sid "
                              "LEFT JOIN strings f ON f.string_id = c.co_filename_sid "
                              "LEFT JOIN strings ft ON ft.string_id = c.fail_type_sid "
                              "LEFT JOIN strings fr ON fr.string_id = c.fail_reason_sid "
                              "LEFT JOIN strings rr ON rr.string_id = c.recompile_reason_sid "
-                             "WHERE run_id=? ORDER BY raw_id");
+                             "ORDER BY raw_id");
   compiles.bind(1, run_id);
   while (compiles.step()) {
     CompileRecord r;
@@ -72,9 +78,9 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
   }
 
   auto reasons = db.prepare(std::string("SELECT ") + kKeyColumns +
-                            ", line, entry_index, old_compile_id, t.text, origin "
-                            "FROM guard_failure g JOIN strings t ON t.string_id = g.reason_sid "
-                            "WHERE run_id=? ORDER BY source_id, line, entry_index");
+                            ", line, entry_index, old_compile_id, reason_sid, origin "
+                            "FROM guard_failure g WHERE run_id=? ORDER BY source_id, line, entry_index");
+  auto text = db.prepare("SELECT text FROM strings WHERE string_id=?");
   reasons.bind(1, run_id);
   while (reasons.step()) {
     ReasonRecord r;
@@ -83,7 +89,14 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
     r.key.line_if_no_id = 0;  // resolved by attribute_dynamo_run
     r.entry_index = reasons.int64(7);
     r.old_compile_id = reasons.str(8);
-    r.reason = reasons.str(9);
+    int64_t sid = reasons.int64(9);
+    auto it = in.texts.find(sid);
+    if (it == in.texts.end()) {
+      text.bind(1, sid);
+      it = in.texts.emplace(sid, text.step() ? text.str(0) : std::string()).first;
+      text.reset();
+    }
+    r.reason = it->second;
     r.origin = reasons.str(10);
     in.reasons.push_back(std::move(r));
   }
@@ -134,19 +147,37 @@ void write_run(store::Database& db, store::StringInterner& strings, int64_t run_
       "INSERT INTO attribution(compile_row, cause, prev_program_key_sid, detail_sid, confidence, "
       "evidence_sid, subject_sid, reason_sid, other_reasons) VALUES (?,?,?,?,?,?,?,?,?)");
   for (const auto& c : compiles) {
-    insert_compile.bind(1, run_id).bind(2, c.ordinal).bind(3, strings.id(c.site))
-        .bind(4, strings.id(c.program_key)).bind(5, c.kind)
-        .bind(6, strings.id_or_null(c.cause_reported)).bind(7, c.compile_ms);
-    if (c.cache.empty()) insert_compile.bind_null(8); else insert_compile.bind(8, c.cache);
-    insert_compile.bind(9, c.key.rank).bind(10, c.key.epoch).bind(11, c.key.frame_id)
-        .bind(12, c.key.frame_compile_id).bind(13, c.attempt).bind(14, c.key.ca_id)
-        .bind(15, c.key.source_id).bind(16, c.line).bind(17, c.evidence_kind);
+    insert_compile.bind(1, run_id)
+        .bind(2, c.ordinal)
+        .bind(3, strings.id(c.site))
+        .bind(4, strings.id(c.program_key))
+        .bind(5, c.kind)
+        .bind(6, strings.id_or_null(c.cause_reported))
+        .bind(7, c.compile_ms);
+    if (c.cache.empty())
+      insert_compile.bind_null(8);
+    else
+      insert_compile.bind(8, c.cache);
+    insert_compile.bind(9, c.key.rank)
+        .bind(10, c.key.epoch)
+        .bind(11, c.key.frame_id)
+        .bind(12, c.key.frame_compile_id)
+        .bind(13, c.attempt)
+        .bind(14, c.key.ca_id)
+        .bind(15, c.key.source_id)
+        .bind(16, c.line)
+        .bind(17, c.evidence_kind);
     insert_compile.run();
     int64_t row = db.last_insert_rowid();
-    insert_attr.bind(1, row).bind(2, c.cause).bind(3, strings.id_or_null(c.prev_program_key))
-        .bind(4, strings.id_or_null(c.detail)).bind(5, c.confidence)
-        .bind(6, strings.id_or_null(c.evidence)).bind(7, strings.id_or_null(c.subject))
-        .bind(8, strings.id_or_null(c.primary_reason)).bind(9, c.other_reasons);
+    insert_attr.bind(1, row)
+        .bind(2, c.cause)
+        .bind(3, strings.id_or_null(c.prev_program_key))
+        .bind(4, strings.id_or_null(c.detail))
+        .bind(5, c.confidence)
+        .bind(6, strings.id_or_null(c.evidence))
+        .bind(7, strings.id_or_null(c.subject))
+        .bind(8, strings.id_or_null(c.primary_reason))
+        .bind(9, c.other_reasons);
     insert_attr.run();
   }
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -47,6 +48,7 @@ struct RunResult {
 
 RunResult run_rcf(const std::vector<std::string>& args) {
   auto start = std::chrono::steady_clock::now();
+  std::fflush(stdout);  // the child must not re-print buffered output
   pid_t pid = fork();
   if (pid == 0) {
     std::vector<char*> argv;
@@ -88,9 +90,12 @@ int main(int argc, char** argv) {
   std::string dir = "/tmp/rcf-bench";
   bool keep = false;
   for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--mb") && i + 1 < argc) mb = std::atoll(argv[++i]);
-    else if (!strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
-    else if (!strcmp(argv[i], "--keep")) keep = true;
+    if (!strcmp(argv[i], "--mb") && i + 1 < argc)
+      mb = std::atoll(argv[++i]);
+    else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
+      dir = argv[++i];
+    else if (!strcmp(argv[i], "--keep"))
+      keep = true;
   }
   ::mkdir(dir.c_str(), 0755);
   fmt::print("rcf ingest benchmark: inputs generated in {} ({} MB each)\n", dir, mb);
@@ -121,12 +126,15 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 4000; ++i) {
     switch (i % 4) {
       case 0:
-        noise += fmt::format("step {} | loss {:.4f} | lr 3.0e-04 | grad_norm {:.3f} | tokens/s 51234\n",
-                             i, 2.0 + (i % 97) / 100.0, 0.5 + (i % 13) / 10.0);
+        noise +=
+            fmt::format("step {} | loss {:.4f} | lr 3.0e-04 | grad_norm {:.3f} | tokens/s 51234\n",
+                        i, 2.0 + (i % 97) / 100.0, 0.5 + (i % 13) / 10.0);
         break;
       case 1:
-        noise += fmt::format("I1122 06:22:06.195000 886349 torch/distributed/elastic/agent.py:{}] "
-                             "[default] worker group heartbeat ok\n", 100 + i % 50);
+        noise += fmt::format(
+            "I1122 06:22:06.195000 886349 torch/distributed/elastic/agent.py:{}] "
+            "[default] worker group heartbeat ok\n",
+            100 + i % 50);
         break;
       case 2:
         noise += fmt::format("Epoch 1: {:3d}%|#####     | {}/4000 [00:{:02d}<00:10, 95.2it/s]\n",
@@ -144,7 +152,8 @@ int main(int argc, char** argv) {
     std::remove(trace_path.c_str());
     std::remove(text_path.c_str());
     std::remove(mixed_path.c_str());
-    for (const char* suffix : {"", "-wal", "-shm"}) std::remove((dir + "/bench.db" + suffix).c_str());
+    for (const char* suffix : {"", "-wal", "-shm"})
+      std::remove((dir + "/bench.db" + suffix).c_str());
   }
   return 0;
 }

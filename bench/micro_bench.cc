@@ -53,7 +53,8 @@ const std::string& trace_data() {
   return data;
 }
 const std::string& text_data() {
-  static const std::string data = load("dynamo/recompiles_pytorch_issue161119_shape_rank0_vllm.txt", 32 << 20);
+  static const std::string data =
+      load("dynamo/recompiles_pytorch_issue161119_shape_rank0_vllm.txt", 32 << 20);
   return data;
 }
 
@@ -85,10 +86,14 @@ void run_importer(benchmark::State& state, const char* format, const std::string
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * data.size()));
 }
 
-void BM_TorchTraceImporter(benchmark::State& state) { run_importer(state, "torch_trace", trace_data()); }
+void BM_TorchTraceImporter(benchmark::State& state) {
+  run_importer(state, "torch_trace", trace_data());
+}
 BENCHMARK(BM_TorchTraceImporter)->Unit(benchmark::kMillisecond);
 
-void BM_DynamoTextImporter(benchmark::State& state) { run_importer(state, "dynamo_text", text_data()); }
+void BM_DynamoTextImporter(benchmark::State& state) {
+  run_importer(state, "dynamo_text", text_data());
+}
 BENCHMARK(BM_DynamoTextImporter)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -51,31 +51,34 @@ Command add_demo_command(CLI::App& app) {
     std::string out = "rcf-demo";
   };
   auto opt = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("demo", "Ingest the bundled real-log fixtures into a fresh database and explain them");
+  auto* cmd = app.add_subcommand(
+      "demo", "Ingest the bundled real-log fixtures into a fresh database and explain them");
   cmd->add_option("--fixtures", opt->fixtures, "Fixtures directory")->capture_default_str();
-  cmd->add_option("--out", opt->out, "Output directory (database and reports)")->capture_default_str();
+  cmd->add_option("--out", opt->out, "Output directory (database and reports)")
+      ->capture_default_str();
   return {cmd, [opt]() {
-    ::mkdir(opt->out.c_str(), 0755);
-    std::string db_path = opt->out + "/rcf.db";
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((db_path + suffix).c_str());
-    for (const auto& s : demo_scenarios()) {
-      pipeline::IngestRequest req;
-      req.db_path = db_path;
-      req.lane = s.lane;
-      req.run = s.run;
-      for (const char* p : s.paths) req.paths.push_back(opt->fixtures + "/" + p);
-      auto summary = pipeline::run_ingest(req);
-      fmt::print("[{}/{}] {}", s.lane, s.run, pipeline::render_ingest_summary(summary));
-    }
-    auto db = store::open_store(db_path, store::OpenMode::kRead);
-    auto model = report::build_explain(*db, "");
-    std::string text = report::render_explain_text(model);
-    write_file(opt->out + "/explain.txt", text);
-    write_file(opt->out + "/explain.json", report::render_explain_json(model));
-    fmt::print("\n{}", text);
-    fmt::print("Wrote {0}/rcf.db, {0}/explain.txt and {0}/explain.json\n", opt->out);
-    return kExitOk;
-  }};
+            ::mkdir(opt->out.c_str(), 0755);
+            std::string db_path = opt->out + "/rcf.db";
+            for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+              std::remove((db_path + suffix).c_str());
+            for (const auto& s : demo_scenarios()) {
+              pipeline::IngestRequest req;
+              req.db_path = db_path;
+              req.lane = s.lane;
+              req.run = s.run;
+              for (const char* p : s.paths) req.paths.push_back(opt->fixtures + "/" + p);
+              auto summary = pipeline::run_ingest(req);
+              fmt::print("[{}/{}] {}", s.lane, s.run, pipeline::render_ingest_summary(summary));
+            }
+            auto db = store::open_store(db_path, store::OpenMode::kRead);
+            auto model = report::build_explain(*db, "");
+            std::string text = report::render_explain_text(model);
+            write_file(opt->out + "/explain.txt", text);
+            write_file(opt->out + "/explain.json", report::render_explain_json(model));
+            fmt::print("\n{}", text);
+            fmt::print("Wrote {0}/rcf.db, {0}/explain.txt and {0}/explain.json\n", opt->out);
+            return kExitOk;
+          }};
 }
 
 }  // namespace rcf::cli

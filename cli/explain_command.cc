@@ -3,9 +3,9 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "util/error.h"
 #include "report/explain.h"
 #include "store/store.h"
+#include "util/error.h"
 
 namespace rcf::cli {
 
@@ -16,18 +16,20 @@ Command add_explain_command(CLI::App& app) {
     bool json = false;
   };
   auto opt = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("explain", "Why each recompile happened: causes per site, top reasons, limit hits");
+  auto* cmd = app.add_subcommand(
+      "explain", "Why each recompile happened: causes per site, top reasons, limit hits");
   cmd->add_option("--db", opt->db, "SQLite database")->capture_default_str();
   cmd->add_option("--lane", opt->lane, "Only this lane");
   cmd->add_flag("--json", opt->json, "Versioned JSON instead of text");
   return {cmd, [opt]() {
-    auto db = store::open_store(opt->db, store::OpenMode::kRead);
-    auto model = report::build_explain(*db, opt->lane);
-    if (!opt->lane.empty() && model.runs.empty())
-      throw Error(fmt::format("no lane named '{}' in {}", opt->lane, opt->db));
-    fmt::print("{}", opt->json ? report::render_explain_json(model) : report::render_explain_text(model));
-    return kExitOk;
-  }};
+            auto db = store::open_store(opt->db, store::OpenMode::kRead);
+            auto model = report::build_explain(*db, opt->lane);
+            if (!opt->lane.empty() && model.runs.empty())
+              throw Error(fmt::format("no lane named '{}' in {}", opt->lane, opt->db));
+            fmt::print("{}", opt->json ? report::render_explain_json(model)
+                                       : report::render_explain_text(model));
+            return kExitOk;
+          }};
 }
 
 }  // namespace rcf::cli

@@ -1,7 +1,7 @@
 // rcf: recompile forensics. Thin entry point: parse, dispatch, map errors to exit codes.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 

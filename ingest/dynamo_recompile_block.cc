@@ -9,6 +9,8 @@ namespace rcf::ingest {
 namespace {
 
 constexpr std::string_view kHeaderMarker = "Recompiling function ";
+constexpr std::string_view kStanceMarker =
+    "Detected recompile when torch.compile stance is 'fail_on_recompile'. filename: '";
 constexpr std::string_view kTriggeredBy = "triggered by the following guard failure";
 
 DynamoCompile make_compile(int64_t line_no, const CompileRef& ref, std::string kind,
@@ -53,7 +55,34 @@ std::optional<std::string_view> header_text(std::string_view first_line) {
   return first_line.substr(at + kHeaderMarker.size());
 }
 
+// `Detected recompile when torch.compile stance is 'fail_on_recompile'. filename: '<file>',
+// function name: '<fn>', line number: <N>` (eval_frame.py), possibly after `RuntimeError: `.
+std::optional<RecompileHeader> parse_fail_on_recompile_header(std::string_view line) {
+  size_t at = line.find(kStanceMarker);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = rtrim(line.substr(at + kStanceMarker.size()));
+  constexpr std::string_view kFunction = "', function name: '";
+  constexpr std::string_view kLine = "', line number: ";
+  size_t function_at = rest.find(kFunction);
+  size_t line_at = rest.rfind(kLine);
+  if (function_at == std::string_view::npos || line_at == std::string_view::npos ||
+      line_at < function_at)
+    return std::nullopt;
+  auto first_line = parse_int64(rest.substr(line_at + kLine.size()));
+  if (!first_line) return std::nullopt;
+  RecompileHeader header;
+  header.co_filename = std::string(rest.substr(0, function_at));
+  header.co_name = std::string(
+      rest.substr(function_at + kFunction.size(), line_at - function_at - kFunction.size()));
+  header.co_firstlineno = *first_line;
+  return header;
+}
+
 }  // namespace
+
+bool is_fail_on_recompile_header(std::string_view line) {
+  return line.find(kStanceMarker) != std::string_view::npos;
+}
 
 bool continues_recompile_block(std::string_view line) {
   return is_blank(line) || line[0] == ' ' || line[0] == '\t';
@@ -102,7 +131,11 @@ void parse_recompile_block(const DynamoBlock& block, BlockOutput& out) {
   if (!block.headless) {
     first_entry_line = 1;
     std::optional<RecompileHeader> parsed;
-    if (auto text = header_text(block.lines[0].text)) parsed = parse_recompile_header(*text);
+    if (auto text = header_text(block.lines[0].text)) {
+      parsed = parse_recompile_header(*text);
+    } else {
+      parsed = parse_fail_on_recompile_header(block.lines[0].text);
+    }
     if (parsed) {
       header = std::move(*parsed);
     } else {

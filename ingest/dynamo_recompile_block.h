@@ -29,6 +29,10 @@ bool continues_recompile_block(std::string_view line);
 // True for the first line of a recompile fragment whose header is not in the log.
 bool starts_recompile_fragment(std::string_view message);
 
+// True for the `Detected recompile when torch.compile stance is 'fail_on_recompile'. ...` error
+// text, which heads a recompile block like `Recompiling function` does.
+bool is_fail_on_recompile_header(std::string_view line);
+
 // Emits the events of a kRecompile block (header optional: a log can start mid-block).
 void parse_recompile_block(const DynamoBlock& block, BlockOutput& out);
 

@@ -168,7 +168,8 @@ std::optional<DynamoBlockKind> fragment_kind(const LogPrefix& p,
 // Kind of a printed (unprefixed) record that starts at `text`.
 std::optional<DynamoBlockKind> printed_header_kind(std::string_view text) {
   if (text.starts_with("torch._dynamo.exc.Unsupported: ")) return DynamoBlockKind::kUnsupported;
-  if (text.starts_with("torch._dynamo.exc.RecompileError: Recompiling function "))
+  if (text.starts_with("torch._dynamo.exc.RecompileError: Recompiling function ") ||
+      is_fail_on_recompile_header(text))
     return DynamoBlockKind::kRecompile;
   if (is_compile_times_title(text)) return DynamoBlockKind::kCompileTimes;
   if (is_explain_header(text)) return DynamoBlockKind::kExplain;
@@ -176,13 +177,14 @@ std::optional<DynamoBlockKind> printed_header_kind(std::string_view text) {
   return std::nullopt;
 }
 
-// Exception lines and reprs that form a whole record on one line.
+// A record on one line: a FailOnRecompileLimitHit exception line or a CompilationMetrics repr.
 bool is_one_line_record(std::string_view text) {
-  return contains(text, "FailOnRecompileLimitHit: ") || has_compilation_metrics(text);
+  return parse_fail_on_recompile_limit(text).has_value() || has_compilation_metrics(text);
 }
 
-// The same records inside a message of Dynamo `module`: a CompilationMetrics repr logged by
-// utils.py or a logged exception. Cheaper than is_one_line_record, which scans the whole text.
+// The same records inside a message of Dynamo `module`: a logged exception or a
+// CompilationMetrics repr logged by utils.py. Cheaper than is_one_line_record, which scans the
+// whole text, on the per-line path.
 bool is_logged_one_line_record(std::string_view message, std::string_view module) {
   return message.starts_with("torch._dynamo.exc.FailOnRecompileLimitHit: ") ||
          (module_is(module, "utils") && has_compilation_metrics(message));
@@ -332,10 +334,7 @@ class DynamoTextImporter : public Importer {
     }
     auto parsed = parse_compilation_metrics(text, rank);
     if (!parsed) {
-      sink_.note(
-          line_no, LineFate::kRejected,
-          has_compilation_metrics(text) ? "bad_compilation_metrics" : "bad_fail_on_recompile_limit",
-          line);
+      sink_.note(line_no, LineFate::kRejected, "bad_compilation_metrics", line);
       return;
     }
     if (!parsed->complete) sink_.note(line_no, LineFate::kWarning, "truncated_block", line);

@@ -43,7 +43,7 @@ struct DynamoCompile {
   std::string kind;
   std::string co_name;
   std::string co_filename;
-  int64_t co_firstlineno = -1;  // -1 when unknown
+  int64_t co_firstlineno = -1;           // -1 when unknown
   std::optional<int64_t> start_time_us;  // epoch microseconds
   std::optional<double> duration_ms;     // wall time of the whole compile
   std::optional<int64_t> cache_size;
@@ -56,7 +56,7 @@ struct DynamoCompile {
   std::optional<bool> has_guarded_code;
   std::optional<int64_t> recompile_limit;              // from dynamo_config
   std::optional<int64_t> accumulated_recompile_limit;  // from dynamo_config
-  std::string fail_type;         // empty on success
+  std::string fail_type;                               // empty on success
   std::string fail_reason;
   std::string recompile_reason;  // compilation_metrics.recompile_reason (first reason only)
   std::vector<std::string> restart_reasons;
@@ -71,10 +71,12 @@ struct GuardFailure {
   CompileRef ref;              // the NEW compile that the failures caused
   int32_t entry_index = 0;     // position in the list as logged (0 = first listed)
   int32_t verbose_group = -1;  // `guard <i> failures:` index in recompiles_verbose, else -1
-  std::string old_compile_id;  // "F/C" of the cache entry that rejected the inputs; "" if not logged
-  std::string reason;          // raw reason text, right-trimmed, compile id removed
+  std::string
+      old_compile_id;  // "F/C" of the cache entry that rejected the inputs; "" if not logged
+  std::string reason;  // raw reason text, right-trimmed, compile id removed
   // "trace_recompile_reasons", "trace_recompile_reason", "text_recompiles",
-  // "text_recompiles_verbose", "text_limit_warning", "text_tuple_2023", "text_reasons_2022"
+  // "text_recompiles_verbose", "text_limit_warning", "text_tuple_2023", "text_reasons_2022",
+  // "text_compile_profiler"
   std::string origin;
 };
 
@@ -82,16 +84,19 @@ struct GuardFailure {
 // TORCH_TRACE `dynamo_graph_break_reason`, or a restart reason in compilation_metrics).
 struct GraphBreak {
   int64_t line = 0;
-  CompileRef ref;           // compile being traced when it broke (id.frame < 0 if unknown)
-  std::string user_file;    // `Graph break in user code at <file>:<line>`
+  CompileRef ref;         // compile being traced when it broke (id.frame < 0 if unknown)
+  std::string user_file;  // `Graph break in user code at <file>:<line>`
   int64_t user_line = -1;
   std::string user_function;
-  std::string gb_type;      // first line of the reason block (current format) or ""
-  std::string reason;       // full reason text (explanation, hints, context) as logged
-  bool suppressed = false;  // "user stack suppressed due to duplicate graph break" / "details suppressed"
-  bool sync_signature = false;  // reason matches a host-sync signature (.item(), data-dependent ...)
+  std::string gb_type;  // first line of the reason block (current format) or ""
+  std::string reason;   // full reason text (explanation, hints, context) as logged
+  bool suppressed =
+      false;  // "user stack suppressed due to duplicate graph break" / "details suppressed"
+  bool sync_signature =
+      false;  // reason matches a host-sync signature (.item(), data-dependent ...)
   std::vector<StackFrame> user_stack;  // `User code traceback:` / `from user code at:` frames
-  std::string origin;  // "text_graph_breaks", "text_item_warning", "text_2022", "trace_artifact", "trace_restart"
+  std::string origin;  // "text_graph_breaks", "text_item_warning", "text_2022", "trace_artifact",
+                       // "trace_restart"
 };
 
 // Dynamo hit its recompile limit for a frame; from now on the frame runs eager.
@@ -103,9 +108,9 @@ struct RecompileLimitHit {
   std::string function;
   std::string file;
   int64_t firstlineno = -1;
-  std::string last_reason;   // raw, "" when the era did not print one
+  std::string last_reason;    // raw, "" when the era did not print one
   bool hard_failure = false;  // FailOnRecompileLimitHit (fullgraph / fail_on_recompile_limit_hit)
-  std::string origin;
+  std::string origin;  // "text_limit_warning", "text_fail_on_recompile_limit"
 };
 
 // The guard set installed by one compile (TORCH_TRACE dynamo_guards / dynamo_cpp_guards_str).

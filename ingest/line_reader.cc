@@ -34,8 +34,8 @@ bool LineReader::fill() {
     return false;
   }
   crc_ = crc32(crc_, reinterpret_cast<const Bytef*>(buf_.data() + end_), static_cast<uInt>(got));
-  adler_ = adler32(adler_, reinterpret_cast<const Bytef*>(buf_.data() + end_),
-                   static_cast<uInt>(got));
+  adler_ =
+      adler32(adler_, reinterpret_cast<const Bytef*>(buf_.data() + end_), static_cast<uInt>(got));
   total_read_ += got;
   end_ += static_cast<size_t>(got);
   return true;
@@ -56,8 +56,7 @@ bool LineReader::next(std::string_view* line) {
   no_newline_ = false;
   size_t scanned = begin_;  // bytes before `scanned` are known to hold no '\n'
   for (;;) {
-    const char* nl = static_cast<const char*>(
-        memchr(buf_.data() + scanned, '\n', end_ - scanned));
+    const char* nl = static_cast<const char*>(memchr(buf_.data() + scanned, '\n', end_ - scanned));
     if (nl) {
       size_t len = static_cast<size_t>(nl - (buf_.data() + begin_));
       // A long line whose end is already in the buffer is cut all the same.

@@ -10,7 +10,11 @@ std::string safe_excerpt(std::string_view text, size_t max) {
   size_t i = 0;
   while (i < text.size()) {
     unsigned char c = static_cast<unsigned char>(text[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xe  ? 3
+                 : (c >> 3) == 0x1e ? 4
+                                    : 0;
     bool valid = len > 0 && i + len <= text.size();
     for (size_t k = 1; valid && k < len; ++k)
       valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
@@ -46,8 +50,7 @@ void SourceStats::add_note(int64_t line, LineFate fate, std::string_view reason,
       ++rejected;
       if (first_error.empty()) first_error = fmt::format("{}:{}: {}", path, line, reason);
       if (rejected_lines.size() < kMaxKeptRejects)
-        rejected_lines.push_back(
-            {line, std::string(reason), safe_excerpt(excerpt, kMaxExcerpt)});
+        rejected_lines.push_back({line, std::string(reason), safe_excerpt(excerpt, kMaxExcerpt)});
       break;
   }
 }

@@ -23,7 +23,8 @@ IngestSummary run_ingest(const IngestRequest& request) {
   auto inputs = ingest::expand_inputs(request.paths, &problems);
   IngestSummary summary;
   for (const auto& p : problems) {
-    bool named = std::find(request.paths.begin(), request.paths.end(), p.path) != request.paths.end();
+    bool named =
+        std::find(request.paths.begin(), request.paths.end(), p.path) != request.paths.end();
     if (named) throw Error(fmt::format("cannot read {}: {}", p.path, p.message));
     summary.warnings.push_back(fmt::format("skipped {}: {}", p.path, p.message));
   }
@@ -65,8 +66,9 @@ IngestSummary run_ingest(const IngestRequest& request) {
       } else if (!input.from_walk) {
         std::string known;
         for (const auto& info : ingest::importer_registry()) known += " " + info.name;
-        throw Error(fmt::format("{}: not a recognised log format; name one with --format (known:{})",
-                                input.path, known));
+        throw Error(
+            fmt::format("{}: not a recognised log format; name one with --format (known:{})",
+                        input.path, known));
       } else {
         summary.warnings.push_back(
             fmt::format("{}: not a recognised log format; its {} lines were counted, not read",
@@ -101,7 +103,8 @@ std::string render_ingest_summary(const IngestSummary& s) {
   std::string out;
   int64_t added = static_cast<int64_t>(s.sources.size()) - s.duplicates;
   std::string formats;
-  for (const auto& [f, n] : s.formats) formats += fmt::format("{}{} {}", formats.empty() ? "" : ", ", f, n);
+  for (const auto& [f, n] : s.formats)
+    formats += fmt::format("{}{} {}", formats.empty() ? "" : ", ", f, n);
   out += fmt::format("ingested {} file{} ({}), {} lines, {:.1f} MB, {} events, {} rejected lines",
                      added, added == 1 ? "" : "s", formats.empty() ? "none" : formats, s.lines,
                      s.bytes / 1e6, s.events, s.rejected);
@@ -109,11 +112,13 @@ std::string render_ingest_summary(const IngestSummary& s) {
   out += "\n";
   for (const auto& src : s.sources) {
     if (!src.duplicate_of.empty()) {
-      out += fmt::format("  {}: same content as {}, nothing added\n", src.stats.path, src.duplicate_of);
+      out += fmt::format("  {}: same content as {}, nothing added\n", src.stats.path,
+                         src.duplicate_of);
     } else if (src.stats.rejected > 0 || !src.stats.read_error.empty()) {
-      out += fmt::format("  {}: {} rejected line(s), first: {}{}\n", src.stats.path,
-                         src.stats.rejected, src.stats.first_error,
-                         src.stats.read_error.empty() ? "" : "; read stopped: " + src.stats.read_error);
+      out += fmt::format(
+          "  {}: {} rejected line(s), first: {}{}\n", src.stats.path, src.stats.rejected,
+          src.stats.first_error,
+          src.stats.read_error.empty() ? "" : "; read stopped: " + src.stats.read_error);
     }
   }
   for (const auto& w : s.warnings) out += "  warning: " + w + "\n";

@@ -216,11 +216,13 @@ std::string render_explain_text(const ExplainModel& model) {
                        run.sources == 1 ? "" : "s");
     out += fmt::format("   {} compiles, {} recompiles", run.compiles, run.recompiles);
     if (run.failed) out += fmt::format(", {} failed", run.failed);
-    if (run.recompile_ms > 0) out += fmt::format(", {} spent recompiling", ms_text(run.recompile_ms));
+    if (run.recompile_ms > 0)
+      out += fmt::format(", {} spent recompiling", ms_text(run.recompile_ms));
     out += "\n";
     if (!run.causes.empty()) out += fmt::format("   causes: {}\n", causes_text(run.causes));
     if (run.rejected_lines)
-      out += fmt::format("   {} input lines rejected (see the ingest_stats view)\n", run.rejected_lines);
+      out += fmt::format("   {} input lines rejected (see the ingest_stats view)\n",
+                         run.rejected_lines);
     for (const auto& site : run.sites) {
       out += fmt::format("\n   site {}\n", site.site);
       out += fmt::format("     {} compile{}, {} recompile{}", site.compiles,
@@ -228,7 +230,8 @@ std::string render_explain_text(const ExplainModel& model) {
                          site.recompiles == 1 ? "" : "s");
       if (!site.causes.empty()) out += fmt::format(" [{}]", causes_text(site.causes));
       if (site.failed) out += fmt::format(", {} failed", site.failed);
-      if (site.recompile_ms > 0) out += fmt::format(", {} lost to recompiles", ms_text(site.recompile_ms));
+      if (site.recompile_ms > 0)
+        out += fmt::format(", {} lost to recompiles", ms_text(site.recompile_ms));
       out += "\n";
       for (const auto& g : site.reasons) {
         out += fmt::format("     {:>4}x {}{}  [{}]\n", g.count, g.cause,
@@ -241,13 +244,15 @@ std::string render_explain_text(const ExplainModel& model) {
       for (const auto& h : site.limit_hits) {
         out += fmt::format("     recompile limit hit: {}{}{} at {}{}; the frame {} from here on\n",
                            h.limit_type, h.limit_value ? fmt::format(" ({})", *h.limit_value) : "",
-                           h.program_key.empty() ? "" : " refusing " + h.program_key, h.where,
-                           "", h.hard_failure ? "raised FailOnRecompileLimitHit" : "runs eager");
+                           h.program_key.empty() ? "" : " refusing " + h.program_key, h.where, "",
+                           h.hard_failure ? "raised FailOnRecompileLimitHit" : "runs eager");
         if (!h.last_reason.empty())
           out += fmt::format("           last reason ({}): {}\n", h.last_reason_cause,
                              first_line(h.last_reason));
         else
-          out += "           last reason: not printed by this PyTorch version (use TORCH_LOGS=recompiles)\n";
+          out +=
+              "           last reason: not printed by this PyTorch version (use "
+              "TORCH_LOGS=recompiles)\n";
       }
     }
     if (!run.graph_breaks.empty()) {
@@ -270,32 +275,51 @@ std::string render_explain_json(const ExplainModel& model) {
     for (const auto& s : run.sites) {
       json reasons = json::array();
       for (const auto& g : s.reasons)
-        reasons.push_back({{"cause", g.cause}, {"subject", g.subject}, {"count", g.count},
-                           {"confidence", g.confidence}, {"detail", g.detail},
+        reasons.push_back({{"cause", g.cause},
+                           {"subject", g.subject},
+                           {"count", g.count},
+                           {"confidence", g.confidence},
+                           {"detail", g.detail},
                            {"program_key", g.program_key},
-                           {"prev_program_key", g.prev_program_key}, {"evidence", g.evidence}});
+                           {"prev_program_key", g.prev_program_key},
+                           {"evidence", g.evidence}});
       json hits = json::array();
       for (const auto& h : s.limit_hits)
         hits.push_back({{"limit_type", h.limit_type},
                         {"limit_value", h.limit_value ? json(*h.limit_value) : json(nullptr)},
-                        {"program_key", h.program_key}, {"last_reason", h.last_reason},
+                        {"program_key", h.program_key},
+                        {"last_reason", h.last_reason},
                         {"last_reason_cause", h.last_reason_cause},
-                        {"hard_failure", h.hard_failure}, {"where", h.where},
+                        {"hard_failure", h.hard_failure},
+                        {"where", h.where},
                         {"falls_back_to_eager", !h.hard_failure}});
-      sites.push_back({{"site", s.site}, {"compiles", s.compiles}, {"recompiles", s.recompiles},
-                       {"failed", s.failed}, {"compile_ms", s.compile_ms},
-                       {"recompile_ms", s.recompile_ms}, {"causes", s.causes},
-                       {"reasons", reasons}, {"recompile_limit_hits", hits}});
+      sites.push_back({{"site", s.site},
+                       {"compiles", s.compiles},
+                       {"recompiles", s.recompiles},
+                       {"failed", s.failed},
+                       {"compile_ms", s.compile_ms},
+                       {"recompile_ms", s.recompile_ms},
+                       {"causes", s.causes},
+                       {"reasons", reasons},
+                       {"recompile_limit_hits", hits}});
     }
     json breaks = json::array();
     for (const auto& b : run.graph_breaks)
-      breaks.push_back({{"location", b.location}, {"gb_type", b.gb_type}, {"count", b.count},
+      breaks.push_back({{"location", b.location},
+                        {"gb_type", b.gb_type},
+                        {"count", b.count},
                         {"sync_signature", b.sync_signature}});
-    runs.push_back({{"lane", run.lane}, {"run", run.run}, {"sources", run.sources},
-                    {"compiles", run.compiles}, {"recompiles", run.recompiles},
-                    {"failed", run.failed}, {"recompile_ms", run.recompile_ms},
-                    {"causes", run.causes}, {"rejected_lines", run.rejected_lines},
-                    {"sites", sites}, {"graph_breaks", breaks}});
+    runs.push_back({{"lane", run.lane},
+                    {"run", run.run},
+                    {"sources", run.sources},
+                    {"compiles", run.compiles},
+                    {"recompiles", run.recompiles},
+                    {"failed", run.failed},
+                    {"recompile_ms", run.recompile_ms},
+                    {"causes", run.causes},
+                    {"rejected_lines", run.rejected_lines},
+                    {"sites", sites},
+                    {"graph_breaks", breaks}});
   }
   json doc = {{"schema_version", kExplainJsonVersion}, {"tool", "rcf explain"}, {"runs", runs}};
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";

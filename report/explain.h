@@ -20,9 +20,9 @@ struct ReasonGroup {
   std::string cause;
   std::string subject;  // what changed (tensor, guarded expression), may be empty
   int64_t count = 0;
-  std::string confidence;      // of the representative
-  std::string detail;          // of the most recent recompile in the group
-  std::string program_key;     // that recompile
+  std::string confidence;   // of the representative
+  std::string detail;       // of the most recent recompile in the group
+  std::string program_key;  // that recompile
   std::string prev_program_key;
   std::string evidence;
 };

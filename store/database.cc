@@ -15,7 +15,9 @@ Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
   }
 }
 
-Statement::~Statement() { sqlite3_finalize(stmt_); }
+Statement::~Statement() {
+  sqlite3_finalize(stmt_);
+}
 
 Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
   other.stmt_ = nullptr;
@@ -78,9 +80,15 @@ void Statement::reset() {
   sqlite3_clear_bindings(stmt_);
 }
 
-bool Statement::is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
-int64_t Statement::int64(int col) const { return sqlite3_column_int64(stmt_, col); }
-double Statement::real(int col) const { return sqlite3_column_double(stmt_, col); }
+bool Statement::is_null(int col) const {
+  return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
+}
+int64_t Statement::int64(int col) const {
+  return sqlite3_column_int64(stmt_, col);
+}
+double Statement::real(int col) const {
+  return sqlite3_column_double(stmt_, col);
+}
 std::string_view Statement::text(int col) const {
   const unsigned char* p = sqlite3_column_text(stmt_, col);
   if (!p) return {};
@@ -99,16 +107,20 @@ std::optional<std::string> Statement::opt_str(int col) const {
   if (is_null(col)) return std::nullopt;
   return str(col);
 }
-int Statement::column_count() const { return sqlite3_column_count(stmt_); }
-std::string Statement::column_name(int col) const { return sqlite3_column_name(stmt_, col); }
+int Statement::column_count() const {
+  return sqlite3_column_count(stmt_);
+}
+std::string Statement::column_name(int col) const {
+  return sqlite3_column_name(stmt_, col);
+}
 
 Database::Database(const std::string& path, Mode mode) : path_(path) {
-  int flags = mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY
-                                      : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  int flags =
+      mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
-    std::string message =
-        fmt::format("cannot open database {}: {}", path, db_ ? sqlite3_errmsg(db_) : "out of memory");
+    std::string message = fmt::format("cannot open database {}: {}", path,
+                                      db_ ? sqlite3_errmsg(db_) : "out of memory");
     sqlite3_close(db_);
     db_ = nullptr;
     throw Error(message);
@@ -117,14 +129,17 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
   sqlite3_extended_result_codes(db_, 1);
 }
 
-Database::~Database() { sqlite3_close(db_); }
+Database::~Database() {
+  sqlite3_close(db_);
+}
 
 void Database::exec(std::string_view sql) {
   std::string owned(sql);
   char* err = nullptr;
   int rc = sqlite3_exec(db_, owned.c_str(), nullptr, nullptr, &err);
   if (rc != SQLITE_OK) {
-    std::string message = fmt::format("SQLite error on {}: {}", path_, err ? err : sqlite3_errstr(rc));
+    std::string message =
+        fmt::format("SQLite error on {}: {}", path_, err ? err : sqlite3_errstr(rc));
     sqlite3_free(err);
     throw Error(message);
   }

@@ -36,7 +36,7 @@ std::string frames_json(const std::vector<ingest::StackFrame>& frames) {
 }
 
 std::vector<std::string> with_ref(std::vector<std::string> tail) {
-  std::vector<std::string> cols = {"run_id", "source_id", "line", "rank", "epoch",
+  std::vector<std::string> cols = {"run_id",   "source_id",        "line",    "rank", "epoch",
                                    "frame_id", "frame_compile_id", "attempt", "ca_id"};
   cols.insert(cols.end(), tail.begin(), tail.end());
   return cols;
@@ -51,28 +51,43 @@ class EventRowWriter {
   explicit EventRowWriter(Database& db)
       : strings_(db),
         compile_(db, "dynamo_compile_raw",
-                 with_ref({"kind", "co_name_sid", "co_filename_sid", "co_firstlineno", "start_us",
-                           "duration_ms", "cache_size", "accumulated_cache_size", "guard_count",
-                           "shape_env_guard_count", "graph_op_count", "graph_node_count",
-                           "graph_input_count", "has_guarded_code", "recompile_limit",
-                           "accumulated_recompile_limit", "fail_type_sid", "fail_reason_sid",
-                           "recompile_reason_sid", "restart_reasons", "user_stack"})),
-        failure_(db, "guard_failure",
-                 with_ref({"entry_index", "verbose_group", "old_compile_id", "reason_sid",
-                           "origin"})),
-        graph_break_(db, "graph_break",
-                     with_ref({"user_file_sid", "user_line", "user_function_sid", "gb_type_sid",
-                               "reason_sid", "suppressed", "sync_signature", "user_stack",
-                               "origin"})),
+                 with_ref({"kind",
+                           "co_name_sid",
+                           "co_filename_sid",
+                           "co_firstlineno",
+                           "start_us",
+                           "duration_ms",
+                           "cache_size",
+                           "accumulated_cache_size",
+                           "guard_count",
+                           "shape_env_guard_count",
+                           "graph_op_count",
+                           "graph_node_count",
+                           "graph_input_count",
+                           "has_guarded_code",
+                           "recompile_limit",
+                           "accumulated_recompile_limit",
+                           "fail_type_sid",
+                           "fail_reason_sid",
+                           "recompile_reason_sid",
+                           "restart_reasons",
+                           "user_stack"})),
+        failure_(
+            db, "guard_failure",
+            with_ref({"entry_index", "verbose_group", "old_compile_id", "reason_sid", "origin"})),
+        graph_break_(
+            db, "graph_break",
+            with_ref({"user_file_sid", "user_line", "user_function_sid", "gb_type_sid",
+                      "reason_sid", "suppressed", "sync_signature", "user_stack", "origin"})),
         limit_(db, "recompile_limit_hit",
                with_ref({"limit_type", "limit_value", "function_sid", "file_sid", "firstlineno",
                          "last_reason_sid", "hard_failure", "origin"})),
         guard_(db, "guard", with_ref({"format", "ordinal", "code_sid"})),
         phase_(db, "phase_timing", with_ref({"name_sid", "start_us", "duration_us"})),
         cache_(db, "cache_outcome", with_ref({"cache", "state", "key_sid", "detail_sid"})),
-        input_(db, "input_tensor",
-               with_ref({"source_expr_sid", "dtype", "device", "sizes", "strides",
-                         "requires_grad"})),
+        input_(
+            db, "input_tensor",
+            with_ref({"source_expr_sid", "dtype", "device", "sizes", "strides", "requires_grad"})),
         times_(db, "compile_times",
                {"run_id", "source_id", "line", "function_sid", "total_s", "values_s"}) {}
 
@@ -86,15 +101,22 @@ class EventRowWriter {
   }
 
   void flush() {
-    for (BatchInsert* b : {&compile_, &failure_, &graph_break_, &limit_, &guard_, &phase_,
-                           &cache_, &input_, &times_})
+    for (BatchInsert* b : {&compile_, &failure_, &graph_break_, &limit_, &guard_, &phase_, &cache_,
+                           &input_, &times_})
       b->flush();
   }
 
  private:
   BatchInsert& ref(BatchInsert& b, int64_t line, const ingest::CompileRef& r) {
-    return b.val(run_id_).val(source_id_).val(line).val(r.rank).val(r.epoch).val(r.id.frame)
-        .val(r.id.compile).val(r.id.attempt).val(r.id.compiled_autograd);
+    return b.val(run_id_)
+        .val(source_id_)
+        .val(line)
+        .val(r.rank)
+        .val(r.epoch)
+        .val(r.id.frame)
+        .val(r.id.compile)
+        .val(r.id.attempt)
+        .val(r.id.compiled_autograd);
   }
 
   void row(const ingest::DynamoCompile& c) {
@@ -197,8 +219,12 @@ class EventRowWriter {
   void row(const ingest::CompileTimesRow& r) {
     double total = 0;
     for (double v : r.seconds) total += v;
-    times_.val(run_id_).val(source_id_).val(r.line).val(strings_.id(r.function)).val(total).val(
-        nlohmann::json(r.seconds).dump());
+    times_.val(run_id_)
+        .val(source_id_)
+        .val(r.line)
+        .val(strings_.id(r.function))
+        .val(total)
+        .val(nlohmann::json(r.seconds).dump());
   }
 
   StringInterner strings_;
@@ -324,24 +350,42 @@ std::optional<std::string> IngestWriter::end_source(const ingest::SourceStats& s
       "INSERT INTO source(source_id, run_id, path, format, encoding, content_hash, bytes, lines, "
       "events, skipped, rejected, warnings, first_error, read_error, file_rank, ingested_at) "
       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  insert.bind(1, current_source_).bind(2, current_run_).bind(3, stats.path).bind(4, stats.format)
-      .bind(5, stats.encoding).bind(6, stats.content_hash).bind(7, stats.bytes)
-      .bind(8, stats.lines).bind(9, stats.events).bind(10, stats.skipped)
-      .bind(11, stats.rejected).bind(12, stats.warnings);
-  if (stats.first_error.empty()) insert.bind_null(13); else insert.bind(13, stats.first_error);
-  if (stats.read_error.empty()) insert.bind_null(14); else insert.bind(14, stats.read_error);
+  insert.bind(1, current_source_)
+      .bind(2, current_run_)
+      .bind(3, stats.path)
+      .bind(4, stats.format)
+      .bind(5, stats.encoding)
+      .bind(6, stats.content_hash)
+      .bind(7, stats.bytes)
+      .bind(8, stats.lines)
+      .bind(9, stats.events)
+      .bind(10, stats.skipped)
+      .bind(11, stats.rejected)
+      .bind(12, stats.warnings);
+  if (stats.first_error.empty())
+    insert.bind_null(13);
+  else
+    insert.bind(13, stats.first_error);
+  if (stats.read_error.empty())
+    insert.bind_null(14);
+  else
+    insert.bind(14, stats.read_error);
   insert.bind(15, stats.file_rank).bind(16, utc_now());
   insert.run();
   auto note = db_.prepare(
       "INSERT INTO line_note(source_id, fate, reason, count, first_line, first_excerpt) "
       "VALUES (?,?,?,?,?,?)");
   for (const auto& [key, tally] : stats.reasons) {
-    note.bind(1, current_source_).bind(2, key.first).bind(3, key.second).bind(4, tally.count)
-        .bind(5, tally.first_line).bind(6, tally.first_excerpt);
+    note.bind(1, current_source_)
+        .bind(2, key.first)
+        .bind(3, key.second)
+        .bind(4, tally.count)
+        .bind(5, tally.first_line)
+        .bind(6, tally.first_excerpt);
     note.run();
   }
-  auto reject = db_.prepare(
-      "INSERT INTO rejected_line(source_id, line, reason, excerpt) VALUES (?,?,?,?)");
+  auto reject =
+      db_.prepare("INSERT INTO rejected_line(source_id, line, reason, excerpt) VALUES (?,?,?,?)");
   for (const auto& r : stats.rejected_lines) {
     reject.bind(1, current_source_).bind(2, r.line).bind(3, r.reason).bind(4, r.excerpt);
     reject.run();

@@ -40,9 +40,11 @@ int table_count(Database& db) {
 std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode) {
   struct stat st;
   bool exists = ::stat(path.c_str(), &st) == 0;
-  if (exists && S_ISDIR(st.st_mode)) throw Error(fmt::format("database path {} is a directory", path));
+  if (exists && S_ISDIR(st.st_mode))
+    throw Error(fmt::format("database path {} is a directory", path));
   if (mode == OpenMode::kRead && !exists)
-    throw Error(fmt::format("no database at {} (run `rcf ingest --db {} LOGS...` first)", path, path));
+    throw Error(
+        fmt::format("no database at {} (run `rcf ingest --db {} LOGS...` first)", path, path));
   if (mode == OpenMode::kCreateOrWrite && exists && ::access(path.c_str(), W_OK) != 0)
     throw Error(fmt::format("database {} is not writable", path));
 
@@ -70,15 +72,17 @@ std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode) {
     db->exec("COMMIT");
   }
   if (!has_table(*db, "schema_info"))
-    throw Error(fmt::format("{} is an SQLite database but not an rcf database (no schema_info)", path));
+    throw Error(
+        fmt::format("{} is an SQLite database but not an rcf database (no schema_info)", path));
   auto version = db->prepare("SELECT value FROM schema_info WHERE key='schema_version'");
   int found = version.step() ? std::stoi(version.str(0)) : -1;
   if (found != kSchemaVersion) {
-    throw Error(fmt::format(
-        "database {} has schema version {}, this rcf reads version {}{}", path, found,
-        kSchemaVersion,
-        found > kSchemaVersion ? " (written by a newer rcf: upgrade rcf)"
-                               : " (written by an older rcf: re-ingest the logs into a new database)"));
+    throw Error(
+        fmt::format("database {} has schema version {}, this rcf reads version {}{}", path, found,
+                    kSchemaVersion,
+                    found > kSchemaVersion
+                        ? " (written by a newer rcf: upgrade rcf)"
+                        : " (written by an older rcf: re-ingest the logs into a new database)"));
   }
   if (mode == OpenMode::kCreateOrWrite) {
     db->exec("PRAGMA synchronous=NORMAL");
@@ -86,6 +90,8 @@ std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode) {
   return db;
 }
 
-void create_indexes(Database& db) { db.exec(kIndexSql); }
+void create_indexes(Database& db) {
+  db.exec(kIndexSql);
+}
 
 }  // namespace rcf::store

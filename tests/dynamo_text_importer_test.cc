@@ -965,6 +965,20 @@ TEST(DynamoTextImporter, RecompileErrorExceptionText) {
   EXPECT_EQ(sink.note_counts(), (Notes{{"skipped:unprefixed_text", 1}}));
 }
 
+TEST(DynamoTextImporter, FailOnRecompileStanceError) {
+  CollectingSink sink =
+      run("RuntimeError: Detected recompile when torch.compile stance is 'fail_on_recompile'. "
+          "filename: '/w/a.py', function name: 'f', line number: 3\n"
+          "    triggered by the following guard failure(s):\n"
+          "    - 0/0: tensor 'x' size mismatch at index 0. expected 2, actual 3\n");
+  EXPECT_EQ(all<DynamoCompile>(sink), (Strings{"L1 recompile_block r-1 - f @ /w/a.py:3",
+                                               "L3 referenced r-1 0/0 f @ /w/a.py:3"}));
+  EXPECT_EQ(all<GuardFailure>(sink),
+            (Strings{"L3 r-1 - #0 g-1 old=0/0 text_recompiles | tensor 'x' size mismatch at index "
+                     "0. expected 2, actual 3"}));
+  EXPECT_EQ(sink.note_counts(), (Notes{{"warning:truncated_block", 1}}));
+}
+
 TEST(DynamoTextImporter, MalformedRecordsAreRejectedWithReasons) {
   const std::string p = "V0101 00:00:00.000000 7 torch/_dynamo/guards.py:1] [0/1] [__recompiles] ";
   CollectingSink sink =
@@ -1003,6 +1017,48 @@ TEST(DynamoTextImporter, NeverCrashesOnJunk) {
   Lines parsed = parsed_lines(sink, lines);  // checks no line is noted twice
   EXPECT_LE(parsed.size(), size_t(lines));
   EXPECT_FALSE(sink.events.empty());
+}
+
+// Documents spliced from random fixture lines, cut at random bytes: no crash, and no line gets
+// two skipped/rejected notes (run under RCF_SANITIZE=ON to check memory safety).
+TEST(DynamoTextImporter, RandomSplicesOfFixtures) {
+  const char* names[] = {"recompiles_verbose_pytorch_issue128071_type_id_const.txt",
+                         "recompiles_pytorch_issue114293_constant_int_2023fmt.txt",
+                         "cache_size_limit_torchdynamo_issue1673_stride_2022fmt.txt",
+                         "graph_breaks_torchdynamo_issue930_2022fmt.txt",
+                         "graph_breaks_pytorch_scatter_issue457_item.txt",
+                         "recompile_limit_dion_issue23_shape_param.txt",
+                         "compile_profiler_pytorch_issue110803_nn_module_guard.txt",
+                         "explain_pytensor_issue1110_data_dependent.txt",
+                         "compilation_metrics_repr_pytorch_pr126629.txt",
+                         "compile_times_pytorch_pr97890_tabulate_2023.txt"};
+  std::vector<std::string> lines;
+  for (const char* name : names) {
+    std::string text = fixture(name);
+    for (size_t pos = 0; pos < text.size();) {
+      size_t nl = text.find('\n', pos);
+      if (nl == std::string::npos) nl = text.size();
+      lines.push_back(text.substr(pos, nl - pos));
+      pos = nl + 1;
+    }
+  }
+  uint64_t state = 42;
+  auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return uint32_t(state >> 33);
+  };
+  for (int round = 0; round < 300; ++round) {
+    std::string text;
+    int count = 1 + next() % 40;
+    for (int i = 0; i < count; ++i) {
+      std::string line = lines[next() % lines.size()];
+      if (next() % 4 == 0) line = line.substr(next() % (line.size() + 1));
+      if (next() % 4 == 0) line = line.substr(0, next() % (line.size() + 1));
+      text += line + "\n";
+    }
+    CollectingSink sink = run(text);
+    parsed_lines(sink, line_count(text));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
