@@ -52,6 +52,37 @@ bool value_less(const std::string& a, const std::string& b) {
   return a < b;
 }
 
+std::optional<int64_t> as_int(const std::string& s) {
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// "2..16" for runs of three or more consecutive integers, at most 12 items, then "...".
+std::string format_value_list(const std::vector<std::string>& sorted) {
+  std::string out;
+  size_t items = 0;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (items == 12) {
+      out += ", ...";
+      break;
+    }
+    size_t j = i;
+    if (auto first = as_int(sorted[i])) {
+      while (j + 1 < sorted.size() && as_int(sorted[j + 1]) == *first + int64_t(j + 1 - i)) ++j;
+    }
+    out += (items++ ? ", " : "");
+    if (j >= i + 2) {
+      out += sorted[i] + ".." + sorted[j];
+      i = j;
+    } else {
+      out += sorted[i];
+    }
+  }
+  return out;
+}
+
 struct Merged {
   DynamoKey key;
   std::vector<const CompileRecord*> records;
@@ -360,9 +391,7 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
         if (values.size() > 2) {
           std::vector<std::string> sorted(values.begin(), values.end());
           std::sort(sorted.begin(), sorted.end(), value_less);
-          std::string list;
-          for (size_t i = 0; i < sorted.size() && i < 12; ++i) list += (i ? ", " : "") + sorted[i];
-          if (sorted.size() > 12) list += ", ...";
+          std::string list = format_value_list(sorted);
           a.detail += fmt::format("; dim {} of '{}' has taken {} values at this frame: {}", g.dim,
                                   g.subject, sorted.size(), list);
         }
