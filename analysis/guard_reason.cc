@@ -527,30 +527,26 @@ bool ClassifyKeySubset(string_view g, GuardReason* r) {
 
   bool negated = g.starts_with("not ");
   string_view call = negated ? TrimLeft(g.substr(4)) : g;
-  if (ParseCall(call, "___dict_contains", &args, &rest) && args.size() == 2 && Trim(rest).empty()) {
-    std::string subject = strip_local_scope(args[1]);
+  // Membership guards: which call, which argument is the container, how to name the member.
+  struct Membership {
+    const char* call;
+    size_t container_arg;
+    const char* noun;
+    const char* appeared;
+    const char* missing;
+  };
+  static constexpr Membership kMemberships[] = {
+      {"___dict_contains", 1, "key ", " appeared in ", " is missing from "},
+      {"hasattr", 0, "attribute ", " appeared on ", " is missing from "},
+      {"set.__contains__", 0, "item ", " appeared in set ", " is missing from set "},
+  };
+  for (const Membership& m : kMemberships) {
+    if (!ParseCall(call, m.call, &args, &rest) || args.size() != 2 || !Trim(rest).empty()) continue;
+    std::string subject = strip_local_scope(args[m.container_arg]);
     r->expected = negated ? "absent" : "present";
     r->actual = negated ? "present" : "absent";
     Set(r, "key_subset", "medium", subject,
-        "key " + std::string(args[0]) + (negated ? " appeared in " : " is missing from ") +
-            Quoted(subject));
-    return true;
-  }
-  if (ParseCall(call, "hasattr", &args, &rest) && args.size() == 2 && Trim(rest).empty()) {
-    std::string subject = strip_local_scope(args[0]);
-    r->expected = negated ? "absent" : "present";
-    r->actual = negated ? "present" : "absent";
-    Set(r, "key_subset", "medium", subject,
-        "attribute " + std::string(args[1]) + (negated ? " appeared on " : " is missing from ") +
-            Quoted(subject));
-    return true;
-  }
-  if (ParseCall(call, "set.__contains__", &args, &rest) && args.size() == 2 && Trim(rest).empty()) {
-    std::string subject = strip_local_scope(args[0]);
-    r->expected = negated ? "absent" : "present";
-    r->actual = negated ? "present" : "absent";
-    Set(r, "key_subset", "medium", subject,
-        "item " + std::string(args[1]) + (negated ? " appeared in set " : " is missing from set ") +
+        m.noun + std::string(args[1 - m.container_arg]) + (negated ? m.appeared : m.missing) +
             Quoted(subject));
     return true;
   }

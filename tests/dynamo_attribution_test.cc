@@ -1,0 +1,133 @@
+// Unit tests of the Dynamo attribution rules on small hand-made inputs (no database): the cases
+// that the corpus does not cover on its own.
+#include "analysis/dynamo_attribution.h"
+
+#include <gtest/gtest.h>
+
+namespace rcf::analysis {
+namespace {
+
+CompileRecord compile(int64_t frame, int64_t c, int64_t line, std::string kind = "forward",
+                      std::string co_name = "step") {
+  CompileRecord r;
+  r.key.source_id = 1;
+  r.key.frame_id = frame;
+  r.key.frame_compile_id = c;
+  if (frame < 0) r.key.line_if_no_id = line;
+  r.line = line;
+  r.kind = std::move(kind);
+  r.co_name = std::move(co_name);
+  r.co_filename = "train.py";
+  r.co_firstlineno = 10;
+  return r;
+}
+
+ReasonRecord reason(const CompileRecord& of, int64_t line, std::string old_id,
+                    std::string_view text, std::string origin = "text_recompiles") {
+  ReasonRecord r;
+  r.key = of.key;
+  r.key.line_if_no_id = 0;
+  r.line = line;
+  r.old_compile_id = std::move(old_id);
+  r.reason = text;
+  r.origin = std::move(origin);
+  return r;
+}
+
+TEST(DynamoAttribution, NewCacheEntryWithoutReasonsIsObjectIdentity) {
+  RunInputs in;
+  in.source_names = {{1, "trace.log"}};
+  in.compiles.push_back(compile(0, 0, 5));
+  CompileRecord second = compile(0, 1, 50);
+  second.cache_size = 0;
+  second.accumulated_cache_size = 1;
+  in.compiles.push_back(second);
+  auto out = attribute_dynamo_run(in);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].cause, "first_compile");
+  EXPECT_EQ(out[1].cause, "object_identity");
+  EXPECT_EQ(out[1].confidence, "medium");
+  EXPECT_EQ(out[1].site, "train.py:10 (step)");
+}
+
+TEST(DynamoAttribution, ResumeFrameIsASyncFragmentOfItsGraphBreak) {
+  RunInputs in;
+  in.source_names = {{1, "log.txt"}};
+  in.compiles.push_back(compile(0, 0, 5));
+  in.compiles.push_back(compile(1, 0, 40, "forward", "torch_dynamo_resume_in_step_at_17"));
+  BreakRecord brk;
+  brk.key.source_id = 1;
+  brk.key.frame_id = 0;
+  brk.key.frame_compile_id = 0;
+  brk.line = 30;
+  brk.user_file = "train.py";
+  brk.user_line = 17;
+  brk.user_function = "step";
+  brk.gb_type = "Unsupported Tensor.item() call with capture_scalar_outputs=False";
+  brk.sync_signature = true;
+  in.breaks.push_back(brk);
+  auto out = attribute_dynamo_run(in);
+  ASSERT_EQ(out.size(), 2u);
+  // The first compile of the resume frame is an extra program: a recompile by design.
+  EXPECT_EQ(out[1].cause, "sync_fragment");
+  EXPECT_EQ(out[1].confidence, "high");
+  EXPECT_EQ(out[1].detail,
+            "resume function torch_dynamo_resume_in_step_at_17 exists because of a graph break in "
+            "step at line 17: Unsupported Tensor.item() call with capture_scalar_outputs=False "
+            "(train.py:17)");
+  EXPECT_EQ(out[1].evidence, "graph break at log.txt:30");
+}
+
+TEST(DynamoAttribution, ReasonsWithoutIdsBelongToTheBlockAboveThem) {
+  // 2023-era text: blocks carry no compile id; each reason belongs to the closest block above.
+  RunInputs in;
+  in.source_names = {{1, "log.txt"}};
+  CompileRecord a = compile(-1, -1, 10, "recompile_block");
+  CompileRecord b = compile(-1, -1, 20, "recompile_block");
+  in.compiles = {a, b};
+  in.reasons.push_back(reason(a, 12, "", "L['end'] == 10"));
+  in.reasons.push_back(
+      reason(a, 22, "", "tensor 'L['x']' size mismatch at index 0. expected 4, actual 5"));
+  auto out = attribute_dynamo_run(in);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].cause, "constant");
+  EXPECT_EQ(out[1].cause, "shape");
+  EXPECT_EQ(out[1].detail, "tensor 'x' dim 0: 4 -> 5");
+  EXPECT_EQ(out[0].program_key, "step@log.txt:10");
+}
+
+TEST(DynamoAttribution, PrimaryReasonIsTheNewestRejectedEntry) {
+  RunInputs in;
+  in.source_names = {{1, "log.txt"}};
+  CompileRecord c = compile(3, 2, 100, "recompile_block");
+  in.compiles = {compile(3, 0, 1, "referenced"), compile(3, 1, 1, "referenced"), c};
+  // Listed oldest first here: the newest entry (3/1) still decides.
+  in.reasons.push_back(reason(c, 101, "3/0", "___check_obj_id(L['self'], 1234)"));
+  in.reasons.push_back(reason(c, 102, "3/1", "L['n'] == 3"));
+  in.reasons[0].entry_index = 0;
+  in.reasons[1].entry_index = 1;
+  auto out = attribute_dynamo_run(in);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[2].program_key, "3/2");
+  EXPECT_EQ(out[2].cause, "constant");
+  EXPECT_EQ(out[2].prev_program_key, "3/1");
+  EXPECT_EQ(out[2].other_reasons, 1);
+  // Referenced-only compiles come first, in id order, and say the log is a fragment.
+  EXPECT_EQ(out[0].program_key, "3/0");
+  EXPECT_EQ(out[0].cause, "first_compile");
+  EXPECT_EQ(out[1].cause, "unknown");
+}
+
+TEST(DynamoAttribution, ResumeNames) {
+  auto r = parse_resume_name("torch_dynamo_resume_in_forward_at_836");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->function, "forward");
+  EXPECT_EQ(r->line, 836);
+  auto old = parse_resume_name("<resume in forward>");
+  ASSERT_TRUE(old);
+  EXPECT_EQ(old->function, "forward");
+  EXPECT_FALSE(parse_resume_name("forward"));
+}
+
+}  // namespace
+}  // namespace rcf::analysis
