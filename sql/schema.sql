@@ -265,7 +265,7 @@ CREATE TABLE compile_event (
   step INTEGER,                -- training step of the compile, NULL when the logs give none
   site_sid INTEGER NOT NULL,   -- user code location the program belongs to (Dynamo: co_filename:co_firstlineno (co_name))
   program_key_sid INTEGER NOT NULL,  -- what the runtime calls the program (Dynamo: 'F/C', 'rankN:F/C' with several ranks)
-  kind TEXT NOT NULL,          -- 'dynamo', 'dynamo_backward', ...
+  kind TEXT NOT NULL,          -- 'dynamo' (a compiled entry was installed) or 'dynamo_failed' (the compile raised: counted, no program)
   cause_reported_sid INTEGER,  -- what the runtime itself said about it (first reason, fail type), NULL if nothing
   compile_ms REAL,             -- compile wall time, NULL if unknown
   cache TEXT,                  -- backend cache outcome: 'hit', 'miss', 'bypass', NULL unknown
