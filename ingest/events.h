@@ -31,6 +31,12 @@ struct StackFrame {
   std::string code;  // source text of the line when the log carries it
 };
 
+}  // namespace rcf::ingest
+
+#include "ingest/xla_events.h"  // needs StackFrame, defined above
+
+namespace rcf::ingest {
+
 // One Dynamo compile (frame F, compile C) as reported by the runtime: a TORCH_TRACE
 // `compilation_metrics` / `bwd_compilation_metrics` record, or a compile whose existence a text
 // log proves (a `Recompiling function` block names the new compile; its reasons name older ones).
@@ -110,7 +116,7 @@ struct RecompileLimitHit {
   int64_t firstlineno = -1;
   std::string last_reason;    // raw, "" when the era did not print one
   bool hard_failure = false;  // FailOnRecompileLimitHit (fullgraph / fail_on_recompile_limit_hit)
-  std::string origin;  // "text_limit_warning", "text_fail_on_recompile_limit"
+  std::string origin;         // "text_limit_warning", "text_fail_on_recompile_limit"
 };
 
 // The guard set installed by one compile (TORCH_TRACE dynamo_guards / dynamo_cpp_guards_str).
@@ -159,8 +165,12 @@ struct CompileTimesRow {
   std::vector<double> seconds;
 };
 
-using Event = std::variant<DynamoCompile, GuardFailure, GraphBreak, RecompileLimitHit, GuardSet,
-                           PhaseTiming, CacheOutcome, InputTensor, CompileTimesRow>;
+using Event =
+    std::variant<DynamoCompile, GuardFailure, GraphBreak, RecompileLimitHit, GuardSet, PhaseTiming,
+                 CacheOutcome, InputTensor, CompileTimesRow,
+                 // XLA side (ingest/xla_events.h)
+                 XlaAnalysisBlock, XlaPostCompile, XlaProfilerNote, MetricSample, StepMarker,
+                 HloModule, SavedGraph, JaxCompile, JaxCacheMiss, JaxPersistentCache, StepTiming>;
 
 // What happened to an input line that did not become (part of) an event.
 enum class LineFate {

@@ -1,14 +1,21 @@
 #include "ingest/dynamo_text_importer.h"
+#include "ingest/hlo_text_importer.h"
 #include "ingest/importer.h"
+#include "ingest/jax_log_importer.h"
+#include "ingest/pt_xla_debug_importer.h"
+#include "ingest/step_timing_importer.h"
 #include "ingest/torch_trace_importer.h"
+#include "ingest/xla_metrics_importer.h"
+#include "ingest/xla_saved_graph_importer.h"
 
 namespace rcf::ingest {
 
 const std::vector<ImporterInfo>& importer_registry() {
   // Order matters only for equal sniff scores. Adding a format = one line here.
   static const std::vector<ImporterInfo> registry = {
-      torch_trace_importer_info(),
-      dynamo_text_importer_info(),
+      torch_trace_importer_info(), dynamo_text_importer_info(),     pt_xla_debug_importer_info(),
+      xla_metrics_importer_info(), xla_saved_graph_importer_info(), hlo_text_importer_info(),
+      jax_log_importer_info(),     step_timing_importer_info(),
   };
   return registry;
 }

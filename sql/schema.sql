@@ -255,6 +255,180 @@ CREATE TABLE compile_times (
 );
 
 -- ---------------------------------------------------------------------------------------------
+-- Raw XLA-side tables (torch_xla debug output, metrics, saved graphs, HLO, JAX, step timings).
+
+-- One PT_XLA_DEBUG analysis block. kind 'compile' blocks are exactly the real XLA compiles.
+CREATE TABLE xla_block (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line of the block's first line
+  kind TEXT NOT NULL,          -- compile, execute, unexpected_execute
+  cause_sid INTEGER,           -- cause text as printed
+  cause_class TEXT NOT NULL,   -- normalised cause (step_end, tensor_value_access, dynamo_execute, ...)
+  graph_name_sid INTEGER,      -- Graph Name (torch_xla.compile name), NULL if absent
+  graph_hash TEXT,             -- Graph Hash as printed (lowercase hex), NULL if absent
+  inputs INTEGER,              -- Number of Graph Inputs
+  outputs INTEGER,             -- Number of Graph Outputs
+  frames TEXT,                 -- JSON list of {file,line,function}, innermost first
+  frames_cut INTEGER NOT NULL, -- 1 when the runtime printed '..........' (more frames existed)
+  truncated INTEGER NOT NULL   -- 1 when the block was cut off
+);
+
+-- Post Compilation Analysis sizes; belongs to the closest preceding compile block of its source.
+CREATE TABLE xla_post_compile (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line of the block
+  computation_hash TEXT,       -- 'Computation hash:' (v2.7+), NULL if absent
+  input_gb REAL,               -- Graph input size
+  output_gb REAL,              -- Graph output size
+  aliased_gb REAL,             -- Aliased Input size
+  intermediate_gb REAL,        -- Intermediate tensor size
+  program_gb REAL              -- Compiled program size
+);
+
+-- pt-xla-profiler lines.
+CREATE TABLE xla_profiler_note (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line
+  kind TEXT NOT NULL,          -- too_frequent, too_slow, not_lowered, unlowered_summary_frame
+  metric TEXT,                 -- metric named by the line, NULL for op lists
+  count INTEGER,               -- too frequent: count; summary frame: count
+  steps INTEGER,               -- too frequent: during this many steps
+  seconds REAL,                -- too slow: longest instance
+  text_sid INTEGER             -- op list, frame text or raw message
+);
+
+-- One value of a metrics report.
+CREATE TABLE metric_sample (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line of the value
+  step INTEGER,                -- [MetricsData; step=N] of the block, NULL if none
+  report_index INTEGER NOT NULL,  -- n-th report in the source (0-based)
+  name_sid INTEGER NOT NULL,   -- metric or counter name
+  kind TEXT NOT NULL,          -- metric or counter
+  field TEXT NOT NULL,         -- TotalSamples, Accumulator, ValueRate, Rate, Mean, StdDev, Value, P<percent>
+  value REAL NOT NULL,         -- ns for times, bytes for sizes, per second for rates, else as printed
+  unit TEXT NOT NULL           -- ns, bytes, ns/s, bytes/s, 1/s or '' (plain)
+);
+
+-- A step boundary printed by the runtime or found by a user pattern.
+CREATE TABLE step_marker (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line
+  step INTEGER,                -- explicit step number, NULL when only the boundary is known
+  origin TEXT NOT NULL         -- steplog, metrics_file, step_pattern
+);
+
+-- One HLO module (a --xla_dump_to file or a module embedded in a saved graph).
+CREATE TABLE hlo_module (
+  hlo_module_id INTEGER PRIMARY KEY,  -- row id, referenced by hlo_parameter / hlo_constant
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line of 'HloModule'
+  module_name_sid INTEGER NOT NULL,  -- module name (SyncTensorsGraph.68, jit_f, ...)
+  module_id INTEGER,           -- module_NNNN of the dump file name, NULL otherwise
+  stage TEXT,                  -- before_optimizations, after_optimizations, a pass name, NULL unknown
+  file_name TEXT,              -- dump file name, NULL for embedded modules
+  entry_layout_sid INTEGER,    -- entry_computation_layout text
+  instruction_count INTEGER NOT NULL,  -- instructions over all computations
+  structure_fingerprint TEXT NOT NULL, -- ignores instruction names/ids and constant values
+  full_fingerprint TEXT NOT NULL,      -- ignores only instruction names/ids
+  op_histogram TEXT NOT NULL,  -- JSON object opcode -> count
+  truncated INTEGER NOT NULL,  -- 1 when the module was cut off
+  graph_hash TEXT              -- torch_xla graph hash when embedded in a saved graph, else NULL
+);
+
+-- Entry-computation parameters of an HLO module: its input signature.
+CREATE TABLE hlo_parameter (
+  hlo_module_id INTEGER NOT NULL REFERENCES hlo_module(hlo_module_id),  -- module
+  number INTEGER NOT NULL,     -- parameter number
+  name TEXT,                   -- instruction name
+  dtype TEXT NOT NULL,         -- element type (f32, bf16, s32, pred, tuple, ...)
+  dims TEXT NOT NULL,          -- JSON list of dimensions
+  layout TEXT,                 -- layout as printed, NULL if not printed
+  shape_text TEXT NOT NULL     -- the whole shape as printed
+);
+
+-- Constants of an HLO module (what a changed Python scalar shows up as).
+CREATE TABLE hlo_constant (
+  hlo_module_id INTEGER NOT NULL REFERENCES hlo_module(hlo_module_id),  -- module
+  ordinal INTEGER NOT NULL,    -- position in the module
+  name TEXT,                   -- instruction name
+  shape_text TEXT NOT NULL,    -- shape as printed
+  value_sid INTEGER NOT NULL,  -- value text as printed ('{...}' when elided)
+  elided INTEGER NOT NULL,     -- 1 when the printer hid the value
+  user_op TEXT,                -- opcode of the first instruction using it
+  op_name_sid INTEGER,         -- metadata op_name / op_type
+  source_file_sid INTEGER,     -- metadata source_file
+  source_line INTEGER          -- metadata source_line
+);
+
+-- One graph of an XLA_SAVE_TENSORS_FILE.
+CREATE TABLE saved_graph (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line of '## BEGIN_GRAPH' (or the block's first line)
+  format TEXT NOT NULL,        -- text, hlo, dot, stablehlo
+  header_kind TEXT NOT NULL,   -- old (Hashes:) or new (Root Hashes: + Graph Hash:)
+  graph_hash TEXT,             -- Graph Hash, NULL with the old header
+  root_hashes TEXT,            -- JSON list of root hashes
+  graph_name_sid INTEGER,      -- Graph Name, NULL if absent
+  dynamo INTEGER NOT NULL,     -- 1 for a [dynamo] block
+  frames TEXT,                 -- JSON list of Python frames, innermost first
+  ir_node_count INTEGER NOT NULL,  -- IR lines (text format)
+  truncated INTEGER NOT NULL   -- 1 when cut off before '## END_GRAPH'
+);
+
+-- jax_log_compiles records.
+CREATE TABLE jax_compile (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line
+  function_sid INTEGER NOT NULL,  -- traced function
+  phase TEXT NOT NULL,         -- trace, lower, compile, compiling
+  seconds REAL,                -- duration when printed
+  signature_sid INTEGER,       -- argument shapes and types when printed
+  raw_sid INTEGER              -- the message
+);
+
+-- jax_explain_cache_misses explanations.
+CREATE TABLE jax_cache_miss (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line
+  function_sid INTEGER,        -- function
+  location TEXT,               -- file:line of the function when printed
+  cause_class TEXT NOT NULL,   -- never_seen, shape, dtype, weak_type, static_arg, pytree, context, other
+  detail_sid INTEGER           -- explanation text
+);
+
+-- JAX persistent compilation cache events.
+CREATE TABLE jax_persistent_cache (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line
+  event TEXT NOT NULL,         -- hit, miss, write, skip
+  key_sid INTEGER,             -- cache key (jit_<name>-<sha256>)
+  function_sid INTEGER,        -- function when printed
+  seconds REAL                 -- time when printed
+);
+
+-- Step timings (CSV, JSONL, --step-pattern).
+CREATE TABLE step_timing (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line
+  step INTEGER NOT NULL,       -- training step
+  wall_ms REAL,                -- step wall time
+  compile_ms REAL,             -- compile time within the step, when given
+  timestamp_s REAL             -- epoch seconds when given
+);
+
+-- ---------------------------------------------------------------------------------------------
 -- Derived tables (analysis/), recomputed for a run after each ingest into it.
 
 -- One row per real compile (a program built, not a cache hit), merged across sources and formats.

@@ -42,6 +42,12 @@ std::vector<std::string> with_ref(std::vector<std::string> tail) {
   return cols;
 }
 
+std::vector<std::string> with_src(std::vector<std::string> tail) {
+  std::vector<std::string> cols = {"run_id", "source_id", "line"};
+  cols.insert(cols.end(), tail.begin(), tail.end());
+  return cols;
+}
+
 }  // namespace
 
 // Turns events into rows. Used only by the writer thread (or by the caller's thread while the
@@ -89,7 +95,44 @@ class EventRowWriter {
             db, "input_tensor",
             with_ref({"source_expr_sid", "dtype", "device", "sizes", "strides", "requires_grad"})),
         times_(db, "compile_times",
-               {"run_id", "source_id", "line", "function_sid", "total_s", "values_s"}) {}
+               {"run_id", "source_id", "line", "function_sid", "total_s", "values_s"}),
+        xla_block_(db, "xla_block",
+                   with_src({"kind", "cause_sid", "cause_class", "graph_name_sid", "graph_hash",
+                             "inputs", "outputs", "frames", "frames_cut", "truncated"})),
+        xla_post_(db, "xla_post_compile",
+                  with_src({"computation_hash", "input_gb", "output_gb", "aliased_gb",
+                            "intermediate_gb", "program_gb"})),
+        xla_profiler_(db, "xla_profiler_note",
+                      with_src({"kind", "metric", "count", "steps", "seconds", "text_sid"})),
+        metric_(db, "metric_sample",
+                with_src({"step", "report_index", "name_sid", "kind", "field", "value", "unit"})),
+        step_marker_(db, "step_marker", with_src({"step", "origin"})),
+        hlo_module_(
+            db, "hlo_module",
+            {"hlo_module_id", "run_id", "source_id", "line", "module_name_sid", "module_id",
+             "stage", "file_name", "entry_layout_sid", "instruction_count", "structure_fingerprint",
+             "full_fingerprint", "op_histogram", "truncated", "graph_hash"}),
+        hlo_param_(db, "hlo_parameter",
+                   {"hlo_module_id", "number", "name", "dtype", "dims", "layout", "shape_text"}),
+        hlo_const_(db, "hlo_constant",
+                   {"hlo_module_id", "ordinal", "name", "shape_text", "value_sid", "elided",
+                    "user_op", "op_name_sid", "source_file_sid", "source_line"}),
+        saved_graph_(
+            db, "saved_graph",
+            with_src({"format", "header_kind", "graph_hash", "root_hashes", "graph_name_sid",
+                      "dynamo", "frames", "ir_node_count", "truncated"})),
+        jax_compile_(db, "jax_compile",
+                     with_src({"function_sid", "phase", "seconds", "signature_sid", "raw_sid"})),
+        jax_miss_(db, "jax_cache_miss",
+                  with_src({"function_sid", "location", "cause_class", "detail_sid"})),
+        jax_pcache_(db, "jax_persistent_cache",
+                    with_src({"event", "key_sid", "function_sid", "seconds"})),
+        step_timing_(db, "step_timing",
+                     with_src({"step", "wall_ms", "compile_ms", "timestamp_s"})) {
+    auto next = db.prepare("SELECT coalesce(max(hlo_module_id), 0) + 1 FROM hlo_module");
+    next.step();
+    next_hlo_id_ = next.int64(0);
+  }
 
   void set_source(int64_t run_id, int64_t source_id) {
     run_id_ = run_id;
@@ -227,8 +270,145 @@ class EventRowWriter {
         .val(nlohmann::json(r.seconds).dump());
   }
 
+  // ---- XLA side ----
+  static std::string frames_or_null(const std::vector<ingest::StackFrame>& frames) {
+    return frames.empty() ? std::string() : frames_json(frames);
+  }
+  BatchInsert& src(BatchInsert& b, int64_t line) {
+    return b.val(run_id_).val(source_id_).val(line);
+  }
+  static std::optional<std::string> opt_text(const std::string& s) {
+    if (s.empty()) return std::nullopt;
+    return s;
+  }
+
+  void row(const ingest::XlaAnalysisBlock& b) {
+    std::string frames = frames_or_null(b.frames);
+    src(xla_block_, b.line)
+        .val(b.kind)
+        .val(strings_.id_or_null(b.cause))
+        .val(b.cause_class)
+        .val(strings_.id_or_null(b.graph_name))
+        .val(opt_text(b.graph_hash))
+        .val(b.inputs)
+        .val(b.outputs)
+        .val(opt_text(frames))
+        .val(b.frames_cut)
+        .val(b.truncated);
+  }
+  void row(const ingest::XlaPostCompile& p) {
+    src(xla_post_, p.line)
+        .val(opt_text(p.computation_hash))
+        .val(p.input_gb)
+        .val(p.output_gb)
+        .val(p.aliased_gb)
+        .val(p.intermediate_gb)
+        .val(p.program_gb);
+  }
+  void row(const ingest::XlaProfilerNote& n) {
+    src(xla_profiler_, n.line)
+        .val(n.kind)
+        .val(opt_text(n.metric))
+        .val(n.count)
+        .val(n.steps)
+        .val(n.seconds)
+        .val(strings_.id_or_null(n.text));
+  }
+  void row(const ingest::MetricSample& m) {
+    src(metric_, m.line)
+        .val(m.step)
+        .val(m.report_index)
+        .val(strings_.id(m.name))
+        .val(m.kind)
+        .val(m.field)
+        .val(m.value)
+        .val(m.unit);
+  }
+  void row(const ingest::StepMarker& m) { src(step_marker_, m.line).val(m.step).val(m.origin); }
+  void row(const ingest::HloModule& m) {
+    int64_t id = next_hlo_id_++;
+    hlo_module_.val(id)
+        .val(run_id_)
+        .val(source_id_)
+        .val(m.line)
+        .val(strings_.id(m.module_name))
+        .val(m.module_id)
+        .val(opt_text(m.stage))
+        .val(opt_text(m.file_name))
+        .val(strings_.id_or_null(m.entry_layout))
+        .val(m.instruction_count)
+        .val(m.structure_fingerprint)
+        .val(m.full_fingerprint)
+        .val(nlohmann::json(m.op_histogram).dump())
+        .val(m.truncated)
+        .val(opt_text(m.graph_hash));
+    for (const auto& p : m.parameters)
+      hlo_param_.val(id)
+          .val(p.number)
+          .val(opt_text(p.name))
+          .val(p.dtype)
+          .val(nlohmann::json(p.dims).dump())
+          .val(opt_text(p.layout))
+          .val(p.shape_text);
+    int64_t ordinal = 0;
+    for (const auto& c : m.constants)
+      hlo_const_.val(id)
+          .val(ordinal++)
+          .val(opt_text(c.name))
+          .val(c.shape_text)
+          .val(strings_.id(c.value_text))
+          .val(c.elided)
+          .val(opt_text(c.user_op))
+          .val(strings_.id_or_null(c.op_name))
+          .val(strings_.id_or_null(c.source_file))
+          .val(c.source_line >= 0 ? std::optional<int64_t>(c.source_line) : std::nullopt);
+  }
+  void row(const ingest::SavedGraph& g) {
+    std::string frames = frames_or_null(g.frames);
+    src(saved_graph_, g.line)
+        .val(g.format)
+        .val(g.header_kind)
+        .val(opt_text(g.graph_hash))
+        .val(g.root_hashes.empty()
+                 ? std::optional<std::string>()
+                 : std::optional<std::string>(nlohmann::json(g.root_hashes).dump()))
+        .val(strings_.id_or_null(g.graph_name))
+        .val(g.dynamo)
+        .val(opt_text(frames))
+        .val(g.ir_node_count)
+        .val(g.truncated);
+  }
+  void row(const ingest::JaxCompile& j) {
+    src(jax_compile_, j.line)
+        .val(strings_.id(j.function))
+        .val(j.phase)
+        .val(j.seconds)
+        .val(strings_.id_or_null(j.signature))
+        .val(strings_.id_or_null(j.raw));
+  }
+  void row(const ingest::JaxCacheMiss& j) {
+    src(jax_miss_, j.line)
+        .val(strings_.id_or_null(j.function))
+        .val(opt_text(j.location))
+        .val(j.cause_class)
+        .val(strings_.id_or_null(j.detail));
+  }
+  void row(const ingest::JaxPersistentCache& j) {
+    src(jax_pcache_, j.line)
+        .val(j.event)
+        .val(strings_.id_or_null(j.key))
+        .val(strings_.id_or_null(j.function))
+        .val(j.seconds);
+  }
+  void row(const ingest::StepTiming& t) {
+    src(step_timing_, t.line).val(t.step).val(t.wall_ms).val(t.compile_ms).val(t.timestamp_s);
+  }
+
   StringInterner strings_;
   BatchInsert compile_, failure_, graph_break_, limit_, guard_, phase_, cache_, input_, times_;
+  BatchInsert xla_block_, xla_post_, xla_profiler_, metric_, step_marker_, hlo_module_, hlo_param_,
+      hlo_const_, saved_graph_, jax_compile_, jax_miss_, jax_pcache_, step_timing_;
+  int64_t next_hlo_id_ = 1;
   int64_t run_id_ = -1;
   int64_t source_id_ = -1;
 };

@@ -1,0 +1,8 @@
+// Importer "jax_log" (see ingest/importer.h). Format reference: ../shared/formats/.
+#pragma once
+
+#include "ingest/importer.h"
+
+namespace rcf::ingest {
+ImporterInfo jax_log_importer_info();  // name "jax_log"
+}

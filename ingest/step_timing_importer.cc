@@ -1,0 +1,16 @@
+// PLACEHOLDER: replaced by the real importer.
+#include "ingest/step_timing_importer.h"
+
+namespace rcf::ingest {
+namespace {
+class Stub : public Importer {
+ public:
+  void on_line(std::string_view, int64_t) override {}
+  void finish() override {}
+};
+}  // namespace
+ImporterInfo step_timing_importer_info() {
+  return {"step_timing", "placeholder", [](std::string_view) { return 0; },
+          [](EventSink&) -> std::unique_ptr<Importer> { return std::make_unique<Stub>(); }};
+}
+}  // namespace rcf::ingest

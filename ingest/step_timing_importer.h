@@ -1,0 +1,8 @@
+// Importer "step_timing" (see ingest/importer.h). Format reference: ../shared/formats/.
+#pragma once
+
+#include "ingest/importer.h"
+
+namespace rcf::ingest {
+ImporterInfo step_timing_importer_info();  // name "step_timing"
+}

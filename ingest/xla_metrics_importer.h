@@ -1,0 +1,8 @@
+// Importer "xla_metrics" (see ingest/importer.h). Format reference: ../shared/formats/.
+#pragma once
+
+#include "ingest/importer.h"
+
+namespace rcf::ingest {
+ImporterInfo xla_metrics_importer_info();  // name "xla_metrics"
+}

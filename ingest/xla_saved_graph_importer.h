@@ -1,0 +1,8 @@
+// Importer "xla_saved_graph" (see ingest/importer.h). Format reference: ../shared/formats/.
+#pragma once
+
+#include "ingest/importer.h"
+
+namespace rcf::ingest {
+ImporterInfo xla_saved_graph_importer_info();  // name "xla_saved_graph"
+}
