@@ -10,20 +10,9 @@
 #include <unordered_map>
 #include <vector>
 
-namespace rcf::analysis {
+#include "analysis/attributed_compile.h"
 
-// Identity of a Dynamo compile inside a run. A trace file is one process, so the source is part
-// of the identity; rank distinguishes the ranks that share one text log.
-struct DynamoKey {
-  int64_t source_id = 0;
-  int64_t rank = -1;
-  int64_t epoch = 0;
-  int64_t ca_id = -1;
-  int64_t frame_id = -1;
-  int64_t frame_compile_id = -1;
-  int64_t line_if_no_id = 0;  // text logs of eras without compile ids: one compile per block
-  auto operator<=>(const DynamoKey&) const = default;
-};
+namespace rcf::analysis {
 
 struct CompileRecord {  // one dynamo_compile_raw row
   DynamoKey key;
@@ -73,31 +62,6 @@ struct RunInputs {
   std::unordered_map<int64_t, std::string> texts;
   // source_id -> short name for evidence texts (file name without directories).
   std::vector<std::pair<int64_t, std::string>> source_names;
-};
-
-struct AttributedCompile {
-  DynamoKey key;
-  int64_t ordinal = 0;
-  int64_t attempt = 0;
-  int64_t line = 0;
-  int64_t rank = -1;  // display rank
-  std::string site;
-  std::string program_key;
-  std::string kind;  // dynamo, dynamo_failed
-  std::string cause_reported;
-  std::optional<double> compile_ms;
-  std::string cache;
-  std::string evidence_kind;  // compilation_metrics, recompile_block, referenced
-  std::optional<int64_t> start_us;
-  // Attribution.
-  std::string cause;
-  std::string prev_program_key;
-  std::string detail;
-  std::string confidence;
-  std::string evidence;
-  std::string subject;
-  std::string primary_reason;
-  int other_reasons = 0;
 };
 
 // Builds the canonical compiles of one run, ordered by ordinal, each with its attribution.

@@ -1,8 +1,10 @@
 #include "analysis/run_analysis.h"
 
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "analysis/dynamo_attribution.h"
+#include "analysis/xla_compiles.h"
 #include "store/string_interner.h"
 
 namespace rcf::analysis {
@@ -40,21 +42,24 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
 
   // Compiles known only by reference are listed once per block that names them: fold them per
   // compile in SQL so that memory follows the number of compiles, not of log lines.
-  auto compiles = db.prepare(std::string("SELECT ") + kKeyColumns +
-                             ", line, attempt, kind, n.text, f.text, co_firstlineno, start_us, "
-                             "duration_ms, cache_size, accumulated_cache_size, has_guarded_code, "
-                             "ft.text, fr.text, rr.text "
-                             "FROM (SELECT * FROM dynamo_compile_raw WHERE run_id=?1 AND kind NOT IN "
-                             "('referenced', 'runtime', 'backward') "
-                             "UNION ALL SELECT * FROM dynamo_compile_raw WHERE raw_id IN "
-                             "(SELECT min(raw_id) FROM dynamo_compile_raw WHERE run_id=?1 AND "
-                             "kind='referenced' GROUP BY " + kKeyColumns + ")) c "
-                             "LEFT JOIN strings n ON n.string_id = c.co_name_sid "
-                             "LEFT JOIN strings f ON f.string_id = c.co_filename_sid "
-                             "LEFT JOIN strings ft ON ft.string_id = c.fail_type_sid "
-                             "LEFT JOIN strings fr ON fr.string_id = c.fail_reason_sid "
-                             "LEFT JOIN strings rr ON rr.string_id = c.recompile_reason_sid "
-                             "ORDER BY raw_id");
+  auto compiles =
+      db.prepare(std::string("SELECT ") + kKeyColumns +
+                 ", line, attempt, kind, n.text, f.text, co_firstlineno, start_us, "
+                 "duration_ms, cache_size, accumulated_cache_size, has_guarded_code, "
+                 "ft.text, fr.text, rr.text "
+                 "FROM (SELECT * FROM dynamo_compile_raw WHERE run_id=?1 AND kind NOT IN "
+                 "('referenced', 'runtime', 'backward') "
+                 "UNION ALL SELECT * FROM dynamo_compile_raw WHERE raw_id IN "
+                 "(SELECT min(raw_id) FROM dynamo_compile_raw WHERE run_id=?1 AND "
+                 "kind='referenced' GROUP BY " +
+                 kKeyColumns +
+                 ")) c "
+                 "LEFT JOIN strings n ON n.string_id = c.co_name_sid "
+                 "LEFT JOIN strings f ON f.string_id = c.co_filename_sid "
+                 "LEFT JOIN strings ft ON ft.string_id = c.fail_type_sid "
+                 "LEFT JOIN strings fr ON fr.string_id = c.fail_reason_sid "
+                 "LEFT JOIN strings rr ON rr.string_id = c.recompile_reason_sid "
+                 "ORDER BY raw_id");
   compiles.bind(1, run_id);
   while (compiles.step()) {
     CompileRecord r;
@@ -77,9 +82,10 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
     in.compiles.push_back(std::move(r));
   }
 
-  auto reasons = db.prepare(std::string("SELECT ") + kKeyColumns +
-                            ", line, entry_index, old_compile_id, reason_sid, origin "
-                            "FROM guard_failure g WHERE run_id=? ORDER BY source_id, line, entry_index");
+  auto reasons =
+      db.prepare(std::string("SELECT ") + kKeyColumns +
+                 ", line, entry_index, old_compile_id, reason_sid, origin "
+                 "FROM guard_failure g WHERE run_id=? ORDER BY source_id, line, entry_index");
   auto text = db.prepare("SELECT text FROM strings WHERE string_id=?");
   reasons.bind(1, run_id);
   while (reasons.step()) {
@@ -138,35 +144,41 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
 }
 
 void write_run(store::Database& db, store::StringInterner& strings, int64_t run_id,
-               const std::vector<AttributedCompile>& compiles) {
+               const std::vector<AttributedCompile>& compiles,
+               const std::vector<ConvergencePoint>& convergence) {
   auto insert_compile = db.prepare(
       "INSERT INTO compile_event(run_id, ordinal, step, site_sid, program_key_sid, kind, "
       "cause_reported_sid, compile_ms, cache, rank, epoch, frame_id, frame_compile_id, attempt, "
-      "ca_id, source_id, line, evidence) VALUES (?,?,NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "ca_id, source_id, line, evidence, hlo_module_id, saved_graph_source_id, saved_graph_line) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   auto insert_attr = db.prepare(
       "INSERT INTO attribution(compile_row, cause, prev_program_key_sid, detail_sid, confidence, "
       "evidence_sid, subject_sid, reason_sid, other_reasons) VALUES (?,?,?,?,?,?,?,?,?)");
   for (const auto& c : compiles) {
     insert_compile.bind(1, run_id)
         .bind(2, c.ordinal)
-        .bind(3, strings.id(c.site))
-        .bind(4, strings.id(c.program_key))
-        .bind(5, c.kind)
-        .bind(6, strings.id_or_null(c.cause_reported))
-        .bind(7, c.compile_ms);
+        .bind(3, c.step)
+        .bind(4, strings.id(c.site))
+        .bind(5, strings.id(c.program_key))
+        .bind(6, c.kind)
+        .bind(7, strings.id_or_null(c.cause_reported))
+        .bind(8, c.compile_ms);
     if (c.cache.empty())
-      insert_compile.bind_null(8);
+      insert_compile.bind_null(9);
     else
-      insert_compile.bind(8, c.cache);
-    insert_compile.bind(9, c.key.rank)
-        .bind(10, c.key.epoch)
-        .bind(11, c.key.frame_id)
-        .bind(12, c.key.frame_compile_id)
-        .bind(13, c.attempt)
-        .bind(14, c.key.ca_id)
-        .bind(15, c.key.source_id)
-        .bind(16, c.line)
-        .bind(17, c.evidence_kind);
+      insert_compile.bind(9, c.cache);
+    insert_compile.bind(10, c.key.rank)
+        .bind(11, c.key.epoch)
+        .bind(12, c.key.frame_id)
+        .bind(13, c.key.frame_compile_id)
+        .bind(14, c.attempt)
+        .bind(15, c.key.ca_id)
+        .bind(16, c.key.source_id)
+        .bind(17, c.line)
+        .bind(18, c.evidence_kind)
+        .bind(19, c.hlo_module_id)
+        .bind(20, c.saved_graph_source_id)
+        .bind(21, c.saved_graph_line);
     insert_compile.run();
     int64_t row = db.last_insert_rowid();
     insert_attr.bind(1, row)
@@ -180,6 +192,103 @@ void write_run(store::Database& db, store::StringInterner& strings, int64_t run_
         .bind(9, c.other_reasons);
     insert_attr.run();
   }
+  auto insert_point = db.prepare(
+      "INSERT INTO convergence_point(run_id, step, programs_cached, compiles_in_step) "
+      "VALUES (?,?,?,?)");
+  for (const auto& p : convergence) {
+    insert_point.bind(1, run_id)
+        .bind(2, p.step)
+        .bind(3, p.programs_cached)
+        .bind(4, p.compiles_in_step);
+    insert_point.run();
+  }
+}
+
+std::vector<FrameRecord> parse_frames(std::string_view json_text) {
+  std::vector<FrameRecord> frames;
+  if (json_text.empty()) return frames;
+  auto j = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_array()) return frames;
+  for (const auto& f : j) {
+    FrameRecord r;
+    r.file = f.value("file", "");
+    r.line = f.value("line", int64_t{0});
+    r.function = f.value("function", "");
+    frames.push_back(std::move(r));
+  }
+  return frames;
+}
+
+XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
+                          const std::vector<std::pair<int64_t, std::string>>& source_names) {
+  XlaRunInputs in;
+  in.source_names = source_names;
+  auto blocks = db.prepare(
+      "SELECT source_id, line, kind, c.text, cause_class, n.text, graph_hash, inputs, outputs, "
+      "frames FROM xla_block b LEFT JOIN strings c ON c.string_id = b.cause_sid "
+      "LEFT JOIN strings n ON n.string_id = b.graph_name_sid WHERE run_id=? "
+      "ORDER BY source_id, line");
+  blocks.bind(1, run_id);
+  while (blocks.step()) {
+    XlaBlockRecord r;
+    r.source_id = blocks.int64(0);
+    r.line = blocks.int64(1);
+    r.kind = blocks.str(2);
+    r.cause = blocks.str(3);
+    r.cause_class = blocks.str(4);
+    r.graph_name = blocks.str(5);
+    r.graph_hash = blocks.str(6);
+    r.inputs = blocks.opt_int64(7);
+    r.outputs = blocks.opt_int64(8);
+    r.frames = parse_frames(blocks.text(9));
+    in.blocks.push_back(std::move(r));
+  }
+  auto markers = db.prepare(
+      "SELECT source_id, line, step, origin FROM step_marker WHERE run_id=? ORDER BY source_id, "
+      "line");
+  markers.bind(1, run_id);
+  while (markers.step())
+    in.markers.push_back(
+        {markers.int64(0), markers.int64(1), markers.opt_int64(2), markers.str(3)});
+  auto jax = db.prepare(
+      "SELECT source_id, line, f.text, phase, s.text, seconds FROM jax_compile j "
+      "JOIN strings f ON f.string_id = j.function_sid "
+      "LEFT JOIN strings s ON s.string_id = j.signature_sid WHERE run_id=? ORDER BY source_id, "
+      "line");
+  jax.bind(1, run_id);
+  while (jax.step())
+    in.jax_compiles.push_back(
+        {jax.int64(0), jax.int64(1), jax.str(2), jax.str(3), jax.str(4), jax.opt_real(5)});
+  auto misses = db.prepare(
+      "SELECT source_id, line, f.text, cause_class, d.text FROM jax_cache_miss m "
+      "LEFT JOIN strings f ON f.string_id = m.function_sid "
+      "LEFT JOIN strings d ON d.string_id = m.detail_sid WHERE run_id=? ORDER BY source_id, line");
+  misses.bind(1, run_id);
+  while (misses.step())
+    in.jax_misses.push_back(
+        {misses.int64(0), misses.int64(1), misses.str(2), misses.str(3), misses.str(4)});
+  auto graphs = db.prepare(
+      "SELECT source_id, line, graph_hash FROM saved_graph WHERE run_id=? AND graph_hash IS NOT "
+      "NULL "
+      "ORDER BY source_id, line");
+  graphs.bind(1, run_id);
+  while (graphs.step())
+    in.saved_graphs.push_back({graphs.int64(0), graphs.int64(1), graphs.str(2)});
+  auto modules = db.prepare(
+      "SELECT hlo_module_id, n.text, stage, graph_hash, module_id FROM hlo_module h "
+      "JOIN strings n ON n.string_id = h.module_name_sid WHERE run_id=? ORDER BY hlo_module_id");
+  modules.bind(1, run_id);
+  while (modules.step())
+    in.hlo_modules.push_back(
+        {modules.int64(0), modules.str(1), modules.str(2), modules.str(3), modules.opt_int64(4)});
+  auto compile_time = db.prepare(
+      "SELECT step, value FROM metric_sample m JOIN strings n ON n.string_id = m.name_sid "
+      "WHERE run_id=? AND n.text='CompileTime' AND field='TotalSamples' AND step IS NOT NULL "
+      "ORDER BY source_id, line");
+  compile_time.bind(1, run_id);
+  while (compile_time.step())
+    in.compile_time_steps.push_back({compile_time.int64(0), compile_time.real(1)});
+  return in;
 }
 
 }  // namespace
@@ -196,7 +305,13 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids) {
       st.bind(1, run_id);
       st.run();
     }
-    write_run(db, strings, run_id, attribute_dynamo_run(load_run(db, run_id)));
+    RunInputs dynamo = load_run(db, run_id);
+    std::vector<AttributedCompile> compiles = attribute_dynamo_run(dynamo);
+    XlaRunResult xla = analyze_xla_run(load_xla_run(db, run_id, dynamo.source_names),
+                                       static_cast<int64_t>(compiles.size()) + 1);
+    compiles.insert(compiles.end(), std::make_move_iterator(xla.compiles.begin()),
+                    std::make_move_iterator(xla.compiles.end()));
+    write_run(db, strings, run_id, compiles, xla.convergence);
   }
 }
 

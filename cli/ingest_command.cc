@@ -25,6 +25,9 @@ Command add_ingest_command(CLI::App& app) {
   cmd->add_option("--run", req->run, "Run label within the lane (cold, warm, a date)")
       ->capture_default_str();
   cmd->add_option("--format", req->format, "Force an importer instead of sniffing:" + formats);
+  cmd->add_option("--step-pattern", req->step_pattern,
+                  "RE2 pattern with named groups step and optionally ms, compile_ms, ts: every "
+                  "matching line of the inputs is a step timing");
   cmd->add_flag("--strict", req->strict, "Fail (exit 2, nothing written) on any rejected line");
   cmd->add_option("paths", req->paths, "Log files, .gz files, directories, or - for stdin")
       ->required();

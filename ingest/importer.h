@@ -18,6 +18,9 @@ class Importer {
   // One physical line without its '\n' (a trailing '\r' is already removed). `line` is valid only
   // during the call. `line_no` is 1-based and increases by one per call.
   virtual void on_line(std::string_view line, int64_t line_no) = 0;
+  // Called once before the first line with the source's path ("-" for stdin), for formats whose
+  // file name carries data (an --xla_dump_to file name holds the module id and stage).
+  virtual void set_source_name(std::string_view /*path*/) {}
   // End of input: flush any open block (a block cut off by the end of the file is kept as far as
   // it goes and noted as a kWarning "truncated_block").
   virtual void finish() = 0;

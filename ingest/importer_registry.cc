@@ -2,6 +2,7 @@
 #include "ingest/hlo_text_importer.h"
 #include "ingest/importer.h"
 #include "ingest/jax_log_importer.h"
+#include "ingest/plain_text_importer.h"
 #include "ingest/pt_xla_debug_importer.h"
 #include "ingest/step_timing_importer.h"
 #include "ingest/torch_trace_importer.h"

@@ -4,6 +4,7 @@
 
 #include "ingest/importer.h"
 #include "ingest/line_reader.h"
+#include "ingest/step_pattern_tap.h"
 
 namespace rcf::ingest {
 namespace {
@@ -64,12 +65,18 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
   LineReader reader(*source, options.buffer_size, options.max_line);
 
   std::string_view head = reader.head(kSniffBytes);
+  std::unique_ptr<StepPatternTap> tap;
+  if (!options.step_pattern.empty()) {
+    std::string error;
+    tap = StepPatternTap::create(options.step_pattern, &error);  // validated by the caller
+  }
   const ImporterInfo* info = nullptr;
   if (!options.forced_format.empty()) {
     info = find_importer(options.forced_format);
   } else {
     info = sniff_importer(whole_lines(head, head.size() < kSniffBytes));
   }
+  if (!info && tap) info = find_importer("plain_text");
   if (!info) {
     // Still read to the end so that the content hash and byte counts are known.
     std::string_view line;
@@ -87,6 +94,7 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
 
   TallySink tally(sink, *stats);
   auto importer = info->create(tally);
+  importer->set_source_name(path);
   std::string_view line;
   int64_t next_progress = 0;
   while (reader.next(&line)) {
@@ -94,6 +102,9 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
     if (reader.line_was_cut()) {
       tally.note(line_no, LineFate::kRejected, "line_too_long", line.substr(0, 200));
       continue;
+    }
+    if (tap) {
+      if (auto timing = tap->match(line, line_no)) tally.emit(std::move(*timing));
     }
     importer->on_line(line, line_no);
     if (options.progress && reader.bytes_consumed() >= next_progress) {

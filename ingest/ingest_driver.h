@@ -17,6 +17,9 @@ struct DriverOptions {
   size_t buffer_size = size_t{4} << 20;
   size_t max_line = size_t{64} << 20;
   OpenOptions open;
+  // --step-pattern: an RE2 pattern with named groups `step` and optionally `ms` (step wall time),
+  // `compile_ms` and `ts`; every line it matches also yields a StepTiming, whatever the format.
+  std::string step_pattern;
   // Called now and then with (raw bytes read, raw size or -1) for progress display.
   std::function<void(int64_t, int64_t)> progress;
 };

@@ -6,6 +6,7 @@
 #include "ingest/importer.h"
 #include "ingest/ingest_driver.h"
 #include "ingest/input_walker.h"
+#include "ingest/step_pattern_tap.h"
 #include "store/ingest_writer.h"
 #include "store/store.h"
 #include "util/error.h"
@@ -19,6 +20,10 @@ IngestSummary run_ingest(const IngestRequest& request) {
     throw Error(fmt::format("unknown --format '{}' (known:{})", request.format, known));
   }
   if (request.paths.empty()) throw Error("no input paths given");
+  if (!request.step_pattern.empty()) {
+    std::string error;
+    if (!ingest::StepPatternTap::create(request.step_pattern, &error)) throw Error(error);
+  }
   std::vector<ingest::WalkProblem> problems;
   auto inputs = ingest::expand_inputs(request.paths, &problems);
   IngestSummary summary;
@@ -37,6 +42,7 @@ IngestSummary run_ingest(const IngestRequest& request) {
   ingest::DriverOptions options;
   options.forced_format = request.format;
   options.buffer_size = request.buffer_size;
+  options.step_pattern = request.step_pattern;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const auto& input = inputs[i];
     if (request.progress)

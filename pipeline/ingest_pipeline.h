@@ -19,6 +19,7 @@ struct IngestRequest {
   std::string run = "default";
   std::string format;  // forced importer; empty = sniff each file
   std::vector<std::string> paths;
+  std::string step_pattern;  // --step-pattern (RE2 with named groups step[, ms, compile_ms, ts])
   bool strict = false;  // a rejected line fails the whole ingest
   size_t buffer_size = size_t{4} << 20;
   // Progress callback: (file index, file count, path, raw bytes read, raw size or -1).

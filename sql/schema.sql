@@ -451,7 +451,10 @@ CREATE TABLE compile_event (
   ca_id INTEGER NOT NULL,
   source_id INTEGER NOT NULL,  -- source of the most informative record
   line INTEGER NOT NULL,       -- its line
-  evidence TEXT NOT NULL       -- which records prove the compile ('compilation_metrics', 'recompile_block', 'referenced')
+  evidence TEXT NOT NULL,      -- which records prove the compile ('compilation_metrics', 'recompile_block', 'referenced', 'pt_xla_debug_compilation_analysis', 'jax_log_compiles')
+  hlo_module_id INTEGER,       -- the program's HLO module (hlo_module), when linked (see analysis/xla_compiles.h)
+  saved_graph_source_id INTEGER,  -- source of the program's saved graph (XLA_SAVE_TENSORS_FILE), when linked
+  saved_graph_line INTEGER     -- line of that saved graph
 );
 
 -- Why a compile happened; one row per compile in compile_event.
@@ -510,6 +513,19 @@ LEFT JOIN strings prev ON prev.string_id = a.prev_program_key_sid
 LEFT JOIN strings d ON d.string_id = a.detail_sid
 LEFT JOIN strings e ON e.string_id = a.evidence_sid
 WHERE a.cause <> 'first_compile';
+
+-- compile_artifacts: the saved graph and HLO module linked to each compile, when present.
+CREATE VIEW compile_artifacts AS
+SELECT c.run_id, r.lane, r.run, c.ordinal, pk.text AS program_key,
+       c.hlo_module_id, mn.text AS hlo_module, h.file_name AS hlo_file, h.stage AS hlo_stage,
+       gs.path AS saved_graph_source, c.saved_graph_line
+FROM compile_event c
+JOIN run_table r ON r.run_id = c.run_id
+JOIN strings pk ON pk.string_id = c.program_key_sid
+LEFT JOIN hlo_module h ON h.hlo_module_id = c.hlo_module_id
+LEFT JOIN strings mn ON mn.string_id = h.module_name_sid
+LEFT JOIN source gs ON gs.source_id = c.saved_graph_source_id
+WHERE c.hlo_module_id IS NOT NULL OR c.saved_graph_source_id IS NOT NULL;
 
 -- convergence: programs cached vs step per run.
 CREATE VIEW convergence AS

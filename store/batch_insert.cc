@@ -5,8 +5,10 @@
 
 namespace rcf::store {
 
-BatchInsert::BatchInsert(Database& db, std::string table, std::vector<std::string> columns)
+BatchInsert::BatchInsert(Database& db, std::string table, std::vector<std::string> columns,
+                         std::vector<BatchInsert*>* group)
     : db_(db), table_(std::move(table)), columns_(std::move(columns)) {
+  if (group) group->push_back(this);
   std::string row = "(" + std::string(columns_.size() * 2 - 1, ',') + ")";
   for (size_t i = 0; i < columns_.size(); ++i) row[1 + 2 * i] = '?';
   std::string head = fmt::format("INSERT INTO {} ({}) VALUES ", table_, fmt::join(columns_, ","));

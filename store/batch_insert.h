@@ -18,7 +18,12 @@ class BatchInsert {
  public:
   static constexpr int kRowsPerStatement = 64;
 
-  BatchInsert(Database& db, std::string table, std::vector<std::string> columns);
+  // `group`, when given, collects every inserter of an owner so that one loop flushes them all
+  // (a forgotten flush would silently drop the tail rows). The inserter must not move.
+  BatchInsert(Database& db, std::string table, std::vector<std::string> columns,
+              std::vector<BatchInsert*>* group = nullptr);
+  BatchInsert(const BatchInsert&) = delete;
+  BatchInsert& operator=(const BatchInsert&) = delete;
 
   // Appends one value of the current row; a row is complete after columns().size() values.
   BatchInsert& null() { return push(std::monostate{}); }

@@ -77,58 +77,70 @@ class EventRowWriter {
                            "fail_reason_sid",
                            "recompile_reason_sid",
                            "restart_reasons",
-                           "user_stack"})),
+                           "user_stack"}),
+                 &all_),
         failure_(
             db, "guard_failure",
-            with_ref({"entry_index", "verbose_group", "old_compile_id", "reason_sid", "origin"})),
+            with_ref({"entry_index", "verbose_group", "old_compile_id", "reason_sid", "origin"}),
+            &all_),
         graph_break_(
             db, "graph_break",
             with_ref({"user_file_sid", "user_line", "user_function_sid", "gb_type_sid",
-                      "reason_sid", "suppressed", "sync_signature", "user_stack", "origin"})),
+                      "reason_sid", "suppressed", "sync_signature", "user_stack", "origin"}),
+            &all_),
         limit_(db, "recompile_limit_hit",
                with_ref({"limit_type", "limit_value", "function_sid", "file_sid", "firstlineno",
-                         "last_reason_sid", "hard_failure", "origin"})),
-        guard_(db, "guard", with_ref({"format", "ordinal", "code_sid"})),
-        phase_(db, "phase_timing", with_ref({"name_sid", "start_us", "duration_us"})),
-        cache_(db, "cache_outcome", with_ref({"cache", "state", "key_sid", "detail_sid"})),
+                         "last_reason_sid", "hard_failure", "origin"}),
+               &all_),
+        guard_(db, "guard", with_ref({"format", "ordinal", "code_sid"}), &all_),
+        phase_(db, "phase_timing", with_ref({"name_sid", "start_us", "duration_us"}), &all_),
+        cache_(db, "cache_outcome", with_ref({"cache", "state", "key_sid", "detail_sid"}), &all_),
         input_(
             db, "input_tensor",
-            with_ref({"source_expr_sid", "dtype", "device", "sizes", "strides", "requires_grad"})),
+            with_ref({"source_expr_sid", "dtype", "device", "sizes", "strides", "requires_grad"}),
+            &all_),
         times_(db, "compile_times",
-               {"run_id", "source_id", "line", "function_sid", "total_s", "values_s"}),
+               {"run_id", "source_id", "line", "function_sid", "total_s", "values_s"}, &all_),
         xla_block_(db, "xla_block",
                    with_src({"kind", "cause_sid", "cause_class", "graph_name_sid", "graph_hash",
-                             "inputs", "outputs", "frames", "frames_cut", "truncated"})),
+                             "inputs", "outputs", "frames", "frames_cut", "truncated"}),
+                   &all_),
         xla_post_(db, "xla_post_compile",
                   with_src({"computation_hash", "input_gb", "output_gb", "aliased_gb",
-                            "intermediate_gb", "program_gb"})),
+                            "intermediate_gb", "program_gb"}),
+                  &all_),
         xla_profiler_(db, "xla_profiler_note",
-                      with_src({"kind", "metric", "count", "steps", "seconds", "text_sid"})),
+                      with_src({"kind", "metric", "count", "steps", "seconds", "text_sid"}), &all_),
         metric_(db, "metric_sample",
-                with_src({"step", "report_index", "name_sid", "kind", "field", "value", "unit"})),
-        step_marker_(db, "step_marker", with_src({"step", "origin"})),
+                with_src({"step", "report_index", "name_sid", "kind", "field", "value", "unit"}),
+                &all_),
+        step_marker_(db, "step_marker", with_src({"step", "origin"}), &all_),
         hlo_module_(
             db, "hlo_module",
             {"hlo_module_id", "run_id", "source_id", "line", "module_name_sid", "module_id",
              "stage", "file_name", "entry_layout_sid", "instruction_count", "structure_fingerprint",
-             "full_fingerprint", "op_histogram", "truncated", "graph_hash"}),
+             "full_fingerprint", "op_histogram", "truncated", "graph_hash"},
+            &all_),
         hlo_param_(db, "hlo_parameter",
-                   {"hlo_module_id", "number", "name", "dtype", "dims", "layout", "shape_text"}),
+                   {"hlo_module_id", "number", "name", "dtype", "dims", "layout", "shape_text"},
+                   &all_),
         hlo_const_(db, "hlo_constant",
                    {"hlo_module_id", "ordinal", "name", "shape_text", "value_sid", "elided",
-                    "user_op", "op_name_sid", "source_file_sid", "source_line"}),
-        saved_graph_(
-            db, "saved_graph",
-            with_src({"format", "header_kind", "graph_hash", "root_hashes", "graph_name_sid",
-                      "dynamo", "frames", "ir_node_count", "truncated"})),
+                    "user_op", "op_name_sid", "source_file_sid", "source_line"},
+                   &all_),
+        saved_graph_(db, "saved_graph",
+                     with_src({"format", "header_kind", "graph_hash", "root_hashes",
+                               "graph_name_sid", "dynamo", "frames", "ir_node_count", "truncated"}),
+                     &all_),
         jax_compile_(db, "jax_compile",
-                     with_src({"function_sid", "phase", "seconds", "signature_sid", "raw_sid"})),
+                     with_src({"function_sid", "phase", "seconds", "signature_sid", "raw_sid"}),
+                     &all_),
         jax_miss_(db, "jax_cache_miss",
-                  with_src({"function_sid", "location", "cause_class", "detail_sid"})),
+                  with_src({"function_sid", "location", "cause_class", "detail_sid"}), &all_),
         jax_pcache_(db, "jax_persistent_cache",
-                    with_src({"event", "key_sid", "function_sid", "seconds"})),
-        step_timing_(db, "step_timing",
-                     with_src({"step", "wall_ms", "compile_ms", "timestamp_s"})) {
+                    with_src({"event", "key_sid", "function_sid", "seconds"}), &all_),
+        step_timing_(db, "step_timing", with_src({"step", "wall_ms", "compile_ms", "timestamp_s"}),
+                     &all_) {
     auto next = db.prepare("SELECT coalesce(max(hlo_module_id), 0) + 1 FROM hlo_module");
     next.step();
     next_hlo_id_ = next.int64(0);
@@ -144,9 +156,7 @@ class EventRowWriter {
   }
 
   void flush() {
-    for (BatchInsert* b : {&compile_, &failure_, &graph_break_, &limit_, &guard_, &phase_, &cache_,
-                           &input_, &times_})
-      b->flush();
+    for (BatchInsert* b : all_) b->flush();
   }
 
  private:
@@ -405,6 +415,7 @@ class EventRowWriter {
   }
 
   StringInterner strings_;
+  std::vector<BatchInsert*> all_;  // every inserter below, in declaration order
   BatchInsert compile_, failure_, graph_break_, limit_, guard_, phase_, cache_, input_, times_;
   BatchInsert xla_block_, xla_post_, xla_profiler_, metric_, step_marker_, hlo_module_, hlo_param_,
       hlo_const_, saved_graph_, jax_compile_, jax_miss_, jax_pcache_, step_timing_;

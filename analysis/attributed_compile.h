@@ -1,0 +1,54 @@
+// A canonical compile of a run with its attribution: what analysis writes to compile_event and
+// attribution, whatever the runtime (Dynamo, torch_xla, JAX).
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace rcf::analysis {
+
+// Identity of a Dynamo compile inside a run. A trace file is one process, so the source is part
+// of the identity; rank distinguishes the ranks that share one text log.
+struct DynamoKey {
+  int64_t source_id = 0;
+  int64_t rank = -1;
+  int64_t epoch = 0;
+  int64_t ca_id = -1;
+  int64_t frame_id = -1;
+  int64_t frame_compile_id = -1;
+  int64_t line_if_no_id = 0;  // text logs of eras without compile ids: one compile per block
+  auto operator<=>(const DynamoKey&) const = default;
+};
+
+struct AttributedCompile {
+  DynamoKey key;
+  int64_t ordinal = 0;
+  int64_t attempt = 0;
+  int64_t line = 0;
+  int64_t rank = -1;  // display rank
+  std::string site;
+  std::string program_key;
+  std::string kind;  // dynamo, dynamo_failed
+  std::string cause_reported;
+  std::optional<double> compile_ms;
+  std::string cache;
+  std::string evidence_kind;  // compilation_metrics, recompile_block, referenced
+  std::optional<int64_t> start_us;
+  std::optional<int64_t> step;  // training step, when the logs give one
+  // Links to the program's artifacts (XLA side), when found.
+  std::optional<int64_t> hlo_module_id;
+  std::optional<int64_t> saved_graph_source_id, saved_graph_line;
+  // Attribution.
+  std::string cause;
+  std::string prev_program_key;
+  std::string detail;
+  std::string confidence;
+  std::string evidence;
+  std::string subject;
+  std::string primary_reason;
+  int other_reasons = 0;
+};
+
+}  // namespace rcf::analysis

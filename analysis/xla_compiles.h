@@ -1,0 +1,105 @@
+// The XLA side of a run as canonical compiles: every PT_XLA_DEBUG `Compilation Analysis` block
+// (exactly one real XLA compile) and every JAX XLA compilation, each with its program key, site,
+// step and links to its saved graph / HLO module; plus the run's convergence curve.
+//
+// Steps (precedence, per source file, since debug blocks carry no timestamps):
+//   1. XLA_EMIT_STEPLOG markers in the same file: a marker opens the sync of step N (N = markers
+//      so far); the step-end graph after it belongs to step N, any other graph to step N + 1;
+//   2. otherwise, with PT_XLA_DEBUG_LEVEL=2 (Execution blocks present): every step-end Execution
+//      block (user mark_step / torch_xla.sync, parallel loader, profiler StepTrace) ends a step;
+//   3. otherwise the step is unknown (NULL): a level-1 log shows only compiles, so the steps
+//      that compiled nothing are invisible.
+// Convergence comes from compiles with steps; failing that, from `[MetricsData; step=N]`
+// CompileTime TotalSamples (compiles, not distinct programs, are counted then).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/attributed_compile.h"
+
+namespace rcf::analysis {
+
+struct FrameRecord {
+  std::string file;
+  int64_t line = 0;
+  std::string function;
+};
+
+struct XlaBlockRecord {
+  int64_t source_id = 0;
+  int64_t line = 0;
+  std::string kind;  // compile, execute, unexpected_execute
+  std::string cause, cause_class, graph_name, graph_hash;
+  std::optional<int64_t> inputs, outputs;
+  std::vector<FrameRecord> frames;  // innermost first
+};
+
+struct StepMarkerRecord {
+  int64_t source_id = 0;
+  int64_t line = 0;
+  std::optional<int64_t> step;
+  std::string origin;
+};
+
+struct JaxCompileRecord {
+  int64_t source_id = 0;
+  int64_t line = 0;
+  std::string function, phase, signature;
+  std::optional<double> seconds;
+};
+
+struct JaxMissRecord {
+  int64_t source_id = 0;
+  int64_t line = 0;
+  std::string function, cause_class, detail;
+};
+
+struct SavedGraphRecord {
+  int64_t source_id = 0;
+  int64_t line = 0;
+  std::string graph_hash;
+};
+
+struct HloModuleRecord {
+  int64_t hlo_module_id = 0;
+  std::string module_name, stage, graph_hash;
+  std::optional<int64_t> module_id;
+};
+
+struct MetricStepRecord {  // CompileTime TotalSamples of a [MetricsData; step=N] block
+  int64_t step = 0;
+  double total_samples = 0;
+};
+
+struct ConvergencePoint {
+  int64_t step = 0;
+  int64_t programs_cached = 0;
+  int64_t compiles_in_step = 0;
+};
+
+struct XlaRunInputs {
+  std::vector<XlaBlockRecord> blocks;  // in (source_id, line) order
+  std::vector<StepMarkerRecord> markers;
+  std::vector<JaxCompileRecord> jax_compiles;
+  std::vector<JaxMissRecord> jax_misses;
+  std::vector<SavedGraphRecord> saved_graphs;
+  std::vector<HloModuleRecord> hlo_modules;
+  std::vector<MetricStepRecord> compile_time_steps;
+  std::vector<std::pair<int64_t, std::string>> source_names;
+};
+
+struct XlaRunResult {
+  std::vector<AttributedCompile> compiles;  // ordinals start at 1
+  std::vector<ConvergencePoint> convergence;
+};
+
+// `first_ordinal` lets the caller append these after the run's Dynamo compiles.
+XlaRunResult analyze_xla_run(const XlaRunInputs& inputs, int64_t first_ordinal);
+
+// Innermost user frame: the first frame not inside torch_xla, torch or the Python stdlib.
+std::optional<FrameRecord> innermost_user_frame(const std::vector<FrameRecord>& frames);
+
+}  // namespace rcf::analysis

@@ -1,0 +1,940 @@
+// Streaming HLO text parser (../shared/formats/hlo.md §3-§6). One pass, one line at a time, no
+// regex: every line is scanned by hand with a bracket-depth scanner that skips string literals
+// and `/*...*/` comments and stops at a `//` comment.
+//
+// Fingerprints. Each computation header, instruction and closing brace becomes a canonical record
+// (whitespace, comments and metadata dropped; every instruction and computation name replaced by
+// its ordinal of first appearance in the module; operand shapes of the long style dropped, so
+// both printing styles of one module agree). The record is hashed with 64-bit FNV-1a and the
+// record hashes are chained in order. The structure chain leaves out constant literals; the full
+// chain adds them after the record they belong to.
+#include "ingest/hlo_text_parser.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "ingest/text_util.h"
+
+namespace rcf::ingest {
+namespace {
+
+constexpr size_t kNpos = std::string_view::npos;
+constexpr uint64_t kFnvOffset = 0xcbf29ce484222325ull;
+constexpr uint64_t kFnvPrime = 0x100000001b3ull;
+
+uint64_t fnv1a(std::string_view s, uint64_t h = kFnvOffset) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= kFnvPrime;
+  }
+  return h;
+}
+
+// Chains the 8 bytes of `value` into `state` (FNV-1a), so record order matters.
+uint64_t chain(uint64_t state, uint64_t value) {
+  for (int k = 0; k < 8; ++k) {
+    state ^= (value >> (8 * k)) & 0xff;
+    state *= kFnvPrime;
+  }
+  return state;
+}
+
+std::string hex64(uint64_t v) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int k = 15; k >= 0; --k, v >>= 4) out[k] = kDigits[v & 0xf];
+  return out;
+}
+
+// Character classes, one table lookup per byte on the hot path.
+enum : uint8_t {
+  kNameChar = 1,
+  kNameStart = 2,
+  kOpcodeChar = 4,
+  kLower = 8,
+  kDigit = 16,
+  kGroupSpecial = 32,  // bytes skip_group must look at: brackets, '"', '/'
+};
+struct CharTable {
+  uint8_t bits[256] = {};
+  constexpr CharTable() {
+    for (int c = 0; c < 256; ++c) {
+      bool lower = c >= 'a' && c <= 'z';
+      bool upper = c >= 'A' && c <= 'Z';
+      bool digit = c >= '0' && c <= '9';
+      uint8_t b = 0;
+      if (lower || upper || digit || c == '_' || c == '.' || c == '-') b |= kNameChar;
+      if (lower || upper || c == '_') b |= kNameStart;
+      if (lower || digit || c == '-') b |= kOpcodeChar;
+      if (lower) b |= kLower;
+      if (digit) b |= kDigit;
+      for (char special : {'(', ')', '[', ']', '{', '}', '"', '/'})
+        if (c == special) b |= kGroupSpecial;
+      bits[c] = b;
+    }
+  }
+};
+constexpr CharTable kChars;
+inline bool has(char c, uint8_t bit) {
+  return kChars.bits[static_cast<unsigned char>(c)] & bit;
+}
+inline bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
+
+// Skips blanks and `/*...*/` comments; a `//` comment runs to the end of the line.
+size_t skip_ws(std::string_view s, size_t i) {
+  const size_t n = s.size();
+  while (i < n) {
+    char c = s[i];
+    if (is_space(c)) {
+      ++i;
+    } else if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+      size_t end = s.find("*/", i + 2);
+      i = end == kNpos ? n : end + 2;
+    } else if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+      return n;
+    } else {
+      break;
+    }
+  }
+  return i;
+}
+
+// s[i] is '"'; returns the position after the closing quote (`\` escapes honoured).
+size_t skip_string(std::string_view s, size_t i) {
+  const size_t n = s.size();
+  const char* data = s.data();
+  for (size_t from = i + 1; from < n;) {
+    const void* quote = std::memchr(data + from, '"', n - from);
+    if (!quote) return n;
+    size_t q = static_cast<const char*>(quote) - data;
+    size_t backslashes = 0;
+    while (q - backslashes > i + 1 && data[q - backslashes - 1] == '\\') ++backslashes;
+    if (backslashes % 2 == 0) return q + 1;
+    from = q + 1;
+  }
+  return n;
+}
+
+// s[i] is one of `([{`; returns the position after its matching closer, kNpos if the line ends
+// first. Strings and block comments inside are skipped.
+size_t skip_group(std::string_view s, size_t i) {
+  const size_t n = s.size();
+  int depth = 0;
+  while (i < n) {
+    if (!has(s[i], kGroupSpecial)) {
+      ++i;
+      continue;
+    }
+    switch (s[i]) {
+      case '(':
+      case '[':
+      case '{':
+        ++depth;
+        ++i;
+        break;
+      case ')':
+      case ']':
+      case '}':
+        ++i;
+        if (--depth == 0) return i;
+        break;
+      case '"':
+        i = skip_string(s, i);
+        break;
+      case '/':
+        if (i + 1 < n && s[i + 1] == '*') {
+          size_t end = s.find("*/", i + 2);
+          i = end == kNpos ? n : end + 2;
+        } else {
+          ++i;
+        }
+        break;
+      default:
+        ++i;
+    }
+  }
+  return kNpos;
+}
+
+// Calls f(piece) for each top-level comma-separated piece of `s` (pieces are untrimmed).
+template <typename F>
+void split_top_level(std::string_view s, F&& f) {
+  const size_t n = s.size();
+  size_t start = 0;
+  size_t i = 0;
+  while (i < n) {
+    char c = s[i];
+    if (c == '(' || c == '[' || c == '{') {
+      size_t end = skip_group(s, i);
+      i = end == kNpos ? n : end;
+    } else if (c == '"') {
+      i = skip_string(s, i);
+    } else if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+      size_t end = s.find("*/", i + 2);
+      i = end == kNpos ? n : end + 2;
+    } else if (c == ',') {
+      f(s.substr(start, i - start));
+      start = ++i;
+    } else {
+      ++i;
+    }
+  }
+  if (start < n || n == 0 || s[n - 1] == ',') f(s.substr(start));
+}
+
+// Calls f(key, value) for each `, key=value` attribute from s[i]; values are right-trimmed and
+// may hold comments. Stops at the end of the line, a `//` comment or anything malformed.
+template <typename F>
+void for_each_attribute(std::string_view s, size_t i, F&& f) {
+  const size_t n = s.size();
+  while (true) {
+    i = skip_ws(s, i);
+    if (i >= n || s[i] != ',') return;
+    i = skip_ws(s, i + 1);
+    size_t key_begin = i;
+    while (i < n && has(s[i], kNameChar)) ++i;
+    std::string_view key = s.substr(key_begin, i - key_begin);
+    i = skip_ws(s, i);
+    if (key.empty() || i >= n || s[i] != '=') return;
+    i = skip_ws(s, i + 1);
+    size_t value_begin = i;
+    while (i < n && s[i] != ',') {
+      char c = s[i];
+      if (c == '(' || c == '[' || c == '{') {
+        size_t end = skip_group(s, i);
+        i = end == kNpos ? n : end;
+      } else if (c == '"') {
+        i = skip_string(s, i);
+      } else if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+        break;
+      } else {
+        ++i;
+      }
+    }
+    f(key, rtrim(s.substr(value_begin, i - value_begin)));
+  }
+}
+
+// End of the shape starting at s[i]: `(tuple)`, `b(shape)` or `dtype[dims]{layout}`; kNpos when
+// s[i] starts no shape.
+size_t scan_shape(std::string_view s, size_t i) {
+  const size_t n = s.size();
+  if (i >= n) return kNpos;
+  if (s[i] == '(') return skip_group(s, i);
+  if (!has(s[i], kLower)) return kNpos;
+  size_t j = i;
+  while (j < n && has(s[j], kLower | kDigit)) ++j;
+  if (j < n && s[j] == '(' && j - i == 1 && s[i] == 'b') return skip_group(s, j);
+  if (j >= n || s[j] != '[') return kNpos;
+  j = skip_group(s, j);
+  if (j == kNpos) return kNpos;
+  if (j < n && s[j] == '{') j = skip_group(s, j);
+  return j;
+}
+
+// A copy of `s` without block comments, trimmed.
+std::string strip_comments(std::string_view s) {
+  s = trim(s);
+  if (s.find("/*") == kNpos) return std::string(s);
+  std::string out;
+  out.reserve(s.size());
+  size_t i = 0;
+  while (i < s.size()) {
+    if (s[i] == '"') {
+      size_t end = skip_string(s, i);
+      out.append(s.substr(i, end - i));
+      i = end;
+    } else if (s[i] == '/' && i + 1 < s.size() && s[i + 1] == '*') {
+      size_t end = s.find("*/", i + 2);
+      i = end == kNpos ? s.size() : end + 2;
+    } else {
+      out.push_back(s[i++]);
+    }
+  }
+  return std::string(trim(out));
+}
+
+// Appends `v` without blanks and comments (string literals verbatim) to `out`.
+void append_canon(std::string& out, std::string_view v) {
+  const size_t n = v.size();
+  size_t i = 0;
+  while (i < n) {
+    size_t run = i;
+    while (run < n && !is_space(v[run]) && v[run] != '"' && v[run] != '/') ++run;
+    out.append(v.data() + i, run - i);
+    i = run;
+    if (i >= n) break;
+    char c = v[i];
+    if (is_space(c)) {
+      ++i;
+    } else if (c == '"') {
+      size_t end = skip_string(v, i);
+      out.append(v.data() + i, end - i);
+      i = end;
+    } else if (i + 1 < n && v[i + 1] == '*') {
+      size_t end = v.find("*/", i + 2);
+      i = end == kNpos ? n : end + 2;
+    } else if (i + 1 < n && v[i + 1] == '/') {
+      break;
+    } else {
+      out.push_back(c);
+      ++i;
+    }
+  }
+}
+
+void append_int(std::string& out, int64_t v) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, end);
+}
+
+// Fills dtype/dims/layout/shape_text of `p` from a shape as printed.
+void set_shape(HloParameter& p, std::string_view shape) {
+  p.shape_text = strip_comments(shape);
+  std::string_view s = p.shape_text;
+  p.dims.clear();
+  p.layout.clear();
+  if (s.empty()) {
+    p.dtype.clear();
+    return;
+  }
+  if (s[0] == '(') {
+    p.dtype = "tuple";
+    return;
+  }
+  size_t bracket = s.find('[');
+  if (bracket == kNpos) {
+    p.dtype = std::string(s);
+    return;
+  }
+  p.dtype = std::string(s.substr(0, bracket));
+  size_t close = s.find(']', bracket);
+  if (close == kNpos) return;
+  std::string_view dims = s.substr(bracket + 1, close - bracket - 1);
+  if (!trim(dims).empty()) {
+    split_top_level(dims, [&](std::string_view d) {
+      d = trim(d);
+      if (d.starts_with("<=")) d = trim(d.substr(2));
+      if (d == "?") {
+        p.dims.push_back(-1);  // unbounded dynamic dimension
+      } else if (auto v = parse_int64(d)) {
+        p.dims.push_back(*v);
+      } else {
+        p.dims.push_back(-1);
+      }
+    });
+  }
+  std::string_view rest = s.substr(close + 1);
+  if (rest.starts_with("{")) p.layout = std::string(rest);
+}
+
+// Open-addressing map from instruction/computation name to its ordinal of first appearance (and
+// the constant it names, if any). Names are copied into one arena, so there is no allocation per
+// instruction once the table has grown.
+class NameTable {
+ public:
+  struct Entry {
+    uint64_t hash = 0;
+    uint32_t offset = 0;
+    uint32_t length = 0;
+    uint32_t ordinal = 0;   // 0 = empty slot
+    int32_t constant = -1;  // index into HloModule::constants while its first user is unknown
+  };
+
+  NameTable() : slots_(1024) {}
+
+  void clear() {
+    if (slots_.size() > 4096 && size_ * 8 < slots_.size()) {
+      slots_.assign(1024, Entry{});
+    } else {
+      std::fill(slots_.begin(), slots_.end(), Entry{});
+    }
+    arena_.clear();
+    size_ = 0;
+  }
+
+  // Entry of `name`, inserted with the next ordinal when new. Valid until the next get().
+  Entry& get(std::string_view name) {
+    if ((size_ + 1) * 2 > slots_.size()) grow();
+    uint64_t h = fnv1a(name);
+    size_t mask = slots_.size() - 1;
+    for (size_t idx = (h ^ (h >> 29)) & mask;; idx = (idx + 1) & mask) {
+      Entry& e = slots_[idx];
+      if (e.ordinal == 0) {
+        e.hash = h;
+        e.offset = static_cast<uint32_t>(arena_.size());
+        e.length = static_cast<uint32_t>(name.size());
+        e.ordinal = ++size_;
+        e.constant = -1;
+        arena_.append(name);
+        return e;
+      }
+      if (e.hash == h && e.length == name.size() &&
+          std::memcmp(arena_.data() + e.offset, name.data(), name.size()) == 0)
+        return e;
+    }
+  }
+
+ private:
+  void grow() {
+    std::vector<Entry> old(slots_.size() * 2);
+    old.swap(slots_);
+    size_t mask = slots_.size() - 1;
+    for (const Entry& e : old) {
+      if (e.ordinal == 0) continue;
+      size_t idx = (e.hash ^ (e.hash >> 29)) & mask;
+      while (slots_[idx].ordinal != 0) idx = (idx + 1) & mask;
+      slots_[idx] = e;
+    }
+  }
+
+  std::vector<Entry> slots_;
+  std::string arena_;
+  uint32_t size_ = 0;
+};
+
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return fnv1a(s); }
+};
+
+// Attributes whose values name computations or instructions: renamed like operands.
+bool names_references(std::string_view key) {
+  static constexpr std::string_view kKeys[] = {"calls",
+                                               "to_apply",
+                                               "condition",
+                                               "body",
+                                               "select",
+                                               "scatter",
+                                               "branch_computations",
+                                               "true_computation",
+                                               "false_computation",
+                                               "called_computations",
+                                               "control-predecessors",
+                                               "async_computation"};
+  for (std::string_view k : kKeys)
+    if (key == k) return true;
+  return false;
+}
+
+bool is_name(std::string_view s) {
+  if (s.empty() || !has(s[0], kNameStart)) return false;
+  for (char c : s)
+    if (!has(c, kNameChar)) return false;
+  return true;
+}
+
+// Unescapes a metadata string value (s includes the quotes).
+std::string unquote(std::string_view s) {
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size()) ++i;
+    out.push_back(s[i]);
+  }
+  return out;
+}
+
+// metadata={op_type="..." op_name="..." source_file="..." source_line=N ...} into `c`. op_name
+// is preferred; op_type fills it when the producer printed no op_name.
+void parse_metadata(std::string_view v, HloConstant& c) {
+  if (!v.starts_with("{")) return;
+  v = v.substr(1);
+  if (v.ends_with("}")) v.remove_suffix(1);
+  std::string op_type;
+  size_t i = 0;
+  const size_t n = v.size();
+  while (true) {
+    i = skip_ws(v, i);
+    if (i >= n) break;
+    size_t key_begin = i;
+    while (i < n && v[i] != '=' && !is_space(v[i])) ++i;
+    std::string_view key = v.substr(key_begin, i - key_begin);
+    if (i >= n || v[i] != '=') break;
+    ++i;
+    size_t value_begin = i;
+    if (i < n && v[i] == '"') {
+      i = skip_string(v, i);
+    } else if (i < n && v[i] == '{') {
+      size_t end = skip_group(v, i);
+      i = end == kNpos ? n : end;
+    } else {
+      while (i < n && !is_space(v[i])) ++i;
+    }
+    std::string_view value = v.substr(value_begin, i - value_begin);
+    if (key == "op_name") {
+      c.op_name = unquote(value);
+    } else if (key == "op_type") {
+      op_type = unquote(value);
+    } else if (key == "source_file") {
+      c.source_file = unquote(value);
+    } else if (key == "source_line") {
+      if (auto line = parse_int64(value)) c.source_line = *line;
+    }
+  }
+  if (c.op_name.empty()) c.op_name = std::move(op_type);
+}
+
+}  // namespace
+
+struct HloTextParser::State {
+  std::vector<HloModule> done;
+
+  // The open module.
+  bool in_module = false;
+  bool headless = false;  // opened by an instruction or computation line: its start is missing
+  bool in_stack_frames = false;
+  bool missing_header = false;  // instructions seen outside any computation header
+  HloModule module;
+  std::vector<std::string> layout_params;  // parameter shapes of entry_computation_layout
+  bool comp_open = false;
+  bool comp_entry = false;
+  bool seen_entry_keyword = false;
+  int64_t comps_closed = 0;
+  std::vector<HloParameter> comp_params;   // of the open computation
+  std::vector<HloParameter> entry_params;  // of the ENTRY computation (or the last one closed)
+  bool have_entry_params = false;
+  NameTable names;
+  std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> ops;
+  uint64_t structure_hash = kFnvOffset;
+  uint64_t full_hash = kFnvOffset;
+  std::string canon;    // scratch: canonical record of the current line
+  std::string literal;  // scratch: canonical constant literal
+
+  void open_module(int64_t line_no, bool is_headless) {
+    complete_module();
+    in_module = true;
+    headless = is_headless;
+    module.line = line_no;
+  }
+
+  void add_record() {
+    uint64_t h = fnv1a(canon);
+    structure_hash = chain(structure_hash, h);
+    full_hash = chain(full_hash, h);
+  }
+
+  void append_ordinal(std::string_view name) {
+    canon.push_back('#');
+    append_int(canon, names.get(name).ordinal);
+  }
+
+  // Appends `v` with every name replaced by its ordinal (attributes that reference computations).
+  void append_renamed(std::string_view v) {
+    const size_t n = v.size();
+    size_t i = 0;
+    while (i < n) {
+      char c = v[i];
+      if (c == '%' || has(c, kNameStart)) {
+        size_t begin = c == '%' ? i + 1 : i;
+        size_t end = begin;
+        while (end < n && has(v[end], kNameChar)) ++end;
+        if (end > begin) {
+          append_ordinal(v.substr(begin, end - begin));
+        } else {
+          canon.push_back(c);
+        }
+        i = std::max(end, i + 1);
+      } else if (c == '"') {
+        size_t end = skip_string(v, i);
+        canon.append(v.substr(i, end - i));
+        i = end;
+      } else {
+        if (!is_space(c)) canon.push_back(c);
+        ++i;
+      }
+    }
+  }
+
+  void close_computation() {
+    if (comp_entry) {
+      entry_params = std::move(comp_params);
+      have_entry_params = true;
+    } else if (!seen_entry_keyword) {
+      // Without an ENTRY keyword the last computation is the entry.
+      entry_params = std::move(comp_params);
+      have_entry_params = true;
+    }
+    comp_params.clear();
+    comp_open = false;
+    comp_entry = false;
+    ++comps_closed;
+  }
+
+  void complete_module() {
+    if (!in_module) return;
+    bool truncated = headless || missing_header || comp_open || comps_closed == 0;
+    if (comp_open) close_computation();
+    std::vector<HloParameter>& params = module.parameters;
+    if (have_entry_params) params = std::move(entry_params);
+    std::stable_sort(
+        params.begin(), params.end(),
+        [](const HloParameter& a, const HloParameter& b) { return a.number < b.number; });
+    // Numbers that the (possibly cut) entry computation did not show come from the header layout.
+    std::vector<HloParameter> merged;
+    size_t next = 0;
+    for (size_t k = 0; k < layout_params.size(); ++k) {
+      while (next < params.size() && params[next].number < static_cast<int64_t>(k))
+        merged.push_back(std::move(params[next++]));
+      if (next < params.size() && params[next].number == static_cast<int64_t>(k)) continue;
+      HloParameter p;
+      p.number = static_cast<int64_t>(k);
+      set_shape(p, layout_params[k]);
+      merged.push_back(std::move(p));
+    }
+    while (next < params.size()) merged.push_back(std::move(params[next++]));
+    params = std::move(merged);
+
+    module.truncated = truncated;
+    module.structure_fingerprint = hex64(structure_hash);
+    module.full_fingerprint = hex64(full_hash);
+    for (auto& [op, count] : ops) module.op_histogram.emplace(op, count);
+    done.push_back(std::move(module));
+
+    module = HloModule();
+    in_module = false;
+    headless = false;
+    missing_header = false;
+    in_stack_frames = false;
+    layout_params.clear();
+    comp_open = comp_entry = seen_entry_keyword = false;
+    comps_closed = 0;
+    comp_params.clear();
+    entry_params.clear();
+    have_entry_params = false;
+    names.clear();
+    ops.clear();
+    structure_hash = full_hash = kFnvOffset;
+  }
+
+  // `HloModule <name>, attr=..., ...`; s starts at "HloModule".
+  void parse_module_header(std::string_view s, int64_t line_no) {
+    open_module(line_no, /*is_headless=*/false);
+    size_t i = skip_ws(s, 9);
+    size_t name_begin = i;
+    while (i < s.size() && s[i] != ',' && !is_space(s[i])) ++i;
+    module.module_name = std::string(s.substr(name_begin, i - name_begin));
+    canon.assign("M");
+    for_each_attribute(s, i, [&](std::string_view key, std::string_view value) {
+      canon.append(key);
+      canon.push_back('=');
+      append_canon(canon, value);
+      canon.push_back(',');
+      if (key != "entry_computation_layout") return;
+      module.entry_layout = std::string(value);
+      // {(<P0>, <P1>, ...)-><R>}
+      if (!value.starts_with("{")) return;
+      size_t p = skip_ws(value, 1);
+      if (p >= value.size() || value[p] != '(') return;
+      size_t end = skip_group(value, p);
+      if (end == kNpos) return;
+      std::string_view list = value.substr(p + 1, end - p - 2);
+      if (trim(list).empty()) return;
+      split_top_level(
+          list, [&](std::string_view piece) { layout_params.push_back(strip_comments(piece)); });
+    });
+    add_record();
+  }
+
+  // `[ROOT] [%]name = shape opcode(operands), attributes`. False (nothing changed) when the line
+  // is no instruction.
+  bool parse_instruction(std::string_view s, int64_t line_no) {
+    const size_t n = s.size();
+    size_t i = skip_ws(s, 0);
+    bool root = false;
+    if (s.compare(i, 5, "ROOT ") == 0) {
+      root = true;
+      i = skip_ws(s, i + 5);
+    }
+    if (i < n && s[i] == '%') ++i;
+    if (i >= n || !has(s[i], kNameStart)) return false;
+    size_t name_begin = i;
+    while (i < n && has(s[i], kNameChar)) ++i;
+    std::string_view name = s.substr(name_begin, i - name_begin);
+    i = skip_ws(s, i);
+    if (i >= n || s[i] != '=') return false;
+    i = skip_ws(s, i + 1);
+    size_t shape_begin = i;
+    size_t shape_end = scan_shape(s, i);
+    if (shape_end == kNpos) return false;
+    std::string_view shape = s.substr(shape_begin, shape_end - shape_begin);
+    i = skip_ws(s, shape_end);
+    size_t op_begin = i;
+    while (i < n && has(s[i], kOpcodeChar)) ++i;
+    if (i == op_begin || !has(s[op_begin], kLower) || i >= n || s[i] != '(') return false;
+    std::string_view opcode = s.substr(op_begin, i - op_begin);
+    size_t args_end = skip_group(s, i);
+    if (args_end == kNpos) return false;
+    std::string_view args = s.substr(i + 1, args_end - i - 2);
+
+    if (!in_module) open_module(line_no, /*is_headless=*/true);
+    if (!comp_open) {
+      // An instruction outside any computation header (a fragment): an implicit computation,
+      // and the module is incomplete.
+      missing_header = true;
+      comp_open = true;
+      comp_entry = false;
+      in_stack_frames = false;
+    }
+    ++module.instruction_count;
+    if (auto it = ops.find(opcode); it != ops.end()) {
+      ++it->second;
+    } else {
+      ops.emplace(std::string(opcode), 1);
+    }
+
+    canon.assign(root ? "R" : "I");
+    append_ordinal(name);
+    canon.push_back(' ');
+    append_canon(canon, shape);
+    canon.push_back(' ');
+    canon.append(opcode);
+    canon.push_back('(');
+    bool is_constant = opcode == "constant";
+    bool is_parameter = opcode == "parameter";
+    HloConstant* constant = nullptr;
+    if (is_constant) {
+      literal.clear();
+      append_canon(literal, args);
+      module.constants.emplace_back();
+      constant = &module.constants.back();
+      constant->name = std::string(name);
+      constant->shape_text = strip_comments(shape);
+      constant->value_text = strip_comments(args);
+      constant->elided = constant->value_text == "{...}";
+      names.get(name).constant = static_cast<int32_t>(module.constants.size() - 1);
+    } else if (is_parameter) {
+      append_canon(canon, args);
+      HloParameter p;
+      if (auto number = parse_int64(trim(args))) p.number = *number;
+      p.name = std::string(name);
+      set_shape(p, shape);
+      bool replaced = false;
+      for (HloParameter& q : comp_params) {
+        if (q.number == p.number) {
+          q = std::move(p);
+          replaced = true;
+          break;
+        }
+      }
+      if (!replaced) comp_params.push_back(std::move(p));
+    } else if (!trim(args).empty()) {
+      split_top_level(args, [&](std::string_view operand) {
+        std::string_view word = last_word(operand);
+        if (!word.empty() && word[0] == '%') word.remove_prefix(1);
+        if (is_name(word)) {
+          NameTable::Entry& e = names.get(word);
+          canon.push_back('#');
+          append_int(canon, e.ordinal);
+          if (e.constant >= 0) {
+            module.constants[e.constant].user_op = std::string(opcode);
+            e.constant = -1;
+          }
+        } else {
+          append_canon(canon, word);
+        }
+        canon.push_back(',');
+      });
+    }
+    canon.push_back(')');
+    for_each_attribute(s, args_end, [&](std::string_view key, std::string_view value) {
+      if (key == "metadata") {
+        if (constant) parse_metadata(value, *constant);
+        return;
+      }
+      canon.push_back(',');
+      canon.append(key);
+      canon.push_back('=');
+      if (names_references(key)) {
+        append_renamed(value);
+      } else {
+        append_canon(canon, value);
+      }
+    });
+    add_record();
+    if (is_constant) full_hash = chain(full_hash, fnv1a(literal));
+    return true;
+  }
+
+  // The last blank-separated word of an operand (`f32[] %x` -> `%x`), comments skipped.
+  static std::string_view last_word(std::string_view s) {
+    const size_t n = s.size();
+    size_t word_begin = 0;
+    size_t word_end = 0;
+    bool in_word = false;
+    size_t i = 0;
+    while (i < n) {
+      char c = s[i];
+      if (is_space(c)) {
+        in_word = false;
+        ++i;
+        continue;
+      }
+      if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+        size_t end = s.find("*/", i + 2);
+        i = end == kNpos ? n : end + 2;
+        in_word = false;
+        continue;
+      }
+      if (!in_word) {
+        word_begin = i;
+        in_word = true;
+      }
+      if (c == '(' || c == '[' || c == '{') {
+        size_t end = skip_group(s, i);
+        i = end == kNpos ? n : end;
+      } else if (c == '"') {
+        i = skip_string(s, i);
+      } else {
+        ++i;
+      }
+      word_end = i;
+    }
+    return s.substr(word_begin, word_end - word_begin);
+  }
+
+  // `[ENTRY] [%]name [(params) -> shape] {`. False when the line is none.
+  bool parse_computation_header(std::string_view s, int64_t line_no) {
+    const size_t n = s.size();
+    size_t i = skip_ws(s, 0);
+    bool entry = false;
+    if (s.compare(i, 6, "ENTRY ") == 0) {
+      entry = true;
+      i = skip_ws(s, i + 6);
+    }
+    bool percent = i < n && s[i] == '%';
+    if (percent) ++i;
+    if (i >= n || !has(s[i], kNameStart)) return false;
+    size_t name_begin = i;
+    while (i < n && has(s[i], kNameChar)) ++i;
+    std::string_view name = s.substr(name_begin, i - name_begin);
+    i = skip_ws(s, i);
+    std::string_view params;
+    bool has_params = false;
+    if (i < n && s[i] == '(') {
+      size_t end = skip_group(s, i);
+      if (end == kNpos) return false;
+      params = s.substr(i + 1, end - i - 2);
+      has_params = true;
+      i = skip_ws(s, end);
+      if (s.compare(i, 2, "->") != 0) return false;
+      i = skip_ws(s, i + 2);
+      size_t shape_end = scan_shape(s, i);
+      if (shape_end == kNpos) return false;
+      i = skip_ws(s, shape_end);
+    }
+    if (i >= n || s[i] != '{') return false;
+    if (skip_ws(s, i + 1) != n) return false;
+    // Outside a module only an unmistakable header starts a (headless) module.
+    if (!in_module && !(entry || percent || has_params)) return false;
+
+    if (!in_module) open_module(line_no, /*is_headless=*/true);
+    if (comp_open) close_computation();  // previous computation lost its closing brace
+    in_stack_frames = false;
+    comp_open = true;
+    comp_entry = entry;
+    if (entry) seen_entry_keyword = true;
+    comp_params.clear();
+    if (has_params && !trim(params).empty()) {
+      // Long style `(p0.8: f32[], p1.11: f32[])`: numbered by position; parameter(N) lines
+      // override these entries with their own name and shape.
+      int64_t number = 0;
+      split_top_level(params, [&](std::string_view piece) {
+        piece = trim(piece);
+        HloParameter p;
+        p.number = number++;
+        size_t colon = piece.find(':');
+        if (colon != kNpos) {
+          std::string_view pname = trim(piece.substr(0, colon));
+          if (pname.starts_with("%")) pname.remove_prefix(1);
+          p.name = std::string(pname);
+          set_shape(p, piece.substr(colon + 1));
+        } else {
+          set_shape(p, piece);
+        }
+        comp_params.push_back(std::move(p));
+      });
+    }
+    canon.assign(entry ? "E" : "C");
+    append_ordinal(name);
+    add_record();
+    return true;
+  }
+
+  // `}` [, execution_thread="..."] [// comment]
+  bool parse_computation_end(std::string_view s, size_t i) {
+    if (!in_module || !comp_open) return false;
+    i = skip_ws(s, i + 1);
+    canon.assign("}");
+    if (i < s.size()) {
+      if (s[i] != ',') return false;
+      for_each_attribute(s, i, [&](std::string_view key, std::string_view value) {
+        canon.append(key);
+        canon.push_back('=');
+        append_canon(canon, value);
+      });
+    }
+    close_computation();
+    add_record();
+    return true;
+  }
+
+  bool feed(std::string_view line, int64_t line_no) {
+    size_t i = skip_ws(line, 0);
+    if (i >= line.size()) {
+      // Blank, or only a comment: a comment inside a module is HLO; blank lines are the caller's.
+      return in_module && ltrim(line).starts_with("/");
+    }
+    std::string_view s = line.substr(i);
+    switch (s[0]) {
+      case 'H':
+        if (s.starts_with("HloModule") && (s.size() == 9 || is_space(s[9]))) {
+          parse_module_header(s, line_no);
+          return true;
+        }
+        break;
+      case '}':
+        return parse_computation_end(line, i);
+      case 'F':
+      case 'S':
+        if (in_module && (s == "FileNames" || s == "FunctionNames" || s == "FileLocations" ||
+                          s == "StackFrames")) {
+          in_stack_frames = true;
+          return true;
+        }
+        break;
+      default:
+        if (in_stack_frames && has(s[0], kDigit)) return true;
+        break;
+    }
+    if (parse_instruction(line, line_no)) return true;
+    return parse_computation_header(line, line_no);
+  }
+};
+
+HloTextParser::HloTextParser() : state_(new State) {}
+HloTextParser::~HloTextParser() {
+  delete state_;
+}
+
+bool HloTextParser::feed(std::string_view line, int64_t line_no) {
+  return state_->feed(line, line_no);
+}
+
+std::vector<HloModule> HloTextParser::take_modules() {
+  return std::exchange(state_->done, {});
+}
+
+void HloTextParser::finish() {
+  state_->complete_module();
+}
+
+}  // namespace rcf::ingest
