@@ -8,6 +8,9 @@
 // both printing styles of one module agree). The record is hashed with 64-bit FNV-1a and the
 // record hashes are chained in order. The structure chain leaves out constant literals; the full
 // chain adds them after the record they belong to.
+//
+// Lifetimes: every string_view here points into the line being fed and dies with feed(); what a
+// module keeps (names, shapes, metadata) is copied, instruction names into NameTable's arena.
 #include "ingest/hlo_text_parser.h"
 
 #include <algorithm>

@@ -170,6 +170,16 @@ ExplainModel build_explain(store::Database& db, const std::string& lane) {
     load_compiles(db, run);
     load_limit_hits(db, run);
     load_graph_breaks(db, run);
+    auto conv = db.prepare(
+        "SELECT max(step), max(CASE WHEN compiles_in_step > 0 THEN step END), "
+        "(SELECT programs_cached FROM convergence_point c2 WHERE c2.run_id = c.run_id "
+        "ORDER BY step DESC LIMIT 1) FROM convergence_point c WHERE run_id = ?");
+    conv.bind(1, run.run_id);
+    if (conv.step() && !conv.is_null(0)) {
+      run.last_step = conv.int64(0);
+      run.settle_step = conv.opt_int64(1).value_or(0);
+      run.final_programs = conv.int64(2);
+    }
     for (auto& site : run.sites)
       std::sort(site.reasons.begin(), site.reasons.end(),
                 [](const ReasonGroup& a, const ReasonGroup& b) {
@@ -220,6 +230,16 @@ std::string render_explain_text(const ExplainModel& model) {
       out += fmt::format(", {} spent recompiling", ms_text(run.recompile_ms));
     out += "\n";
     if (!run.causes.empty()) out += fmt::format("   causes: {}\n", causes_text(run.causes));
+    if (run.last_step > 0) {
+      if (run.settle_step < run.last_step)
+        out += fmt::format(
+            "   convergence: settled at step {} with {} programs; no new program in steps {}..{}\n",
+            run.settle_step, run.final_programs, run.settle_step + 1, run.last_step);
+      else
+        out += fmt::format(
+            "   convergence: NOT settled: still compiling at the last step seen ({}), {} programs\n",
+            run.last_step, run.final_programs);
+    }
     if (run.rejected_lines)
       out += fmt::format("   {} input lines rejected (see the ingest_stats view)\n",
                          run.rejected_lines);

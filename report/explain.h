@@ -69,6 +69,10 @@ struct RunSummary {
   std::vector<SiteSummary> sites;
   std::vector<BreakInfo> graph_breaks;
   int64_t rejected_lines = 0;
+  // Convergence, when the run's compiles carry steps (or metrics give compiles per step).
+  int64_t last_step = 0;         // last step with a convergence point, 0 = none
+  int64_t settle_step = 0;       // last step that compiled something
+  int64_t final_programs = 0;    // programs cached at the last step
 };
 
 struct ExplainModel {

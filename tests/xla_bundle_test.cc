@@ -7,6 +7,7 @@
 #include <string>
 
 #include "pipeline/ingest_pipeline.h"
+#include "report/explain.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
 #include "tests/support/temp_files.h"
@@ -67,6 +68,17 @@ TEST_F(XlaBundle, ConvergenceSettlesAfterStepTwo) {
   EXPECT_EQ(query_csv(*db_, "SELECT step, programs_cached, compiles_in_step FROM convergence "
                             "ORDER BY step"),
             "step,programs_cached,compiles_in_step\n1,1,1\n2,3,2\n3,3,0\n4,3,0\n");
+}
+
+TEST_F(XlaBundle, ExplainSaysWhereTheLaneSettled) {
+  auto model = report::build_explain(*db_, "xla");
+  ASSERT_EQ(model.runs.size(), 1u);
+  EXPECT_EQ(model.runs[0].settle_step, 2);
+  EXPECT_EQ(model.runs[0].last_step, 4);
+  EXPECT_EQ(model.runs[0].final_programs, 3);
+  EXPECT_NE(report::render_explain_text(model).find(
+                "convergence: settled at step 2 with 3 programs; no new program in steps 3..4"),
+            std::string::npos);
 }
 
 TEST_F(XlaBundle, SavedGraphAndHloModuleJoinTheCompileByGraphHash) {
