@@ -1,6 +1,7 @@
 #include "analysis/run_analysis.h"
 
 #include <map>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "analysis/dynamo_attribution.h"
@@ -223,33 +224,59 @@ XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
                           const std::vector<std::pair<int64_t, std::string>>& source_names) {
   XlaRunInputs in;
   in.source_names = source_names;
-  auto blocks = db.prepare(
-      "SELECT source_id, line, kind, c.text, cause_class, n.text, graph_hash, inputs, outputs, "
-      "frames FROM xla_block b LEFT JOIN strings c ON c.string_id = b.cause_sid "
-      "LEFT JOIN strings n ON n.string_id = b.graph_name_sid WHERE run_id=? "
-      "ORDER BY source_id, line");
+  // Steps (precedence in analysis/xla_compiles.h). Executions can number millions in a level-2
+  // log: they are counted here in SQL, and only compile blocks are loaded.
+  constexpr const char* kStepEnd =
+      "cause_class IN ('step_end', 'parallel_loader_step_end', 'profiler_step_end')";
+  // One pass over the run's blocks and markers in line order per source: running counts give
+  // each compile the markers and step-end executions before it (no per-row subqueries).
+  auto blocks = db.prepare(fmt::format(
+      "WITH ev AS (SELECT source_id, line, kind, cause_sid, cause_class, graph_name_sid, "
+      "graph_hash, inputs, outputs, frames_sid, 0 AS is_marker, "
+      "(kind = 'execute' AND {0}) AS is_end FROM xla_block WHERE run_id = ?1 "
+      "UNION ALL SELECT source_id, line, 'marker', NULL, '', NULL, NULL, NULL, NULL, NULL, 1, 0 "
+      "FROM step_marker WHERE run_id = ?1 AND origin = 'steplog'), "
+      "w AS (SELECT *, sum(is_marker) OVER run AS markers_before, "
+      "sum(is_end) OVER run - is_end AS ends_before, "
+      "sum(is_marker) OVER whole AS markers, max(kind = 'execute') OVER whole AS has_exec "
+      "FROM ev WINDOW run AS (PARTITION BY source_id ORDER BY line, is_marker DESC ROWS "
+      "UNBOUNDED PRECEDING), whole AS (PARTITION BY source_id)) "
+      "SELECT w.source_id, w.line, c.text, w.cause_class, n.text, w.graph_hash, w.inputs, "
+      "w.outputs, f.text, w.markers_before, w.markers, w.has_exec, w.ends_before, "
+      "w.cause_class IN ('step_end', 'parallel_loader_step_end', 'profiler_step_end') "
+      "FROM w LEFT JOIN strings c ON c.string_id = w.cause_sid "
+      "LEFT JOIN strings n ON n.string_id = w.graph_name_sid "
+      "LEFT JOIN strings f ON f.string_id = w.frames_sid "
+      "WHERE w.kind = 'compile' ORDER BY w.source_id, w.line",
+      kStepEnd));
   blocks.bind(1, run_id);
   while (blocks.step()) {
     XlaBlockRecord r;
     r.source_id = blocks.int64(0);
     r.line = blocks.int64(1);
-    r.kind = blocks.str(2);
-    r.cause = blocks.str(3);
-    r.cause_class = blocks.str(4);
-    r.graph_name = blocks.str(5);
-    r.graph_hash = blocks.str(6);
-    r.inputs = blocks.opt_int64(7);
-    r.outputs = blocks.opt_int64(8);
-    r.frames = parse_frames(blocks.text(9));
+    r.kind = "compile";
+    r.cause = blocks.str(2);
+    r.cause_class = blocks.str(3);
+    r.graph_name = blocks.str(4);
+    r.graph_hash = blocks.str(5);
+    r.inputs = blocks.opt_int64(6);
+    r.outputs = blocks.opt_int64(7);
+    r.frames = parse_frames(blocks.text(8));
+    int64_t markers_before = blocks.int64(9), markers = blocks.int64(10);
+    bool has_exec = blocks.int64(11) != 0, step_end = blocks.int64(13) != 0;
+    if (markers > 0)  // a marker opens the sync of step N; its step-end graph belongs to N
+      r.step = step_end && markers_before >= 1 ? markers_before : markers_before + 1;
+    else if (has_exec)
+      r.step = blocks.int64(12) + 1;
     in.blocks.push_back(std::move(r));
   }
-  auto markers = db.prepare(
-      "SELECT source_id, line, step, origin FROM step_marker WHERE run_id=? ORDER BY source_id, "
-      "line");
-  markers.bind(1, run_id);
-  while (markers.step())
-    in.markers.push_back(
-        {markers.int64(0), markers.int64(1), markers.opt_int64(2), markers.str(3)});
+  auto steps_seen = db.prepare(fmt::format(
+      "SELECT max(n) FROM (SELECT count(*) AS n FROM step_marker WHERE run_id = ?1 AND "
+      "origin = 'steplog' GROUP BY source_id UNION ALL SELECT count(*) FROM xla_block WHERE "
+      "run_id = ?1 AND kind = 'execute' AND {} GROUP BY source_id)",
+      kStepEnd));
+  steps_seen.bind(1, run_id);
+  if (steps_seen.step()) in.steps_seen = steps_seen.opt_int64(0).value_or(0);
   auto jax = db.prepare(
       "SELECT source_id, line, f.text, phase, s.text, seconds FROM jax_compile j "
       "JOIN strings f ON f.string_id = j.function_sid "

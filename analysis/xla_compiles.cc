@@ -9,11 +9,6 @@
 namespace rcf::analysis {
 namespace {
 
-bool is_step_end(const std::string& cause_class) {
-  return cause_class == "step_end" || cause_class == "parallel_loader_step_end" ||
-         cause_class == "profiler_step_end";
-}
-
 // Frames of the runtime and the interpreter, never the user's code.
 bool is_library_frame(const FrameRecord& f) {
   const std::string& p = f.file;
@@ -55,33 +50,8 @@ XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
   std::map<int64_t, std::string> source_name(in.source_names.begin(), in.source_names.end());
   XlaRunResult out;
 
-  // 1. Steps of every block, per source (see the header for the precedence).
-  std::vector<std::optional<int64_t>> block_step(in.blocks.size());
-  int64_t steps_seen = 0;
-  {
-    std::map<int64_t, std::vector<int64_t>> marker_lines;  // steplog markers per source
-    for (const auto& m : in.markers)
-      if (m.origin == "steplog") marker_lines[m.source_id].push_back(m.line);
-    std::set<int64_t> sources_with_exec;
-    for (const auto& b : in.blocks)
-      if (b.kind == "execute") sources_with_exec.insert(b.source_id);
-    std::map<int64_t, int64_t> step_ends;  // per source, execution-block step ends so far
-    for (size_t i = 0; i < in.blocks.size(); ++i) {
-      const auto& b = in.blocks[i];
-      auto markers = marker_lines.find(b.source_id);
-      if (markers != marker_lines.end()) {
-        const auto& lines = markers->second;
-        int64_t n = std::lower_bound(lines.begin(), lines.end(), b.line) - lines.begin();
-        block_step[i] = is_step_end(b.cause_class) && n >= 1 ? n : n + 1;
-        steps_seen = std::max<int64_t>(steps_seen, static_cast<int64_t>(lines.size()));
-      } else if (sources_with_exec.count(b.source_id)) {
-        int64_t& ends = step_ends[b.source_id];
-        block_step[i] = ends + 1;
-        if (b.kind == "execute" && is_step_end(b.cause_class)) ++ends;
-        steps_seen = std::max(steps_seen, ends);
-      }
-    }
-  }
+  // 1. Steps were computed by the loader.
+  int64_t steps_seen = in.steps_seen;
 
   // 2. Links: saved graphs and embedded HLO modules by graph hash; dump modules by order.
   std::map<std::string, const SavedGraphRecord*> saved_by_hash;
@@ -121,7 +91,7 @@ XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
     a.key.source_id = b.source_id;
     a.ordinal = ordinal++;
     a.line = b.line;
-    a.step = block_step[i];
+    a.step = b.step;
     a.kind = "xla";
     a.cache = "miss";
     a.cause_reported = b.cause;

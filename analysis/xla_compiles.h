@@ -28,20 +28,16 @@ struct FrameRecord {
   std::string function;
 };
 
+// A Compilation Analysis block, with its step already computed by the loader (see the header
+// comment for the precedence): executions are only counted, never loaded.
 struct XlaBlockRecord {
   int64_t source_id = 0;
   int64_t line = 0;
-  std::string kind;  // compile, execute, unexpected_execute
+  std::optional<int64_t> step;
+  std::string kind;  // compile
   std::string cause, cause_class, graph_name, graph_hash;
   std::optional<int64_t> inputs, outputs;
   std::vector<FrameRecord> frames;  // innermost first
-};
-
-struct StepMarkerRecord {
-  int64_t source_id = 0;
-  int64_t line = 0;
-  std::optional<int64_t> step;
-  std::string origin;
 };
 
 struct JaxCompileRecord {
@@ -81,8 +77,8 @@ struct ConvergencePoint {
 };
 
 struct XlaRunInputs {
-  std::vector<XlaBlockRecord> blocks;  // in (source_id, line) order
-  std::vector<StepMarkerRecord> markers;
+  std::vector<XlaBlockRecord> blocks;  // compile blocks in (source_id, line) order
+  int64_t steps_seen = 0;              // most steps any source shows (markers or step ends)
   std::vector<JaxCompileRecord> jax_compiles;
   std::vector<JaxMissRecord> jax_misses;
   std::vector<SavedGraphRecord> saved_graphs;

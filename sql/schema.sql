@@ -269,7 +269,7 @@ CREATE TABLE xla_block (
   graph_hash TEXT,             -- Graph Hash as printed (lowercase hex), NULL if absent
   inputs INTEGER,              -- Number of Graph Inputs
   outputs INTEGER,             -- Number of Graph Outputs
-  frames TEXT,                 -- JSON list of {file,line,function}, innermost first
+  frames_sid INTEGER,          -- JSON list of {file,line,function}, innermost first (interned: executions repeat it)
   frames_cut INTEGER NOT NULL, -- 1 when the runtime printed '..........' (more frames existed)
   truncated INTEGER NOT NULL   -- 1 when the block was cut off
 );

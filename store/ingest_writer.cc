@@ -25,14 +25,57 @@ std::string utc_now() {
   return buf;
 }
 
-std::string frames_json(const std::vector<ingest::StackFrame>& frames) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& f : frames) {
-    nlohmann::json j = {{"file", f.file}, {"line", f.line}, {"function", f.function}};
-    if (!f.code.empty()) j["code"] = f.code;
-    out.push_back(std::move(j));
+// Appends `text` as a JSON string. Bytes that are not valid UTF-8 become U+FFFD, as nlohmann's
+// `replace` handler does, so the output always parses.
+void append_json_string(std::string& out, std::string_view text) {
+  out.push_back('"');
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(c));
+      ++i;
+    } else if (c < 0x20) {
+      out += fmt::format("\\u{:04x}", c);
+      ++i;
+    } else if (c < 0x80) {
+      out.push_back(static_cast<char>(c));
+      ++i;
+    } else {
+      size_t len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+      bool valid = len > 0 && i + len <= text.size();
+      for (size_t k = 1; valid && k < len; ++k)
+        valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+      if (valid) {
+        out.append(text.data() + i, len);
+        i += len;
+      } else {
+        out += "\xef\xbf\xbd";
+        ++i;
+      }
+    }
   }
-  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  out.push_back('"');
+}
+
+// Frames as a JSON list of {file, line, function[, code]}; hand-written because it runs once
+// per execution block of a level-2 log (nlohmann's tree building dominated the profile).
+std::string frames_json(const std::vector<ingest::StackFrame>& frames) {
+  std::string out = "[";
+  for (const auto& f : frames) {
+    if (out.size() > 1) out.push_back(',');
+    out += "{\"file\":";
+    append_json_string(out, f.file);
+    out += fmt::format(",\"line\":{},\"function\":", f.line);
+    append_json_string(out, f.function);
+    if (!f.code.empty()) {
+      out += ",\"code\":";
+      append_json_string(out, f.code);
+    }
+    out.push_back('}');
+  }
+  out.push_back(']');
+  return out;
 }
 
 std::vector<std::string> with_ref(std::vector<std::string> tail) {
@@ -103,7 +146,7 @@ class EventRowWriter {
                {"run_id", "source_id", "line", "function_sid", "total_s", "values_s"}, &all_),
         xla_block_(db, "xla_block",
                    with_src({"kind", "cause_sid", "cause_class", "graph_name_sid", "graph_hash",
-                             "inputs", "outputs", "frames", "frames_cut", "truncated"}),
+                             "inputs", "outputs", "frames_sid", "frames_cut", "truncated"}),
                    &all_),
         xla_post_(db, "xla_post_compile",
                   with_src({"computation_hash", "input_gb", "output_gb", "aliased_gb",
@@ -302,7 +345,7 @@ class EventRowWriter {
         .val(opt_text(b.graph_hash))
         .val(b.inputs)
         .val(b.outputs)
-        .val(opt_text(frames))
+        .val(strings_.id_or_null(frames))
         .val(b.frames_cut)
         .val(b.truncated);
   }
