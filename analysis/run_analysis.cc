@@ -1,7 +1,8 @@
 #include "analysis/run_analysis.h"
 
-#include <map>
 #include <fmt/format.h>
+
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "analysis/dynamo_attribution.h"

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/ingest_run.h"
+
 namespace {
 
 std::string read_file(const std::string& path) {
@@ -40,49 +42,6 @@ int64_t write_repeated(const std::string& path, const std::string& unit, int64_t
   return written;
 }
 
-struct RunResult {
-  double seconds = 0;
-  long max_rss_kb = 0;
-  int exit_code = -1;
-};
-
-RunResult run_rcf(const std::vector<std::string>& args) {
-  auto start = std::chrono::steady_clock::now();
-  std::fflush(stdout);  // the child must not re-print buffered output
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char*> argv;
-    std::string bin = RCF_BINARY;
-    argv.push_back(bin.data());
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    freopen("/dev/null", "w", stdout);
-    execv(bin.c_str(), argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  struct rusage usage;
-  wait4(pid, &status, 0, &usage);
-  RunResult r;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  r.max_rss_kb = usage.ru_maxrss;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-void bench(const std::string& name, const std::string& dir, const std::string& input,
-           int64_t bytes) {
-  std::string db = dir + "/bench.db";
-  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((db + suffix).c_str());
-  RunResult r = run_rcf({"ingest", "--db", db, input});
-  if (r.exit_code != 0) {
-    fmt::print("{:<28} FAILED (exit {})\n", name, r.exit_code);
-    return;
-  }
-  fmt::print("{:<28} {:>8.1f} MB  {:>7.2f} s  {:>7.1f} MB/s  peak RSS {:>6.1f} MB\n", name,
-             bytes / 1e6, r.seconds, bytes / 1e6 / r.seconds, r.max_rss_kb / 1024.0);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,7 +64,7 @@ int main(int argc, char** argv) {
       read_file(fixtures + "/torch_trace/multi_rank_logs/dedicated_log_torch_trace_rank_1.log");
   std::string trace_path = dir + "/torch_trace_rank1_repeated.log";
   int64_t trace_bytes = write_repeated(trace_path, trace_unit, mb << 20);
-  bench("torch_trace (rank_1 x N)", dir, trace_path, trace_bytes);
+  rcf::bench::ingest_and_report("torch_trace (rank_1 x N)", dir, trace_path, trace_bytes);
 
   // Dynamo text: every bundled text log, concatenated, repeated.
   std::string text_unit;
@@ -118,7 +77,7 @@ int main(int argc, char** argv) {
     text_unit += read_file(fixtures + "/dynamo/" + name);
   std::string text_path = dir + "/dynamo_text_repeated.log";
   int64_t text_bytes = write_repeated(text_path, text_unit, (mb / 4) << 20);
-  bench("dynamo_text dense (corpus x N)", dir, text_path, text_bytes);
+  rcf::bench::ingest_and_report("dynamo_text dense (corpus x N)", dir, text_path, text_bytes);
 
   // A training job's stdout: the same Dynamo records, each copy of the corpus followed by 4000
   // ordinary lines (step metrics, other loggers' glog lines, tqdm redraws), as in real logs.
@@ -146,7 +105,7 @@ int main(int argc, char** argv) {
   }
   std::string mixed_path = dir + "/training_stdout.log";
   int64_t mixed_bytes = write_repeated(mixed_path, text_unit + noise, mb << 20);
-  bench("dynamo_text in training log", dir, mixed_path, mixed_bytes);
+  rcf::bench::ingest_and_report("dynamo_text in training log", dir, mixed_path, mixed_bytes);
 
   if (!keep) {
     std::remove(trace_path.c_str());

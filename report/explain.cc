@@ -237,7 +237,8 @@ std::string render_explain_text(const ExplainModel& model) {
             run.settle_step, run.final_programs, run.settle_step + 1, run.last_step);
       else
         out += fmt::format(
-            "   convergence: NOT settled: still compiling at the last step seen ({}), {} programs\n",
+            "   convergence: NOT settled: still compiling at the last step seen ({}), {} "
+            "programs\n",
             run.last_step, run.final_programs);
     }
     if (run.rejected_lines)

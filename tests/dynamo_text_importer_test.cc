@@ -16,6 +16,8 @@ namespace rcf::ingest {
 namespace {
 
 using rcf::testing::CollectingSink;
+using rcf::testing::line_count;
+using rcf::testing::range;
 using Notes = std::map<std::string, int>;
 using Lines = std::vector<int64_t>;
 using Strings = std::vector<std::string>;
@@ -26,21 +28,6 @@ CollectingSink run(std::string_view text) {
 
 std::string fixture(const std::string& name) {
   return rcf::testing::read_fixture("dynamo/" + name);
-}
-
-int64_t line_count(std::string_view text) {
-  int64_t n = 0;
-  for (size_t pos = 0; pos < text.size(); ++n) {
-    size_t nl = text.find('\n', pos);
-    pos = nl == std::string_view::npos ? text.size() : nl + 1;
-  }
-  return n;
-}
-
-Lines range(int64_t first, int64_t last) {
-  Lines out;
-  for (int64_t i = first; i <= last; ++i) out.push_back(i);
-  return out;
 }
 
 // Lines with no kSkipped/kRejected note, i.e. the lines that belong to events. Also checks that

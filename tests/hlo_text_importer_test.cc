@@ -15,6 +15,7 @@ namespace rcf::ingest {
 namespace {
 
 using rcf::testing::CollectingSink;
+using rcf::testing::line_count;
 using Notes = std::map<std::string, int>;
 
 CollectingSink run(std::string_view text) {
@@ -27,15 +28,6 @@ std::string fixture(const std::string& name) {
 
 int sniff(std::string_view head) {
   return find_importer("hlo_text")->sniff(head);
-}
-
-int64_t line_count(std::string_view text) {
-  int64_t n = 0;
-  for (size_t pos = 0; pos < text.size(); ++n) {
-    size_t nl = text.find('\n', pos);
-    pos = nl == std::string_view::npos ? text.size() : nl + 1;
-  }
-  return n;
 }
 
 // Every line has at most one kSkipped/kRejected note and every note names a real line.

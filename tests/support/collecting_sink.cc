@@ -40,6 +40,21 @@ CollectingSink run_importer(std::string_view format, std::string_view text) {
   return sink;
 }
 
+int64_t line_count(std::string_view text) {
+  int64_t n = 0;
+  for (size_t pos = 0; pos < text.size(); ++n) {
+    size_t nl = text.find('\n', pos);
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+  }
+  return n;
+}
+
+std::vector<int64_t> range(int64_t first, int64_t last) {
+  std::vector<int64_t> out;
+  for (int64_t i = first; i <= last; ++i) out.push_back(i);
+  return out;
+}
+
 std::string read_fixture(const std::string& relative_path) {
   std::string path = std::string(RCF_FIXTURES_DIR) + "/" + relative_path;
   std::ifstream in(path, std::ios::binary);

@@ -45,6 +45,11 @@ class CollectingSink : public ingest::EventSink {
 // '\r') and feeds them to a new importer of `format`, then calls finish().
 CollectingSink run_importer(std::string_view format, std::string_view text);
 
+// Physical lines of `text` as the ingest driver counts them (a last line without '\n' counts).
+int64_t line_count(std::string_view text);
+// first, first+1, ..., last: expected line-number lists in tests.
+std::vector<int64_t> range(int64_t first, int64_t last);
+
 // Reads a whole fixture file (path relative to fixtures/). Aborts the test binary if missing.
 std::string read_fixture(const std::string& relative_path);
 
