@@ -100,3 +100,37 @@ TEST_F(XlaBundle, MetricsAndStepTimingsKeepTheirSteps) {
 
 }  // namespace
 }  // namespace rcf
+
+namespace rcf {
+namespace {
+
+// The bundle read with tiny and large buffers, and with gzip-compressed copies, gives the same
+// tables (timestamps and paths aside).
+TEST(XlaBundleInvariance, BufferSizesAndGzipGiveIdenticalTables) {
+  const std::vector<std::string> names = {"pt_xla_debug.log", "save_tensors.hlo.0", "metrics.txt",
+                                          "steps.csv"};
+  auto ingest = [&](const TempDir& dir, size_t buffer, bool gzip) {
+    pipeline::IngestRequest req;
+    req.db_path = dir.file("rcf.db");
+    req.buffer_size = buffer;
+    for (const auto& n : names) {
+      std::string src = std::string(RCF_FIXTURES_DIR) + "/xla_bundle/" + n;
+      if (gzip) {
+        std::string copy = dir.file(n);  // same base name: evidence texts stay comparable
+        testing::write_file(copy, testing::gzip_compress(testing::read_file(src)));
+        src = copy;
+      }
+      req.paths.push_back(src);
+    }
+    pipeline::run_ingest(req);
+    auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+    return testing::dump_tables(*db, {"ingested_at", "created_at", "path", "encoding"});
+  };
+  TempDir a, b, c;
+  std::string reference = ingest(a, size_t{4} << 20, false);
+  EXPECT_EQ(ingest(b, 16, false), reference);
+  EXPECT_EQ(ingest(c, 4096, true), reference);
+}
+
+}  // namespace
+}  // namespace rcf
