@@ -19,6 +19,7 @@ namespace {
 
 using rcf::testing::CollectingSink;
 using rcf::testing::line_count;
+using rcf::testing::parsed_lines;
 using rcf::testing::range;
 using Notes = std::map<std::string, int>;
 using Lines = std::vector<int64_t>;
@@ -30,22 +31,6 @@ CollectingSink run(std::string_view text) {
 
 std::string fixture(const std::string& name) {
   return rcf::testing::read_fixture("xla/" + name);
-}
-
-// Lines with no kSkipped/kRejected note, i.e. the lines that belong to events. Also checks that
-// no line got two such notes and that every note names a real line.
-Lines parsed_lines(const CollectingSink& sink, int64_t count) {
-  std::set<int64_t> noted;
-  for (const auto& n : sink.notes) {
-    EXPECT_GE(n.line, 1);
-    EXPECT_LE(n.line, count);
-    if (n.fate == LineFate::kWarning) continue;
-    EXPECT_TRUE(noted.insert(n.line).second) << "line " << n.line << " noted twice";
-  }
-  Lines out;
-  for (int64_t i = 1; i <= count; ++i)
-    if (!noted.count(i)) out.push_back(i);
-  return out;
 }
 
 Lines warning_lines(const CollectingSink& sink) {

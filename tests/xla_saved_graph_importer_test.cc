@@ -17,6 +17,7 @@ namespace {
 
 using rcf::testing::CollectingSink;
 using rcf::testing::line_count;
+using rcf::testing::parsed_lines;
 using rcf::testing::range;
 using Notes = std::map<std::string, int>;
 using Lines = std::vector<int64_t>;
@@ -33,22 +34,6 @@ std::string fixture(const std::string& name) {
 Lines concat(std::initializer_list<Lines> parts) {
   Lines out;
   for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
-
-// Lines with no kSkipped/kRejected note. Also checks that no line got two such notes and that
-// every note names a real line.
-Lines parsed_lines(const CollectingSink& sink, int64_t count) {
-  std::set<int64_t> noted;
-  for (const auto& n : sink.notes) {
-    EXPECT_GE(n.line, 1);
-    EXPECT_LE(n.line, count);
-    if (n.fate == LineFate::kWarning) continue;
-    EXPECT_TRUE(noted.insert(n.line).second) << "line " << n.line << " noted twice";
-  }
-  Lines out;
-  for (int64_t i = 1; i <= count; ++i)
-    if (!noted.count(i)) out.push_back(i);
   return out;
 }
 

@@ -1,8 +1,11 @@
 #include "tests/support/collecting_sink.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace rcf::testing {
@@ -52,6 +55,20 @@ int64_t line_count(std::string_view text) {
 std::vector<int64_t> range(int64_t first, int64_t last) {
   std::vector<int64_t> out;
   for (int64_t i = first; i <= last; ++i) out.push_back(i);
+  return out;
+}
+
+std::vector<int64_t> parsed_lines(const CollectingSink& sink, int64_t count) {
+  std::set<int64_t> noted;
+  for (const auto& n : sink.notes) {
+    EXPECT_GE(n.line, 1);
+    EXPECT_LE(n.line, count);
+    if (n.fate == ingest::LineFate::kWarning) continue;
+    EXPECT_TRUE(noted.insert(n.line).second) << "line " << n.line << " noted twice";
+  }
+  std::vector<int64_t> out;
+  for (int64_t i = 1; i <= count; ++i)
+    if (!noted.count(i)) out.push_back(i);
   return out;
 }
 

@@ -50,6 +50,10 @@ int64_t line_count(std::string_view text);
 // first, first+1, ..., last: expected line-number lists in tests.
 std::vector<int64_t> range(int64_t first, int64_t last);
 
+// Lines with no kSkipped/kRejected note, i.e. the lines that belong to events. Also checks (as
+// gtest expectations) that no line got two such notes and that every note names a real line.
+std::vector<int64_t> parsed_lines(const CollectingSink& sink, int64_t count);
+
 // Reads a whole fixture file (path relative to fixtures/). Aborts the test binary if missing.
 std::string read_fixture(const std::string& relative_path);
 
