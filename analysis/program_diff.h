@@ -1,0 +1,100 @@
+// Why two programs compiled at one site differ: the evidence-level comparison behind every XLA-side
+// attribution (torch_xla and JAX). Pure functions over plain records, so they are unit-tested on
+// hand-written programs; the loader (analysis/run_analysis.cc) fills the records from hlo_module,
+// hlo_parameter and hlo_constant, or from PT_XLA_DEBUG input counts when no HLO was captured.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rcf::analysis {
+
+struct ProgramParameter {
+  int64_t number = 0;
+  std::string dtype;          // f32, bf16, s32, pred, tuple, ...
+  std::vector<int64_t> dims;  // empty for scalars and tuples
+  std::string shape_text;     // as printed, e.g. "f32[8,128]{1,0}"
+};
+
+struct ProgramConstant {
+  int64_t ordinal = 0;      // position in the module
+  std::string name;         // instruction name (e.g. "constant.12"), may be empty
+  std::string shape_text;   // e.g. "s64[]"
+  std::string value_text;   // as printed; "{...}" when elided
+  bool elided = false;      // the printer hid the value (constant({...}))
+  std::string user_op;      // opcode of its first user, "" if unknown
+  std::string op_name;      // metadata op_name / op_type, "" if none
+  std::string source_file;  // metadata source_file, "" if none
+  int64_t source_line = -1;
+};
+
+// What is known about one compiled program. `has_hlo` false = only the PT_XLA_DEBUG block (input
+// and output counts) is known; then parameters/constants/histogram are empty.
+struct ProgramView {
+  std::string program_key;  // graph hash as printed (or JAX function + signature)
+  bool has_hlo = false;
+  std::optional<int64_t> input_count;   // PT_XLA_DEBUG "Number of Graph Inputs"
+  std::optional<int64_t> output_count;  // PT_XLA_DEBUG "Number of Graph Outputs"
+  std::vector<ProgramParameter> parameters;  // entry parameters by number (when has_hlo)
+  std::vector<ProgramConstant> constants;    // in module order (when has_hlo)
+  std::map<std::string, int64_t> op_histogram;
+  std::string structure_fingerprint;  // ignores names/ids and constant values
+  std::string full_fingerprint;       // ignores only names/ids
+};
+
+// The input signature of a program: dtype and dims of every parameter in order, e.g.
+// "f32[8,128] s32[] bf16[4]"; "" without HLO (then only input_count is comparable).
+std::string input_signature(const ProgramView& p);
+
+struct ProgramDiff {
+  std::string cause;       // key_subset, shape, dtype, constant, graph_structure, unknown
+  std::string confidence;  // high, medium, low
+  std::string subject;     // for aggregation: "param 3 dim 1", "constant.12", "graph inputs", "ops"
+  std::string detail;      // the human sentence, see diff_programs
+  std::string evidence;    // which artifacts decided it: "HLO parameters", "HLO constants", ...
+  // For shape changes: the parameter number and dim index that changed (first one), so callers can
+  // gather every value a dim takes at a site. -1 when not a shape change.
+  int64_t shape_param = -1;
+  int64_t shape_dim = -1;
+  std::optional<int64_t> old_dim_value, new_dim_value;
+};
+
+// Compares `current` with `previous` (both compiled at the same site), strongest evidence first:
+//   1. both have HLO and the parameter lists differ in count, or the multiset of parameter shapes
+//      differs in a way that is not one parameter changing in place -> key_subset, naming the
+//      parameters that appeared / disappeared with their shapes ("+param 7 f32[8,16]; -param 5
+//      s32[8]"), confidence high;
+//   2. same parameter count, an element type changed -> dtype ("param 2: f32[8,128] -> bf16[8,128]")
+//      (all changed params listed, first one in subject), high;
+//   3. same count and dtypes, a dimension changed -> shape ("param 0 dim 1: 128 -> 256", rank
+//      changes say "rank 2 -> 3"), high; fills shape_param/shape_dim/old/new;
+//   4. same signature, structure fingerprints differ -> graph_structure with the op-histogram delta
+//      sorted by opcode ("+1 add, -2 multiply"; "ops differ with the same histogram" when the
+//      histograms are equal), high;
+//   5. same signature and structure, full fingerprints differ -> constant: the constants are
+//      paired by ordinal; name each one whose value changed ("constant.12 s64[]: 3 -> 4, used by
+//      multiply, at model.py:88 (op aten::mul)"), confidence high; when the differing constants
+//      are elided ("{...}") or no pair differs visibly: "same signature and structure, different
+//      constant values; the values are not visible (large constants are printed as {...})",
+//      confidence medium;
+//   6. identical fingerprints -> unknown ("the same program was compiled again: ..."), low;
+//   Without HLO on either side:
+//   7. input counts differ -> key_subset "number of graph inputs changed: 7 -> 9" (outputs too
+//      when they changed), medium; subject "graph inputs";
+//   8. otherwise unknown, low, with the advice to capture HLO (XLA_SAVE_TENSORS_FILE with
+//      XLA_SAVE_TENSORS_FMT=hlo, or XLA_FLAGS=--xla_dump_to=DIR).
+// Details never exceed ~400 characters: long lists end with "(+N more)".
+ProgramDiff diff_programs(const ProgramView& previous, const ProgramView& current);
+
+// Picks which earlier program at a site `current` should be compared with (its prev_program_key):
+// the most recent one with the same input signature and the same structure fingerprint, else the
+// most recent with the same input signature, else the most recent with the same structure
+// fingerprint, else the most recent one. Signatures are compared with input_signature() when both
+// programs have HLO, else by input_count; fingerprints only when both have HLO. `earlier` is in
+// compile order; returns an index into it, or -1 when it is empty.
+int64_t choose_previous(const std::vector<const ProgramView*>& earlier, const ProgramView& current);
+
+}  // namespace rcf::analysis
