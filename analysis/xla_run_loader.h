@@ -1,0 +1,19 @@
+// Loads the XLA side of one run from the raw tables into XlaRunInputs (analysis/xla_compiles.h):
+// compile blocks with their steps, JAX records, saved graphs, HLO modules, CompileTime samples.
+// Memory follows the number of compiles and programs, never the number of executions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/xla_compiles.h"
+#include "store/database.h"
+
+namespace rcf::analysis {
+
+XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
+                          const std::vector<std::pair<int64_t, std::string>>& source_names);
+
+}  // namespace rcf::analysis
