@@ -1,4 +1,4 @@
--- rcf SQLite schema, version 1.
+-- rcf SQLite schema, version 2.
 --
 -- Layers:
 --   * raw tables      filled by `rcf ingest` from importer events, one row per thing the log said;
@@ -476,8 +476,72 @@ CREATE TABLE convergence_point (
   step INTEGER NOT NULL,       -- training step
   programs_cached INTEGER NOT NULL,  -- distinct programs compiled up to and including this step
   compiles_in_step INTEGER NOT NULL, -- real compiles during this step
+  compile_ms REAL,             -- compile time in this step: step timings' compile column, else the
+                               -- CompileTime accumulator delta of the metrics file, else the sum of
+                               -- known compile_ms of its compiles; NULL when none is known
+  wall_ms REAL,                -- step wall time from step timings, NULL when none
   PRIMARY KEY (run_id, step)
 );
+
+-- Per-run convergence facts (analysis/convergence_summary.h), one row per run with compiles or
+-- a curve.
+CREATE TABLE run_convergence (
+  run_id INTEGER PRIMARY KEY,  -- run
+  state TEXT NOT NULL,         -- settled, not_settled, still_growing, no_data (no steps in the logs)
+  first_step INTEGER,          -- first step of the curve, NULL with no_data
+  last_step INTEGER,           -- last step of the curve, NULL with no_data
+  settle_step INTEGER,         -- last step in which a new program appeared (0: none did), NULL with no_data
+  programs_at_settle INTEGER,  -- programs cached at settle_step, NULL with no_data
+  final_programs INTEGER,      -- programs cached at last_step, NULL with no_data
+  new_after_growth_step INTEGER,  -- programs that appeared after growth_step, NULL with no_data
+  growth_step INTEGER NOT NULL,   -- step after which a new program counts as still growing (20)
+  compiles INTEGER NOT NULL,   -- real compiles of the run (with or without a step)
+  programs INTEGER NOT NULL,   -- distinct program keys of the run
+  recompiles INTEGER NOT NULL, -- compiles whose cause is not first_compile
+  compile_ms REAL,             -- compile time of the run: sum of convergence_point.compile_ms, else
+                               -- of the compiles' known compile_ms; NULL when unknown
+  wall_ms REAL,                -- sum of step wall times (step timings), NULL when none
+  execute_ms REAL,             -- ExecuteTime accumulator of the last metrics block, NULL when none
+  compile_share REAL           -- compile_ms / wall_ms when both are known, else NULL
+);
+
+-- Recompiles aggregated per run x site x cause (the fix-first list ranks these).
+CREATE TABLE cause_group (
+  run_id INTEGER NOT NULL,     -- run
+  site_sid INTEGER NOT NULL,   -- site (as in compile_event)
+  cause TEXT NOT NULL,         -- cause of the vocabulary (never first_compile)
+  recompiles INTEGER NOT NULL, -- recompiles at this site with this cause
+  compile_ms_lost REAL,        -- their compile time: measured per compile, or the share of their
+                               -- step's compile time (see compile_ms_basis); NULL when unknown
+  compile_ms_basis TEXT NOT NULL,  -- 'measured', 'step_share' (step compile time split evenly over
+                                   -- the step's compiles) or 'unknown'
+  first_step INTEGER,          -- step of the first such recompile, NULL when unknown
+  last_step INTEGER,           -- step of the last one
+  detail_sid INTEGER,          -- one representative detail (a shape dim lists every value it took)
+  subject_sid INTEGER,         -- what changed, for the most common subject
+  rank INTEGER NOT NULL,       -- fix-first rank within the run (1 = fix first): compile_ms_lost
+                               -- desc (unknown last), then recompiles desc, site, cause
+  PRIMARY KEY (run_id, site_sid, cause)
+);
+
+-- The standard remedy for each cause, shown in the fix-first list.
+CREATE TABLE cause_remedy (
+  cause TEXT PRIMARY KEY,      -- cause of the vocabulary
+  remedy TEXT NOT NULL         -- what to change in the code
+);
+INSERT INTO cause_remedy(cause, remedy) VALUES
+  ('constant', 'keep counters and scalars that reach the graph in tensors or register_buffer, updated in place, instead of Python attributes; clamp values computed from the batch to the configured ones'),
+  ('key_subset', 'canonicalise optional batch keys to a fixed structure: always present, same shape and dtype, masked when inactive'),
+  ('shape', 'pad or clamp dynamic dimensions to a fixed set of sizes (static top-k, fixed capacity, padded sequence length)'),
+  ('dtype', 'fix input dtypes before the compiled region (cast explicitly; avoid XLA_USE_BF16 and autocast flips)'),
+  ('sync_fragment', 'remove .item(), .cpu(), print(tensor) and data-dependent Python branches from the step; keep the result on device'),
+  ('graph_structure', 'wrap the whole accumulation chain in one compiled region and do not use zero_grad(set_to_none=True) inside it'),
+  ('tensor_meta', 'keep requires_grad, device and grad mode of inputs the same across calls (or compile eval and train separately)'),
+  ('global_state', 'keep grad mode, autocast and other global state the same at every call of the compiled function'),
+  ('object_identity', 'reuse the same module and object instances across calls; do not rebuild them per step'),
+  ('type', 'pass the same Python and tensor types every call (e.g. Parameter vs Tensor, list vs tuple)'),
+  ('backend', 'compile with one backend callable, created once'),
+  ('unknown', 'capture the artifact named in the detail (HLO via XLA_SAVE_TENSORS_FMT=hlo or --xla_dump_to, PT_XLA_DEBUG_LEVEL=2, TORCH_LOGS=recompiles) and re-run rcf');
 
 -- ---------------------------------------------------------------------------------------------
 -- Public views.
@@ -527,10 +591,31 @@ LEFT JOIN strings mn ON mn.string_id = h.module_name_sid
 LEFT JOIN source gs ON gs.source_id = c.saved_graph_source_id
 WHERE c.hlo_module_id IS NOT NULL OR c.saved_graph_source_id IS NOT NULL;
 
--- convergence: programs cached vs step per run.
+-- convergence: programs cached vs step per run, with compile and wall time per step when known.
 CREATE VIEW convergence AS
-SELECT p.run_id, r.lane, r.run, p.step, p.programs_cached, p.compiles_in_step
+SELECT p.run_id, r.lane, r.run, p.step, p.programs_cached, p.compiles_in_step,
+       p.compile_ms, p.wall_ms
 FROM convergence_point p JOIN run_table r ON r.run_id = p.run_id;
+
+-- convergence_summary: did each run settle (see run_convergence).
+CREATE VIEW convergence_summary AS
+SELECT c.run_id, r.lane, r.run, c.state, c.first_step, c.last_step, c.settle_step,
+       c.programs_at_settle, c.final_programs, c.new_after_growth_step, c.growth_step,
+       c.compiles, c.programs, c.recompiles, c.compile_ms, c.wall_ms, c.execute_ms,
+       c.compile_share
+FROM run_convergence c JOIN run_table r ON r.run_id = c.run_id;
+
+-- fix_first: recompiles per run x site x cause, ranked by compile time lost, with the remedy.
+CREATE VIEW fix_first AS
+SELECT g.run_id, r.lane, r.run, g.rank, site.text AS site, g.cause, g.recompiles,
+       g.compile_ms_lost, g.compile_ms_basis, g.first_step, g.last_step, d.text AS detail,
+       s.text AS subject, m.remedy
+FROM cause_group g
+JOIN run_table r ON r.run_id = g.run_id
+JOIN strings site ON site.string_id = g.site_sid
+LEFT JOIN strings d ON d.string_id = g.detail_sid
+LEFT JOIN strings s ON s.string_id = g.subject_sid
+LEFT JOIN cause_remedy m ON m.cause = g.cause;
 
 -- ingest_stats: one row per source; every line is parsed or counted under a named reason.
 CREATE VIEW ingest_stats AS

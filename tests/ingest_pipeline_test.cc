@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "store/database.h"
+#include "store/schema.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
 #include "tests/support/temp_files.h"
@@ -615,7 +616,8 @@ TEST_F(IngestPipelineTest, OtherSchemaVersionIsRefused) {
     EXPECT_NE(std::string(e.what()).find("schema version 99"), std::string::npos) << e.what();
   }
   // Nothing was written into it.
-  raw_exec(db_path(), "UPDATE schema_info SET value='1' WHERE key='schema_version'");
+  raw_exec(db_path(), "UPDATE schema_info SET value='" + std::to_string(store::kSchemaVersion) +
+                          "' WHERE key='schema_version'");
   auto db = open(db_path());
   EXPECT_EQ(scalar(*db, "SELECT count(*) FROM ingest_stats"), "1");
 }
