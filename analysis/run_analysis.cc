@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analysis/dynamo_attribution.h"
+#include "analysis/run_rollup.h"
 #include "analysis/xla_compiles.h"
 #include "analysis/xla_run_loader.h"
 #include "store/string_interner.h"
@@ -195,15 +196,75 @@ void write_run(store::Database& db, store::StringInterner& strings, int64_t run_
     insert_attr.run();
   }
   auto insert_point = db.prepare(
-      "INSERT INTO convergence_point(run_id, step, programs_cached, compiles_in_step) "
-      "VALUES (?,?,?,?)");
+      "INSERT INTO convergence_point(run_id, step, programs_cached, compiles_in_step, compile_ms, "
+      "wall_ms) VALUES (?,?,?,?,?,?)");
   for (const auto& p : convergence) {
     insert_point.bind(1, run_id)
         .bind(2, p.step)
         .bind(3, p.programs_cached)
-        .bind(4, p.compiles_in_step);
+        .bind(4, p.compiles_in_step)
+        .bind(5, p.compile_ms)
+        .bind(6, p.wall_ms);
     insert_point.run();
   }
+}
+
+void write_rollup(store::Database& db, store::StringInterner& strings, int64_t run_id,
+                  const RunRollup& r) {
+  const ConvergenceSummary& c = r.convergence;
+  bool curve = c.state != SettleState::kNoData;
+  auto opt = [curve](int64_t v) { return curve ? std::optional<int64_t>(v) : std::nullopt; };
+  auto insert_run = db.prepare(
+      "INSERT INTO run_convergence(run_id, state, first_step, last_step, settle_step, "
+      "programs_at_settle, final_programs, new_after_growth_step, growth_step, compiles, programs, "
+      "recompiles, compile_ms, wall_ms, execute_ms, compile_share) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  insert_run.bind(1, run_id)
+      .bind(2, settle_state_name(c.state))
+      .bind(3, opt(c.first_step))
+      .bind(4, opt(c.last_step))
+      .bind(5, opt(c.settle_step))
+      .bind(6, opt(c.programs_at_settle))
+      .bind(7, opt(c.final_programs))
+      .bind(8, opt(c.new_after_growth_step))
+      .bind(9, c.growth_step)
+      .bind(10, r.compiles)
+      .bind(11, r.programs)
+      .bind(12, r.recompiles)
+      .bind(13, r.compile_ms)
+      .bind(14, r.wall_ms)
+      .bind(15, r.execute_ms)
+      .bind(16, r.compile_share);
+  insert_run.run();
+  auto insert_group = db.prepare(
+      "INSERT INTO cause_group(run_id, site_sid, cause, recompiles, compile_ms_lost, "
+      "compile_ms_basis, first_step, last_step, detail_sid, subject_sid, rank) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+  for (const auto& g : r.groups) {
+    insert_group.bind(1, run_id)
+        .bind(2, strings.id(g.site))
+        .bind(3, g.cause)
+        .bind(4, g.recompiles)
+        .bind(5, g.compile_ms_lost)
+        .bind(6, g.compile_ms_basis)
+        .bind(7, g.first_step)
+        .bind(8, g.last_step)
+        .bind(9, strings.id_or_null(g.detail))
+        .bind(10, strings.id_or_null(g.subject))
+        .bind(11, g.rank);
+    insert_group.run();
+  }
+}
+
+// ExecuteTime accumulator of the run's last metrics report, in milliseconds.
+std::optional<double> load_execute_ms(store::Database& db, int64_t run_id) {
+  auto st = db.prepare(
+      "SELECT value FROM metric_sample m JOIN strings n ON n.string_id = m.name_sid WHERE "
+      "run_id=? AND n.text='ExecuteTime' AND field='Accumulator' ORDER BY source_id DESC, line "
+      "DESC LIMIT 1");
+  st.bind(1, run_id);
+  if (st.step()) return st.real(0) / 1e6;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -215,7 +276,8 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids) {
          {"DELETE FROM attribution WHERE compile_row IN (SELECT compile_row FROM compile_event "
           "WHERE run_id=?)",
           "DELETE FROM compile_event WHERE run_id=?",
-          "DELETE FROM convergence_point WHERE run_id=?"}) {
+          "DELETE FROM convergence_point WHERE run_id=?",
+          "DELETE FROM run_convergence WHERE run_id=?", "DELETE FROM cause_group WHERE run_id=?"}) {
       auto st = db.prepare(sql);
       st.bind(1, run_id);
       st.run();
@@ -227,6 +289,8 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids) {
     compiles.insert(compiles.end(), std::make_move_iterator(xla.compiles.begin()),
                     std::make_move_iterator(xla.compiles.end()));
     write_run(db, strings, run_id, compiles, xla.convergence);
+    write_rollup(db, strings, run_id,
+                 roll_up_run(compiles, xla.convergence, load_execute_ms(db, run_id)));
   }
 }
 

@@ -1,10 +1,13 @@
 #include "analysis/xla_compiles.h"
 
+#include "analysis/program_loader.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace rcf::analysis {
 namespace {
@@ -36,6 +39,61 @@ std::string jax_cause(const std::string& cls) {
 
 std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
+}
+
+// Two programs flip-flopping at one site (grad-create vs grad-accumulate with
+// zero_grad(set_to_none=True)): both keep executing step after step (level-2 executions), or the
+// compiles at the site keep switching between two structures.
+void mark_alternation(std::vector<AttributedCompile>& compiles,
+                      const std::vector<std::string>& structure,
+                      const std::map<std::string, ExecutionSpan>& executions) {
+  std::map<std::string, std::vector<size_t>> by_site;
+  for (size_t i = 0; i < compiles.size() && i < structure.size(); ++i)
+    by_site[compiles[i].site].push_back(i);
+  for (auto& [site, indices] : by_site) {
+    // Compile-level flips: only two structures, and at least two switches between them.
+    std::vector<size_t> known;
+    for (size_t i : indices)
+      if (!structure[i].empty()) known.push_back(i);
+    std::set<std::string> distinct;
+    int switches = 0;
+    for (size_t k = 0; k < known.size(); ++k) {
+      distinct.insert(structure[known[k]]);
+      if (k > 0 && structure[known[k]] != structure[known[k - 1]]) ++switches;
+    }
+    bool flipping = distinct.size() == 2 && switches >= 2;
+    for (size_t i : indices) {
+      AttributedCompile& c = compiles[i];
+      if (c.cause != "graph_structure" && !(flipping && c.cause == "unknown" && i != indices[0]))
+        continue;
+      std::string why;
+      auto p = executions.find(c.prev_program_key);
+      auto q = executions.find(c.program_key);
+      if (p != executions.end() && q != executions.end() && p->second.steps >= 2 &&
+          q->second.steps >= 2 &&
+          std::min(p->second.last_step, q->second.last_step) >
+              std::max(p->second.first_step, q->second.first_step)) {
+        why = fmt::format(
+            "both programs keep executing: {} in {} steps ({}..{}), {} in {} steps ({}..{})",
+            c.prev_program_key, p->second.steps, p->second.first_step, p->second.last_step,
+            c.program_key, q->second.steps, q->second.first_step, q->second.last_step);
+      } else if (flipping) {
+        why = fmt::format("the compiles at this site switch {} times between 2 structures",
+                          switches);
+      } else {
+        continue;
+      }
+      if (c.cause == "unknown") c.detail.clear();
+      c.cause = "graph_structure";
+      c.subject = "alternating programs";
+      c.confidence = "high";
+      c.detail = fmt::format(
+          "alternation: this site flips between two programs forever ({}){}{}; the typical "
+          "cause is grad-create vs grad-accumulate (zero_grad(set_to_none=True) inside an "
+          "accumulation loop, or one compiled region per micro-step)",
+          why, c.detail.empty() ? "" : "; ", c.detail);
+    }
+  }
 }
 
 }  // namespace
@@ -75,13 +133,17 @@ XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
   // trusted only when the counts agree exactly.
   bool link_dump_by_order = !dump_modules.empty() && dump_modules.size() == compile_blocks;
 
-  // 3. torch_xla compiles and their attribution.
+  // 3. torch_xla compiles and their attribution: each compile is compared with the most similar
+  // earlier program at its site (analysis/program_diff.h), with its HLO when linked.
   struct SiteState {
-    std::string last_key;
-    std::optional<int64_t> last_inputs, last_outputs;
+    std::vector<ProgramView> programs;  // earlier programs at the site, in compile order
     std::set<std::string> keys;
   };
   std::map<std::string, SiteState> sites;
+  using DimKey = std::tuple<std::string, int64_t, int64_t>;  // site, param, dim
+  std::map<DimKey, std::set<int64_t>> shape_values;
+  std::vector<std::pair<size_t, DimKey>> shape_compiles;  // out.compiles index, its dim
+  std::vector<std::string> compile_structure;  // per out.compiles index (XLA only), "" unknown
   int64_t ordinal = first_ordinal;
   size_t compile_index = 0;
   for (size_t i = 0; i < in.blocks.size(); ++i) {
@@ -117,11 +179,23 @@ XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
       a.hlo_module_id = dump_modules[compile_index]->hlo_module_id;
     ++compile_index;
 
+    ProgramView view;
+    if (a.hlo_module_id)
+      if (auto it = in.hlo_programs.find(*a.hlo_module_id); it != in.hlo_programs.end())
+        view = it->second;
+    view.program_key = a.program_key;
+    view.input_count = b.inputs;
+    view.output_count = b.outputs;
+
     std::string where =
         fmt::format("PT_XLA_DEBUG Compilation Analysis at {}:{}", source_name[b.source_id], b.line);
     SiteState& site = sites[a.site];
     bool first_at_site = site.keys.empty();
-    a.prev_program_key = site.last_key;
+    std::vector<const ProgramView*> earlier;
+    earlier.reserve(site.programs.size());
+    for (const auto& p : site.programs) earlier.push_back(&p);
+    int64_t prev = choose_previous(earlier, view);
+    if (prev >= 0) a.prev_program_key = earlier[prev]->program_key;
     a.evidence = where;
     if (b.cause_class == "tensor_value_access") {
       a.cause = "sync_fragment";
@@ -138,35 +212,50 @@ XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
     } else if (site.keys.count(a.program_key)) {
       a.cause = "unknown";
       a.confidence = "low";
+      a.prev_program_key = a.program_key;
       a.detail = fmt::format(
           "graph {} was already compiled earlier in this run: the compiled program was not reused "
           "(cache eviction or a disabled cache); XLA_METRICS_FILE counters (CachedCompile, "
           "UncachedCompile) show the cache behaviour",
           a.program_key);
-    } else if (b.inputs && site.last_inputs && *b.inputs != *site.last_inputs) {
-      a.cause = "key_subset";
-      a.confidence = "medium";
-      a.subject = "graph inputs";
-      a.detail = fmt::format("number of graph inputs changed at this site: {} -> {}",
-                             *site.last_inputs, *b.inputs);
-      if (b.outputs && site.last_outputs && *b.outputs != *site.last_outputs)
-        a.detail += fmt::format(" (outputs {} -> {})", *site.last_outputs, *b.outputs);
-      a.detail += "; which inputs appeared or disappeared needs the programs' HLO";
     } else {
-      a.cause = "unknown";
-      a.confidence = "low";
-      a.detail = fmt::format(
-          "a new graph ({} after {}) with the same number of inputs; deciding between a changed "
-          "shape, dtype, constant or op needs the programs' HLO: set XLA_SAVE_TENSORS_FILE with "
-          "XLA_SAVE_TENSORS_FMT=hlo, or XLA_FLAGS=--xla_dump_to=DIR",
-          a.program_key, site.last_key);
+      ProgramDiff d = diff_programs(*earlier[prev], view);
+      a.cause = d.cause;
+      a.confidence = d.confidence;
+      a.subject = d.subject;
+      a.detail = d.detail;
+      if (!d.evidence.empty()) a.evidence = d.evidence + "; " + where;
+      if (d.cause == "shape" && d.shape_param >= 0) {
+        auto& values = shape_values[{a.site, d.shape_param, d.shape_dim}];
+        if (d.old_dim_value) values.insert(*d.old_dim_value);
+        if (d.new_dim_value) values.insert(*d.new_dim_value);
+        shape_compiles.push_back({out.compiles.size(), {a.site, d.shape_param, d.shape_dim}});
+      }
     }
+    compile_structure.resize(out.compiles.size() + 1);
+    compile_structure.back() = view.has_hlo ? view.structure_fingerprint : "";
     site.keys.insert(a.program_key);
-    site.last_key = a.program_key;
-    site.last_inputs = b.inputs;
-    site.last_outputs = b.outputs;
+    site.programs.push_back(std::move(view));
     out.compiles.push_back(std::move(a));
   }
+  // A dim that takes several values at one site: every shape recompile of it lists them.
+  for (const auto& [index, dim_key] : shape_compiles) {
+    const auto& values = shape_values[dim_key];
+    if (values.size() < 3) continue;
+    std::string list;
+    size_t shown = 0;
+    for (int64_t v : values) {
+      if (shown++ == 12) {
+        list += fmt::format(", (+{} more)", values.size() - 12);
+        break;
+      }
+      list += (list.empty() ? "" : ", ") + std::to_string(v);
+    }
+    out.compiles[index].detail += fmt::format(
+        "; param {} dim {} took {} values at this site: {}", std::get<1>(dim_key),
+        std::get<2>(dim_key), values.size(), list);
+  }
+  mark_alternation(out.compiles, compile_structure, in.executions_by_hash);
 
   // 4. JAX compiles: `Finished XLA compilation` records (or `Compiling` lines where the log has
   // no finish records for that function).
@@ -176,6 +265,7 @@ XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
   std::map<std::string, std::string> last_signature;  // function -> signature of its last Compiling
   std::map<std::string, size_t> jax_seen;             // function -> compiles so far
   std::map<std::string, std::string> last_key;
+  std::map<std::string, std::string> last_signature_compiled;  // function -> signature of its last compile
   size_t miss_pos = 0;
   std::map<std::string, const JaxMissRecord*> pending_miss;  // function -> miss since last compile
   for (const auto& c : in.jax_compiles) {
@@ -226,12 +316,50 @@ XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
           "JAX compiled this function again without an explanation in the logs; set "
           "jax_explain_cache_misses=True (JAX_EXPLAIN_CACHE_MISSES=1) to record why";
       a.evidence = fmt::format("jax_log_compiles at {}:{}", source_name[c.source_id], c.line);
+      // The `Compiling f with global shapes and types [...]` signatures still show a changed
+      // argument shape, dtype or argument count.
+      ProgramView now, before;
+      auto sig_it = last_signature_compiled.find(c.function);
+      if (sig_it != last_signature_compiled.end() && parse_jax_signature(sig, now.parameters) &&
+          parse_jax_signature(sig_it->second, before.parameters)) {
+        now.has_hlo = before.has_hlo = true;  // parameters are comparable; nothing else is
+        ProgramDiff d = diff_programs(before, now);
+        if (d.cause == "shape" || d.cause == "dtype" || d.cause == "key_subset") {
+          a.cause = d.cause;
+          a.confidence = "medium";
+          a.subject = d.subject;
+          a.detail = d.detail + " (from the argument signatures of jax_log_compiles)";
+        }
+      }
     }
+    if (!sig.empty()) last_signature_compiled[c.function] = sig;
     last_key[c.function] = a.program_key;
     out.compiles.push_back(std::move(a));
   }
 
-  // 5. Convergence.
+  // 5. Convergence, with compile time per step: the step-timing file's compile column, else the
+  // growth of the CompileTime accumulator between metrics blocks, else the known compile times.
+  std::map<int64_t, StepTimeRecord> step_time;
+  for (const auto& t : in.step_times) step_time[t.step] = t;
+  std::map<int64_t, MetricStepRecord> metrics;  // last block of each step wins
+  for (const auto& m : in.compile_time_steps) metrics[m.step] = m;
+  std::map<int64_t, double> metric_compile_ms;
+  double accumulated_ns = 0;
+  for (const auto& [step, m] : metrics)
+    if (m.accumulator_ns) {
+      metric_compile_ms[step] = std::max(0.0, *m.accumulator_ns - accumulated_ns) / 1e6;
+      accumulated_ns = *m.accumulator_ns;
+    }
+  auto fill_times = [&](ConvergencePoint& p, std::optional<double> known_ms) {
+    if (auto t = step_time.find(p.step); t != step_time.end()) {
+      p.wall_ms = t->second.wall_ms;
+      p.compile_ms = t->second.compile_ms;
+    }
+    if (!p.compile_ms)
+      if (auto m = metric_compile_ms.find(p.step); m != metric_compile_ms.end())
+        p.compile_ms = m->second;
+    if (!p.compile_ms) p.compile_ms = known_ms;
+  };
   int64_t max_step = steps_seen;
   bool any_step = false;
   for (const auto& c : out.compiles)
@@ -247,23 +375,25 @@ XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
     for (int64_t s = 1; s <= max_step; ++s) {
       ConvergencePoint p;
       p.step = s;
+      std::optional<double> known_ms;
       for (const AttributedCompile* c : by_step[s]) {
         ++p.compiles_in_step;
         programs.insert(c->program_key);
+        if (c->compile_ms) known_ms = known_ms.value_or(0) + *c->compile_ms;
       }
       p.programs_cached = static_cast<int64_t>(programs.size());
+      fill_times(p, known_ms);
       out.convergence.push_back(p);
     }
-  } else if (!in.compile_time_steps.empty()) {
-    std::map<int64_t, double> total;  // step -> CompileTime TotalSamples (last block wins)
-    for (const auto& m : in.compile_time_steps) total[m.step] = m.total_samples;
+  } else if (!metrics.empty()) {
     double prev = 0;
-    for (const auto& [step, samples] : total) {
+    for (const auto& [step, m] : metrics) {
       ConvergencePoint p;
       p.step = step;
-      p.programs_cached = static_cast<int64_t>(samples);
-      p.compiles_in_step = static_cast<int64_t>(samples - prev);
-      prev = samples;
+      p.programs_cached = static_cast<int64_t>(m.total_samples);
+      p.compiles_in_step = static_cast<int64_t>(m.total_samples - prev);
+      prev = m.total_samples;
+      fill_times(p, std::nullopt);
       out.convergence.push_back(p);
     }
   }

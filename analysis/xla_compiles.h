@@ -14,11 +14,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "analysis/attributed_compile.h"
+#include "analysis/program_diff.h"
 
 namespace rcf::analysis {
 
@@ -65,15 +68,30 @@ struct HloModuleRecord {
   std::optional<int64_t> module_id;
 };
 
-struct MetricStepRecord {  // CompileTime TotalSamples of a [MetricsData; step=N] block
+struct MetricStepRecord {  // CompileTime of a [MetricsData; step=N] block
   int64_t step = 0;
   double total_samples = 0;
+  std::optional<double> accumulator_ns;  // CompileTime Accumulator (total compile time so far)
+};
+
+struct StepTimeRecord {  // one row of a step-timing file
+  int64_t step = 0;
+  std::optional<double> wall_ms, compile_ms;
 };
 
 struct ConvergencePoint {
   int64_t step = 0;
   int64_t programs_cached = 0;
   int64_t compiles_in_step = 0;
+  std::optional<double> compile_ms;  // see convergence_point.compile_ms in sql/schema.sql
+  std::optional<double> wall_ms;
+};
+
+// Executions of one program (graph hash) over a run: how many, in how many steps, first and last.
+struct ExecutionSpan {
+  int64_t executions = 0;
+  int64_t steps = 0;  // distinct steps with at least one execution
+  int64_t first_step = 0, last_step = 0;
 };
 
 struct XlaRunInputs {
@@ -84,7 +102,12 @@ struct XlaRunInputs {
   std::vector<SavedGraphRecord> saved_graphs;
   std::vector<HloModuleRecord> hlo_modules;
   std::vector<MetricStepRecord> compile_time_steps;
+  std::vector<StepTimeRecord> step_times;
   std::vector<std::pair<int64_t, std::string>> source_names;
+  // hlo_module_id -> what the program diff compares (analysis/program_loader.h).
+  std::map<int64_t, ProgramView> hlo_programs;
+  // Graph hash -> where its Execution blocks fall (PT_XLA_DEBUG_LEVEL=2); empty without them.
+  std::map<std::string, ExecutionSpan> executions_by_hash;
 };
 
 struct XlaRunResult {

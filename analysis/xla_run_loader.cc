@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/program_loader.h"
+
 namespace rcf::analysis {
 namespace {
 
@@ -20,6 +22,22 @@ std::vector<FrameRecord> parse_frames(std::string_view json_text) {
     frames.push_back(std::move(r));
   }
   return frames;
+}
+
+// Executions per graph hash with the steps they fall in (step = step-end executions before it in
+// its source, plus one), aggregated in SQL: memory follows the number of programs.
+void load_execution_spans(store::Database& db, int64_t run_id,
+                          std::map<std::string, ExecutionSpan>& out) {
+  auto spans = db.prepare(
+      "SELECT graph_hash, count(*), count(DISTINCT step), min(step), max(step) FROM (SELECT "
+      "graph_hash, kind, sum(is_end) OVER (PARTITION BY source_id ORDER BY line ROWS UNBOUNDED "
+      "PRECEDING) - is_end + 1 AS step FROM (SELECT source_id, line, kind, graph_hash, "
+      "cause_class IN ('step_end', 'parallel_loader_step_end', 'profiler_step_end') AS is_end "
+      "FROM xla_block WHERE run_id = ?)) WHERE kind = 'execute' AND graph_hash IS NOT NULL "
+      "GROUP BY graph_hash");
+  spans.bind(1, run_id);
+  while (spans.step())
+    out[spans.str(0)] = {spans.int64(1), spans.int64(2), spans.int64(3), spans.int64(4)};
 }
 
 }  // namespace
@@ -113,12 +131,25 @@ XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
     in.hlo_modules.push_back(
         {modules.int64(0), modules.str(1), modules.str(2), modules.str(3), modules.opt_int64(4)});
   auto compile_time = db.prepare(
-      "SELECT step, value FROM metric_sample m JOIN strings n ON n.string_id = m.name_sid "
-      "WHERE run_id=? AND n.text='CompileTime' AND field='TotalSamples' AND step IS NOT NULL "
-      "ORDER BY source_id, line");
+      "SELECT step, field, value FROM metric_sample m JOIN strings n ON n.string_id = m.name_sid "
+      "WHERE run_id=? AND n.text='CompileTime' AND field IN ('TotalSamples', 'Accumulator') AND "
+      "step IS NOT NULL ORDER BY source_id, line");
   compile_time.bind(1, run_id);
-  while (compile_time.step())
-    in.compile_time_steps.push_back({compile_time.int64(0), compile_time.real(1)});
+  while (compile_time.step()) {
+    int64_t step = compile_time.int64(0);
+    if (compile_time.text(1) == "TotalSamples")
+      in.compile_time_steps.push_back({step, compile_time.real(2), std::nullopt});
+    else if (!in.compile_time_steps.empty() && in.compile_time_steps.back().step == step)
+      in.compile_time_steps.back().accumulator_ns = compile_time.real(2);
+  }
+  auto step_times = db.prepare(
+      "SELECT step, wall_ms, compile_ms FROM step_timing WHERE run_id=? ORDER BY source_id, line");
+  step_times.bind(1, run_id);
+  while (step_times.step())
+    in.step_times.push_back(
+        {step_times.int64(0), step_times.opt_real(1), step_times.opt_real(2)});
+  in.hlo_programs = load_hlo_programs(db, run_id);
+  load_execution_spans(db, run_id, in.executions_by_hash);
   return in;
 }
 

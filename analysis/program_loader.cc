@@ -1,0 +1,129 @@
+#include "analysis/program_loader.h"
+
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+namespace rcf::analysis {
+namespace {
+
+std::vector<int64_t> parse_dims(std::string_view json_text) {
+  std::vector<int64_t> dims;
+  auto j = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_array()) return dims;
+  for (const auto& d : j)
+    if (d.is_number_integer()) dims.push_back(d.get<int64_t>());
+  return dims;
+}
+
+// JAX/numpy dtype names -> HLO element types, so that one vocabulary shows in details.
+std::string hlo_dtype(std::string_view numpy) {
+  static const std::map<std::string_view, std::string_view> kNames = {
+      {"float64", "f64"}, {"float32", "f32"},   {"float16", "f16"}, {"bfloat16", "bf16"},
+      {"int64", "s64"},   {"int32", "s32"},     {"int16", "s16"},   {"int8", "s8"},
+      {"uint64", "u64"},  {"uint32", "u32"},    {"uint16", "u16"},  {"uint8", "u8"},
+      {"bool", "pred"},   {"complex64", "c64"}, {"complex128", "c128"}};
+  auto it = kNames.find(numpy);
+  return std::string(it == kNames.end() ? numpy : it->second);
+}
+
+}  // namespace
+
+std::map<int64_t, ProgramView> load_hlo_programs(store::Database& db, int64_t run_id) {
+  std::map<int64_t, ProgramView> programs;
+  constexpr const char* kLinkable =
+      "run_id = ?1 AND (graph_hash IS NOT NULL OR stage IS NULL OR stage = 'before_optimizations')";
+  auto modules = db.prepare(
+      std::string("SELECT hlo_module_id, structure_fingerprint, full_fingerprint, op_histogram "
+                  "FROM hlo_module WHERE ") +
+      kLinkable);
+  modules.bind(1, run_id);
+  while (modules.step()) {
+    ProgramView& p = programs[modules.int64(0)];
+    p.has_hlo = true;
+    p.structure_fingerprint = modules.str(1);
+    p.full_fingerprint = modules.str(2);
+    auto hist = nlohmann::json::parse(modules.text(3), nullptr, /*allow_exceptions=*/false);
+    if (hist.is_object())
+      for (const auto& [op, n] : hist.items())
+        if (n.is_number_integer()) p.op_histogram[op] = n.get<int64_t>();
+  }
+  if (programs.empty()) return programs;
+
+  auto params = db.prepare(
+      std::string("SELECT p.hlo_module_id, p.number, p.dtype, p.dims, p.shape_text FROM "
+                  "hlo_parameter p WHERE p.hlo_module_id IN (SELECT hlo_module_id FROM hlo_module "
+                  "WHERE ") +
+      kLinkable + ") ORDER BY p.hlo_module_id, p.number");
+  params.bind(1, run_id);
+  while (params.step()) {
+    auto it = programs.find(params.int64(0));
+    if (it == programs.end()) continue;
+    ProgramParameter q;
+    q.number = params.int64(1);
+    q.dtype = params.str(2);
+    q.dims = parse_dims(params.text(3));
+    q.shape_text = params.str(4);
+    it->second.parameters.push_back(std::move(q));
+  }
+
+  auto constants = db.prepare(
+      std::string("SELECT c.hlo_module_id, c.ordinal, c.name, c.shape_text, v.text, c.elided, "
+                  "c.user_op, o.text, f.text, c.source_line FROM hlo_constant c "
+                  "JOIN strings v ON v.string_id = c.value_sid "
+                  "LEFT JOIN strings o ON o.string_id = c.op_name_sid "
+                  "LEFT JOIN strings f ON f.string_id = c.source_file_sid "
+                  "WHERE c.hlo_module_id IN (SELECT hlo_module_id FROM hlo_module WHERE ") +
+      kLinkable + ") ORDER BY c.hlo_module_id, c.ordinal");
+  constants.bind(1, run_id);
+  while (constants.step()) {
+    auto it = programs.find(constants.int64(0));
+    if (it == programs.end()) continue;
+    ProgramConstant k;
+    k.ordinal = constants.int64(1);
+    k.name = constants.str(2);
+    k.shape_text = constants.str(3);
+    k.value_text = constants.str(4);
+    k.elided = constants.int64(5) != 0;
+    k.user_op = constants.str(6);
+    k.op_name = constants.str(7);
+    k.source_file = constants.str(8);
+    k.source_line = constants.opt_int64(9).value_or(-1);
+    it->second.constants.push_back(std::move(k));
+  }
+  return programs;
+}
+
+bool parse_jax_signature(std::string_view s, std::vector<ProgramParameter>& out) {
+  out.clear();
+  constexpr std::string_view kShaped = "ShapedArray(";
+  size_t pos = 0;
+  while ((pos = s.find(kShaped, pos)) != std::string_view::npos) {
+    pos += kShaped.size();
+    size_t open = s.find('[', pos);
+    size_t close = open == std::string_view::npos ? open : s.find(']', open);
+    if (close == std::string_view::npos) break;
+    ProgramParameter p;
+    p.number = static_cast<int64_t>(out.size());
+    p.dtype = hlo_dtype(s.substr(pos, open - pos));
+    std::string_view dims = s.substr(open + 1, close - open - 1);
+    int64_t value = 0;
+    bool in_number = false;
+    for (char c : dims) {
+      if (std::isdigit(static_cast<unsigned char>(c))) {
+        value = value * 10 + (c - '0');
+        in_number = true;
+      } else if (c == ',') {
+        if (in_number) p.dims.push_back(value);
+        value = 0;
+        in_number = false;
+      }
+    }
+    if (in_number) p.dims.push_back(value);
+    p.shape_text = p.dtype + "[" + std::string(dims) + "]";
+    out.push_back(std::move(p));
+    pos = close;
+  }
+  return !out.empty();
+}
+
+}  // namespace rcf::analysis

@@ -1,0 +1,46 @@
+// Per-run rollups of the attributed compiles: recompiles grouped by site x cause and ranked into
+// the fix-first list, and the run's convergence facts (settle step, compile share). Pure over the
+// analysis results, so it is unit-tested on small inputs; run_analysis.cc writes the result to
+// cause_group and run_convergence.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/attributed_compile.h"
+#include "analysis/convergence_summary.h"
+#include "analysis/xla_compiles.h"
+
+namespace rcf::analysis {
+
+struct CauseGroup {
+  std::string site;
+  std::string cause;
+  int64_t recompiles = 0;
+  std::optional<double> compile_ms_lost;  // NULL when no compile time of the group is known
+  std::string compile_ms_basis;           // measured, step_share or unknown
+  std::optional<int64_t> first_step, last_step;
+  std::string detail;   // detail of the group's latest recompile
+  std::string subject;  // most frequent subject (ties: smallest)
+  int64_t rank = 0;     // 1 = fix first
+};
+
+struct RunRollup {
+  ConvergenceSummary convergence;
+  int64_t compiles = 0;
+  int64_t programs = 0;  // distinct program keys
+  int64_t recompiles = 0;
+  std::optional<double> compile_ms, wall_ms, execute_ms, compile_share;
+  std::vector<CauseGroup> groups;  // in rank order
+};
+
+// The compile time a recompile cost: its measured compile_ms, else an even share of its step's
+// compile time (from the convergence point) when that is known.
+RunRollup roll_up_run(const std::vector<AttributedCompile>& compiles,
+                      const std::vector<ConvergencePoint>& curve,
+                      std::optional<double> execute_ms,
+                      int64_t growth_step = kDefaultGrowthStep);
+
+}  // namespace rcf::analysis
