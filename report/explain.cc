@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "analysis/convergence_summary.h"
 #include "analysis/guard_reason.h"
 
 namespace rcf::report {
@@ -151,6 +152,60 @@ void load_graph_breaks(store::Database& db, RunSummary& run) {
             });
 }
 
+void load_convergence(store::Database& db, RunSummary& run) {
+  auto st = db.prepare(
+      "SELECT state, first_step, last_step, settle_step, programs_at_settle, final_programs, "
+      "new_after_growth_step, growth_step, compile_ms, wall_ms, compile_share, compiles "
+      "FROM convergence_summary WHERE run_id = ?");
+  st.bind(1, run.run_id);
+  if (!st.step()) return;
+  analysis::ConvergenceSummary c;
+  std::string state = st.str(0);
+  c.state = state == "settled"         ? analysis::SettleState::kSettled
+            : state == "not_settled"   ? analysis::SettleState::kNotSettled
+            : state == "still_growing" ? analysis::SettleState::kStillGrowing
+                                       : analysis::SettleState::kNoData;
+  c.first_step = st.opt_int64(1).value_or(0);
+  c.last_step = st.opt_int64(2).value_or(0);
+  c.settle_step = st.opt_int64(3).value_or(0);
+  c.programs_at_settle = st.opt_int64(4).value_or(0);
+  c.final_programs = st.opt_int64(5).value_or(0);
+  c.new_after_growth_step = st.opt_int64(6).value_or(0);
+  c.growth_step = st.int64(7);
+  run.settle_state = state;
+  run.last_step = c.last_step;
+  run.settle_step = c.settle_step;
+  run.programs_at_settle = c.programs_at_settle;
+  run.final_programs = c.final_programs;
+  if (c.state != analysis::SettleState::kNoData)
+    run.convergence_text = analysis::describe_convergence(c);
+  run.compile_ms = st.opt_real(8);
+  run.wall_ms = st.opt_real(9);
+  run.compile_share = st.opt_real(10);
+}
+
+void load_fix_first(store::Database& db, RunSummary& run) {
+  auto st = db.prepare(
+      "SELECT rank, site, cause, recompiles, compile_ms_lost, compile_ms_basis, first_step, "
+      "last_step, detail, subject, remedy FROM fix_first WHERE run_id = ? ORDER BY rank");
+  st.bind(1, run.run_id);
+  while (st.step()) {
+    FixFirstItem f;
+    f.rank = st.int64(0);
+    f.site = st.str(1);
+    f.cause = st.str(2);
+    f.recompiles = st.int64(3);
+    f.compile_ms_lost = st.opt_real(4);
+    f.compile_ms_basis = st.str(5);
+    f.first_step = st.opt_int64(6);
+    f.last_step = st.opt_int64(7);
+    f.detail = st.str(8);
+    f.subject = st.str(9);
+    f.remedy = st.str(10);
+    run.fix_first.push_back(std::move(f));
+  }
+}
+
 }  // namespace
 
 ExplainModel build_explain(store::Database& db, const std::string& lane) {
@@ -170,16 +225,8 @@ ExplainModel build_explain(store::Database& db, const std::string& lane) {
     load_compiles(db, run);
     load_limit_hits(db, run);
     load_graph_breaks(db, run);
-    auto conv = db.prepare(
-        "SELECT max(step), max(CASE WHEN compiles_in_step > 0 THEN step END), "
-        "(SELECT programs_cached FROM convergence_point c2 WHERE c2.run_id = c.run_id "
-        "ORDER BY step DESC LIMIT 1) FROM convergence_point c WHERE run_id = ?");
-    conv.bind(1, run.run_id);
-    if (conv.step() && !conv.is_null(0)) {
-      run.last_step = conv.int64(0);
-      run.settle_step = conv.opt_int64(1).value_or(0);
-      run.final_programs = conv.int64(2);
-    }
+    load_convergence(db, run);
+    load_fix_first(db, run);
     for (auto& site : run.sites)
       std::sort(site.reasons.begin(), site.reasons.end(),
                 [](const ReasonGroup& a, const ReasonGroup& b) {
@@ -230,16 +277,27 @@ std::string render_explain_text(const ExplainModel& model) {
       out += fmt::format(", {} spent recompiling", ms_text(run.recompile_ms));
     out += "\n";
     if (!run.causes.empty()) out += fmt::format("   causes: {}\n", causes_text(run.causes));
-    if (run.last_step > 0) {
-      if (run.settle_step < run.last_step)
-        out += fmt::format(
-            "   convergence: settled at step {} with {} programs; no new program in steps {}..{}\n",
-            run.settle_step, run.final_programs, run.settle_step + 1, run.last_step);
-      else
-        out += fmt::format(
-            "   convergence: NOT settled: still compiling at the last step seen ({}), {} "
-            "programs\n",
-            run.last_step, run.final_programs);
+    if (!run.convergence_text.empty())
+      out += fmt::format("   convergence: {}\n", run.convergence_text);
+    if (run.compile_ms && run.wall_ms && run.compile_share)
+      out += fmt::format("   compile time {} of {} step wall time ({:.0f}%)\n",
+                         ms_text(*run.compile_ms), ms_text(*run.wall_ms), *run.compile_share * 100);
+    if (!run.fix_first.empty()) {
+      out += "\n   fix first (by compile time lost):\n";
+      for (const auto& f : run.fix_first) {
+        std::string lost = !f.compile_ms_lost                   ? std::string("time unknown")
+                           : f.compile_ms_basis == "step_share" ? "~" + ms_text(*f.compile_ms_lost)
+                                                                : ms_text(*f.compile_ms_lost);
+        std::string steps = f.first_step
+                                ? (*f.first_step == *f.last_step
+                                       ? fmt::format(", step {}", *f.first_step)
+                                       : fmt::format(", steps {}..{}", *f.first_step, *f.last_step))
+                                : "";
+        out += fmt::format("   {:>3}. {} at {}: {} recompile{}, {}{}\n", f.rank, f.cause, f.site,
+                           f.recompiles, f.recompiles == 1 ? "" : "s", lost, steps);
+        if (!f.detail.empty()) out += fmt::format("        e.g. {}\n", first_line(f.detail));
+        if (!f.remedy.empty()) out += fmt::format("        fix: {}\n", f.remedy);
+      }
     }
     if (run.rejected_lines)
       out += fmt::format("   {} input lines rejected (see the ingest_stats view)\n",
@@ -330,6 +388,28 @@ std::string render_explain_json(const ExplainModel& model) {
                         {"gb_type", b.gb_type},
                         {"count", b.count},
                         {"sync_signature", b.sync_signature}});
+    json fix = json::array();
+    for (const auto& f : run.fix_first)
+      fix.push_back({{"rank", f.rank},
+                     {"site", f.site},
+                     {"cause", f.cause},
+                     {"recompiles", f.recompiles},
+                     {"compile_ms_lost", f.compile_ms_lost ? json(*f.compile_ms_lost) : json()},
+                     {"compile_ms_basis", f.compile_ms_basis},
+                     {"first_step", f.first_step ? json(*f.first_step) : json()},
+                     {"last_step", f.last_step ? json(*f.last_step) : json()},
+                     {"detail", f.detail},
+                     {"subject", f.subject},
+                     {"remedy", f.remedy}});
+    json convergence = {{"state", run.settle_state},
+                        {"last_step", run.last_step},
+                        {"settle_step", run.settle_step},
+                        {"programs_at_settle", run.programs_at_settle},
+                        {"final_programs", run.final_programs},
+                        {"text", run.convergence_text},
+                        {"compile_ms", run.compile_ms ? json(*run.compile_ms) : json()},
+                        {"wall_ms", run.wall_ms ? json(*run.wall_ms) : json()},
+                        {"compile_share", run.compile_share ? json(*run.compile_share) : json()}};
     runs.push_back({{"lane", run.lane},
                     {"run", run.run},
                     {"sources", run.sources},
@@ -339,6 +419,8 @@ std::string render_explain_json(const ExplainModel& model) {
                     {"recompile_ms", run.recompile_ms},
                     {"causes", run.causes},
                     {"rejected_lines", run.rejected_lines},
+                    {"convergence", convergence},
+                    {"fix_first", fix},
                     {"sites", sites},
                     {"graph_breaks", breaks}});
   }

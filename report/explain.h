@@ -44,6 +44,17 @@ struct BreakInfo {
   bool sync_signature = false;
 };
 
+// One row of the fix-first list: recompiles at one site with one cause, ranked by time lost.
+struct FixFirstItem {
+  int64_t rank = 0;
+  std::string site, cause;
+  int64_t recompiles = 0;
+  std::optional<double> compile_ms_lost;
+  std::string compile_ms_basis;  // measured, step_share, unknown
+  std::optional<int64_t> first_step, last_step;
+  std::string detail, subject, remedy;
+};
+
 struct SiteSummary {
   std::string site;
   int64_t compiles = 0;
@@ -70,9 +81,14 @@ struct RunSummary {
   std::vector<BreakInfo> graph_breaks;
   int64_t rejected_lines = 0;
   // Convergence, when the run's compiles carry steps (or metrics give compiles per step).
-  int64_t last_step = 0;         // last step with a convergence point, 0 = none
-  int64_t settle_step = 0;       // last step that compiled something
+  std::string settle_state = "no_data";  // settled, not_settled, still_growing, no_data
+  int64_t last_step = 0;                 // last step with a convergence point, 0 = none
+  int64_t settle_step = 0;               // last step in which a new program appeared
+  int64_t programs_at_settle = 0;
   int64_t final_programs = 0;    // programs cached at the last step
+  std::string convergence_text;  // analysis::describe_convergence sentence
+  std::optional<double> compile_ms, wall_ms, compile_share;
+  std::vector<FixFirstItem> fix_first;  // rank order
 };
 
 struct ExplainModel {

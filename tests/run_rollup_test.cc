@@ -1,0 +1,73 @@
+#include "analysis/run_rollup.h"
+
+#include <gtest/gtest.h>
+
+namespace rcf::analysis {
+namespace {
+
+AttributedCompile compile(int64_t ordinal, std::string site, std::string cause,
+                          std::optional<int64_t> step, std::optional<double> ms = std::nullopt,
+                          std::string detail = "", std::string subject = "") {
+  AttributedCompile c;
+  c.ordinal = ordinal;
+  c.site = std::move(site);
+  c.cause = std::move(cause);
+  c.step = step;
+  c.compile_ms = ms;
+  c.program_key = "p" + std::to_string(ordinal);
+  c.detail = std::move(detail);
+  c.subject = std::move(subject);
+  return c;
+}
+
+TEST(RunRollup, RanksByCompileTimeLostThenCount) {
+  std::vector<AttributedCompile> cs = {
+      compile(1, "a.py:1", "first_compile", 1, 1000),
+      compile(2, "a.py:1", "constant", 2, 900, "constant.1 s64[]: 1 -> 2", "constant.1"),
+      compile(3, "a.py:1", "constant", 3, 900, "constant.1 s64[]: 2 -> 3", "constant.1"),
+      compile(4, "b.py:9", "shape", 2, 5000, "param 0 dim 1: 8 -> 16", "param 0 dim 1"),
+      compile(5, "c.py:3", "sync_fragment", 2, std::nullopt),
+      compile(6, "c.py:3", "sync_fragment", 3, std::nullopt),
+  };
+  auto r = roll_up_run(cs, {}, std::nullopt);
+  EXPECT_EQ(r.compiles, 6);
+  EXPECT_EQ(r.recompiles, 5);
+  EXPECT_EQ(r.programs, 6);
+  ASSERT_EQ(r.groups.size(), 3u);
+  EXPECT_EQ(r.groups[0].site, "b.py:9");
+  EXPECT_EQ(r.groups[0].rank, 1);
+  EXPECT_EQ(r.groups[1].cause, "constant");
+  EXPECT_DOUBLE_EQ(*r.groups[1].compile_ms_lost, 1800);
+  EXPECT_EQ(r.groups[1].compile_ms_basis, "measured");
+  EXPECT_EQ(r.groups[1].detail, "constant.1 s64[]: 2 -> 3");  // the latest one
+  EXPECT_EQ(r.groups[1].subject, "constant.1");
+  EXPECT_EQ(*r.groups[1].first_step, 2);
+  EXPECT_EQ(*r.groups[1].last_step, 3);
+  EXPECT_EQ(r.groups[2].cause, "sync_fragment");  // time unknown: last
+  EXPECT_FALSE(r.groups[2].compile_ms_lost);
+  EXPECT_EQ(r.groups[2].compile_ms_basis, "unknown");
+  EXPECT_EQ(r.convergence.state, SettleState::kNoData);
+}
+
+TEST(RunRollup, StepShareWhenOnlyStepCompileTimeIsKnown) {
+  std::vector<AttributedCompile> cs = {
+      compile(1, "a.py:1", "first_compile", 1),
+      compile(2, "a.py:1", "key_subset", 2),
+      compile(3, "x.py:5", "first_compile", 2),
+  };
+  std::vector<ConvergencePoint> curve = {
+      {1, 1, 1, 1000.0, 1500.0}, {2, 3, 2, 3000.0, 3500.0}, {3, 3, 0, 0.0, 100.0}};
+  auto r = roll_up_run(cs, curve, 42.0);
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_DOUBLE_EQ(*r.groups[0].compile_ms_lost, 1500);  // half of step 2's 3000 ms
+  EXPECT_EQ(r.groups[0].compile_ms_basis, "step_share");
+  EXPECT_DOUBLE_EQ(*r.compile_ms, 4000);
+  EXPECT_DOUBLE_EQ(*r.wall_ms, 5100);
+  EXPECT_NEAR(*r.compile_share, 4000.0 / 5100.0, 1e-12);
+  EXPECT_DOUBLE_EQ(*r.execute_ms, 42.0);
+  EXPECT_EQ(r.convergence.state, SettleState::kSettled);
+  EXPECT_EQ(r.convergence.settle_step, 2);
+}
+
+}  // namespace
+}  // namespace rcf::analysis
