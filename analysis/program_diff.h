@@ -36,8 +36,8 @@ struct ProgramConstant {
 struct ProgramView {
   std::string program_key;  // graph hash as printed (or JAX function + signature)
   bool has_hlo = false;
-  std::optional<int64_t> input_count;   // PT_XLA_DEBUG "Number of Graph Inputs"
-  std::optional<int64_t> output_count;  // PT_XLA_DEBUG "Number of Graph Outputs"
+  std::optional<int64_t> input_count;        // PT_XLA_DEBUG "Number of Graph Inputs"
+  std::optional<int64_t> output_count;       // PT_XLA_DEBUG "Number of Graph Outputs"
   std::vector<ProgramParameter> parameters;  // entry parameters by number (when has_hlo)
   std::vector<ProgramConstant> constants;    // in module order (when has_hlo)
   std::map<std::string, int64_t> op_histogram;
@@ -66,22 +66,37 @@ struct ProgramDiff {
 //   1. both have HLO and the parameter lists differ in count, or the multiset of parameter shapes
 //      differs in a way that is not one parameter changing in place -> key_subset, naming the
 //      parameters that appeared / disappeared with their shapes ("+param 7 f32[8,16]; -param 5
-//      s32[8]"), confidence high;
-//   2. same parameter count, an element type changed -> dtype ("param 2: f32[8,128] -> bf16[8,128]")
-//      (all changed params listed, first one in subject), high;
+//      s32[8]"), confidence high; subject "input <shape>" of the first one (the shape, not the
+//      number, so an optional input coming and going aggregates under one subject).
+//      Parameters are compared by (dtype, dims), never by layout. Added / removed = the multiset
+//      difference, the k-th occurrence of a shape matched with the k-th: an input inserted in the
+//      middle is one "+param N", not a shape change of every parameter after it. With equal
+//      counts, position i is an in-place change when only its dtype or only its dims changed; the
+//      change is key_subset instead when some position changed both, or when the multiset
+//      difference needs fewer edits (added + removed) than there are changed positions (one
+//      input dropped and another added shifts those between them). Same shapes in another order
+//      -> key_subset "graph inputs reordered", medium, subject "input order";
+//   2. same parameter count, an element type changed -> dtype ("param 2: f32[8,128] ->
+//      bf16[8,128]"; all changed params listed, in-place dim changes too, the first dtype change
+//      in subject), high;
 //   3. same count and dtypes, a dimension changed -> shape ("param 0 dim 1: 128 -> 256", rank
-//      changes say "rank 2 -> 3"), high; fills shape_param/shape_dim/old/new;
+//      changes say "param 2: rank 2 -> 3 (f32[8,128] -> f32[8,128,4])"), every changed dim listed,
+//      high; subject and shape_param/shape_dim/old/new describe the first change (a rank change:
+//      subject "param 2", shape_dim -1, no values); unbounded dynamic dims print as "?";
 //   4. same signature, structure fingerprints differ -> graph_structure with the op-histogram delta
-//      sorted by opcode ("+1 add, -2 multiply"; "ops differ with the same histogram" when the
-//      histograms are equal), high;
+//      sorted by opcode ("same inputs, different ops: +1 add, -2 multiply"; "same inputs, ops
+//      differ (same op counts; order or operands changed)" when the histograms are equal), high
+//      (medium when a structure fingerprint is missing and only the histograms differ);
 //   5. same signature and structure, full fingerprints differ -> constant: the constants are
-//      paired by ordinal; name each one whose value changed ("constant.12 s64[]: 3 -> 4, used by
-//      multiply, at model.py:88 (op aten::mul)"), confidence high; when the differing constants
-//      are elided ("{...}") or no pair differs visibly: "same signature and structure, different
-//      constant values; the values are not visible (large constants are printed as {...})",
-//      confidence medium;
-//   6. identical fingerprints -> unknown ("the same program was compiled again: ..."), low;
-//   Without HLO on either side:
+//      paired by ordinal; name each one whose value changed ("constant.12 s64[]: 3 -> 4 (used by
+//      multiply; model.py:88; aten::mul)", each part only when known; long values clipped),
+//      confidence high, the first one in subject; when the differing constants are elided
+//      ("{...}"), no pair differs visibly or the counts differ: "same signature and structure,
+//      different constant values; the values are not visible (large constants are printed as
+//      {...})", confidence medium, subject "elided constant(s)" / "constants";
+//   6. identical fingerprints -> unknown ("the same program was compiled again: ..."), low,
+//      subject "same program";
+//   Without HLO on either side (a side with HLO but no debug block counts its parameters):
 //   7. input counts differ -> key_subset "number of graph inputs changed: 7 -> 9" (outputs too
 //      when they changed), medium; subject "graph inputs";
 //   8. otherwise unknown, low, with the advice to capture HLO (XLA_SAVE_TENSORS_FILE with
@@ -96,5 +111,26 @@ ProgramDiff diff_programs(const ProgramView& previous, const ProgramView& curren
 // programs have HLO, else by input_count; fingerprints only when both have HLO. `earlier` is in
 // compile order; returns an index into it, or -1 when it is empty.
 int64_t choose_previous(const std::vector<const ProgramView*>& earlier, const ProgramView& current);
+
+// choose_previous for a growing list, in O(log n) per call: add() each program in compile order
+// (at one site), query with choose() before adding the current one. A site that compiled a million
+// programs (a Python counter in the graph) must not make attribution quadratic.
+class PreviousProgramIndex {
+ public:
+  // Same result as choose_previous over the programs added so far (indices in add order).
+  int64_t choose(const ProgramView& current) const;
+  void add(const ProgramView& program);
+  int64_t size() const { return count_; }
+
+ private:
+  static void note(std::map<std::string, int64_t>& m, const std::string& k, int64_t i) { m[k] = i; }
+  static int64_t find(const std::map<std::string, int64_t>& m, const std::string& k);
+  int64_t count_ = 0;
+  std::map<std::string, int64_t> by_signature_structure_;  // HLO signature + structure
+  std::map<std::string, int64_t> by_signature_;            // HLO signature
+  std::map<std::string, int64_t> by_count_hlo_;            // input count of programs with HLO
+  std::map<std::string, int64_t> by_count_no_hlo_;         // input count of programs without
+  std::map<std::string, int64_t> by_structure_;            // structure fingerprint (HLO)
+};
 
 }  // namespace rcf::analysis

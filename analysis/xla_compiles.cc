@@ -1,13 +1,13 @@
 #include "analysis/xla_compiles.h"
 
-#include "analysis/program_loader.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
+
+#include "analysis/program_loader.h"
 
 namespace rcf::analysis {
 namespace {
@@ -78,8 +78,8 @@ void mark_alternation(std::vector<AttributedCompile>& compiles,
             c.prev_program_key, p->second.steps, p->second.first_step, p->second.last_step,
             c.program_key, q->second.steps, q->second.first_step, q->second.last_step);
       } else if (flipping) {
-        why = fmt::format("the compiles at this site switch {} times between 2 structures",
-                          switches);
+        why =
+            fmt::format("the compiles at this site switch {} times between 2 structures", switches);
       } else {
         continue;
       }
@@ -136,9 +136,12 @@ XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
   // 3. torch_xla compiles and their attribution: each compile is compared with the most similar
   // earlier program at its site (analysis/program_diff.h), with its HLO when linked.
   struct SiteState {
-    std::vector<ProgramView> programs;  // earlier programs at the site, in compile order
+    // Earlier distinct programs at the site, in compile order (pointers into `programs`).
+    std::vector<const ProgramView*> programs;
+    PreviousProgramIndex index;
     std::set<std::string> keys;
   };
+  std::map<std::string, ProgramView> programs;  // program key -> its view: one per program
   std::map<std::string, SiteState> sites;
   using DimKey = std::tuple<std::string, int64_t, int64_t>;  // site, param, dim
   std::map<DimKey, std::set<int64_t>> shape_values;
@@ -191,10 +194,8 @@ XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
         fmt::format("PT_XLA_DEBUG Compilation Analysis at {}:{}", source_name[b.source_id], b.line);
     SiteState& site = sites[a.site];
     bool first_at_site = site.keys.empty();
-    std::vector<const ProgramView*> earlier;
-    earlier.reserve(site.programs.size());
-    for (const auto& p : site.programs) earlier.push_back(&p);
-    int64_t prev = choose_previous(earlier, view);
+    const std::vector<const ProgramView*>& earlier = site.programs;
+    int64_t prev = site.index.choose(view);
     if (prev >= 0) a.prev_program_key = earlier[prev]->program_key;
     a.evidence = where;
     if (b.cause_class == "tensor_value_access") {
@@ -234,8 +235,11 @@ XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
     }
     compile_structure.resize(out.compiles.size() + 1);
     compile_structure.back() = view.has_hlo ? view.structure_fingerprint : "";
-    site.keys.insert(a.program_key);
-    site.programs.push_back(std::move(view));
+    if (site.keys.insert(a.program_key).second) {
+      auto [it, added] = programs.try_emplace(a.program_key, std::move(view));
+      site.index.add(it->second);
+      site.programs.push_back(&it->second);
+    }
     out.compiles.push_back(std::move(a));
   }
   // A dim that takes several values at one site: every shape recompile of it lists them.
@@ -251,9 +255,9 @@ XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
       }
       list += (list.empty() ? "" : ", ") + std::to_string(v);
     }
-    out.compiles[index].detail += fmt::format(
-        "; param {} dim {} took {} values at this site: {}", std::get<1>(dim_key),
-        std::get<2>(dim_key), values.size(), list);
+    out.compiles[index].detail +=
+        fmt::format("; param {} dim {} took {} values at this site: {}", std::get<1>(dim_key),
+                    std::get<2>(dim_key), values.size(), list);
   }
   mark_alternation(out.compiles, compile_structure, in.executions_by_hash);
 
@@ -265,7 +269,8 @@ XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
   std::map<std::string, std::string> last_signature;  // function -> signature of its last Compiling
   std::map<std::string, size_t> jax_seen;             // function -> compiles so far
   std::map<std::string, std::string> last_key;
-  std::map<std::string, std::string> last_signature_compiled;  // function -> signature of its last compile
+  std::map<std::string, std::string>
+      last_signature_compiled;  // function -> signature of its last compile
   size_t miss_pos = 0;
   std::map<std::string, const JaxMissRecord*> pending_miss;  // function -> miss since last compile
   for (const auto& c : in.jax_compiles) {
