@@ -381,11 +381,12 @@ XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
       ConvergencePoint p;
       p.step = s;
       std::optional<double> known_ms;
-      for (const AttributedCompile* c : by_step[s]) {
-        ++p.compiles_in_step;
-        programs.insert(c->program_key);
-        if (c->compile_ms) known_ms = known_ms.value_or(0) + *c->compile_ms;
-      }
+      if (auto it = by_step.find(s); it != by_step.end())  // find: most steps compile nothing
+        for (const AttributedCompile* c : it->second) {
+          ++p.compiles_in_step;
+          programs.insert(c->program_key);
+          if (c->compile_ms) known_ms = known_ms.value_or(0) + *c->compile_ms;
+        }
       p.programs_cached = static_cast<int64_t>(programs.size());
       fill_times(p, known_ms);
       out.convergence.push_back(p);

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "analysis/program_loader.h"
 
@@ -25,19 +28,55 @@ std::vector<FrameRecord> parse_frames(std::string_view json_text) {
 }
 
 // Executions per graph hash with the steps they fall in (step = step-end executions before it in
-// its source, plus one), aggregated in SQL: memory follows the number of programs.
+// its source, plus one: the segment's step_ends_before + 1); memory follows the number of
+// programs. One source (the usual level-2 run): its counts are stored in segment order, so one
+// pass in rowid order sees each program's steps in order and counts the distinct ones without
+// sorting. Several sources share step numbers (ranks): SQL takes the union.
 void load_execution_spans(store::Database& db, int64_t run_id,
                           std::map<std::string, ExecutionSpan>& out) {
-  auto spans = db.prepare(
-      "SELECT graph_hash, count(*), count(DISTINCT step), min(step), max(step) FROM (SELECT "
-      "graph_hash, kind, sum(is_end) OVER (PARTITION BY source_id ORDER BY line ROWS UNBOUNDED "
-      "PRECEDING) - is_end + 1 AS step FROM (SELECT source_id, line, kind, graph_hash, "
-      "cause_class IN ('step_end', 'parallel_loader_step_end', 'profiler_step_end') AS is_end "
-      "FROM xla_block WHERE run_id = ?)) WHERE kind = 'execute' AND graph_hash IS NOT NULL "
-      "GROUP BY graph_hash");
-  spans.bind(1, run_id);
-  while (spans.step())
-    out[spans.str(0)] = {spans.int64(1), spans.int64(2), spans.int64(3), spans.int64(4)};
+  struct Program {
+    ExecutionSpan span;
+    int64_t last_step = -1;
+  };
+  std::map<int64_t, Program*> by_group;
+  std::map<std::string, Program> programs;
+  std::set<int64_t> sources;
+  auto groups = db.prepare(
+      "SELECT group_id, graph_hash, source_id FROM xla_execution_group WHERE run_id = ? AND "
+      "kind = 'execute' AND graph_hash IS NOT NULL");
+  groups.bind(1, run_id);
+  while (groups.step()) {
+    by_group[groups.int64(0)] = &programs[groups.str(1)];
+    sources.insert(groups.int64(2));
+  }
+  if (sources.size() > 1) {
+    auto spans = db.prepare(
+        "SELECT g.graph_hash, sum(e.executions), count(DISTINCT e.step_ends_before), "
+        "min(e.step_ends_before) + 1, max(e.step_ends_before) + 1 FROM xla_execution e "
+        "JOIN xla_execution_group g ON g.group_id = e.group_id WHERE e.run_id = ? AND "
+        "g.kind = 'execute' AND g.graph_hash IS NOT NULL GROUP BY g.graph_hash");
+    spans.bind(1, run_id);
+    while (spans.step())
+      out[spans.str(0)] = {spans.int64(1), spans.int64(2), spans.int64(3), spans.int64(4)};
+    return;
+  }
+  auto counts = db.prepare(
+      "SELECT group_id, step_ends_before + 1, executions FROM xla_execution WHERE run_id = ? "
+      "ORDER BY rowid");
+  counts.bind(1, run_id);
+  while (counts.step()) {
+    auto it = by_group.find(counts.int64(0));
+    if (it == by_group.end()) continue;
+    Program& p = *it->second;
+    int64_t step = counts.int64(1);
+    p.span.executions += counts.int64(2);
+    if (step == p.last_step) continue;
+    p.span.first_step = p.span.steps == 0 ? step : std::min(p.span.first_step, step);
+    p.span.last_step = std::max(p.span.last_step, step);
+    ++p.span.steps;
+    p.last_step = step;
+  }
+  for (auto& [hash, p] : programs) out[hash] = p.span;
 }
 
 }  // namespace
@@ -46,30 +85,38 @@ XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
                           const std::vector<std::pair<int64_t, std::string>>& source_names) {
   XlaRunInputs in;
   in.source_names = source_names;
-  // Steps (precedence in analysis/xla_compiles.h). Executions can number millions in a level-2
-  // log: they are counted here in SQL, and only compile blocks are loaded.
+  // Steps (precedence in analysis/xla_compiles.h). The importer gives every compile block the
+  // step boundaries of its source before it (steplog markers, step-end executions); here only the
+  // totals per source are needed. Markers are one row each: one scan, no sort. Executions are
+  // counts per step segment (xla_execution): the step-end groups' counts are summed.
   constexpr const char* kStepEnd =
       "cause_class IN ('step_end', 'parallel_loader_step_end', 'profiler_step_end')";
-  // One pass over the run's blocks and markers in line order per source: running counts give
-  // each compile the markers and step-end executions before it (no per-row subqueries).
+  std::map<int64_t, int64_t> markers, step_ends;
+  auto marker_rows =
+      db.prepare("SELECT source_id FROM step_marker WHERE run_id = ? AND origin = 'steplog'");
+  marker_rows.bind(1, run_id);
+  while (marker_rows.step()) ++markers[marker_rows.int64(0)];
+  auto end_rows = db.prepare(fmt::format(
+      "SELECT source_id, executions FROM xla_execution WHERE run_id = ?1 AND group_id IN "
+      "(SELECT group_id FROM xla_execution_group WHERE run_id = ?1 AND kind = 'execute' AND {})",
+      kStepEnd));
+  end_rows.bind(1, run_id);
+  while (end_rows.step()) step_ends[end_rows.int64(0)] += end_rows.int64(1);
+  std::set<int64_t> executing;  // sources with Execution blocks (PT_XLA_DEBUG_LEVEL=2)
+  auto exec_sources = db.prepare(
+      "SELECT DISTINCT source_id FROM xla_execution_group WHERE run_id = ? AND kind = 'execute'");
+  exec_sources.bind(1, run_id);
+  while (exec_sources.step()) executing.insert(exec_sources.int64(0));
+  for (const auto* counts : {&markers, &step_ends})
+    for (const auto& [source, n] : *counts) in.steps_seen = std::max(in.steps_seen, n);
+
   auto blocks = db.prepare(fmt::format(
-      "WITH ev AS (SELECT source_id, line, kind, cause_sid, cause_class, graph_name_sid, "
-      "graph_hash, inputs, outputs, frames_sid, 0 AS is_marker, "
-      "(kind = 'execute' AND {0}) AS is_end FROM xla_block WHERE run_id = ?1 "
-      "UNION ALL SELECT source_id, line, 'marker', NULL, '', NULL, NULL, NULL, NULL, NULL, 1, 0 "
-      "FROM step_marker WHERE run_id = ?1 AND origin = 'steplog'), "
-      "w AS (SELECT *, sum(is_marker) OVER run AS markers_before, "
-      "sum(is_end) OVER run - is_end AS ends_before, "
-      "sum(is_marker) OVER whole AS markers, max(kind = 'execute') OVER whole AS has_exec "
-      "FROM ev WINDOW run AS (PARTITION BY source_id ORDER BY line, is_marker DESC ROWS "
-      "UNBOUNDED PRECEDING), whole AS (PARTITION BY source_id)) "
-      "SELECT w.source_id, w.line, c.text, w.cause_class, n.text, w.graph_hash, w.inputs, "
-      "w.outputs, f.text, w.markers_before, w.markers, w.has_exec, w.ends_before, "
-      "w.cause_class IN ('step_end', 'parallel_loader_step_end', 'profiler_step_end') "
-      "FROM w LEFT JOIN strings c ON c.string_id = w.cause_sid "
-      "LEFT JOIN strings n ON n.string_id = w.graph_name_sid "
-      "LEFT JOIN strings f ON f.string_id = w.frames_sid "
-      "WHERE w.kind = 'compile' ORDER BY w.source_id, w.line",
+      "SELECT b.source_id, b.line, c.text, b.cause_class, n.text, b.graph_hash, b.inputs, "
+      "b.outputs, f.text, b.markers_before, b.step_ends_before, b.{} FROM xla_block b "
+      "LEFT JOIN strings c ON c.string_id = b.cause_sid "
+      "LEFT JOIN strings n ON n.string_id = b.graph_name_sid "
+      "LEFT JOIN strings f ON f.string_id = b.frames_sid "
+      "WHERE b.run_id = ? AND b.kind = 'compile' ORDER BY b.source_id, b.line",
       kStepEnd));
   blocks.bind(1, run_id);
   while (blocks.step()) {
@@ -84,21 +131,14 @@ XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
     r.inputs = blocks.opt_int64(6);
     r.outputs = blocks.opt_int64(7);
     r.frames = parse_frames(blocks.text(8));
-    int64_t markers_before = blocks.int64(9), markers = blocks.int64(10);
-    bool has_exec = blocks.int64(11) != 0, step_end = blocks.int64(13) != 0;
-    if (markers > 0)  // a marker opens the sync of step N; its step-end graph belongs to N
+    int64_t markers_before = blocks.int64(9), ends_before = blocks.int64(10);
+    bool step_end = blocks.int64(11) != 0;
+    if (markers.count(r.source_id))  // a marker opens the sync of step N; its step-end graph is N
       r.step = step_end && markers_before >= 1 ? markers_before : markers_before + 1;
-    else if (has_exec)
-      r.step = blocks.int64(12) + 1;
+    else if (executing.count(r.source_id))
+      r.step = ends_before + 1;
     in.blocks.push_back(std::move(r));
   }
-  auto steps_seen = db.prepare(fmt::format(
-      "SELECT max(n) FROM (SELECT count(*) AS n FROM step_marker WHERE run_id = ?1 AND "
-      "origin = 'steplog' GROUP BY source_id UNION ALL SELECT count(*) FROM xla_block WHERE "
-      "run_id = ?1 AND kind = 'execute' AND {} GROUP BY source_id)",
-      kStepEnd));
-  steps_seen.bind(1, run_id);
-  if (steps_seen.step()) in.steps_seen = steps_seen.opt_int64(0).value_or(0);
   auto jax = db.prepare(
       "SELECT source_id, line, f.text, phase, s.text, seconds FROM jax_compile j "
       "JOIN strings f ON f.string_id = j.function_sid "
@@ -146,8 +186,7 @@ XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
       "SELECT step, wall_ms, compile_ms FROM step_timing WHERE run_id=? ORDER BY source_id, line");
   step_times.bind(1, run_id);
   while (step_times.step())
-    in.step_times.push_back(
-        {step_times.int64(0), step_times.opt_real(1), step_times.opt_real(2)});
+    in.step_times.push_back({step_times.int64(0), step_times.opt_real(1), step_times.opt_real(2)});
   in.hlo_programs = load_hlo_programs(db, run_id);
   load_execution_spans(db, run_id, in.executions_by_hash);
   return in;

@@ -16,6 +16,10 @@ struct Command {
 Command add_ingest_command(CLI::App& app);
 Command add_explain_command(CLI::App& app);
 Command add_demo_command(CLI::App& app);
+Command add_restart_command(CLI::App& app);
+Command add_gate_command(CLI::App& app);
+Command add_report_command(CLI::App& app);
+Command add_diff_command(CLI::App& app);
 
 // Exit codes of the public contract.
 inline constexpr int kExitOk = 0;

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -9,13 +10,18 @@
 #include "cli/commands.h"
 #include "pipeline/ingest_pipeline.h"
 #include "report/explain.h"
+#include "report/html_report.h"
+#include "report/markdown_report.h"
+#include "report/report_json.h"
+#include "report/report_model.h"
 #include "store/store.h"
 #include "util/error.h"
 
 namespace rcf::cli {
 namespace {
 
-// The bundled scenarios: each is one lane/run of real logs from fixtures/.
+// The bundled scenarios: each is one lane/run of logs from fixtures/ (real logs, and synthetic
+// torch_xla bundles where no public run holds every output; see each fixture's README).
 struct DemoScenario {
   const char* lane;
   const char* run;
@@ -28,6 +34,20 @@ const std::vector<DemoScenario>& demo_scenarios() {
       {"object-identity", "trace", {"torch_trace/multi_rank_runtime"}},
       {"graph-break-restarts", "trace", {"torch_trace/comp_metrics.log"}},
       {"dynamo-text-corpus", "issues", {"dynamo"}},
+      {"xla-bundle", "run1", {"xla_bundle"}},
+      {"moe-constant-counter",
+       "run1",
+       {"scenarios/constant_counter/pt_xla_debug.log", "scenarios/constant_counter/metrics.txt",
+        "scenarios/constant_counter/save_tensors.hlo.0", "scenarios/constant_counter/steps.csv"}},
+      {"moe-optional-keys",
+       "run1",
+       {"scenarios/optional_keys/pt_xla_debug.log", "scenarios/optional_keys/metrics.txt",
+        "scenarios/optional_keys/save_tensors.hlo.0", "scenarios/optional_keys/steps.csv"}},
+      // Cold/warm pairs of one lane: a proven warm restart and the executable-cache bug.
+      {"moe4b-restart", "cold", {"restart/proven/cold"}},
+      {"moe4b-restart", "warm", {"restart/proven/warm"}},
+      {"moe4b-restart-unread", "cold", {"restart/unread/cold"}},
+      {"moe4b-restart-unread", "warm", {"restart/unread/warm"}},
   };
   return scenarios;
 }
@@ -52,7 +72,8 @@ Command add_demo_command(CLI::App& app) {
   };
   auto opt = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
-      "demo", "Ingest the bundled real-log fixtures into a fresh database and explain them");
+      "demo",
+      "Ingest the bundled fixtures into a fresh database; write the explanation and the reports");
   cmd->add_option("--fixtures", opt->fixtures, "Fixtures directory")->capture_default_str();
   cmd->add_option("--out", opt->out, "Output directory (database and reports)")
       ->capture_default_str();
@@ -62,6 +83,14 @@ Command add_demo_command(CLI::App& app) {
             for (const char* suffix : {"", "-wal", "-shm", "-journal"})
               std::remove((db_path + suffix).c_str());
             for (const auto& s : demo_scenarios()) {
+              bool present = true;
+              for (const char* p : s.paths)
+                present = present && ::access((opt->fixtures + "/" + p).c_str(), R_OK) == 0;
+              if (!present) {
+                fmt::print("[{}/{}] skipped: fixtures not found under {}\n", s.lane, s.run,
+                           opt->fixtures);
+                continue;
+              }
               pipeline::IngestRequest req;
               req.db_path = db_path;
               req.lane = s.lane;
@@ -75,8 +104,16 @@ Command add_demo_command(CLI::App& app) {
             std::string text = report::render_explain_text(model);
             write_file(opt->out + "/explain.txt", text);
             write_file(opt->out + "/explain.json", report::render_explain_json(model));
+            auto full = report::build_report(*db, "");
+            write_file(opt->out + "/report.html", report::render_report_html(full));
+            write_file(opt->out + "/report.md", report::render_report_markdown(full));
+            write_file(opt->out + "/report.json", report::render_report_json(full));
             fmt::print("\n{}", text);
             fmt::print("Wrote {0}/rcf.db, {0}/explain.txt and {0}/explain.json\n", opt->out);
+            fmt::print(
+                "Reports: {0}/report.html (open in a browser; works offline), {0}/report.md "
+                "(upgrade note), {0}/report.json\n",
+                opt->out);
             return kExitOk;
           }};
 }

@@ -13,9 +13,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "rcf 0.1.0");
   std::vector<rcf::cli::Command> commands = {
-      rcf::cli::add_ingest_command(app),
-      rcf::cli::add_explain_command(app),
-      rcf::cli::add_demo_command(app),
+      rcf::cli::add_ingest_command(app), rcf::cli::add_explain_command(app),
+      rcf::cli::add_demo_command(app),   rcf::cli::add_restart_command(app),
+      rcf::cli::add_gate_command(app),   rcf::cli::add_report_command(app),
+      rcf::cli::add_diff_command(app),
   };
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;

@@ -9,6 +9,8 @@
 // block that takes the following unprefixed lines its kind accepts.
 #include "ingest/dynamo_text_importer.h"
 
+#include <string.h>
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,8 +55,11 @@ struct OpenBlock {
   size_t bytes = 0;
 };
 
+// memmem (glibc: two-way search with a vectorised skip) rather than string_view::find, which
+// stops at every occurrence of the needle's first byte: sniffing a 64 KiB head for a dozen
+// markers took 0.4 ms, most of the per-file cost of a directory of small HLO dumps.
 bool contains(std::string_view s, std::string_view part) {
-  return s.find(part) != std::string_view::npos;
+  return memmem(s.data(), s.size(), part.data(), part.size()) != nullptr;
 }
 
 // The Dynamo module that logged the line, from the glog path (`.../torch/_dynamo/guards.py` ->

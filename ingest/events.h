@@ -165,12 +165,12 @@ struct CompileTimesRow {
   std::vector<double> seconds;
 };
 
-using Event =
-    std::variant<DynamoCompile, GuardFailure, GraphBreak, RecompileLimitHit, GuardSet, PhaseTiming,
-                 CacheOutcome, InputTensor, CompileTimesRow,
-                 // XLA side (ingest/xla_events.h)
-                 XlaAnalysisBlock, XlaPostCompile, XlaProfilerNote, MetricSample, StepMarker,
-                 HloModule, SavedGraph, JaxCompile, JaxCacheMiss, JaxPersistentCache, StepTiming>;
+using Event = std::variant<DynamoCompile, GuardFailure, GraphBreak, RecompileLimitHit, GuardSet,
+                           PhaseTiming, CacheOutcome, InputTensor, CompileTimesRow,
+                           // XLA side (ingest/xla_events.h)
+                           XlaAnalysisBlock, XlaExecutionGroup, XlaExecutions, XlaPostCompile,
+                           XlaProfilerNote, MetricSample, StepMarker, HloModule, SavedGraph,
+                           JaxCompile, JaxCacheMiss, JaxPersistentCache, StepTiming>;
 
 // What happened to an input line that did not become (part of) an event.
 enum class LineFate {

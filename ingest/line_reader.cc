@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <string.h>
-#include <zlib.h>
 
 namespace rcf::ingest {
 
@@ -33,9 +32,7 @@ bool LineReader::fill() {
     eof_ = true;
     return false;
   }
-  crc_ = crc32(crc_, reinterpret_cast<const Bytef*>(buf_.data() + end_), static_cast<uInt>(got));
-  adler_ =
-      adler32(adler_, reinterpret_cast<const Bytef*>(buf_.data() + end_), static_cast<uInt>(got));
+  hash_.update(buf_.data() + end_, static_cast<size_t>(got));
   total_read_ += got;
   end_ += static_cast<size_t>(got);
   return true;
@@ -84,8 +81,7 @@ bool LineReader::next(std::string_view* line) {
           break;
         }
         const char* chunk = buf_.data() + max_line_;
-        crc_ = crc32(crc_, reinterpret_cast<const Bytef*>(chunk), static_cast<uInt>(got));
-        adler_ = adler32(adler_, reinterpret_cast<const Bytef*>(chunk), static_cast<uInt>(got));
+        hash_.update(chunk, static_cast<size_t>(got));
         total_read_ += got;
         const char* p = static_cast<const char*>(memchr(chunk, '\n', static_cast<size_t>(got)));
         if (p) {
@@ -122,7 +118,7 @@ bool LineReader::next(std::string_view* line) {
 }
 
 std::string LineReader::content_hash() const {
-  return fmt::format("{:08x}{:08x}-{}", crc_, adler_, total_read_);
+  return fmt::format("{:016x}-{}", hash_.digest(), total_read_);
 }
 
 }  // namespace rcf::ingest

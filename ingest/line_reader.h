@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ingest/byte_source.h"
+#include "ingest/content_hash.h"
 
 namespace rcf::ingest {
 
@@ -30,16 +32,38 @@ class LineReader {
   bool last_line_had_no_newline() const { return no_newline_; }
   int64_t bytes_consumed() const { return consumed_; }  // decompressed bytes returned so far
   const std::string& error() const { return error_; }
-  // Streaming hash of all decompressed bytes read so far: identical content gives an identical
-  // hash whatever the compression or buffer size. Valid once next() has returned false.
+  // Streaming hash (XXH64 and length) of all decompressed bytes read so far: identical content
+  // gives an identical hash whatever the compression or buffer size. Valid once next() has
+  // returned false.
   std::string content_hash() const;
 
  private:
   // Reads more input after buf_[end_]; returns false at end of input or error.
   bool fill();
 
+  // Leaves new bytes uninitialised: reads fill them, and zeroing a 4 MiB buffer per source (and
+  // faulting in all its pages) cost more than reading a small file of a dump directory.
+  template <typename T>
+  struct UninitAllocator : std::allocator<T> {
+    template <typename U>
+    struct rebind {
+      using other = UninitAllocator<U>;
+    };
+    UninitAllocator() = default;
+    template <typename U>
+    UninitAllocator(const UninitAllocator<U>&) noexcept {}
+    template <typename U>
+    void construct(U* p) noexcept {
+      ::new (static_cast<void*>(p)) U;
+    }
+    template <typename U, typename... Args>
+    void construct(U* p, Args&&... args) {
+      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+  };
+
   ByteSource& source_;
-  std::vector<char> buf_;
+  std::vector<char, UninitAllocator<char>> buf_;
   size_t max_line_;
   size_t begin_ = 0;  // start of unreturned data
   size_t end_ = 0;    // end of valid data
@@ -49,8 +73,7 @@ class LineReader {
   int64_t line_no_ = 0;
   int64_t consumed_ = 0;
   int64_t total_read_ = 0;
-  uint32_t crc_ = 0;
-  uint32_t adler_ = 1;
+  ContentHash hash_;
   std::string error_;
 };
 

@@ -8,8 +8,9 @@
 // truncated. Profiler lines and step markers come from other streams and never end a block.
 //
 // Speed: a level-2 log is mostly Execution blocks. The hot path is one memcmp of the prefix, a
-// switch on the section and a hand-written frame split; nothing allocates except the strings of
-// the event being built.
+// switch on the section and a hand-written frame split. Execution blocks are counted, not emitted
+// (ingest/pt_xla_debug_executions.h), and the block being parsed reuses the storage of the
+// previous one, so a block that repeats an earlier one allocates nothing.
 #include "ingest/pt_xla_debug_importer.h"
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include <string_view>
 #include <utility>
 
+#include "ingest/pt_xla_debug_executions.h"
 #include "ingest/text_util.h"
 
 namespace rcf::ingest {
@@ -124,6 +126,12 @@ std::string_view cause_class_of(std::string_view cause) {
   for (const Row& row : kRows)
     if (cause == row.text) return row.cls;
   return "unknown";
+}
+
+// Execution blocks with these cause classes end a training step (the sync at the step's end).
+bool is_step_end_class(std::string_view cause_class) {
+  return cause_class == "step_end" || cause_class == "parallel_loader_step_end" ||
+         cause_class == "profiler_step_end";
 }
 
 // `  <function> (<file>:<line>)` with the indentation already removed. The file is the text after
@@ -247,6 +255,7 @@ class PtXlaDebugImporter : public Importer {
     close_block(/*truncated=*/true);
     flush_pending_hash();
     flush_summary_frame();
+    executions_.end_segment(sink_);
   }
 
  private:
@@ -267,6 +276,9 @@ class PtXlaDebugImporter : public Importer {
     std::string_view text = rtrim(line);
     if (text.empty()) return skip(line_no, "blank", line);
     if (is_step_marker(text)) {
+      // A step boundary: the segment's execution groups are complete.
+      executions_.end_segment(sink_);
+      ++markers_;
       StepMarker marker;
       marker.line = line_no;
       marker.origin = "steplog";
@@ -359,11 +371,28 @@ class PtXlaDebugImporter : public Importer {
       }
       return;
     }
-    block_ = XlaAnalysisBlock{};
+    reset_block();
     block_.line = line_no;
     block_.kind = kind_name(kind);
+    block_.markers_before = markers_;
+    block_.step_ends_before = step_ends_;
     // Blocks of one log have about the same frame count (PT_XLA_DEBUG_MAX_FRAME): one allocation.
     block_.frames.reserve(last_frame_count_);
+  }
+
+  // Empties block_ but keeps the storage of its strings and frames (frames_used_ counts the
+  // frames of the current block; the rest are spare).
+  void reset_block() {
+    block_.kind.clear();
+    block_.cause.clear();
+    block_.cause_class.clear();
+    block_.graph_name.clear();
+    block_.graph_hash.clear();
+    block_.inputs.reset();
+    block_.outputs.reset();
+    block_.frames_cut = false;
+    block_.truncated = false;
+    frames_used_ = 0;
   }
 
   // Emits the open block, if any. `truncated`: it did not reach its closing `====`.
@@ -378,11 +407,17 @@ class PtXlaDebugImporter : public Importer {
       post_ = XlaPostCompile{};
       return;
     }
+    block_.frames.resize(frames_used_);
     block_.truncated = truncated || open_headless_;
     last_frame_count_ = std::min(block_.frames.size(), size_t{64});
     block_.cause_class = cause_class_of(block_.cause);
-    sink_.emit(std::move(block_));
-    block_ = XlaAnalysisBlock{};
+    if (kind == BlockKind::kCompile) return sink_.emit(std::move(block_));
+    bool step_end = kind == BlockKind::kExecute && is_step_end_class(block_.cause_class);
+    executions_.add(block_, sink_);
+    if (step_end) {
+      ++step_ends_;
+      executions_.end_segment(sink_);
+    }
   }
 
   void analysis_line(std::string_view rest, int64_t line_no) {
@@ -465,14 +500,16 @@ class PtXlaDebugImporter : public Importer {
     std::string_view function, file;
     int64_t line = 0;
     if (!parse_frame(content, &function, &file, &line)) return reject(line_no, "bad_frame", rest);
-    if (block_.frames.size() >= kMaxFrames) {
+    if (frames_used_ >= kMaxFrames) {
       block_.frames_cut = true;
       return;
     }
-    StackFrame& frame = block_.frames.emplace_back();
+    if (frames_used_ == block_.frames.size()) block_.frames.emplace_back();
+    StackFrame& frame = block_.frames[frames_used_++];
     frame.file.assign(file);
     frame.line = line;
     frame.function.assign(function);
+    frame.code.clear();
   }
 
   // `Graph Name:`, `Graph Hash:`, `Number of Graph Input(s):`, `Number of Graph Output(s):`.
@@ -666,6 +703,13 @@ class PtXlaDebugImporter : public Importer {
   Section section_ = Section::kNone;
   size_t last_frame_count_ = 0;  // frames of the previous analysis block
   XlaAnalysisBlock block_;
+  size_t frames_used_ = 0;  // frames of block_ that belong to the open block
+
+  // Step boundaries so far (XLA_EMIT_STEPLOG markers, step-end Execution blocks) and the
+  // execution groups of the current segment.
+  int64_t markers_ = 0;
+  int64_t step_ends_ = 0;
+  ExecutionTally executions_;
   XlaPostCompile post_;
 
   // `Computation hash:` waiting for its Post Compilation block (line 0 = none).

@@ -14,7 +14,8 @@ namespace rcf::ingest {
 struct StackFrame;  // ingest/events.h
 
 // One PT_XLA_DEBUG analysis block: `Compilation Analysis` (exactly one real XLA compile),
-// `Execution Analysis` (every execution, cache hits too) or `Unexpected Execution Analysis`.
+// `Execution Analysis` (every execution, cache hits too) or `Unexpected Execution Analysis`. The
+// importer emits compile blocks one by one and execution blocks grouped (XlaExecutions).
 struct XlaAnalysisBlock {
   int64_t line = 0;
   std::string kind;   // "compile", "execute", "unexpected_execute"
@@ -31,6 +32,31 @@ struct XlaAnalysisBlock {
   std::vector<StackFrame> frames;  // innermost first, as printed
   bool frames_cut = false;         // `..........` line: more frames existed
   bool truncated = false;          // the block was cut off (crash, end of file)
+  // Step boundaries of the same source before the block's first line, from which analysis derives
+  // its step (analysis/xla_compiles.h): XLA_EMIT_STEPLOG markers, and `execute` blocks whose cause
+  // class is step_end, parallel_loader_step_end or profiler_step_end.
+  int64_t markers_before = 0;
+  int64_t step_ends_before = 0;
+};
+
+// Execution blocks (kinds execute and unexpected_execute) are counted, not listed: a level-2 log
+// prints one per graph run, which is most of the file, and repeats the same few blocks. The
+// importer emits each distinct block of a source once (XlaExecutionGroup) and, when a step
+// segment ends (the blocks between two step boundaries), one XlaExecutions per group that ran in
+// it. Every block is counted in exactly one XlaExecutions.
+struct XlaExecutionGroup {
+  int64_t group = 0;       // number of the group within the source (0, 1, ...)
+  XlaAnalysisBlock block;  // what the blocks printed; line = the first block's line
+};
+
+struct XlaExecutions {
+  int64_t group = 0;  // XlaExecutionGroup::group, emitted earlier by the same source
+  // The step segment: step boundaries of the source before it (see XlaAnalysisBlock).
+  int64_t markers_before = 0;
+  int64_t step_ends_before = 0;
+  int64_t first_line = 0;  // first line of the group's first block in the segment
+  int64_t last_line = 0;   // first line of its last block in the segment
+  int64_t count = 0;       // blocks of the group in the segment, >= 1
 };
 
 // `Post Compilation Analysis` sizes (and the `Computation hash:` line before it, v2.7+). Belongs

@@ -43,7 +43,7 @@ CREATE TABLE source (
   path TEXT NOT NULL,             -- path as given or found by the directory walk ('-' = stdin)
   format TEXT NOT NULL,           -- importer that read it (e.g. 'torch_trace', 'dynamo_text')
   encoding TEXT NOT NULL,         -- 'plain' or 'gzip'
-  content_hash TEXT NOT NULL UNIQUE,  -- crc32+adler32+length of the decompressed bytes; re-ingesting the same content is a no-op
+  content_hash TEXT NOT NULL UNIQUE,  -- XXH64 and length of the decompressed bytes; re-ingesting the same content is a no-op
   bytes INTEGER NOT NULL,         -- decompressed bytes read
   lines INTEGER NOT NULL,         -- physical lines read
   events INTEGER NOT NULL,        -- events the importer emitted
@@ -257,21 +257,62 @@ CREATE TABLE compile_times (
 -- ---------------------------------------------------------------------------------------------
 -- Raw XLA-side tables (torch_xla debug output, metrics, saved graphs, HLO, JAX, step timings).
 
--- One PT_XLA_DEBUG analysis block. kind 'compile' blocks are exactly the real XLA compiles.
+-- One PT_XLA_DEBUG Compilation Analysis block: exactly one real XLA compile (Execution blocks are
+-- counted in xla_execution_group / xla_execution). The step boundaries of a source, in line
+-- order, are its XLA_EMIT_STEPLOG markers (step_marker, origin 'steplog') and its 'execute'
+-- blocks whose cause_class is step_end, parallel_loader_step_end or profiler_step_end (step ends).
 CREATE TABLE xla_block (
   run_id INTEGER NOT NULL,     -- run
   source_id INTEGER NOT NULL,  -- source
   line INTEGER NOT NULL,       -- line of the block's first line
-  kind TEXT NOT NULL,          -- compile, execute, unexpected_execute
+  kind TEXT NOT NULL,          -- compile
   cause_sid INTEGER,           -- cause text as printed
-  cause_class TEXT NOT NULL,   -- normalised cause (step_end, tensor_value_access, dynamo_execute, ...)
+  cause_class TEXT NOT NULL,   -- normalised cause (step_end, tensor_value_access, dynamo_compile, ...)
   graph_name_sid INTEGER,      -- Graph Name (torch_xla.compile name), NULL if absent
   graph_hash TEXT,             -- Graph Hash as printed (lowercase hex), NULL if absent
   inputs INTEGER,              -- Number of Graph Inputs
   outputs INTEGER,             -- Number of Graph Outputs
-  frames_sid INTEGER,          -- JSON list of {file,line,function}, innermost first (interned: executions repeat it)
+  frames_sid INTEGER,          -- JSON list of {file,line,function}, innermost first (interned)
   frames_cut INTEGER NOT NULL, -- 1 when the runtime printed '..........' (more frames existed)
-  truncated INTEGER NOT NULL   -- 1 when the block was cut off
+  truncated INTEGER NOT NULL,  -- 1 when the block was cut off
+  markers_before INTEGER NOT NULL,   -- steplog markers of the source before the block
+  step_ends_before INTEGER NOT NULL  -- step ends of the source before the block
+);
+
+-- The distinct PT_XLA_DEBUG Execution and Unexpected Execution blocks of a source. A level-2 log
+-- prints one block per graph run (most of the file) and repeats a few blocks: each distinct one
+-- is stored once here and counted per step segment in xla_execution. (A source with more than
+-- 4096 distinct blocks, or 65536 frames in them, may store a block again under a new group_id.)
+CREATE TABLE xla_execution_group (
+  group_id INTEGER PRIMARY KEY, -- referenced by xla_execution
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  first_line INTEGER NOT NULL, -- line of the first block of the group
+  kind TEXT NOT NULL,          -- execute, unexpected_execute
+  cause_sid INTEGER,           -- cause text as printed
+  cause_class TEXT NOT NULL,   -- normalised cause (step_end, dynamo_execute, tensor_value_access, ...)
+  graph_name_sid INTEGER,      -- Graph Name, NULL if absent
+  graph_hash TEXT,             -- Graph Hash as printed, NULL if absent
+  inputs INTEGER,              -- Number of Graph Inputs
+  outputs INTEGER,             -- Number of Graph Outputs
+  frames_sid INTEGER,          -- JSON list of {file,line,function}, innermost first (interned)
+  frames_cut INTEGER NOT NULL, -- 1 when the runtime printed '..........' (more frames existed)
+  truncated INTEGER NOT NULL   -- 1 when the blocks were cut off
+);
+
+-- Execution blocks counted per step segment: one row per group that ran in a segment of a source
+-- (the blocks between two step boundaries, see xla_block). A segment with more than 256 groups
+-- may count a group in several rows. sum(executions) is the number of blocks; their lines are
+-- accounted for in source.lines like every other line.
+CREATE TABLE xla_execution (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  group_id INTEGER NOT NULL,   -- xla_execution_group: what the blocks printed
+  markers_before INTEGER NOT NULL,   -- the segment: steplog markers of the source before it
+  step_ends_before INTEGER NOT NULL, -- the segment: step ends of the source before it
+  first_line INTEGER NOT NULL, -- first line of the group's first block in the segment
+  last_line INTEGER NOT NULL,  -- first line of the group's last block in the segment
+  executions INTEGER NOT NULL  -- blocks of the group in the segment (>= 1)
 );
 
 -- Post Compilation Analysis sizes; belongs to the closest preceding compile block of its source.

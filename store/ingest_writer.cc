@@ -146,8 +146,18 @@ class EventRowWriter {
                {"run_id", "source_id", "line", "function_sid", "total_s", "values_s"}, &all_),
         xla_block_(db, "xla_block",
                    with_src({"kind", "cause_sid", "cause_class", "graph_name_sid", "graph_hash",
-                             "inputs", "outputs", "frames_sid", "frames_cut", "truncated"}),
+                             "inputs", "outputs", "frames_sid", "frames_cut", "truncated",
+                             "markers_before", "step_ends_before"}),
                    &all_),
+        xla_execution_group_(db, "xla_execution_group",
+                             {"group_id", "run_id", "source_id", "first_line", "kind", "cause_sid",
+                              "cause_class", "graph_name_sid", "graph_hash", "inputs", "outputs",
+                              "frames_sid", "frames_cut", "truncated"},
+                             &all_),
+        xla_execution_(db, "xla_execution",
+                       {"run_id", "source_id", "group_id", "markers_before", "step_ends_before",
+                        "first_line", "last_line", "executions"},
+                       &all_),
         xla_post_(db, "xla_post_compile",
                   with_src({"computation_hash", "input_gb", "output_gb", "aliased_gb",
                             "intermediate_gb", "program_gb"}),
@@ -187,11 +197,15 @@ class EventRowWriter {
     auto next = db.prepare("SELECT coalesce(max(hlo_module_id), 0) + 1 FROM hlo_module");
     next.step();
     next_hlo_id_ = next.int64(0);
+    auto group = db.prepare("SELECT coalesce(max(group_id), 0) + 1 FROM xla_execution_group");
+    group.step();
+    next_group_id_ = group.int64(0);
   }
 
   void set_source(int64_t run_id, int64_t source_id) {
     run_id_ = run_id;
     source_id_ = source_id;
+    group_base_ = next_group_id_;
   }
 
   void write(const ingest::Event& event) {
@@ -335,19 +349,38 @@ class EventRowWriter {
     return s;
   }
 
+  // The columns xla_block and xla_execution share, from `kind` to `truncated`.
+  void block_columns(BatchInsert& b, const ingest::XlaAnalysisBlock& block) {
+    b.val(block.kind)
+        .val(strings_.id_or_null(block.cause))
+        .val(block.cause_class)
+        .val(strings_.id_or_null(block.graph_name))
+        .val(opt_text(block.graph_hash))
+        .val(block.inputs)
+        .val(block.outputs)
+        .val(strings_.id_or_null(frames_or_null(block.frames)))
+        .val(block.frames_cut)
+        .val(block.truncated);
+  }
   void row(const ingest::XlaAnalysisBlock& b) {
-    std::string frames = frames_or_null(b.frames);
-    src(xla_block_, b.line)
-        .val(b.kind)
-        .val(strings_.id_or_null(b.cause))
-        .val(b.cause_class)
-        .val(strings_.id_or_null(b.graph_name))
-        .val(opt_text(b.graph_hash))
-        .val(b.inputs)
-        .val(b.outputs)
-        .val(strings_.id_or_null(frames))
-        .val(b.frames_cut)
-        .val(b.truncated);
+    block_columns(src(xla_block_, b.line), b);
+    xla_block_.val(b.markers_before).val(b.step_ends_before);
+  }
+  void row(const ingest::XlaExecutionGroup& g) {
+    int64_t id = group_base_ + g.group;
+    next_group_id_ = std::max(next_group_id_, id + 1);
+    block_columns(xla_execution_group_.val(id).val(run_id_).val(source_id_).val(g.block.line),
+                  g.block);
+  }
+  void row(const ingest::XlaExecutions& e) {
+    xla_execution_.val(run_id_)
+        .val(source_id_)
+        .val(group_base_ + e.group)
+        .val(e.markers_before)
+        .val(e.step_ends_before)
+        .val(e.first_line)
+        .val(e.last_line)
+        .val(e.count);
   }
   void row(const ingest::XlaPostCompile& p) {
     src(xla_post_, p.line)
@@ -460,9 +493,13 @@ class EventRowWriter {
   StringInterner strings_;
   std::vector<BatchInsert*> all_;  // every inserter below, in declaration order
   BatchInsert compile_, failure_, graph_break_, limit_, guard_, phase_, cache_, input_, times_;
-  BatchInsert xla_block_, xla_post_, xla_profiler_, metric_, step_marker_, hlo_module_, hlo_param_,
-      hlo_const_, saved_graph_, jax_compile_, jax_miss_, jax_pcache_, step_timing_;
+  BatchInsert xla_block_, xla_execution_group_, xla_execution_, xla_post_, xla_profiler_, metric_,
+      step_marker_, hlo_module_, hlo_param_, hlo_const_, saved_graph_, jax_compile_, jax_miss_,
+      jax_pcache_, step_timing_;
   int64_t next_hlo_id_ = 1;
+  // Execution groups: the importer numbers them per source from 0; ids continue across sources.
+  int64_t next_group_id_ = 1;
+  int64_t group_base_ = 1;
   int64_t run_id_ = -1;
   int64_t source_id_ = -1;
 };
@@ -483,8 +520,14 @@ class IngestWriter::QueueSink : public ingest::EventSink {
     std::unique_lock lock(owner_.mu_);
     owner_.cv_.wait(lock, [&] { return owner_.queue_.size() < kMaxQueuedBatches || owner_.stop_; });
     owner_.queue_.push_back(std::move(batch_));
-    batch_ = {};
-    batch_.reserve(kBatchEvents);
+    // Reuse a batch the writer thread is done with: a fresh one costs page faults each time.
+    if (!owner_.spare_.empty()) {
+      batch_ = std::move(owner_.spare_.back());
+      owner_.spare_.pop_back();
+    } else {
+      batch_ = {};
+      batch_.reserve(kBatchEvents);
+    }
     owner_.cv_.notify_all();
   }
 
@@ -493,8 +536,26 @@ class IngestWriter::QueueSink : public ingest::EventSink {
   std::vector<ingest::Event> batch_;
 };
 
+// The per-source statements, prepared once: a dump directory is thousands of small sources.
+struct IngestWriter::SourceStatements {
+  explicit SourceStatements(Database& db)
+      : next_id(db.prepare("SELECT coalesce(max(source_id), 0) + 1 FROM source")),
+        duplicate(db.prepare("SELECT path FROM source WHERE content_hash=?")),
+        insert(db.prepare(
+            "INSERT INTO source(source_id, run_id, path, format, encoding, content_hash, bytes, "
+            "lines, events, skipped, rejected, warnings, first_error, read_error, file_rank, "
+            "ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")),
+        note(db.prepare(
+            "INSERT INTO line_note(source_id, fate, reason, count, first_line, first_excerpt) "
+            "VALUES (?,?,?,?,?,?)")),
+        rejected(db.prepare(
+            "INSERT INTO rejected_line(source_id, line, reason, excerpt) VALUES (?,?,?,?)")) {}
+  Statement next_id, duplicate, insert, note, rejected;
+};
+
 IngestWriter::IngestWriter(Database& db) : db_(db) {
   db_.exec("BEGIN IMMEDIATE");
+  sources_ = std::make_unique<SourceStatements>(db_);
   rows_ = std::make_unique<EventRowWriter>(db_);
   sink_ = std::make_unique<QueueSink>(*this);
   thread_ = std::thread([this] { writer_loop(); });
@@ -508,6 +569,7 @@ IngestWriter::~IngestWriter() {
   }
   thread_.join();
   rows_.reset();
+  sources_.reset();
   if (!committed_) {
     try {
       db_.exec("ROLLBACK");
@@ -536,7 +598,9 @@ void IngestWriter::writer_loop() {
         thread_error_ = e.what();
       }
     }
+    batch.clear();
     std::lock_guard lock(mu_);
+    if (spare_.size() < kMaxQueuedBatches) spare_.push_back(std::move(batch));
     busy_ = false;
     cv_.notify_all();
   }
@@ -562,9 +626,11 @@ int64_t IngestWriter::run_id(const std::string& lane, const std::string& run) {
 
 ingest::EventSink& IngestWriter::begin_source(int64_t run_id) {
   db_.exec("SAVEPOINT source");
-  auto next = db_.prepare("SELECT coalesce(max(source_id), 0) + 1 FROM source");
+  Statement& next = sources_->next_id;
+  next.reset();
   next.step();
   current_source_ = next.int64(0);
+  next.reset();
   current_run_ = run_id;
   rows_->set_source(run_id, current_source_);
   return *sink_;
@@ -572,18 +638,18 @@ ingest::EventSink& IngestWriter::begin_source(int64_t run_id) {
 
 std::optional<std::string> IngestWriter::end_source(const ingest::SourceStats& stats) {
   flush_and_wait();
-  auto dup = db_.prepare("SELECT path FROM source WHERE content_hash=?");
+  Statement& dup = sources_->duplicate;
+  dup.reset();
   dup.bind(1, stats.content_hash);
   if (dup.step()) {
     std::string earlier = dup.str(0);
+    dup.reset();
     db_.exec("ROLLBACK TO source");
     db_.exec("RELEASE source");
     return earlier;
   }
-  auto insert = db_.prepare(
-      "INSERT INTO source(source_id, run_id, path, format, encoding, content_hash, bytes, lines, "
-      "events, skipped, rejected, warnings, first_error, read_error, file_rank, ingested_at) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  dup.reset();
+  Statement& insert = sources_->insert;
   insert.bind(1, current_source_)
       .bind(2, current_run_)
       .bind(3, stats.path)
@@ -606,9 +672,7 @@ std::optional<std::string> IngestWriter::end_source(const ingest::SourceStats& s
     insert.bind(14, stats.read_error);
   insert.bind(15, stats.file_rank).bind(16, utc_now());
   insert.run();
-  auto note = db_.prepare(
-      "INSERT INTO line_note(source_id, fate, reason, count, first_line, first_excerpt) "
-      "VALUES (?,?,?,?,?,?)");
+  Statement& note = sources_->note;
   for (const auto& [key, tally] : stats.reasons) {
     note.bind(1, current_source_)
         .bind(2, key.first)
@@ -618,8 +682,7 @@ std::optional<std::string> IngestWriter::end_source(const ingest::SourceStats& s
         .bind(6, tally.first_excerpt);
     note.run();
   }
-  auto reject =
-      db_.prepare("INSERT INTO rejected_line(source_id, line, reason, excerpt) VALUES (?,?,?,?)");
+  Statement& reject = sources_->rejected;
   for (const auto& r : stats.rejected_lines) {
     reject.bind(1, current_source_).bind(2, r.line).bind(3, r.reason).bind(4, r.excerpt);
     reject.run();

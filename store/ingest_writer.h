@@ -45,6 +45,7 @@ class IngestWriter {
 
  private:
   class QueueSink;
+  struct SourceStatements;
   void writer_loop();
   void flush_and_wait();
 
@@ -53,6 +54,7 @@ class IngestWriter {
   int64_t current_run_ = -1;
   int64_t current_source_ = -1;
   std::vector<int64_t> touched_runs_;
+  std::unique_ptr<SourceStatements> sources_;
   std::unique_ptr<EventRowWriter> rows_;
   std::unique_ptr<QueueSink> sink_;
 
@@ -60,6 +62,7 @@ class IngestWriter {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::vector<ingest::Event>> queue_;
+  std::vector<std::vector<ingest::Event>> spare_;  // emptied batches, capacity kept, for reuse
   bool busy_ = false;
   bool stop_ = false;
   std::string thread_error_;

@@ -5,12 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "ingest/pt_xla_debug_executions.h"
 #include "tests/support/collecting_sink.h"
 #include "tests/support/xla_log_generator.h"
 
@@ -78,6 +80,52 @@ Strings all(const CollectingSink& sink) {
   return out;
 }
 
+// The execution counts of a segment with what their group printed: the group's block described
+// at the segment's first line, then the count, the last line and the segment (markers/step ends
+// before it). Also checks that every group was emitted once, before its first count.
+Strings executions(const CollectingSink& sink) {
+  std::map<int64_t, XlaAnalysisBlock> groups;
+  Strings out;
+  for (const Event& event : sink.events) {
+    if (const auto* g = std::get_if<XlaExecutionGroup>(&event)) {
+      EXPECT_TRUE(groups.emplace(g->group, g->block).second) << "group emitted twice";
+      continue;
+    }
+    const auto* e = std::get_if<XlaExecutions>(&event);
+    if (!e) continue;
+    auto it = groups.find(e->group);
+    if (it == groups.end()) {
+      ADD_FAILURE() << "counts before their group";
+      continue;
+    }
+    XlaAnalysisBlock b = it->second;
+    b.line = e->first_line;
+    out.push_back(describe(b) + " x" + std::to_string(e->count) + " last=L" +
+                  std::to_string(e->last_line) + " seg=" + std::to_string(e->markers_before) + "/" +
+                  std::to_string(e->step_ends_before));
+  }
+  return out;
+}
+
+// The blocks of one execution group, as it was first emitted.
+XlaAnalysisBlock group_block(const CollectingSink& sink, size_t index) {
+  return sink.all<XlaExecutionGroup>().at(index).block;
+}
+
+// Compile blocks and execution counts (executions()) in the order of their first lines: counts
+// are emitted when their step segment ends, after the compiles inside it.
+Strings blocks_in_order(const CollectingSink& sink) {
+  std::vector<std::pair<int64_t, std::string>> rows;
+  for (const auto& b : sink.all<XlaAnalysisBlock>()) rows.emplace_back(b.line, describe(b));
+  for (const std::string& e : executions(sink))
+    rows.emplace_back(std::stoll(e.substr(1, e.find(' ') - 1)), e);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  Strings out;
+  for (auto& r : rows) out.push_back(std::move(r.second));
+  return out;
+}
+
 Strings frames_of(const XlaAnalysisBlock& b) {
   Strings out;
   for (const auto& f : b.frames)
@@ -115,19 +163,20 @@ TEST(PtXlaDebugImporter, Lightning20665aExecutionTailTqdmLineThenCompilation) {
   std::string text = fixture("pt_xla_debug_lightning20665_a.txt");
   CollectingSink sink = run(text);
   auto blocks = sink.all<XlaAnalysisBlock>();
-  EXPECT_EQ(all<XlaAnalysisBlock>(sink),
-            (Strings{"L1 execute [] unknown name= hash= in=- out=- frames=4 cut truncated",
+  EXPECT_EQ(blocks_in_order(sink),
+            (Strings{"L1 execute [] unknown name= hash= in=- out=- frames=4 cut truncated x1 "
+                     "last=L1 seg=0/0",
                      "L9 compile [user mark_step] step_end name= "
                      "hash=fbba2ba25aff1cda058689b761890f05 in=323 out=1138 frames=1 truncated"}));
   const std::string pl = "/usr/local/lib/python3.11/dist-packages/pytorch_lightning/trainer/";
-  EXPECT_EQ(frames_of(blocks.at(0)),
+  EXPECT_EQ(frames_of(group_block(sink, 0)),
             (Strings{"_run_stage @ " + pl + "trainer.py:1056", "_run @ " + pl + "trainer.py:1012",
                      "_fit_impl @ " + pl + "trainer.py:599",
                      "_call_and_handle_interrupt @ " + pl + "call.py:48"}));
-  EXPECT_EQ(frames_of(blocks.at(1)),
+  EXPECT_EQ(frames_of(blocks.at(0)),
             (Strings{"mark_step @ /usr/local/lib/python3.11/dist-packages/torch_xla/core/"
                      "xla_model.py:1061"}));
-  EXPECT_EQ(sink.events.size(), 2u);
+  EXPECT_EQ(sink.events.size(), 3u);  // the group, its count, the compile
   EXPECT_EQ(sink.note_counts(), (Notes{{"skipped:other_output", 1},
                                        {"warning:headless_block", 1},
                                        {"warning:truncated_block", 1}}));
@@ -179,12 +228,13 @@ TEST(PtXlaDebugImporter, Pr5947PreReleaseSingularInputOutputWording) {
 TEST(PtXlaDebugImporter, Pr5958DynamoExecutionEvalWithKeyFrameCutByEof) {
   std::string text = fixture("pt_xla_debug_pr5958_dynamo.txt");
   CollectingSink sink = run(text);
-  auto blocks = sink.all<XlaAnalysisBlock>();
-  EXPECT_EQ(all<XlaAnalysisBlock>(sink),
+  EXPECT_TRUE(sink.all<XlaAnalysisBlock>().empty());
+  EXPECT_EQ(executions(sink),
             (Strings{"L1 execute [dynamo is executing a compiled program] dynamo_execute name= "
-                     "hash=89aa708ab1378ff94a29bb8bc2faae42 in=7 out=5 frames=9 truncated"}));
+                     "hash=89aa708ab1378ff94a29bb8bc2faae42 in=7 out=5 frames=9 truncated x1 "
+                     "last=L1 seg=0/0"}));
   const std::string p = "/workspaces/dk2/pytorch/";
-  EXPECT_EQ(frames_of(blocks.at(0)),
+  EXPECT_EQ(frames_of(group_block(sink, 0)),
             (Strings{"optimized_mod @ " + p + "xla/torch_xla/core/dynamo_bridge.py:386",
                      "forward @ <eval_with_key>.7:5",
                      "_call_impl @ " + p + "torch/nn/modules/module.py:1520",
@@ -257,7 +307,7 @@ TEST(PtXlaDebugImporter, FixturesSurviveCrlf) {
     }
     CollectingSink lf = run(text);
     CollectingSink cr = run(crlf);
-    EXPECT_EQ(all<XlaAnalysisBlock>(lf), all<XlaAnalysisBlock>(cr)) << name;
+    EXPECT_EQ(blocks_in_order(lf), blocks_in_order(cr)) << name;
     EXPECT_EQ(all<XlaPostCompile>(lf), all<XlaPostCompile>(cr)) << name;
     EXPECT_EQ(all<XlaProfilerNote>(lf), all<XlaProfilerNote>(cr)) << name;
     EXPECT_EQ(lf.note_counts(), cr.note_counts()) << name;
@@ -353,26 +403,132 @@ TEST(PtXlaDebugImporter, ExecutionHeavyLevel2LogWithInterleavedStdout) {
           std::string(80, '-') + "\nExecution Analysis: " + std::string(80, '=') + "\n";
   text += "torch_xla.torch_xla::sync\n";
   CollectingSink sink = run(text);
-  auto blocks = sink.all<XlaAnalysisBlock>();
-  ASSERT_EQ(blocks.size(), 7u);
-  EXPECT_EQ(describe(blocks[0]),
-            "L3 compile [user mark_step] step_end name= hash=1a2b3c4d5e6f708192a3b4c5d6e7f809 "
-            "in=3 out=2 frames=3");
-  for (int i = 1; i <= 5; ++i) {
-    EXPECT_EQ(blocks[i].kind, "execute");
-    EXPECT_EQ(blocks[i].cause_class, "step_end");
-    EXPECT_TRUE(blocks[i].frames_cut);
-    EXPECT_EQ(frames_of(blocks[i]),
-              (Strings{"mark_step @ /site/torch_xla/core/xla_model.py:1055",
-                       "train_step @ /home/u/train.py:42", "main @ /home/u/train.py:90"}));
+  // Every Execution block here ends a step and a marker follows it: one group per segment.
+  Strings expected = {
+      "L3 compile [user mark_step] step_end name= hash=1a2b3c4d5e6f708192a3b4c5d6e7f809 in=3 "
+      "out=2 frames=3"};
+  for (int i = 0; i < 5; ++i) {
+    std::string line = std::to_string(18 + 18 * i), seg = std::to_string(i);
+    expected.push_back("L" + line +
+                       " execute [user mark_step] step_end name= "
+                       "hash=1a2b3c4d5e6f708192a3b4c5d6e7f809 in=3 out=2 frames=3 cut x1 last=L" +
+                       line + " seg=" + seg + "/" + seg);
   }
-  EXPECT_EQ(
-      describe(blocks[6]),
+  expected.push_back(
       "L107 execute [user torch_xla.sync] step_end name= hash=28154e545cda11bab37107b9f995e0f "
-      "in=- out=- frames=1");
+      "in=- out=- frames=1 x1 last=L107 seg=5/5");
+  EXPECT_EQ(blocks_in_order(sink), expected);
+  // The five identical blocks are one group.
+  ASSERT_EQ(sink.all<XlaExecutionGroup>().size(), 2u);
+  EXPECT_EQ(frames_of(group_block(sink, 0)),
+            (Strings{"mark_step @ /site/torch_xla/core/xla_model.py:1055",
+                     "train_step @ /home/u/train.py:42", "main @ /home/u/train.py:90"}));
   EXPECT_EQ(all<StepMarker>(sink).size(), 6u);
   EXPECT_EQ(all<StepMarker>(sink).back(), "L117 - steplog");
   EXPECT_EQ(sink.note_counts(), (Notes{{"skipped:blank", 12}, {"skipped:other_output", 7}}));
+}
+
+// Identical Execution blocks of one step segment become one counted group, emitted when the
+// segment ends (a step-end Execution block or an XLA_EMIT_STEPLOG marker); compile blocks carry
+// the step boundaries before them.
+TEST(PtXlaDebugImporter, ExecutionsAreCountedPerStepSegment) {
+  const std::string c = "Compilation Analysis: ", e = "Execution Analysis: ";
+  const std::string sync = "user mark_step",
+                    value = "most likely user code trying to access tensor value before mark_step";
+  const std::vector<std::string> loop = {"train_step (/home/u/train.py:42)"};
+  const std::vector<std::string> item = {"compute_loss (/home/u/loss.py:7)",
+                                         "train_step (/home/u/train.py:40)"};
+  std::string text;
+  auto add = [&](const std::string& prefix, const std::string& cause, const std::string& hash,
+                 const std::vector<std::string>& frames) {
+    int64_t header = line_count(text) + 2;  // block() starts with an empty line
+    text += block(prefix, cause, hash, frames);
+    return std::to_string(header);
+  };
+  // Step 1: the step graph compiles, .item() runs a small graph three times, the step ends.
+  std::string c1 = add(c, sync, "a1", loop);
+  std::string v1 = add(e, value, "b2", item);
+  add(e, value, "b2", item);
+  std::string v1_last = add(e, value, "b2", item);
+  std::string e1 = add(e, sync, "a1", loop);
+  // Step 2: the small graph twice, a new fragment compiles and runs, a steplog marker, the sync.
+  std::string v2 = add(e, value, "b2", item);
+  std::string v2_last = add(e, value, "b2", item);
+  std::string c2 = add(c, value, "c3", item);
+  std::string x2 = add(e, value, "c3", item);
+  text += "torch_xla.core.xla_model::mark_step\n";
+  std::string e2 = add(e, sync, "a1", loop);
+  // Step 3: the step graph changes.
+  std::string c3 = add(c, sync, "d4", loop);
+  std::string e3 = add(e, sync, "d4", loop);
+  CollectingSink sink = run(text);
+
+  const std::string step = " execute [user mark_step] step_end name= hash=";
+  const std::string fragment = " execute [" + value + "] tensor_value_access name= hash=";
+  EXPECT_EQ(
+      blocks_in_order(sink),
+      (Strings{"L" + c1 + " compile [user mark_step] step_end name= hash=a1 in=3 out=2 frames=1",
+               "L" + v1 + fragment + "b2 in=3 out=2 frames=2 x3 last=L" + v1_last + " seg=0/0",
+               "L" + e1 + step + "a1 in=3 out=2 frames=1 x1 last=L" + e1 + " seg=0/0",
+               "L" + v2 + fragment + "b2 in=3 out=2 frames=2 x2 last=L" + v2_last + " seg=0/1",
+               "L" + c2 + " compile [" + value +
+                   "] tensor_value_access name= hash=c3 in=3 out=2 frames=2",
+               "L" + x2 + fragment + "c3 in=3 out=2 frames=2 x1 last=L" + x2 + " seg=0/1",
+               "L" + e2 + step + "a1 in=3 out=2 frames=1 x1 last=L" + e2 + " seg=1/1",
+               "L" + c3 + " compile [user mark_step] step_end name= hash=d4 in=3 out=2 frames=1",
+               "L" + e3 + step + "d4 in=3 out=2 frames=1 x1 last=L" + e3 + " seg=1/2"}));
+  Strings segments;
+  for (const auto& b : sink.all<XlaAnalysisBlock>())
+    segments.push_back(std::to_string(b.markers_before) + "/" + std::to_string(b.step_ends_before));
+  EXPECT_EQ(segments, (Strings{"0/0", "0/1", "1/2"}));
+  // A group is emitted when it first runs, its counts when their segment ends (before the marker
+  // that ends it).
+  Strings order;
+  for (const Event& event : sink.events) {
+    if (std::holds_alternative<XlaAnalysisBlock>(event)) order.push_back("compile");
+    if (std::holds_alternative<XlaExecutionGroup>(event)) order.push_back("group");
+    if (std::holds_alternative<XlaExecutions>(event)) order.push_back("counts");
+    if (std::holds_alternative<StepMarker>(event)) order.push_back("marker");
+  }
+  EXPECT_EQ(order, (Strings{"compile", "group", "group", "counts", "counts", "compile", "group",
+                            "counts", "counts", "marker", "counts", "compile", "group", "counts"}));
+  // Four distinct blocks ran: the step graph before and after it changed, and two fragments.
+  EXPECT_EQ(sink.all<XlaExecutionGroup>().size(), 4u);
+}
+
+// Bounded memory: a segment running more groups than the importer counts at once emits counts
+// early, and a source with more distinct blocks than it remembers numbers a block seen before
+// anew. Every execution is still counted once, and every count follows its group.
+TEST(PtXlaDebugImporter, ManyDistinctGraphsAreAllCounted) {
+  auto exec = [](int graph) {
+    return block("Execution Analysis: ", "dynamo is executing a compiled program",
+                 "f" + std::to_string(graph), {"forward (/m.py:3)"});
+  };
+  const int graphs = static_cast<int>(ExecutionTally::kMaxSegmentGroups) + 44;
+  std::string text;
+  for (int g = 0; g < graphs; ++g) text += exec(g) + exec(g);
+  CollectingSink sink = run(text);
+  Strings counts = executions(sink);
+  ASSERT_EQ(counts.size(), static_cast<size_t>(graphs));
+  for (int g = 0; g < graphs; ++g)
+    EXPECT_NE(counts[g].find("hash=f" + std::to_string(g) + " in=3 out=2 frames=1 x2 "),
+              std::string::npos)
+        << counts[g];
+  EXPECT_EQ(sink.all<XlaExecutionGroup>().size(), static_cast<size_t>(graphs));
+
+  const int many = static_cast<int>(ExecutionTally::kMaxGroups) + 10;
+  text.clear();
+  for (int g = 0; g < many; ++g) text += exec(g);
+  text += exec(0);  // forgotten by now: a new group with the same content
+  sink = run(text);
+  auto groups = sink.all<XlaExecutionGroup>();
+  ASSERT_EQ(groups.size(), static_cast<size_t>(many) + 1);
+  EXPECT_EQ(groups.back().group, many);
+  EXPECT_EQ(groups.back().block.graph_hash, "f0");
+  int64_t total = 0;
+  for (const auto& e : sink.all<XlaExecutions>()) total += e.count;
+  EXPECT_EQ(total, many + 1);
+  EXPECT_EQ(executions(sink).size(), static_cast<size_t>(many) + 1);
 }
 
 TEST(PtXlaDebugImporter, PostCompilationWithComputationHashUnknownAndMegabytes) {
@@ -410,11 +566,14 @@ TEST(PtXlaDebugImporter, BlockCutByEofAndByTheNextBlock) {
                      "\nCompilation Analysis: " + std::string(80, '=') +
                      "\nCompilation Analysis: Compilation Cause\n";
   CollectingSink sink = run(text);
-  EXPECT_EQ(all<XlaAnalysisBlock>(sink),
+  // A cut-off step-end block still ends its step.
+  EXPECT_EQ(blocks_in_order(sink),
             (Strings{"L2 execute [user mark_step] step_end name= hash=aa in=3 out=2 frames=0 "
-                     "truncated",
-                     "L11 execute [user mark_step] step_end name= hash=aa in=3 out=2 frames=1",
+                     "truncated x1 last=L2 seg=0/0",
+                     "L11 execute [user mark_step] step_end name= hash=aa in=3 out=2 frames=1 x1 "
+                     "last=L11 seg=0/1",
                      "L23 compile [] unknown name= hash= in=- out=- frames=0 truncated"}));
+  EXPECT_EQ(sink.all<XlaAnalysisBlock>().at(0).step_ends_before, 2);
   EXPECT_EQ(sink.note_counts(), (Notes{{"skipped:blank", 3}, {"warning:truncated_block", 2}}));
   EXPECT_EQ(warning_lines(sink), (Lines{2, 23}));
 }
@@ -430,9 +589,9 @@ TEST(PtXlaDebugImporter, GraphNameUnexpectedExecutionAndMalformedLines) {
                      "  after the dashes\n" + u + std::string(80, '=') + "\n" +
                      "Unexpected execution happens inside the compiled function, exiting\n";
   CollectingSink sink = run(text);
-  EXPECT_EQ(all<XlaAnalysisBlock>(sink),
+  EXPECT_EQ(executions(sink),
             (Strings{"L1 unexpected_execute [user torch_xla.sync] step_end name=my_step hash= "
-                     "in=- out=4 frames=1"}));
+                     "in=- out=4 frames=1 x1 last=L1 seg=0/0"}));
   EXPECT_EQ(sink.note_counts(), (Notes{{"rejected:bad_count", 1},
                                        {"rejected:bad_frame", 1},
                                        {"rejected:bad_graph_hash", 1},
@@ -561,10 +720,18 @@ TEST(PtXlaDebugGenerator, FiveMegabyteLogYieldsTheGeneratedCounts) {
   for (const auto& b : sink.all<XlaAnalysisBlock>()) {
     EXPECT_FALSE(b.truncated);
     EXPECT_EQ(b.frames.size(), 8u);
-    if (b.kind == "compile") ++compiles;
-    if (b.kind == "execute") ++executes;
-    if (b.cause_class == "tensor_value_access" && b.kind == "compile") ++value_access;
+    EXPECT_EQ(b.kind, "compile");
+    ++compiles;
+    if (b.cause_class == "tensor_value_access") ++value_access;
   }
+  for (const auto& g : sink.all<XlaExecutionGroup>()) {
+    EXPECT_FALSE(g.block.truncated);
+    EXPECT_EQ(g.block.frames.size(), 8u);
+    EXPECT_EQ(g.block.kind, "execute");
+  }
+  // Five distinct Execution blocks (four step graphs and the .item() fragment), each once.
+  EXPECT_EQ(sink.all<XlaExecutionGroup>().size(), 5u);
+  for (const auto& e : sink.all<XlaExecutions>()) executes += e.count;
   EXPECT_EQ(compiles, stats.compile_blocks);
   EXPECT_EQ(executes, stats.execute_blocks);
   EXPECT_EQ(value_access, stats.tensor_value_access_blocks);

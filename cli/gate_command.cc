@@ -1,0 +1,216 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+#include "analysis/gate.h"
+#include "analysis/gate_facts.h"
+#include "analysis/gate_file.h"
+#include "cli/commands.h"
+#include "report/gate_output.h"
+#include "store/store.h"
+#include "util/error.h"
+
+namespace rcf::cli {
+namespace {
+
+struct GateOptions {
+  std::string db = "rcf.db";
+  std::string lane;
+  std::string run;
+  std::string gate_file;
+  int64_t max_programs = 0;
+  int64_t settle_by = 0;
+  int64_t max_recompiles_per_site = 0;
+  std::vector<std::string> forbid_causes;
+  double max_compile_share = 0;
+  std::string baseline;
+  std::string max_growth;
+  bool require_restart_proof = false;
+  analysis::RestartLabels restart;
+  bool json = false;
+  std::string junit;
+};
+
+struct Flags {
+  CLI::Option* max_programs;
+  CLI::Option* settle_by;
+  CLI::Option* max_recompiles_per_site;
+  CLI::Option* forbid_causes;
+  CLI::Option* max_compile_share;
+  CLI::Option* max_growth;
+};
+
+bool is_glob(const std::string& s) {
+  return s.find_first_of("*?[") != std::string::npos;
+}
+
+analysis::BudgetPatch flag_budgets(const GateOptions& o, const Flags& f) {
+  analysis::BudgetPatch p;
+  if (f.max_programs->count()) p.max_programs = o.max_programs;
+  if (f.settle_by->count()) p.settle_by = o.settle_by;
+  if (f.max_recompiles_per_site->count()) p.max_recompiles_per_site = o.max_recompiles_per_site;
+  if (f.forbid_causes->count()) {
+    const auto& vocabulary = analysis::gate_cause_vocabulary();
+    for (const auto& cause : o.forbid_causes)
+      if (std::find(vocabulary.begin(), vocabulary.end(), cause) == vocabulary.end())
+        throw Error(fmt::format("--forbid-cause: unknown cause '{}' (causes: {})", cause,
+                                fmt::join(vocabulary, ", ")));
+    p.forbid_causes = o.forbid_causes;
+  }
+  if (f.max_compile_share->count()) p.max_compile_share = o.max_compile_share;
+  if (f.max_growth->count()) p.max_growth = analysis::parse_growth(o.max_growth, "--max-growth");
+  if (o.require_restart_proof) p.require_restart_proof = true;
+  return p;
+}
+
+std::vector<std::string> select_lanes(store::Database& db, const GateOptions& o) {
+  std::vector<std::string> all = analysis::gate_lane_names(db);
+  if (all.empty())
+    throw Error(
+        fmt::format("no runs in {}: ingest logs first (rcf ingest --db {} --lane NAME "
+                    "PATH...)",
+                    o.db, o.db));
+  if (o.lane.empty()) return all;
+  std::vector<std::string> chosen;
+  for (const auto& lane : all)
+    if (lane == o.lane || (is_glob(o.lane) && fnmatch(o.lane.c_str(), lane.c_str(), 0) == 0))
+      chosen.push_back(lane);
+  if (chosen.empty())
+    throw Error(fmt::format("no lane {} '{}' in {} (lanes: {})",
+                            is_glob(o.lane) ? "matches" : "named", o.lane, o.db,
+                            fmt::join(all, ", ")));
+  return chosen;
+}
+
+// `--baseline DB[:LANE]`: the whole text when it names a file, else split at the last ':'.
+std::pair<std::string, std::string> split_baseline(const std::string& spec) {
+  std::error_code ec;
+  size_t colon = spec.rfind(':');
+  if (std::filesystem::exists(spec, ec) || colon == std::string::npos) return {spec, ""};
+  if (colon == 0 || colon + 1 == spec.size())
+    throw Error(fmt::format("--baseline '{}': expected DB or DB:LANE", spec));
+  return {spec.substr(0, colon), spec.substr(colon + 1)};
+}
+
+int run_gate(const GateOptions& o, const Flags& f) {
+  analysis::BudgetPatch flags = flag_budgets(o, f);
+  if (f.max_growth->count() && o.baseline.empty())
+    throw Error("--max-growth compares with a baseline: give --baseline DB[:LANE] too");
+  std::optional<analysis::GateFile> gate_file;
+  if (!o.gate_file.empty()) gate_file = analysis::read_gate_file(o.gate_file);
+
+  auto db = store::open_store(o.db, store::OpenMode::kRead);
+  std::vector<std::string> lanes = select_lanes(*db, o);
+  if (gate_file && o.lane.empty()) {
+    for (const auto& entry : gate_file->lanes)
+      if (!is_glob(entry.lane) && std::find(lanes.begin(), lanes.end(), entry.lane) == lanes.end())
+        fmt::print(stderr,
+                   "rcf gate: warning: gate file {} names lane '{}', which {} has no run of\n",
+                   o.gate_file, entry.lane, o.db);
+  }
+
+  std::unique_ptr<store::Database> baseline_db;
+  std::string baseline_db_path, baseline_lane;
+  analysis::GateResult result;
+  result.db = o.db;
+  if (!o.baseline.empty()) {
+    std::tie(baseline_db_path, baseline_lane) = split_baseline(o.baseline);
+    baseline_db = store::open_store(baseline_db_path, store::OpenMode::kRead);
+    result.baseline = baseline_lane.empty()
+                          ? baseline_db_path
+                          : fmt::format("{} lane '{}'", baseline_db_path, baseline_lane);
+  }
+
+  for (const auto& lane : lanes) {
+    analysis::Budgets budgets =
+        analysis::budgets_for_lane(gate_file ? &*gate_file : nullptr, flags, lane);
+    analysis::LaneFacts facts = analysis::load_lane_facts(
+        *db, lane, o.run, budgets.require_restart_proof ? &o.restart : nullptr);
+    if (facts.runs.empty()) continue;  // --run names a run this lane does not have
+    std::optional<analysis::LaneBaseline> baseline;
+    if (baseline_db) {
+      std::string base_lane = baseline_lane.empty() ? lane : baseline_lane;
+      analysis::LaneFacts base = analysis::load_lane_facts(*baseline_db, base_lane, "");
+      if (base.runs.empty())
+        throw Error(fmt::format("baseline {} has no lane '{}' (lanes: {})", baseline_db_path,
+                                base_lane,
+                                fmt::join(analysis::gate_lane_names(*baseline_db), ", ")));
+      baseline = analysis::LaneBaseline{fmt::format("{} lane '{}'", baseline_db_path, base_lane),
+                                        std::move(base.runs)};
+    }
+    result.lanes.push_back(
+        analysis::evaluate_lane(facts, budgets, baseline ? &*baseline : nullptr));
+  }
+  if (result.lanes.empty())
+    throw Error(fmt::format("no run labelled '{}' in {}{}", o.run, o.db,
+                            o.lane.empty() ? "" : fmt::format(" lane '{}'", o.lane)));
+
+  if (!o.junit.empty())
+    report::write_output_file(o.junit, report::render_gate_junit(result), false);
+  const char* actions = std::getenv("GITHUB_ACTIONS");
+  bool github = actions && std::string(actions) == "true";
+  if (github) {
+    if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY"); summary && *summary)
+      report::write_output_file(summary, report::render_gate_markdown(result), true);
+  }
+  fmt::print("{}", o.json ? report::render_gate_json(result) : report::render_gate_text(result));
+  // Workflow commands are read from stdout and stderr; keep stdout valid JSON under --json.
+  if (github) fmt::print(o.json ? stderr : stdout, "{}", report::render_gate_annotations(result));
+  return result.passed() ? kExitOk : kExitGateViolated;
+}
+
+}  // namespace
+
+Command add_gate_command(CLI::App& app) {
+  auto opt = std::make_shared<GateOptions>();
+  auto* cmd = app.add_subcommand(
+      "gate",
+      "CI gate: fail (exit 1) when a lane's program count, settle step, recompiles or "
+      "compile share exceed their budgets");
+  cmd->add_option("--db", opt->db, "SQLite database")->capture_default_str();
+  cmd->add_option("--lane", opt->lane, "Only this lane (a name or a glob)");
+  cmd->add_option("--run", opt->run, "Only runs with this label (default: every run of the lane)");
+  cmd->add_option("--gate-file", opt->gate_file, "Budgets per lane (JSON); flags override it");
+  auto flags = std::make_shared<Flags>();
+  flags->max_programs =
+      cmd->add_option("--max-programs", opt->max_programs, "Programs cached at the end of the run")
+          ->check(CLI::NonNegativeNumber);
+  flags->settle_by =
+      cmd->add_option("--settle-by", opt->settle_by, "No new program after this step (default 20)")
+          ->check(CLI::NonNegativeNumber);
+  flags->max_recompiles_per_site =
+      cmd->add_option("--max-recompiles-per-site", opt->max_recompiles_per_site,
+                      "Recompiles allowed at any one site")
+          ->check(CLI::NonNegativeNumber);
+  flags->forbid_causes = cmd->add_option("--forbid-cause", opt->forbid_causes,
+                                         "Causes no recompile may have (e.g. sync_fragment "
+                                         "constant)")
+                             ->delimiter(',');
+  flags->max_compile_share =
+      cmd->add_option("--max-compile-share", opt->max_compile_share,
+                      "Compile time over wall time, 0..1 (needs step timings)")
+          ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--baseline", opt->baseline,
+                  "Compare with a baseline database (lane of the same name, or LANE)")
+      ->type_name("DB[:LANE]");
+  flags->max_growth = cmd->add_option("--max-growth", opt->max_growth,
+                                      "Growth over the baseline allowed: N or P% (default 0)")
+                          ->type_name("N|P%");
+  cmd->add_flag("--require-restart-proof", opt->require_restart_proof,
+                "Each lane needs a cold/warm run pair whose warm run proves the compile cache "
+                "works (rcf restart)");
+  cmd->add_option("--cold", opt->restart.cold, "Label of the cold run for the restart proof")
+      ->capture_default_str();
+  cmd->add_option("--warm", opt->restart.warm, "Label of the warm run for the restart proof")
+      ->capture_default_str();
+  cmd->add_flag("--json", opt->json, "Versioned JSON instead of text");
+  cmd->add_option("--junit", opt->junit, "Also write JUnit XML (one testcase per lane x budget)");
+  return {cmd, [opt, flags]() { return run_gate(*opt, *flags); }};
+}
+
+}  // namespace rcf::cli

@@ -1,0 +1,70 @@
+// `rcf report`: the HTML, Markdown or JSON report of a database (report/report_model.h).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "report/html_report.h"
+#include "report/markdown_report.h"
+#include "report/report_json.h"
+#include "report/report_model.h"
+#include "store/store.h"
+#include "util/error.h"
+
+namespace rcf::cli {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// --format when given, else from the output file's extension, else html.
+std::string pick_format(const std::string& format, const std::string& out) {
+  if (!format.empty()) return format;
+  if (ends_with(out, ".md") || ends_with(out, ".markdown")) return "md";
+  if (ends_with(out, ".json")) return "json";
+  return "html";
+}
+
+}  // namespace
+
+Command add_report_command(CLI::App& app) {
+  struct Options {
+    std::string db = "rcf.db";
+    std::string format;
+    std::string out = "-";
+    std::string lane;
+  };
+  auto opt = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand(
+      "report", "Write the report: self-contained HTML, a Markdown upgrade note, or JSON");
+  cmd->add_option("--db", opt->db, "SQLite database")->capture_default_str();
+  cmd->add_option("--format", opt->format,
+                  "html, md or json (default: from the -o extension, else html)")
+      ->check(CLI::IsMember({"html", "md", "json"}));
+  cmd->add_option("-o,--out", opt->out, "Output file ('-' = standard output)")
+      ->capture_default_str();
+  cmd->add_option("--lane", opt->lane, "Only this lane");
+  return {cmd, [opt]() {
+            auto db = store::open_store(opt->db, store::OpenMode::kRead);
+            auto model = report::build_report(*db, opt->lane);
+            std::string format = pick_format(opt->format, opt->out);
+            std::string text = format == "md"     ? report::render_report_markdown(model)
+                               : format == "json" ? report::render_report_json(model)
+                                                  : report::render_report_html(model);
+            if (opt->out == "-") {
+              fmt::print("{}", text);
+              return kExitOk;
+            }
+            std::ofstream file(opt->out, std::ios::binary | std::ios::trunc);
+            file << text;
+            file.close();
+            if (!file) throw Error(fmt::format("cannot write the report to {}", opt->out));
+            fmt::print(stderr, "wrote {} report to {} ({} bytes)\n", format, opt->out, text.size());
+            return kExitOk;
+          }};
+}
+
+}  // namespace rcf::cli

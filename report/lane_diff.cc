@@ -1,0 +1,317 @@
+#include "report/lane_diff.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "analysis/restart_proof.h"
+#include "report/explain.h"
+#include "report/markdown_report.h"
+#include "report/report_model.h"
+#include "util/error.h"
+
+namespace rcf::report {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string signed_delta(int64_t a, int64_t b) {
+  return b == a ? "" : fmt::format(" ({:+d})", b - a);
+}
+
+std::string percent(double a, double b) {
+  if (a <= 0) return "";
+  return fmt::format(" ({:+.0f}%)", (b - a) / a * 100);
+}
+
+std::string ms(const std::optional<double>& v) {
+  return duration_or_unknown(v);
+}
+
+std::string settle_text(const LaneRunFacts& r) {
+  if (r.state == "no_data") return "no steps in the logs";
+  if (r.state == "settled")
+    return fmt::format("settled at step {} with {} programs", r.settle_step, r.programs_at_settle);
+  if (r.state == "still_growing")
+    return fmt::format("still growing (last new program at step {}, {} programs)", r.settle_step,
+                       r.programs_at_settle);
+  return fmt::format("not settled at the last step seen ({}, {} programs)", r.last_step,
+                     r.final_programs);
+}
+
+// The figures compared for a pair of runs, as (what, A text, B text, change) rows.
+struct Row {
+  std::string what, a, b, change;
+};
+
+std::vector<Row> run_rows(const RunPair& p) {
+  std::vector<Row> rows;
+  const LaneRunFacts empty;
+  const LaneRunFacts& a = p.a ? *p.a : empty;
+  const LaneRunFacts& b = p.b ? *p.b : empty;
+  auto side = [&](bool present, const std::string& text) {
+    return present ? text : std::string("(no run)");
+  };
+  auto count = [&](const char* what, int64_t LaneRunFacts::*field) {
+    rows.push_back({what, side(p.a.has_value(), std::to_string(a.*field)),
+                    side(p.b.has_value(), std::to_string(b.*field)),
+                    p.a && p.b ? signed_delta(a.*field, b.*field) : ""});
+  };
+  count("programs", &LaneRunFacts::programs);
+  count("compiles", &LaneRunFacts::compiles);
+  count("recompiles", &LaneRunFacts::recompiles);
+  if (a.failed || b.failed) count("failed compiles", &LaneRunFacts::failed);
+  rows.push_back(
+      {"convergence", side(p.a.has_value(), settle_text(a)), side(p.b.has_value(), settle_text(b)),
+       p.a && p.b && a.state != b.state ? fmt::format(" ({} -> {})", a.state, b.state) : ""});
+  if (a.state != "no_data" || b.state != "no_data")
+    rows.push_back({"settle step", side(p.a.has_value(), std::to_string(a.settle_step)),
+                    side(p.b.has_value(), std::to_string(b.settle_step)),
+                    p.a && p.b ? signed_delta(a.settle_step, b.settle_step) : ""});
+  if (a.compile_ms || b.compile_ms)
+    rows.push_back({"compile time", side(p.a.has_value(), ms(a.compile_ms)),
+                    side(p.b.has_value(), ms(b.compile_ms)),
+                    a.compile_ms && b.compile_ms ? percent(*a.compile_ms, *b.compile_ms) : ""});
+  return rows;
+}
+
+std::string pair_label(const RunPair& p) {
+  return fmt::format("{} -> {}", p.a ? p.a->run : "(none)", p.b ? p.b->run : "(none)");
+}
+
+json run_json(const LaneRunFacts& r) {
+  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  return {{"run", r.run},
+          {"programs", r.programs},
+          {"compiles", r.compiles},
+          {"recompiles", r.recompiles},
+          {"failed", r.failed},
+          {"state", r.state},
+          {"first_step", r.first_step},
+          {"last_step", r.last_step},
+          {"settle_step", r.settle_step},
+          {"programs_at_settle", r.programs_at_settle},
+          {"final_programs", r.final_programs},
+          {"convergence_text", r.convergence_text},
+          {"compile_ms", opt(r.compile_ms)},
+          {"wall_ms", opt(r.wall_ms)},
+          {"causes", r.causes}};
+}
+
+json changes_json(const std::vector<CountChange>& v) {
+  json out = json::array();
+  for (const auto& c : v) out.push_back({{"name", c.name}, {"a", c.a}, {"b", c.b}});
+  return out;
+}
+
+json restarts_json(const std::vector<LaneRestartFacts>& v) {
+  json out = json::array();
+  for (const auto& r : v)
+    out.push_back({{"cold_run", r.cold_run},
+                   {"warm_run", r.warm_run},
+                   {"verdict", r.verdict},
+                   {"headline", r.headline}});
+  return out;
+}
+
+std::string lanes_of(store::Database& db) {
+  auto st = db.prepare("SELECT DISTINCT lane FROM run_table ORDER BY lane");
+  std::string out;
+  while (st.step()) out += (out.empty() ? "'" : ", '") + st.str(0) + "'";
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+LaneFacts load_lane_facts(store::Database& db, const std::string& lane) {
+  if (lane.empty()) throw Error("a lane name is empty (rcf diff LANE_A LANE_B)");
+  ExplainModel model = build_explain(db, lane);
+  if (model.runs.empty())
+    throw Error(fmt::format("no lane named '{}' in {} (lanes: {})", lane, db.path(), lanes_of(db)));
+  LaneFacts facts;
+  facts.lane = lane;
+  auto conv = db.prepare(
+      "SELECT programs, first_step, compile_ms, wall_ms FROM convergence_summary "
+      "WHERE run_id = ?");
+  for (const auto& s : model.runs) {
+    LaneRunFacts r;
+    r.run = s.run;
+    r.compiles = s.compiles;
+    r.recompiles = s.recompiles;
+    r.failed = s.failed;
+    r.state = s.settle_state;
+    r.last_step = s.last_step;
+    r.settle_step = s.settle_step;
+    r.programs_at_settle = s.programs_at_settle;
+    r.final_programs = s.final_programs;
+    r.convergence_text = s.convergence_text;
+    r.causes = s.causes;
+    conv.reset();
+    conv.bind(1, s.run_id);
+    if (conv.step()) {
+      r.programs = conv.int64(0);
+      r.first_step = conv.opt_int64(1).value_or(0);
+      r.compile_ms = conv.opt_real(2);
+      r.wall_ms = conv.opt_real(3);
+    }
+    for (const auto& site : s.sites) {
+      if (site.compiles > 0) facts.site_compiles[site.site] += site.compiles;
+      if (site.recompiles > 0) facts.site_recompiles[site.site] += site.recompiles;
+    }
+    for (const auto& [cause, n] : s.causes) facts.causes[cause] += n;
+    facts.runs.push_back(std::move(r));
+  }
+  for (const auto& r : lane_restart_proofs(db, lane))
+    facts.restarts.push_back({r.cold_run, r.warm_run,
+                              analysis::restart_verdict_name(r.proof.verdict), r.proof.headline});
+  return facts;
+}
+
+LaneDiff diff_lanes(const LaneFacts& a, const LaneFacts& b) {
+  LaneDiff d;
+  d.a = a;
+  d.b = b;
+  if (a.runs.size() == 1 && b.runs.size() == 1) {
+    d.runs.push_back({a.runs[0], b.runs[0]});
+  } else {
+    std::map<std::string, RunPair> by_label;
+    for (const auto& r : a.runs) by_label[r.run].a = r;
+    for (const auto& r : b.runs) by_label[r.run].b = r;
+    for (auto& [label, pair] : by_label) d.runs.push_back(std::move(pair));
+  }
+  for (const auto& [site, n] : b.site_compiles)
+    if (!a.site_compiles.count(site)) d.sites_new.push_back({site, 0, n});
+  for (const auto& [site, n] : a.site_compiles)
+    if (!b.site_compiles.count(site)) d.sites_vanished.push_back({site, n, 0});
+  for (const auto& [site, n] : a.site_compiles) {
+    if (!b.site_compiles.count(site)) continue;
+    auto count = [&](const LaneFacts& f) {
+      auto it = f.site_recompiles.find(site);
+      return it == f.site_recompiles.end() ? int64_t{0} : it->second;
+    };
+    if (count(a) != count(b)) d.sites_recompiles_changed.push_back({site, count(a), count(b)});
+  }
+  for (const auto& [cause, n] : b.causes) {
+    auto it = a.causes.find(cause);
+    if (it == a.causes.end())
+      d.causes_appeared.push_back({cause, 0, n});
+    else if (it->second != n)
+      d.causes_changed.push_back({cause, it->second, n});
+  }
+  for (const auto& [cause, n] : a.causes)
+    if (!b.causes.count(cause)) d.causes_disappeared.push_back({cause, n, 0});
+  return d;
+}
+
+std::string render_diff_text(const LaneDiff& d) {
+  std::string out = fmt::format("== diff: lane {} (A) -> lane {} (B)\n", d.a.lane, d.b.lane);
+  for (const auto& p : d.runs) {
+    out += fmt::format("\n   run {}\n", pair_label(p));
+    for (const auto& r : run_rows(p))
+      out += fmt::format("     {:<16}{} -> {}{}\n", r.what + ":", r.a, r.b, r.change);
+  }
+  auto sites = [&](const char* title, const std::vector<CountChange>& v, bool recompiles) {
+    if (v.empty()) return;
+    out += fmt::format("\n   {} ({})\n", title, v.size());
+    for (const auto& c : v)
+      out += recompiles ? fmt::format("     {}: {} -> {} recompiles\n", c.name, c.a, c.b)
+                        : fmt::format("     {}  ({} compiles)\n", c.name, c.a + c.b);
+  };
+  sites("sites only in B (new)", d.sites_new, false);
+  sites("sites only in A (vanished)", d.sites_vanished, false);
+  sites("sites whose recompiles changed", d.sites_recompiles_changed, true);
+  if (d.sites_new.empty() && d.sites_vanished.empty() && d.sites_recompiles_changed.empty())
+    out += "\n   sites: the same sites compiled, with the same recompile counts\n";
+  std::string causes;
+  for (const auto& c : d.causes_appeared)
+    causes += fmt::format("     appeared: {} ({} recompiles in B)\n", c.name, c.b);
+  for (const auto& c : d.causes_disappeared)
+    causes += fmt::format("     disappeared: {} ({} recompiles in A)\n", c.name, c.a);
+  for (const auto& c : d.causes_changed)
+    causes += fmt::format("     changed: {} {} -> {}\n", c.name, c.a, c.b);
+  out += causes.empty() ? "\n   causes: unchanged\n" : "\n   causes\n" + causes;
+  if (!d.a.restarts.empty() || !d.b.restarts.empty()) {
+    out += "\n   restart proofs\n";
+    for (const auto* side : {&d.a, &d.b})
+      for (const auto& r : side->restarts)
+        out += fmt::format("     {} {} -> {}: {}\n", side == &d.a ? "A" : "B", r.cold_run,
+                           r.warm_run, r.headline);
+  }
+  return out;
+}
+
+std::string render_diff_markdown(const LaneDiff& d) {
+  std::string out = fmt::format("## What changed: lane {} → lane {}\n\n", md_code(d.a.lane, false),
+                                md_code(d.b.lane, false));
+  for (const auto& p : d.runs) {
+    out += fmt::format("### Run {} → {}\n\n| | {} | {} | change |\n|---|---|---|---|\n",
+                       p.a ? md_code(p.a->run, false) : "(none)",
+                       p.b ? md_code(p.b->run, false) : "(none)", md_code(d.a.lane, true),
+                       md_code(d.b.lane, true));
+    for (const auto& r : run_rows(p))
+      out += fmt::format("| {} | {} | {} | {} |\n", r.what, md_text(r.a), md_text(r.b),
+                         md_text(r.change));
+    out += "\n";
+  }
+  auto list = [&](const char* title, const std::vector<CountChange>& v, const char* unit,
+                  bool use_b) {
+    if (v.empty()) return;
+    out += fmt::format("**{}:**\n\n", title);
+    for (const auto& c : v)
+      out += fmt::format("- {} ({} {})\n", md_code(c.name, false), use_b ? c.b : c.a, unit);
+    out += "\n";
+  };
+  list("Sites new in B", d.sites_new, "compiles", true);
+  list("Sites vanished from A", d.sites_vanished, "compiles", false);
+  if (!d.sites_recompiles_changed.empty()) {
+    out += "**Sites whose recompiles changed:**\n\n";
+    for (const auto& c : d.sites_recompiles_changed)
+      out += fmt::format("- {}: {} → {} recompiles\n", md_code(c.name, false), c.a, c.b);
+    out += "\n";
+  }
+  list("Causes that appeared", d.causes_appeared, "recompiles", true);
+  list("Causes that disappeared", d.causes_disappeared, "recompiles", false);
+  if (!d.causes_changed.empty()) {
+    out += "**Causes whose counts changed:**\n\n";
+    for (const auto& c : d.causes_changed)
+      out += fmt::format("- {}: {} → {}\n", md_code(c.name, false), c.a, c.b);
+    out += "\n";
+  }
+  if (!d.a.restarts.empty() || !d.b.restarts.empty()) {
+    out += "**Restart proofs:**\n\n| lane | cold → warm | verdict |\n|---|---|---|\n";
+    for (const auto* side : {&d.a, &d.b})
+      for (const auto& r : side->restarts)
+        out +=
+            fmt::format("| {} | {} → {} | {} |\n", md_code(side->lane, true),
+                        md_code(r.cold_run, true), md_code(r.warm_run, true), md_text(r.headline));
+  }
+  return out;
+}
+
+std::string render_diff_json(const LaneDiff& d) {
+  json runs = json::array();
+  for (const auto& p : d.runs)
+    runs.push_back(
+        {{"a", p.a ? run_json(*p.a) : json(nullptr)}, {"b", p.b ? run_json(*p.b) : json(nullptr)}});
+  json doc = {
+      {"schema_version", kDiffJsonVersion},
+      {"tool", "rcf diff"},
+      {"lane_a", d.a.lane},
+      {"lane_b", d.b.lane},
+      {"runs", runs},
+      {"sites",
+       {{"new", changes_json(d.sites_new)},
+        {"vanished", changes_json(d.sites_vanished)},
+        {"recompiles_changed", changes_json(d.sites_recompiles_changed)}}},
+      {"causes",
+       {{"appeared", changes_json(d.causes_appeared)},
+        {"disappeared", changes_json(d.causes_disappeared)},
+        {"changed", changes_json(d.causes_changed)},
+        {"a", d.a.causes},
+        {"b", d.b.causes}}},
+      {"restart_proofs", {{"a", restarts_json(d.a.restarts)}, {"b", restarts_json(d.b.restarts)}}}};
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace rcf::report

@@ -1,0 +1,378 @@
+#include "report/markdown_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "analysis/restart_proof.h"
+#include "report/html_report.h"
+
+namespace rcf::report {
+namespace {
+
+constexpr int64_t kFixFirstInNote = 10;  // fix-first rows per run in the note
+constexpr int64_t kWorkaroundsPerRun = 5;
+
+std::string code(std::string_view s) {
+  return md_code(s, false);
+}
+std::string cell_code(std::string_view s) {
+  return md_code(s, true);
+}
+
+std::string plural(int64_t n, const char* word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+std::string causes_text(const std::map<std::string, int64_t>& causes) {
+  std::vector<std::pair<std::string, int64_t>> v(causes.begin(), causes.end());
+  std::stable_sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  std::string out;
+  for (const auto& [cause, n] : v)
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", code(cause), n);
+  return out;
+}
+
+std::string lost_text(const FixFirstItem& f) {
+  if (!f.compile_ms_lost) return "unknown";
+  std::string t = analysis::duration_text(*f.compile_ms_lost);
+  return f.compile_ms_basis == "step_share" ? "~" + t : t;
+}
+
+std::string steps_text(const RunChart& c, const RunSummary& s) {
+  return fmt::format("steps {}..{}", c.first_step, s.last_step);
+}
+
+// What the convergence curve of one run supports, in one or two sentences.
+std::string convergence_claim(const RunReport& run) {
+  const RunSummary& s = run.summary;
+  const std::string path = "in the checked path (" + steps_text(run.chart, s) + ")";
+  if (s.settle_state == "settled") {
+    if (s.settle_step == 0) return fmt::format("This lane built no new program {}.", path);
+    if (run.recompiles_after_settle == 0)
+      return fmt::format(
+          "This lane settled at step {} with {} and showed no recompiles after step {} {}.",
+          s.settle_step, plural(s.programs_at_settle, "program"), s.settle_step, path);
+    return fmt::format(
+        "This lane settled at step {} with {} {}; {} after step {} rebuilt programs it already "
+        "had.",
+        s.settle_step, plural(s.programs_at_settle, "program"), path,
+        plural(run.recompiles_after_settle, "recompile"), s.settle_step);
+  }
+  if (s.settle_state == "still_growing")
+    return fmt::format("This lane did not settle {}: {}.", path, md_text(s.convergence_text));
+  if (s.settle_state == "not_settled")
+    return fmt::format(
+        "This lane was still building new programs at the last step seen (step {}, {}): the "
+        "checked path ({}) is too short to call it settled.",
+        s.last_step, plural(s.final_programs, "program"), steps_text(run.chart, s));
+  if (s.compiles == 0) return "The logs of this run show no compile.";
+  return "The logs of this run carry no training steps, so whether it settled cannot be judged.";
+}
+
+std::string counts_claim(const RunReport& run) {
+  const RunSummary& s = run.summary;
+  std::string out = fmt::format("{} of {}", plural(s.compiles, "compile"),
+                                plural(run.programs, "distinct program"));
+  if (s.failed) out += fmt::format(" ({} failed)", s.failed);
+  if (s.recompiles == 0)
+    out += "; no recompiles in the checked path";
+  else
+    out += fmt::format("; {}: {}", plural(s.recompiles, "recompile"), causes_text(s.causes));
+  out += ".";
+  if (s.compile_ms && s.wall_ms && s.compile_share)
+    out += fmt::format(" Compile time {} of {} step wall time ({:.0f}%).",
+                       analysis::duration_text(*s.compile_ms), analysis::duration_text(*s.wall_ms),
+                       *s.compile_share * 100);
+  else if (s.compile_ms)
+    out += fmt::format(" Compile time {}.", analysis::duration_text(*s.compile_ms));
+  return out;
+}
+
+bool reused_everything(const analysis::RestartProof& p) {
+  return p.verdict == analysis::RestartVerdict::kProven && p.warm.programs_built &&
+         p.warm.programs_built->value == 0 && p.cold.programs_built &&
+         p.cold.programs_built->value > 0 && p.warm.programs_loaded &&
+         p.warm.programs_loaded->value >= p.cold.programs_built->value;
+}
+
+std::string restart_claim(const RestartReport& r) {
+  const auto& p = r.proof;
+  std::string pair = fmt::format("{} → {}", code(r.cold_run), code(r.warm_run));
+  if (reused_everything(p))
+    return fmt::format("Warm restart {}: the restart reused all {} executables ({}).", pair,
+                       static_cast<int64_t>(p.cold.programs_built->value), md_text(p.headline));
+  return fmt::format("Warm restart {}: {}.", pair, md_text(p.headline));
+}
+
+std::string sources_line(const RunReport& run) {
+  std::string formats;
+  for (const auto& f : run.formats) formats += (formats.empty() ? "" : ", ") + code(f);
+  std::string out = fmt::format("{} ({})", plural(run.summary.sources, "source"),
+                                formats.empty() ? "none" : formats);
+  if (run.summary.rejected_lines)
+    out += fmt::format(", {} rejected", plural(run.summary.rejected_lines, "input line"));
+  return out;
+}
+
+std::string bundle_text(const LaneReport& lane) {
+  std::string out;
+  for (const auto& run : lane.runs) {
+    if (run.bundle.empty()) continue;
+    std::string entries;
+    for (const auto& e : run.bundle)
+      entries += (entries.empty() ? "" : ", ") + md_text(e.key) + " " + code(e.value);
+    out += fmt::format("{}run {}: {}", out.empty() ? "" : "; ", code(run.summary.run), entries);
+  }
+  return out;
+}
+
+std::string fix_first_table(const RunReport& run) {
+  const auto& list = run.summary.fix_first;
+  std::string out =
+      "| # | site | cause | recompiles | compile time lost | steps | latest detail |\n"
+      "|---:|---|---|---:|---:|---|---|\n";
+  int64_t shown = 0;
+  for (const auto& f : list) {
+    if (shown++ >= kFixFirstInNote) break;
+    std::string steps = !f.first_step ? ""
+                        : *f.first_step == *f.last_step
+                            ? std::to_string(*f.first_step)
+                            : fmt::format("{}..{}", *f.first_step, *f.last_step);
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", f.rank, cell_code(f.site),
+                       cell_code(f.cause), f.recompiles, lost_text(f), steps, md_text(f.detail));
+  }
+  if (static_cast<int64_t>(list.size()) > kFixFirstInNote)
+    out +=
+        fmt::format("\n{} more groups in the `fix_first` view.\n", list.size() - kFixFirstInNote);
+  return out;
+}
+
+std::string lane_note(const LaneReport& lane) {
+  std::string out = fmt::format("## Lane {}\n\n", code(lane.lane));
+  std::string bundle = bundle_text(lane);
+  out += "- **Bundle:** " +
+         (bundle.empty() ? std::string("not recorded (the ingested logs do not print the torch / "
+                                       "torch_xla / libtpu / jax versions)")
+                         : bundle) +
+         "\n";
+  for (const auto& run : lane.runs)
+    out += fmt::format("- **Run {}:** {}\n", code(run.summary.run), sources_line(run));
+
+  out += "\n### What the logs show\n\n";
+  for (const auto& run : lane.runs)
+    out += fmt::format("- Run {}: {} {}\n", code(run.summary.run), convergence_claim(run),
+                       counts_claim(run));
+  for (const auto& r : lane.restarts) out += "- " + restart_claim(r) + "\n";
+
+  for (const auto& run : lane.runs) {
+    if (run.summary.fix_first.empty()) continue;
+    out += fmt::format("\n### Fix first (run {})\n\n", code(run.summary.run));
+    out += fix_first_table(run);
+  }
+
+  // Validated default: only what held in the checked path.
+  std::vector<std::string> validated, workaround, risk, frontier;
+  for (const auto& run : lane.runs) {
+    const RunSummary& s = run.summary;
+    std::string label = "run " + code(s.run);
+    if (s.settle_state == "settled" && s.settle_step > 0 && run.recompiles_after_settle == 0)
+      validated.push_back(fmt::format(
+          "{}: settled at step {} with {}; no recompiles after step {} in the checked path "
+          "({}).",
+          label, s.settle_step, plural(s.programs_at_settle, "program"), s.settle_step,
+          steps_text(run.chart, s)));
+    if (s.recompiles == 0 && s.compiles > 0)
+      validated.push_back(
+          fmt::format("{}: this lane did not show extra recompiles in the checked path ({}).",
+                      label, plural(s.compiles, "compile")));
+
+    int64_t n = 0;
+    for (const auto& f : s.fix_first) {
+      if (n++ >= kWorkaroundsPerRun) break;
+      workaround.push_back(fmt::format("{}, {} at {} ({}, {} lost): {}.", label, code(f.cause),
+                                       code(f.site), plural(f.recompiles, "recompile"),
+                                       lost_text(f), md_text(f.remedy)));
+    }
+
+    if (s.settle_state == "still_growing" || s.settle_state == "not_settled")
+      risk.push_back(fmt::format("{}: {}.", label, md_text(s.convergence_text)));
+    if (s.settle_state == "no_data" && s.compiles > 0)
+      risk.push_back(fmt::format(
+          "{}: no training steps in the logs, so convergence is unchecked (ingest step timings, "
+          "`--step-pattern`, or the XLA metrics file).",
+          label));
+    for (const auto& f : s.fix_first)
+      if (f.cause == "unknown")
+        risk.push_back(fmt::format("{}: {} at {} with cause `unknown`: {}", label,
+                                   plural(f.recompiles, "recompile"), code(f.site),
+                                   md_text(f.detail)));
+    for (const auto& site : s.sites)
+      for (const auto& h : site.limit_hits)
+        risk.push_back(fmt::format(
+            "{}: {} hit `{}`{} at {}; {}.", label, code(site.site), md_text(h.limit_type),
+            h.limit_value ? fmt::format(" ({})", *h.limit_value) : "", md_text(h.where),
+            h.hard_failure ? "the run raised FailOnRecompileLimitHit"
+                           : "the frame runs eager from there on (a fallback, not a fix)"));
+    if (s.failed)
+      risk.push_back(fmt::format("{}: {} raised (no program was installed).", label,
+                                 plural(s.failed, "compile")));
+    if (s.rejected_lines)
+      risk.push_back(fmt::format(
+          "{}: {} rejected at ingest; the claims cover only what was read (see the ingest "
+          "statistics).",
+          label, plural(s.rejected_lines, "input line")));
+
+    if (run.first_failure) {
+      const auto& f = *run.first_failure;
+      frontier.push_back(fmt::format("{}: {}compile #{} ({}) at {} raised{}", label,
+                                     f.step ? fmt::format("step {}, ", *f.step) : "", f.ordinal,
+                                     code(f.program_key), code(f.site),
+                                     f.reason.empty() ? "" : " " + code(f.reason)));
+    }
+    if (run.first_recompile) {
+      const auto& r = *run.first_recompile;
+      frontier.push_back(fmt::format("{}: {}compile #{} ({}) at {}: {}{}{}", label,
+                                     r.step ? fmt::format("step {}, ", *r.step) : "", r.ordinal,
+                                     code(r.program_key), code(run.first_recompile_site),
+                                     code(r.cause), r.detail.empty() ? "" : " — ",
+                                     md_text(r.detail)));
+    }
+  }
+  for (const auto& r : lane.restarts) {
+    if (r.proof.verdict == analysis::RestartVerdict::kProven)
+      validated.push_back(restart_claim(r));
+    else
+      risk.push_back(restart_claim(r));
+    for (const auto& e : r.proof.to_enable)
+      risk.push_back(fmt::format("to decide the restart {} → {}, enable: {}", code(r.cold_run),
+                                 code(r.warm_run), md_text(e)));
+  }
+  if (bundle.empty())
+    risk.push_back(
+        "the stack versions are not recorded, so these claims are not yet tied to a torch / "
+        "torch_xla / libtpu / jax bundle.");
+
+  auto list = [&](const char* title, const std::vector<std::string>& items, const char* none) {
+    std::string s = fmt::format("\n### {}\n\n", title);
+    if (items.empty()) return s + none + "\n";
+    for (const auto& item : items) s += "- " + item + "\n";
+    return s;
+  };
+  out += list("Validated default", validated,
+              "Nothing validated: no run of this lane settled without recompiles in the checked "
+              "path, and no restart was proven.");
+  out += list("Workaround (suggested by the causes; not validated by these logs)", workaround,
+              "None needed: no recompiles in the checked path.");
+  out += list("Open risk", risk, "None found in the checked path.");
+  out += list("First failing frontier", frontier, "None in the checked path: no recompile.");
+
+  out +=
+      "\n### Ingest statistics\n\n| run | file | format | lines | events | rejected |\n"
+      "|---|---|---|---:|---:|---:|\n";
+  for (const auto& run : lane.runs) {
+    for (const auto& src : run.sources)
+      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", cell_code(run.summary.run),
+                         cell_code(src.path), cell_code(src.format), src.lines, src.events,
+                         src.rejected);
+    if (run.sources_not_listed)
+      out += fmt::format("| {} | ({} more) | | | | |\n", cell_code(run.summary.run),
+                         run.sources_not_listed);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string md_code(std::string_view text, bool in_table) {
+  std::string s = utf8_clean(text);
+  for (char& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  size_t longest = 0, run = 0;
+  for (char c : s) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  std::string fence(longest + 1, '`');
+  bool pad = !s.empty() && (s.front() == '`' || s.back() == '`');
+  std::string body = s;
+  if (in_table) {
+    body.clear();
+    for (char c : s) body += c == '|' ? std::string("\\|") : std::string(1, c);
+  }
+  if (body.empty()) return "` `";
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
+}
+
+std::string md_text(std::string_view text) {
+  std::string s = utf8_clean(text);
+  std::string out;
+  out.reserve(s.size() + 8);
+  bool space = false;
+  for (char c : s) {
+    if (c == '\n' || c == '\r' || c == '\t') {
+      if (!space && !out.empty()) out += ' ';
+      space = true;
+      continue;
+    }
+    space = c == ' ';
+    switch (c) {
+      case '\\':
+      case '`':
+      case '*':
+      case '_':
+      case '[':
+      case ']':
+      case '|':
+      case '~':
+        out += '\\';
+        out += c;
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+          out += ' ';
+        else
+          out += c;
+    }
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+std::string render_report_markdown(const ReportModel& model) {
+  std::string out = "# Upgrade note: compile behaviour per lane\n\n";
+  out +=
+      "Generated by `rcf report` from the ingested logs. Every statement is about one lane (a "
+      "configuration: model, flags and stack bundle) and only what its logs show; \"the checked "
+      "path\" is the steps those logs cover.\n\n";
+  if (model.lanes.empty()) return out + "No runs in this database.\n";
+  out +=
+      "| lane | run | convergence | programs | compiles | recompiles | restart |\n"
+      "|---|---|---|---:|---:|---:|---|\n";
+  for (const auto& lane : model.lanes)
+    for (const auto& run : lane.runs) {
+      std::string restart;
+      for (const auto& r : lane.restarts)
+        if (r.warm_run == run.summary.run)
+          restart =
+              fmt::format("{} vs {}", cell_code(analysis::restart_verdict_name(r.proof.verdict)),
+                          cell_code(r.cold_run));
+      out +=
+          fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", cell_code(lane.lane),
+                      cell_code(run.summary.run),
+                      md_text(!run.summary.convergence_text.empty() ? run.summary.convergence_text
+                              : run.summary.compiles == 0           ? "no compiles"
+                                                                    : "no steps in the logs"),
+                      run.programs, run.summary.compiles, run.summary.recompiles, restart);
+    }
+  for (const auto& lane : model.lanes) out += "\n" + lane_note(lane);
+  return out;
+}
+
+}  // namespace rcf::report
