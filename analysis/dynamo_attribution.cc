@@ -196,6 +196,15 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
     }
   }
 
+  // Graph breaks by user line and by user function, in log order (resume functions look them up).
+  std::map<int64_t, std::vector<size_t>> breaks_by_line;
+  std::map<std::string, std::vector<size_t>> breaks_by_function;
+  for (size_t i = 0; i < in.breaks.size(); ++i) {
+    if (in.breaks[i].user_line >= 0) breaks_by_line[in.breaks[i].user_line].push_back(i);
+    if (!in.breaks[i].user_function.empty())
+      breaks_by_function[in.breaks[i].user_function].push_back(i);
+  }
+
   // 3. Order: by start time when the log has it, else by position in the source.
   std::vector<Merged*> order;
   for (auto& [k, m] : merged) order.push_back(&m);
@@ -301,17 +310,31 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
     if (resume) {
       // A fragment created by a graph break: find the break that made it.
       const BreakRecord* brk = nullptr;
+      // A candidate matches the resume function's line or name; the file (the resume function
+      // lives in the file of the frame it was split from) and the process break ties.
       auto score = [&](const BreakRecord& b) {
         int s = 0;
-        if (resume->line >= 0 && b.user_line == resume->line) s += 4;
-        if (!b.user_function.empty() && b.user_function == resume->function) s += 2;
+        if (resume->line >= 0 && b.user_line == resume->line) s += 8;
+        if (!b.user_function.empty() && b.user_function == resume->function) s += 4;
+        if (!b.user_file.empty() && b.user_file == m->co_filename) s += 2;
         if (b.key.source_id == m->key.source_id) s += 1;
         return s;
       };
+      // Only breaks at that line or in that function can score: look them up (in log order)
+      // instead of scanning every break of the run for every resume function.
+      std::vector<size_t> candidates;
+      if (auto it = breaks_by_line.find(resume->line);
+          resume->line >= 0 && it != breaks_by_line.end())
+        candidates = it->second;
+      if (auto it = breaks_by_function.find(resume->function); it != breaks_by_function.end())
+        candidates.insert(candidates.end(), it->second.begin(), it->second.end());
+      std::sort(candidates.begin(), candidates.end());
+      candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
       int best_score = 0;
-      for (const auto& b : in.breaks) {
+      for (size_t index : candidates) {
+        const BreakRecord& b = in.breaks[index];
         int s = score(b);
-        if (s >= 2 &&
+        if (s >= 4 &&
             (s > best_score || (s == best_score && b.sync_signature && !brk->sync_signature))) {
           brk = &b;
           best_score = s;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "util/error.h"
 
 namespace rcf::store {
@@ -138,8 +140,9 @@ void Database::exec(std::string_view sql) {
   char* err = nullptr;
   int rc = sqlite3_exec(db_, owned.c_str(), nullptr, nullptr, &err);
   if (rc != SQLITE_OK) {
-    std::string message =
-        fmt::format("SQLite error on {}: {}", path_, err ? err : sqlite3_errstr(rc));
+    std::string_view head = sql.substr(0, std::min<size_t>(sql.find('\n'), 60));
+    std::string message = fmt::format("SQLite error on {}: {} (while running `{}`)", path_,
+                                      err ? err : sqlite3_errstr(rc), head);
     sqlite3_free(err);
     throw Error(message);
   }
