@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command 1: install what is missing, build, run `rcf demo` on the bundled fixtures.
-# Writes rcf-demo/rcf.db, rcf-demo/explain.txt and rcf-demo/explain.json.
+# Writes rcf-demo/rcf.db, explain.txt/.json and the reports report.html (offline, one file), report.md
+# (per-lane upgrade notes) and report.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
