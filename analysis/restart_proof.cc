@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "util/base_name.h"
 #include "util/error.h"
 
 namespace rcf::analysis {
@@ -708,11 +709,6 @@ RestartProof decide_restart(const RunRestartFacts& cold, const RunRestartFacts& 
 // Database side.
 
 namespace {
-
-std::string base_name(const std::string& path) {
-  size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 struct RunRow {
   int64_t run_id;

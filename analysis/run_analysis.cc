@@ -9,6 +9,7 @@
 #include "analysis/xla_compiles.h"
 #include "analysis/xla_run_loader.h"
 #include "store/string_interner.h"
+#include "util/base_name.h"
 
 namespace rcf::analysis {
 namespace {
@@ -26,11 +27,6 @@ DynamoKey read_key(const store::Statement& st, int first, int64_t line) {
   k.frame_compile_id = st.int64(first + 5);
   if (k.frame_id < 0 && k.ca_id < 0) k.line_if_no_id = line;
   return k;
-}
-
-std::string base_name(const std::string& path) {
-  size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 RunInputs load_run(store::Database& db, int64_t run_id) {

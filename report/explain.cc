@@ -7,6 +7,7 @@
 
 #include "analysis/convergence_summary.h"
 #include "analysis/guard_reason.h"
+#include "util/base_name.h"
 
 namespace rcf::report {
 namespace {
@@ -108,10 +109,7 @@ void load_limit_hits(store::Database& db, RunSummary& run) {
     hit.last_reason = st.str(5);
     hit.hard_failure = st.int64(6) != 0;
     if (st.int64(7) >= 0) hit.program_key = fmt::format("{}/{}", st.int64(7), st.int64(8));
-    std::string path = st.str(11);
-    size_t slash = path.find_last_of('/');
-    hit.where = fmt::format("{}:{}", slash == std::string::npos ? path : path.substr(slash + 1),
-                            st.int64(12));
+    hit.where = fmt::format("{}:{}", base_name(st.text(11)), st.int64(12));
     if (!hit.last_reason.empty())
       hit.last_reason_cause = analysis::classify_guard_reason(hit.last_reason).cause;
     std::string site = site_of(st.str(1), st.opt_int64(2), st.str(0));

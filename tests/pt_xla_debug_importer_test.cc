@@ -23,6 +23,7 @@ using rcf::testing::CollectingSink;
 using rcf::testing::line_count;
 using rcf::testing::parsed_lines;
 using rcf::testing::range;
+using rcf::testing::warning_lines;
 using Notes = std::map<std::string, int>;
 using Lines = std::vector<int64_t>;
 using Strings = std::vector<std::string>;
@@ -33,13 +34,6 @@ CollectingSink run(std::string_view text) {
 
 std::string fixture(const std::string& name) {
   return rcf::testing::read_fixture("xla/" + name);
-}
-
-Lines warning_lines(const CollectingSink& sink) {
-  Lines out;
-  for (const auto& n : sink.notes)
-    if (n.fate == LineFate::kWarning) out.push_back(n.line);
-  return out;
 }
 
 std::string number(std::optional<double> value) {

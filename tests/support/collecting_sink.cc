@@ -58,6 +58,13 @@ std::vector<int64_t> range(int64_t first, int64_t last) {
   return out;
 }
 
+std::vector<int64_t> warning_lines(const CollectingSink& sink) {
+  std::vector<int64_t> out;
+  for (const auto& n : sink.notes)
+    if (n.fate == ingest::LineFate::kWarning) out.push_back(n.line);
+  return out;
+}
+
 std::vector<int64_t> parsed_lines(const CollectingSink& sink, int64_t count) {
   std::set<int64_t> noted;
   for (const auto& n : sink.notes) {

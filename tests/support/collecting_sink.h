@@ -54,6 +54,9 @@ std::vector<int64_t> range(int64_t first, int64_t last);
 // gtest expectations) that no line got two such notes and that every note names a real line.
 std::vector<int64_t> parsed_lines(const CollectingSink& sink, int64_t count);
 
+// Lines that got a kWarning note (records used despite a problem), in note order.
+std::vector<int64_t> warning_lines(const CollectingSink& sink);
+
 // Reads a whole fixture file (path relative to fixtures/). Aborts the test binary if missing.
 std::string read_fixture(const std::string& relative_path);
 
