@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <map>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
+#include "analysis/graph_break_index.h"
 #include "analysis/guard_reason.h"
 #include "ingest/compile_id.h"
 
@@ -121,6 +124,13 @@ std::optional<ResumeName> parse_resume_name(const std::string& co_name) {
 }
 
 std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
+  std::vector<AttributedCompile> out;
+  attribute_dynamo_run(in, [&out](AttributedCompile&& a) { out.push_back(std::move(a)); });
+  return out;
+}
+
+int64_t attribute_dynamo_run(const RunInputs& in,
+                             const std::function<void(AttributedCompile&&)>& emit) {
   std::map<int64_t, std::string> source_name(in.source_names.begin(), in.source_names.end());
   // Reasons repeat a lot (each recompile re-lists the older entries): classify each text once.
   std::unordered_map<std::string_view, GuardReason> classified;
@@ -145,7 +155,7 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
     m.attempt = std::max(m.attempt, r.attempt);
     if (r.kind != "referenced") m.referenced_only = false;
   }
-  if (merged.empty()) return {};
+  if (merged.empty()) return 0;
 
   // 2. Attach reasons to compiles. Reasons without a compile id (2023-era text) belong to the
   // closest recompile block above them in the same source.
@@ -196,14 +206,24 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
     }
   }
 
-  // Graph breaks by user line and by user function, in log order (resume functions look them up).
-  std::map<int64_t, std::vector<size_t>> breaks_by_line;
-  std::map<std::string, std::vector<size_t>> breaks_by_function;
+  const GraphBreakIndex break_index(in.breaks);
+
+  // Breaks without a user location (TORCH_TRACE restart reasons), by the process and the function
+  // of the frame they restarted, ordered by frame: a resume function takes the closest earlier one.
+  using UnlocatedKey = std::tuple<int64_t, int64_t, int64_t, int64_t, std::string>;
+  std::map<UnlocatedKey, std::vector<std::pair<int64_t, size_t>>> unlocated_breaks;
   for (size_t i = 0; i < in.breaks.size(); ++i) {
-    if (in.breaks[i].user_line >= 0) breaks_by_line[in.breaks[i].user_line].push_back(i);
-    if (!in.breaks[i].user_function.empty())
-      breaks_by_function[in.breaks[i].user_function].push_back(i);
+    const BreakRecord& b = in.breaks[i];
+    const DynamoKey& k = b.key;
+    if (b.user_line >= 0 || !b.user_function.empty() || k.frame_id < 0) continue;
+    auto broken = merged.find(k);
+    if (broken == merged.end()) continue;
+    auto broken_resume = parse_resume_name(broken->second.co_name);
+    unlocated_breaks[{k.source_id, k.rank, k.epoch, k.ca_id,
+                      broken_resume ? broken_resume->function : broken->second.co_name}]
+        .emplace_back(k.frame_id, i);
   }
+  for (auto& [where, list] : unlocated_breaks) std::stable_sort(list.begin(), list.end());
 
   // 3. Order: by start time when the log has it, else by position in the source.
   std::vector<Merged*> order;
@@ -236,13 +256,12 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
     if (slot.empty() || c.cache == "fx_graph") slot = c.state;
   }
 
-  std::vector<AttributedCompile> out;
-  out.reserve(order.size());
+  int64_t emitted = 0;
   for (const Merged* m : order) {
     const CompileRecord& best = *m->best;
     AttributedCompile a;
     a.key = m->key;
-    a.ordinal = static_cast<int64_t>(out.size()) + 1;
+    a.ordinal = ++emitted;
     a.attempt = m->attempt;
     a.line = best.line;
     a.rank = best.display_rank;
@@ -309,56 +328,26 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
     auto resume = parse_resume_name(m->co_name);
     if (resume) {
       // A fragment created by a graph break: find the break that made it.
-      const BreakRecord* brk = nullptr;
-      // A candidate matches the resume function's line or name; the file (the resume function
-      // lives in the file of the frame it was split from) and the process break ties.
-      auto score = [&](const BreakRecord& b) {
-        int s = 0;
-        if (resume->line >= 0 && b.user_line == resume->line) s += 8;
-        if (!b.user_function.empty() && b.user_function == resume->function) s += 4;
-        if (!b.user_file.empty() && b.user_file == m->co_filename) s += 2;
-        if (b.key.source_id == m->key.source_id) s += 1;
-        return s;
-      };
-      // Only breaks at that line or in that function can score: look them up (in log order)
-      // instead of scanning every break of the run for every resume function.
-      std::vector<size_t> candidates;
-      if (auto it = breaks_by_line.find(resume->line);
-          resume->line >= 0 && it != breaks_by_line.end())
-        candidates = it->second;
-      if (auto it = breaks_by_function.find(resume->function); it != breaks_by_function.end())
-        candidates.insert(candidates.end(), it->second.begin(), it->second.end());
-      std::sort(candidates.begin(), candidates.end());
-      candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-      int best_score = 0;
-      for (size_t index : candidates) {
-        const BreakRecord& b = in.breaks[index];
-        int s = score(b);
-        if (s >= 4 &&
-            (s > best_score || (s == best_score && b.sync_signature && !brk->sync_signature))) {
-          brk = &b;
-          best_score = s;
-        }
-      }
+      // The break that matches the resume function's line or name best; the file (the resume
+      // function lives in the file of the frame it was split from) and the process break ties.
+      const BreakRecord* brk =
+          break_index.find(resume->line, resume->function, m->co_filename, m->key.source_id);
       if (!brk && m->key.frame_id >= 0) {
         // TORCH_TRACE restart reasons carry no user location: the break is then the one that
         // restarted the closest earlier frame of the same function in the same process (the
         // frame this resume function was split from).
-        int64_t best_frame = -1;
-        for (const auto& b : in.breaks) {
-          if (b.user_line >= 0 || !b.user_function.empty()) continue;
-          const DynamoKey& k = b.key;
-          if (k.source_id != m->key.source_id || k.rank != m->key.rank || k.epoch != m->key.epoch ||
-              k.ca_id != m->key.ca_id || k.frame_id < 0 || k.frame_id >= m->key.frame_id ||
-              k.frame_id <= best_frame)
-            continue;
-          auto broken = merged.find(k);
-          if (broken == merged.end()) continue;
-          auto broken_resume = parse_resume_name(broken->second.co_name);
-          const std::string& fn = broken_resume ? broken_resume->function : broken->second.co_name;
-          if (fn != resume->function) continue;
-          brk = &b;
-          best_frame = k.frame_id;
+        auto it = unlocated_breaks.find(
+            {m->key.source_id, m->key.rank, m->key.epoch, m->key.ca_id, resume->function});
+        if (it != unlocated_breaks.end()) {
+          const auto& list = it->second;  // (frame_id, break index), by frame then log order
+          auto after = std::lower_bound(list.begin(), list.end(),
+                                        std::pair<int64_t, size_t>(m->key.frame_id, 0));
+          if (after != list.begin()) {
+            int64_t frame = (after - 1)->first;  // closest earlier frame; its first break
+            auto first =
+                std::lower_bound(list.begin(), after, std::pair<int64_t, size_t>(frame, 0));
+            brk = &in.breaks[first->second];
+          }
         }
       }
       a.cause = "sync_fragment";
@@ -458,9 +447,9 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
       a.evidence =
           fmt::format("{} at {}:{}", a.evidence_kind, source_name[m->key.source_id], best.line);
     }
-    out.push_back(std::move(a));
+    emit(std::move(a));
   }
-  return out;
+  return emitted;
 }
 
 }  // namespace rcf::analysis

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -66,6 +67,10 @@ struct RunInputs {
 
 // Builds the canonical compiles of one run, ordered by ordinal, each with its attribution.
 std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& inputs);
+// The same, handing each compile to `emit` in ordinal order (ordinals from 1) instead of holding
+// them; returns how many were emitted.
+int64_t attribute_dynamo_run(const RunInputs& inputs,
+                             const std::function<void(AttributedCompile&&)>& emit);
 
 // `torch_dynamo_resume_in_<fn>_at_<line>` (or 2023 `<resume in <fn>>`): the function and line of
 // the graph break that created the resume frame; nullopt for other names.

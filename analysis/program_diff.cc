@@ -284,7 +284,9 @@ ProgramDiff diff_constants(const ProgramView& previous, const ProgramView& curre
       ++hidden;
       continue;
     }
-    if (a.value_text == b.value_text && a.shape_text == b.shape_text) continue;
+    bool same_value = a.value_id >= 0 && b.value_id >= 0 ? a.value_id == b.value_id
+                                                         : a.value_text == b.value_text;
+    if (same_value && a.shape_text == b.shape_text) continue;
     items.push_back(describe_constant(a, b));
     if (subject.empty()) subject = !b.name.empty() ? b.name : a.name;
   }

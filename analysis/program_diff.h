@@ -23,12 +23,15 @@ struct ProgramConstant {
   int64_t ordinal = 0;      // position in the module
   std::string name;         // instruction name (e.g. "constant.12"), may be empty
   std::string shape_text;   // e.g. "s64[]"
-  std::string value_text;   // as printed; "{...}" when elided
+  std::string value_text;   // as printed; "{...}" when elided; may be only a prefix when
+                            // value_id is set (a program of large constants stays small)
   bool elided = false;      // the printer hid the value (constant({...}))
   std::string user_op;      // opcode of its first user, "" if unknown
   std::string op_name;      // metadata op_name / op_type, "" if none
   std::string source_file;  // metadata source_file, "" if none
   int64_t source_line = -1;
+  int64_t value_id = -1;  // id of the whole value text (equal ids = equal values), -1 if not
+                          // known: then value_text is whole and is compared
 };
 
 // What is known about one compiled program. `has_hlo` false = only the PT_XLA_DEBUG block (input

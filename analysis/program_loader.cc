@@ -1,7 +1,10 @@
 #include "analysis/program_loader.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace rcf::analysis {
 namespace {
@@ -18,15 +21,19 @@ std::vector<int64_t> parse_dims(std::string_view json_text) {
 // JAX/numpy dtype names -> HLO element types, so that one vocabulary shows in details.
 std::string hlo_dtype(std::string_view numpy) {
   static const std::map<std::string_view, std::string_view> kNames = {
-      {"float64", "f64"}, {"float32", "f32"},   {"float16", "f16"}, {"bfloat16", "bf16"},
-      {"int64", "s64"},   {"int32", "s32"},     {"int16", "s16"},   {"int8", "s8"},
-      {"uint64", "u64"},  {"uint32", "u32"},    {"uint16", "u16"},  {"uint8", "u8"},
+      {"float64", "f64"}, {"float32", "f32"},   {"float16", "f16"},    {"bfloat16", "bf16"},
+      {"int64", "s64"},   {"int32", "s32"},     {"int16", "s16"},      {"int8", "s8"},
+      {"uint64", "u64"},  {"uint32", "u32"},    {"uint16", "u16"},     {"uint8", "u8"},
       {"bool", "pred"},   {"complex64", "c64"}, {"complex128", "c128"}};
   auto it = kNames.find(numpy);
   return std::string(it == kNames.end() ? numpy : it->second);
 }
 
 }  // namespace
+
+// Values are compared by their interned string id; only a prefix of the text is loaded for the
+// detail (which shows 40 characters), so that programs with large literal arrays stay small.
+constexpr int kLoadedValueChars = 256;
 
 std::map<int64_t, ProgramView> load_hlo_programs(store::Database& db, int64_t run_id) {
   std::map<int64_t, ProgramView> programs;
@@ -66,16 +73,38 @@ std::map<int64_t, ProgramView> load_hlo_programs(store::Database& db, int64_t ru
     it->second.parameters.push_back(std::move(q));
   }
 
-  auto constants = db.prepare(
-      std::string("SELECT c.hlo_module_id, c.ordinal, c.name, c.shape_text, v.text, c.elided, "
-                  "c.user_op, o.text, f.text, c.source_line FROM hlo_constant c "
-                  "JOIN strings v ON v.string_id = c.value_sid "
-                  "LEFT JOIN strings o ON o.string_id = c.op_name_sid "
-                  "LEFT JOIN strings f ON f.string_id = c.source_file_sid "
-                  "WHERE c.hlo_module_id IN (SELECT hlo_module_id FROM hlo_module WHERE ") +
-      kLinkable + ") ORDER BY c.hlo_module_id, c.ordinal");
+  // Constants only decide between two programs of the same structure whose full fingerprints
+  // differ or are unknown (analysis/program_diff.cc). Only such programs get theirs: a dump of
+  // thousands of distinct modules then holds no constants, and memory follows the programs that
+  // can need them, not the HLO bytes.
+  std::map<std::string, std::set<std::string>> full_by_structure;
+  auto structure_key = [](const ProgramView& p) {
+    if (!p.structure_fingerprint.empty()) return "s:" + p.structure_fingerprint;
+    std::string key = "h:";
+    for (const auto& [op, n] : p.op_histogram) key += op + "=" + std::to_string(n) + ",";
+    return key;
+  };
+  for (const auto& [id, p] : programs)
+    full_by_structure[structure_key(p)].insert(p.full_fingerprint);
+  std::set<int64_t> need_constants;
+  for (const auto& [id, p] : programs) {
+    const auto& fulls = full_by_structure[structure_key(p)];
+    if (fulls.size() > 1 || fulls.count(std::string())) need_constants.insert(id);
+  }
+  if (need_constants.empty()) return programs;
+
+  auto constants = db.prepare(fmt::format(
+      "SELECT c.hlo_module_id, c.ordinal, c.name, c.shape_text, substr(v.text, 1, {}), c.elided, "
+      "c.user_op, o.text, f.text, c.source_line, c.value_sid FROM hlo_constant c "
+      "JOIN strings v ON v.string_id = c.value_sid "
+      "LEFT JOIN strings o ON o.string_id = c.op_name_sid "
+      "LEFT JOIN strings f ON f.string_id = c.source_file_sid "
+      "WHERE c.hlo_module_id IN (SELECT hlo_module_id FROM hlo_module WHERE {}) "
+      "ORDER BY c.hlo_module_id, c.ordinal",
+      kLoadedValueChars, kLinkable));
   constants.bind(1, run_id);
   while (constants.step()) {
+    if (!need_constants.count(constants.int64(0))) continue;
     auto it = programs.find(constants.int64(0));
     if (it == programs.end()) continue;
     ProgramConstant k;
@@ -88,6 +117,7 @@ std::map<int64_t, ProgramView> load_hlo_programs(store::Database& db, int64_t ru
     k.op_name = constants.str(7);
     k.source_file = constants.str(8);
     k.source_line = constants.opt_int64(9).value_or(-1);
+    k.value_id = constants.int64(10);
     it->second.constants.push_back(std::move(k));
   }
   return programs;

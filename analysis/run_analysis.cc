@@ -142,31 +142,38 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
   return in;
 }
 
-void write_run(store::Database& db, store::StringInterner& strings, int64_t run_id,
-               const std::vector<AttributedCompile>& compiles,
-               const std::vector<ConvergencePoint>& convergence) {
-  auto insert_compile = db.prepare(
-      "INSERT INTO compile_event(run_id, ordinal, step, site_sid, program_key_sid, kind, "
-      "cause_reported_sid, compile_ms, cache, rank, epoch, frame_id, frame_compile_id, attempt, "
-      "ca_id, source_id, line, evidence, hlo_module_id, saved_graph_source_id, saved_graph_line) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  auto insert_attr = db.prepare(
-      "INSERT INTO attribution(compile_row, cause, prev_program_key_sid, detail_sid, confidence, "
-      "evidence_sid, subject_sid, reason_sid, other_reasons) VALUES (?,?,?,?,?,?,?,?,?)");
-  for (const auto& c : compiles) {
-    insert_compile.bind(1, run_id)
+// Writes compiles and their attributions as they come (prepared once per run).
+class CompileWriter {
+ public:
+  // `db` and `strings` must outlive the writer.
+  CompileWriter(store::Database& db, store::StringInterner& strings, int64_t run_id)
+      : db_(db),
+        strings_(strings),
+        run_id_(run_id),
+        insert_compile_(db.prepare(
+            "INSERT INTO compile_event(run_id, ordinal, step, site_sid, program_key_sid, kind, "
+            "cause_reported_sid, compile_ms, cache, rank, epoch, frame_id, frame_compile_id, "
+            "attempt, ca_id, source_id, line, evidence, hlo_module_id, saved_graph_source_id, "
+            "saved_graph_line) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")),
+        insert_attr_(db.prepare(
+            "INSERT INTO attribution(compile_row, cause, prev_program_key_sid, detail_sid, "
+            "confidence, evidence_sid, subject_sid, reason_sid, other_reasons) "
+            "VALUES (?,?,?,?,?,?,?,?,?)")) {}
+
+  void write(const AttributedCompile& c) {
+    insert_compile_.bind(1, run_id_)
         .bind(2, c.ordinal)
         .bind(3, c.step)
-        .bind(4, strings.id(c.site))
-        .bind(5, strings.id(c.program_key))
+        .bind(4, strings_.id(c.site))
+        .bind(5, strings_.id(c.program_key))
         .bind(6, c.kind)
-        .bind(7, strings.id_or_null(c.cause_reported))
+        .bind(7, strings_.id_or_null(c.cause_reported))
         .bind(8, c.compile_ms);
     if (c.cache.empty())
-      insert_compile.bind_null(9);
+      insert_compile_.bind_null(9);
     else
-      insert_compile.bind(9, c.cache);
-    insert_compile.bind(10, c.key.rank)
+      insert_compile_.bind(9, c.cache);
+    insert_compile_.bind(10, c.key.rank)
         .bind(11, c.key.epoch)
         .bind(12, c.key.frame_id)
         .bind(13, c.key.frame_compile_id)
@@ -178,19 +185,29 @@ void write_run(store::Database& db, store::StringInterner& strings, int64_t run_
         .bind(19, c.hlo_module_id)
         .bind(20, c.saved_graph_source_id)
         .bind(21, c.saved_graph_line);
-    insert_compile.run();
-    int64_t row = db.last_insert_rowid();
-    insert_attr.bind(1, row)
+    insert_compile_.run();
+    int64_t row = db_.last_insert_rowid();
+    insert_attr_.bind(1, row)
         .bind(2, c.cause)
-        .bind(3, strings.id_or_null(c.prev_program_key))
-        .bind(4, strings.id_or_null(c.detail))
+        .bind(3, strings_.id_or_null(c.prev_program_key))
+        .bind(4, strings_.id_or_null(c.detail))
         .bind(5, c.confidence)
-        .bind(6, strings.id_or_null(c.evidence))
-        .bind(7, strings.id_or_null(c.subject))
-        .bind(8, strings.id_or_null(c.primary_reason))
+        .bind(6, strings_.id_or_null(c.evidence))
+        .bind(7, strings_.id_or_null(c.subject))
+        .bind(8, strings_.id_or_null(c.primary_reason))
         .bind(9, c.other_reasons);
-    insert_attr.run();
+    insert_attr_.run();
   }
+
+ private:
+  store::Database& db_;
+  store::StringInterner& strings_;
+  int64_t run_id_;
+  store::Statement insert_compile_, insert_attr_;
+};
+
+void write_convergence(store::Database& db, int64_t run_id,
+                       const std::vector<ConvergencePoint>& convergence) {
   auto insert_point = db.prepare(
       "INSERT INTO convergence_point(run_id, step, programs_cached, compiles_in_step, compile_ms, "
       "wall_ms) VALUES (?,?,?,?,?,?)");
@@ -278,15 +295,25 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids) {
       st.bind(1, run_id);
       st.run();
     }
+    // The XLA side first: its convergence curve prices the recompiles of the rollup. Dynamo
+    // compiles are then written as they are attributed (never all held), and the XLA compiles
+    // follow them in ordinal order.
     RunInputs dynamo = load_run(db, run_id);
-    std::vector<AttributedCompile> compiles = attribute_dynamo_run(dynamo);
-    XlaRunResult xla = analyze_xla_run(load_xla_run(db, run_id, dynamo.source_names),
-                                       static_cast<int64_t>(compiles.size()) + 1);
-    compiles.insert(compiles.end(), std::make_move_iterator(xla.compiles.begin()),
-                    std::make_move_iterator(xla.compiles.end()));
-    write_run(db, strings, run_id, compiles, xla.convergence);
-    write_rollup(db, strings, run_id,
-                 roll_up_run(compiles, xla.convergence, load_execute_ms(db, run_id)));
+    XlaRunResult xla = analyze_xla_run(load_xla_run(db, run_id, dynamo.source_names), 1);
+    RollupBuilder rollup(xla.convergence, load_execute_ms(db, run_id));
+    CompileWriter writer(db, strings, run_id);
+    int64_t dynamo_compiles = attribute_dynamo_run(dynamo, [&](AttributedCompile&& c) {
+      writer.write(c);
+      rollup.add(c);
+    });
+    dynamo = RunInputs{};  // release the Dynamo records before the XLA side is written
+    for (auto& c : xla.compiles) {
+      c.ordinal += dynamo_compiles;
+      writer.write(c);
+      rollup.add(c);
+    }
+    write_convergence(db, run_id, xla.convergence);
+    write_rollup(db, strings, run_id, std::move(rollup).finish());
   }
 }
 

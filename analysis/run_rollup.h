@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,11 +38,35 @@ struct RunRollup {
   std::vector<CauseGroup> groups;  // in rank order
 };
 
+// Builds a RunRollup one compile at a time, so that a run's compiles can be written as they are
+// attributed instead of being held: memory follows the distinct programs, sites and causes.
 // The compile time a recompile cost: its measured compile_ms, else an even share of its step's
 // compile time (from the convergence point) when that is known.
+class RollupBuilder {
+ public:
+  // `curve` must outlive the builder.
+  RollupBuilder(const std::vector<ConvergencePoint>& curve, std::optional<double> execute_ms,
+                int64_t growth_step = kDefaultGrowthStep);
+  void add(const AttributedCompile& c);
+  RunRollup finish() &&;
+
+ private:
+  struct Group {
+    CauseGroup g;
+    int64_t latest_ordinal = -1;
+    int measured = 0, shared = 0;
+    std::map<std::string, int64_t> subjects;
+  };
+  RunRollup r_;
+  std::map<int64_t, const ConvergencePoint*> point_at_;
+  std::set<std::string> keys_;
+  std::optional<double> known_ms_;
+  std::map<std::pair<std::string, std::string>, Group> groups_;
+};
+
+// The same over a vector of compiles.
 RunRollup roll_up_run(const std::vector<AttributedCompile>& compiles,
-                      const std::vector<ConvergencePoint>& curve,
-                      std::optional<double> execute_ms,
+                      const std::vector<ConvergencePoint>& curve, std::optional<double> execute_ms,
                       int64_t growth_step = kDefaultGrowthStep);
 
 }  // namespace rcf::analysis

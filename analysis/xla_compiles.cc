@@ -389,7 +389,11 @@ XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
         }
       p.programs_cached = static_cast<int64_t>(programs.size());
       fill_times(p, known_ms);
-      out.convergence.push_back(p);
+      // Change points only: a run of 1 M steps that compiled in ten keeps a dozen rows. A step
+      // left out had no compile, no compile or wall time, and the programs of the row before.
+      bool changes = s == 1 || s == max_step || p.compiles_in_step > 0 || p.wall_ms ||
+                     (p.compile_ms && *p.compile_ms > 0);
+      if (changes) out.convergence.push_back(p);
     }
   } else if (!metrics.empty()) {
     double prev = 0;
@@ -400,7 +404,9 @@ XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
       p.compiles_in_step = static_cast<int64_t>(m.total_samples - prev);
       prev = m.total_samples;
       fill_times(p, std::nullopt);
-      out.convergence.push_back(p);
+      bool changes = step == metrics.begin()->first || step == metrics.rbegin()->first ||
+                     p.compiles_in_step > 0 || p.wall_ms || (p.compile_ms && *p.compile_ms > 0);
+      if (changes) out.convergence.push_back(p);
     }
   }
   return out;

@@ -26,6 +26,7 @@ namespace {}  // namespace
 int main(int argc, char** argv) {
   int64_t debug_mb = 1024, hlo_mb = 512, hlo_files = 2000;
   std::string dir = "/tmp/rcf-xla-bench";
+  bool keep = false;  // --keep: leave the generated HLO dump directory for profiling
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--debug-mb") && i + 1 < argc)
       debug_mb = std::atoll(argv[++i]);
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
       hlo_files = std::atoll(argv[++i]);
     else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
       dir = argv[++i];
+    else if (!strcmp(argv[i], "--keep"))
+      keep = true;
   }
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir + "/dump");
@@ -66,6 +69,6 @@ int main(int argc, char** argv) {
   }
   rcf::bench::ingest_and_report(fmt::format("--xla_dump_to dir ({} HLO files)", hlo_files), dir,
                                 dir + "/dump", hlo_bytes);
-  std::filesystem::remove_all(dir);
+  if (!keep) std::filesystem::remove_all(dir);
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace rcf::ingest {
@@ -60,8 +61,8 @@ class FileSource : public ByteSource {
 // Streaming gzip (also concatenated members, as `cat a.gz b.gz` produces).
 class GzipSource : public ByteSource {
  public:
-  GzipSource(std::unique_ptr<FileSource> file, int64_t max_inflated)
-      : file_(std::move(file)), max_inflated_(max_inflated), in_(1 << 20) {
+  GzipSource(std::unique_ptr<FileSource> file, const OpenOptions& options)
+      : file_(std::move(file)), options_(options), in_(1 << 20) {
     memset(&zs_, 0, sizeof(zs_));
     inflateInit2(&zs_, 15 + 16);
   }
@@ -112,10 +113,20 @@ class GzipSource : public ByteSource {
     }
     int64_t produced = static_cast<int64_t>(reinterpret_cast<char*>(zs_.next_out) - buf);
     inflated_ += produced;
-    if (inflated_ > max_inflated_) {
+    if (inflated_ > options_.max_inflated_bytes) {
       failed_ = true;
-      error_ = "gzip stream inflates past the limit of " + std::to_string(max_inflated_) +
-               " bytes (possible gzip bomb); stopped";
+      error_ = "gzip stream inflates past the limit of " +
+               std::to_string(options_.max_inflated_bytes) + " bytes (possible gzip bomb); stopped";
+      return -1;
+    }
+    // Compressed bytes inflate() consumed (not those read ahead into in_).
+    const int64_t compressed = file_->raw_bytes_read() - static_cast<int64_t>(zs_.avail_in);
+    if (inflated_ > options_.ratio_check_after &&
+        inflated_ / std::max<int64_t>(compressed, 1) > options_.max_inflate_ratio) {
+      failed_ = true;
+      error_ = "gzip stream inflates more than " + std::to_string(options_.max_inflate_ratio) +
+               " times its compressed size (" + std::to_string(inflated_) + " bytes from " +
+               std::to_string(compressed) + "; possible gzip bomb); stopped";
       return -1;
     }
     return produced;
@@ -136,7 +147,7 @@ class GzipSource : public ByteSource {
   }
 
   std::unique_ptr<FileSource> file_;
-  int64_t max_inflated_;
+  OpenOptions options_;
   std::vector<char> in_;
   z_stream zs_;
   bool stream_ended_ = false;
@@ -189,7 +200,7 @@ std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const Open
   bool gzip = head.size() == 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
               static_cast<unsigned char>(head[1]) == 0x8b;
   file->unread(std::move(head));
-  if (gzip) return std::make_unique<GzipSource>(std::move(file), options.max_inflated_bytes);
+  if (gzip) return std::make_unique<GzipSource>(std::move(file), options);
   return file;
 }
 

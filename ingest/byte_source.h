@@ -27,6 +27,12 @@ struct OpenOptions {
   // Stop a gzip stream once it has inflated this many bytes (a bomb guard): reading fails with
   // a clear error instead of running for hours. Memory use never depends on it (streaming).
   int64_t max_inflated_bytes = int64_t{64} << 30;
+  // The bomb guard that does not wait for that limit: once a stream has inflated more than
+  // `ratio_check_after` bytes, it stops when it has inflated more than `max_inflate_ratio` times
+  // the compressed bytes read. Deflate tops out near 1030:1 (runs of one byte); logs, even
+  // identical blocks repeated, stay near 200:1, so only near-constant bytes reach the limit.
+  int64_t max_inflate_ratio = 500;
+  int64_t ratio_check_after = int64_t{256} << 20;
 };
 
 // Opens `path` ("-" = stdin). Sniffs the gzip magic (1f 8b) from the first bytes, never from the

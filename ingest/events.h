@@ -158,6 +158,15 @@ struct InputTensor {
   std::optional<bool> requires_grad;
 };
 
+// A version of the stack that the log itself prints: TORCH_TRACE `# torch version:` lines in the
+// fx_graph_runnable artifact, the python / cuda / triton versions of compilation_metrics. Emitted
+// once per distinct (key, value) of a source; it fills the run's bundle where nothing was declared.
+struct StackVersion {
+  int64_t line = 0;
+  std::string key;    // "torch", "torch_git", "cuda", "python", "triton"
+  std::string value;  // as printed ("2.6.0a0+giteece9ec"); python: the version number only
+};
+
 // One row of a `compile_times` table (`TorchDynamo compilation metrics:`).
 struct CompileTimesRow {
   int64_t line = 0;
@@ -170,7 +179,7 @@ using Event = std::variant<DynamoCompile, GuardFailure, GraphBreak, RecompileLim
                            // XLA side (ingest/xla_events.h)
                            XlaAnalysisBlock, XlaExecutionGroup, XlaExecutions, XlaPostCompile,
                            XlaProfilerNote, MetricSample, StepMarker, HloModule, SavedGraph,
-                           JaxCompile, JaxCacheMiss, JaxPersistentCache, StepTiming>;
+                           JaxCompile, JaxCacheMiss, JaxPersistentCache, StepTiming, StackVersion>;
 
 // What happened to an input line that did not become (part of) an event.
 enum class LineFate {

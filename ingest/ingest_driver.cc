@@ -63,6 +63,7 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
   }
   stats->encoding = source->encoding();
   LineReader reader(*source, options.buffer_size, options.max_line);
+  if (options.hash_prefix_bytes >= 0) reader.hash_prefix(options.hash_prefix_bytes);
 
   std::string_view head = reader.head(kSniffBytes);
   std::unique_ptr<StepPatternTap> tap;
@@ -86,6 +87,7 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
     stats->bytes = reader.bytes_consumed();
     stats->lines = reader.line_number();
     stats->content_hash = reader.content_hash();
+    stats->prefix_hash = reader.prefix_hash();
     stats->read_error = reader.error();
     if (!stats->read_error.empty()) stats->first_error = path + ": " + stats->read_error;
     return SourceOutcome::kUnrecognized;
@@ -123,6 +125,7 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
   stats->bytes = reader.bytes_consumed();
   stats->lines = reader.line_number();
   stats->content_hash = reader.content_hash();
+  stats->prefix_hash = reader.prefix_hash();
   if (options.progress) options.progress(source->raw_bytes_read(), source->raw_size());
   return SourceOutcome::kIngested;
 }

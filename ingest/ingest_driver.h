@@ -17,6 +17,8 @@ struct DriverOptions {
   size_t buffer_size = size_t{4} << 20;
   size_t max_line = size_t{64} << 20;
   OpenOptions open;
+  // When >= 0, also hash the first this many decompressed bytes (SourceStats::prefix_hash).
+  int64_t hash_prefix_bytes = -1;
   // --step-pattern: an RE2 pattern with named groups `step` and optionally `ms` (step wall time),
   // `compile_ms` and `ts`; every line it matches also yields a StepTiming, whatever the format.
   std::string step_pattern;

@@ -18,9 +18,11 @@ bool LineReader::fill() {
   }
   if (end_ == buf_.size()) {
     // Room for max_line_ + 1 bytes is enough to tell a line of exactly max_line_ bytes (not cut)
-    // from a longer one.
+    // from a longer one; the last growth also makes the scratch room that cutting needs, so
+    // that a cut line never costs another copy of the buffer.
     if (buf_.size() > max_line_) return true;  // caller cuts the line
-    buf_.resize(std::min(buf_.size() * 2, max_line_ + 1));
+    size_t grown = buf_.size() * 2;
+    buf_.resize(grown > max_line_ ? max_line_ + kCutScratch : grown);
   }
   int64_t got = source_.read(buf_.data() + end_, buf_.size() - end_);
   if (got < 0) {
@@ -32,8 +34,7 @@ bool LineReader::fill() {
     eof_ = true;
     return false;
   }
-  hash_.update(buf_.data() + end_, static_cast<size_t>(got));
-  total_read_ += got;
+  hash_input(buf_.data() + end_, static_cast<size_t>(got));
   end_ += static_cast<size_t>(got);
   return true;
 }
@@ -69,20 +70,18 @@ bool LineReader::next(std::string_view* line) {
       // prefix is scratch space for that.
       memmove(buf_.data(), buf_.data() + begin_, max_line_);
       consumed_ += static_cast<int64_t>(end_ - begin_);
-      constexpr size_t kScratch = size_t{1} << 16;
-      if (buf_.size() < max_line_ + kScratch) buf_.resize(max_line_ + kScratch);
+      if (buf_.size() < max_line_ + kCutScratch) buf_.resize(max_line_ + kCutScratch);
       begin_ = end_ = max_line_;
       no_newline_ = true;  // until the '\n' is found
       while (!eof_) {
-        int64_t got = source_.read(buf_.data() + max_line_, kScratch);
+        int64_t got = source_.read(buf_.data() + max_line_, kCutScratch);
         if (got <= 0) {
           if (got < 0) error_ = source_.error();
           eof_ = true;
           break;
         }
         const char* chunk = buf_.data() + max_line_;
-        hash_.update(chunk, static_cast<size_t>(got));
-        total_read_ += got;
+        hash_input(chunk, static_cast<size_t>(got));
         const char* p = static_cast<const char*>(memchr(chunk, '\n', static_cast<size_t>(got)));
         if (p) {
           size_t used = static_cast<size_t>(p - chunk) + 1;
@@ -117,8 +116,34 @@ bool LineReader::next(std::string_view* line) {
   return true;
 }
 
+namespace {
+std::string format_hash(const ContentHash& hash, int64_t bytes) {
+  return fmt::format("{:016x}-{}", hash.digest(), bytes);
+}
+}  // namespace
+
+void LineReader::hash_input(const char* data, size_t size) {
+  int64_t room = prefix_bytes_ - total_read_;
+  if (prefix_hash_.empty() && room >= 0 && room <= static_cast<int64_t>(size)) {
+    // The prefix ends inside this chunk: digest it there, then go on.
+    hash_.update(data, static_cast<size_t>(room));
+    prefix_hash_ = format_hash(hash_, prefix_bytes_);
+    data += room;
+    size -= static_cast<size_t>(room);
+    total_read_ += room;
+  }
+  hash_.update(data, size);
+  total_read_ += static_cast<int64_t>(size);
+}
+
+void LineReader::hash_prefix(int64_t bytes) {
+  prefix_bytes_ = bytes;
+  prefix_hash_.clear();
+  if (bytes == 0) prefix_hash_ = format_hash(hash_, 0);
+}
+
 std::string LineReader::content_hash() const {
-  return fmt::format("{:016x}-{}", hash_.digest(), total_read_);
+  return format_hash(hash_, total_read_);
 }
 
 }  // namespace rcf::ingest

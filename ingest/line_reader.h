@@ -36,10 +36,18 @@ class LineReader {
   // gives an identical hash whatever the compression or buffer size. Valid once next() has
   // returned false.
   std::string content_hash() const;
+  // Also hashes the first `bytes` bytes of the input on their own, so that a log that grew since
+  // it was ingested (its old content hash equals this prefix's) can be told from one that
+  // changed. Call before the first read.
+  void hash_prefix(int64_t bytes);
+  // content_hash() of the first hash_prefix() bytes; empty when the input was shorter.
+  const std::string& prefix_hash() const { return prefix_hash_; }
 
  private:
   // Reads more input after buf_[end_]; returns false at end of input or error.
   bool fill();
+  // Feeds read bytes to the content hash (and the prefix hash).
+  void hash_input(const char* data, size_t size);
 
   // Leaves new bytes uninitialised: reads fill them, and zeroing a 4 MiB buffer per source (and
   // faulting in all its pages) cost more than reading a small file of a dump directory.
@@ -62,6 +70,9 @@ class LineReader {
     }
   };
 
+  // Read size while dropping the rest of a cut line (it lives after the kept max_line_ bytes).
+  static constexpr size_t kCutScratch = size_t{1} << 16;
+
   ByteSource& source_;
   std::vector<char, UninitAllocator<char>> buf_;
   size_t max_line_;
@@ -74,6 +85,8 @@ class LineReader {
   int64_t consumed_ = 0;
   int64_t total_read_ = 0;
   ContentHash hash_;
+  int64_t prefix_bytes_ = -1;  // -1: no prefix hash wanted
+  std::string prefix_hash_;
   std::string error_;
 };
 

@@ -16,8 +16,18 @@ std::string safe_excerpt(std::string_view text, size_t max) {
                  : (c >> 3) == 0x1e ? 4
                                     : 0;
     bool valid = len > 0 && i + len <= text.size();
-    for (size_t k = 1; valid && k < len; ++k)
-      valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+    uint32_t cp = len == 1 ? c : c & (0x7f >> len);
+    for (size_t k = 1; valid && k < len; ++k) {
+      unsigned char next = static_cast<unsigned char>(text[i + k]);
+      valid = (next & 0xc0) == 0x80;
+      cp = (cp << 6) | (next & 0x3f);
+    }
+    // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are invalid too (strict
+    // JSON parsers reject them).
+    if (valid && len > 1) {
+      static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+      valid = cp >= kMin[len] && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff);
+    }
     if (!valid) len = 1;
     if (out.size() + len > max) break;
     if (valid && (len > 1 || c >= 0x20 || c == '\t'))

@@ -30,6 +30,9 @@ struct SourceStats {
   std::string format;
   std::string encoding;
   std::string content_hash;
+  // Content hash of the first DriverOptions::hash_prefix_bytes bytes (empty when not asked or
+  // the input was shorter): equal to an earlier version's content_hash when the log only grew.
+  std::string prefix_hash;
   int64_t bytes = 0;  // decompressed
   int64_t lines = 0;
   int64_t events = 0;

@@ -479,6 +479,7 @@ class TorchTraceImporter : public Importer {
     Md5Digest expected_md5{};
     bool keep_payload = false;
     bool payload_overflow = false;
+    bool version_lines = false;  // fx_graph_runnable: its header prints the torch versions
     int64_t payload_lines = 0;
     std::string payload;  // '\n'-joined payload, only when keep_payload
   };
@@ -518,7 +519,7 @@ class TorchTraceImporter : public Importer {
     if (line.front() == '\t') {
       switch (payload_owner_) {
         case PayloadOwner::kPending:
-          append_payload_line(line.substr(1));
+          append_payload_line(line.substr(1), line_no);
           return;
         case PayloadOwner::kRejectedRecord:
           sink_.note(line_no, LineFate::kSkipped, "payload_of_rejected_record", line);
@@ -533,10 +534,11 @@ class TorchTraceImporter : public Importer {
     on_record_line(line, line_no);
   }
 
-  void append_payload_line(std::string_view content) {
+  void append_payload_line(std::string_view content, int64_t line_no) {
     Record& r = pending_;
     if (r.payload_lines++ > 0) md5_.update("\n", 1);
     md5_.update(content);
+    if (r.version_lines && content.starts_with("# torch ")) read_torch_version(content, line_no);
     if (!r.keep_payload) return;
     if (r.payload.size() + content.size() + 1 > kMaxKeptPayloadBytes) {
       r.payload_overflow = true;
@@ -570,6 +572,7 @@ class TorchTraceImporter : public Importer {
     r.expected_md5_valid = false;
     r.keep_payload = false;
     r.payload_overflow = false;
+    r.version_lines = false;
     r.payload_lines = 0;
     r.payload.clear();
 
@@ -607,6 +610,7 @@ class TorchTraceImporter : public Importer {
     }
 
     if (r.kind == Kind::kUnknown) sink_.note(line_no, LineFate::kSkipped, "unknown_event", line);
+    r.version_lines = r.event_key == "artifact" && r.artifact_name == "fx_graph_runnable";
 
     r.has_payload = has_payload;
     if (md5_text) r.expected_md5_valid = Md5::parse_hex(*md5_text, &r.expected_md5);
@@ -848,6 +852,14 @@ class TorchTraceImporter : public Importer {
         });
       } else if (key == "dynamo_config") {
         read_dynamo_config(value, &compile);
+      } else if (key == "python_version") {
+        // "3.12.11 | packaged by Anaconda, Inc. | (main, ...)": the version is the first word.
+        std::string text = skim_string(value);
+        emit_version(r.line, "python", text.substr(0, text.find(' ')));
+      } else if (key == "cuda_version") {
+        emit_version(r.line, "cuda", skim_string(value));
+      } else if (key == "triton_version") {
+        emit_version(r.line, "triton", skim_string(value));
       }
     });
     if (!compile.start_time_us && start_time_s && std::fabs(*start_time_s) < 9.0e12)
@@ -912,6 +924,26 @@ class TorchTraceImporter : public Importer {
       }
     }
     sink_.emit(std::move(compile));
+  }
+
+  // The header of an fx_graph_runnable repro script: `# torch version: 2.6.0a0+giteece9ec`,
+  // `# torch cuda version: 12.2` (None on CPU builds), `# torch git version: <sha>`.
+  void read_torch_version(std::string_view content, int64_t line_no) {
+    static constexpr std::pair<std::string_view, const char*> kHeaders[] = {
+        {"# torch version: ", "torch"},
+        {"# torch cuda version: ", "cuda"},
+        {"# torch git version: ", "torch_git"},
+    };
+    for (const auto& [prefix, key] : kHeaders)
+      if (content.starts_with(prefix))
+        return emit_version(line_no, key, std::string(rtrim(content.substr(prefix.size()))));
+  }
+
+  // Each distinct version once per source; empty and None values say nothing.
+  void emit_version(int64_t line_no, const char* key, std::string value) {
+    if (value.empty() || value == "None" || value.size() > 200) return;
+    if (!versions_seen_.insert({key, value}).second) return;
+    sink_.emit(StackVersion{line_no, key, std::move(value)});
   }
 
   // dynamo_config is a JSON object serialized into a string: decoded, then skimmed again.
@@ -1255,6 +1287,7 @@ class TorchTraceImporter : public Importer {
   std::set<std::pair<CompileKey, std::string>> cache_artifacts_seen_;
   std::vector<ChromiumCacheOutcome> chromium_cache_outcomes_;
   std::map<std::pair<int64_t, int64_t>, PendingTensor> tensors_;  // (describer_id, id)
+  std::set<std::pair<std::string, std::string>> versions_seen_;   // (key, value) emitted
 };
 
 int sniff_torch_trace(std::string_view head) {

@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "analysis/run_analysis.h"
 #include "ingest/importer.h"
 #include "ingest/ingest_driver.h"
 #include "ingest/input_walker.h"
 #include "ingest/step_pattern_tap.h"
 #include "store/ingest_writer.h"
+#include "store/run_bundle.h"
 #include "store/store.h"
 #include "util/error.h"
 
@@ -19,7 +22,8 @@ IngestSummary run_ingest(const IngestRequest& request) {
     for (const auto& info : ingest::importer_registry()) known += " " + info.name;
     throw Error(fmt::format("unknown --format '{}' (known:{})", request.format, known));
   }
-  if (request.paths.empty()) throw Error("no input paths given");
+  const bool bundle_only = request.paths.empty() && request.bundle.is_object();
+  if (request.paths.empty() && !bundle_only) throw Error("no input paths given");
   if (!request.step_pattern.empty()) {
     std::string error;
     if (!ingest::StepPatternTap::create(request.step_pattern, &error)) throw Error(error);
@@ -33,11 +37,20 @@ IngestSummary run_ingest(const IngestRequest& request) {
     if (named) throw Error(fmt::format("cannot read {}: {}", p.path, p.message));
     summary.warnings.push_back(fmt::format("skipped {}: {}", p.path, p.message));
   }
-  if (inputs.empty()) throw Error("no input files found under the given paths");
+  if (inputs.empty() && !bundle_only) throw Error("no input files found under the given paths");
 
+  // A bundle alone is recorded for an existing run only, so that a mistyped lane does not
+  // silently become a new, empty one.
+  if (bundle_only && !std::filesystem::exists(request.db_path))
+    throw Error(fmt::format("{}: no such database (a bundle alone needs an ingested run)",
+                            request.db_path));
   auto db = store::open_store(request.db_path, store::OpenMode::kCreateOrWrite);
+  if (bundle_only && !store::find_run_id(*db, request.lane, request.run))
+    throw Error(fmt::format("no run '{}' in lane '{}' in {}: ingest its logs first (or give PATHs)",
+                            request.run, request.lane, request.db_path));
   store::IngestWriter writer(*db);
   int64_t run_id = writer.run_id(request.lane, request.run);
+  if (request.bundle.is_object()) store::merge_declared_bundle(*db, run_id, request.bundle);
 
   ingest::DriverOptions options;
   options.forced_format = request.format;
@@ -49,7 +62,15 @@ IngestSummary run_ingest(const IngestRequest& request) {
       options.progress = [&, i](int64_t done, int64_t total) {
         request.progress(i, inputs.size(), input.path, done, total);
       };
+    auto forced = request.format_of_path.find(input.path);
+    options.forced_format =
+        forced != request.format_of_path.end() ? forced->second : request.format;
     IngestedSource src;
+    // A log ingested before into this run under the same path may have grown since (a run still
+    // writing): hash the old length's prefix to tell growth from any other change.
+    std::optional<store::IngestWriter::EarlierSource> earlier;
+    if (input.path != "-") earlier = writer.earlier_source(run_id, input.path);
+    options.hash_prefix_bytes = earlier ? earlier->bytes : -1;
     ingest::EventSink& sink = writer.begin_source(run_id);
     auto outcome = ingest::ingest_source(input.path, sink, options, &src.stats);
     if (outcome == ingest::SourceOutcome::kOpenFailed) {
@@ -87,8 +108,16 @@ IngestSummary run_ingest(const IngestRequest& request) {
     if (request.strict && src.stats.rejected > 0)
       throw Error(fmt::format("--strict: {} rejected line(s), first at {}", src.stats.rejected,
                               src.stats.first_error));
-    if (auto earlier = writer.end_source(src.stats)) {
-      src.duplicate_of = *earlier;
+    int64_t replaces = -1;
+    if (earlier && !src.stats.prefix_hash.empty() &&
+        src.stats.prefix_hash == earlier->content_hash &&
+        src.stats.content_hash != earlier->content_hash) {
+      replaces = earlier->source_id;
+      src.grew_from_bytes = earlier->bytes;
+    }
+    if (auto same = writer.end_source(src.stats, replaces)) {
+      src.duplicate_of = *same;
+      src.grew_from_bytes = -1;
       ++summary.duplicates;
     } else {
       summary.events += src.stats.events;
@@ -120,7 +149,15 @@ std::string render_ingest_summary(const IngestSummary& s) {
     if (!src.duplicate_of.empty()) {
       out += fmt::format("  {}: same content as {}, nothing added\n", src.stats.path,
                          src.duplicate_of);
-    } else if (src.stats.rejected > 0 || !src.stats.read_error.empty()) {
+      continue;
+    }
+    if (src.grew_from_bytes >= 0) {
+      out += fmt::format(
+          "  {}: grew from {} to {} bytes since it was ingested; read again whole, replacing "
+          "the earlier version\n",
+          src.stats.path, src.grew_from_bytes, src.stats.bytes);
+    }
+    if (src.stats.rejected > 0 || !src.stats.read_error.empty()) {
       out += fmt::format(
           "  {}: {} rejected line(s), first: {}{}\n", src.stats.path, src.stats.rejected,
           src.stats.first_error,

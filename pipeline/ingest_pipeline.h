@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,14 @@ struct IngestRequest {
   std::string format;  // forced importer; empty = sniff each file
   std::vector<std::string> paths;
   std::string step_pattern;  // --step-pattern (RE2 with named groups step[, ms, compile_ms, ts])
-  bool strict = false;  // a rejected line fails the whole ingest
+  bool strict = false;       // a rejected line fails the whole ingest
+  // --bundle / --bundle-set / rcf capture: a JSON object merged into the run's bundle (its keys
+  // win over the run's; null removes a key). Null = none. With a bundle, `paths` may be empty
+  // when the run exists: only the bundle is recorded.
+  nlohmann::json bundle;
+  // Importer per path, for named files whose first log line may come after the first 64 KiB
+  // that sniffing reads (rcf capture's console logs). Other paths are sniffed (or take `format`).
+  std::map<std::string, std::string> format_of_path;
   size_t buffer_size = size_t{4} << 20;
   // Progress callback: (file index, file count, path, raw bytes read, raw size or -1).
   std::function<void(size_t, size_t, const std::string&, int64_t, int64_t)> progress;
@@ -29,6 +37,9 @@ struct IngestRequest {
 struct IngestedSource {
   ingest::SourceStats stats;
   std::string duplicate_of;  // non-empty: same content as this earlier source, nothing added
+  // >= 0: the file grew since it was ingested into this run with this many bytes; it was read
+  // again whole and replaced that earlier version.
+  int64_t grew_from_bytes = -1;
 };
 
 struct IngestSummary {

@@ -325,7 +325,8 @@ std::string bundle_block(const LaneReport& lane) {
     out += "<h4>run " + esc(run.summary.run) + "</h4>";
     if (run.bundle.empty())
       out += R"(<p class="muted">Stack versions and flags: not recorded for this run (the )"
-             R"(ingested logs do not print them).</p>)";
+             R"(ingested logs do not print them; <code>rcf ingest --bundle</code> or )"
+             R"(<code>rcf capture</code> records them).</p>)";
     else {
       out += "<table><tbody>";
       for (const auto& e : run.bundle)

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "analysis/restart_proof.h"
 #include "report/explain.h"
 #include "report/markdown_report.h"
 #include "report/report_model.h"
+#include "store/run_bundle.h"
 #include "util/error.h"
 
 namespace rcf::report {
@@ -115,6 +117,25 @@ json restarts_json(const std::vector<LaneRestartFacts>& v) {
   return out;
 }
 
+// The bundle headline: not recorded, the same, or how many entries differ.
+std::string bundle_summary(const LaneDiff& d) {
+  if (d.a.bundle.empty() && d.b.bundle.empty())
+    return "not recorded for either lane (rcf ingest --bundle or rcf capture records it)";
+  if (d.bundle_changes.empty()) return fmt::format("the same ({} entries)", d.a.bundle.size());
+  std::set<std::string> keys;
+  for (const auto& [key, value] : d.a.bundle) keys.insert(key);
+  for (const auto& [key, value] : d.b.bundle) keys.insert(key);
+  return fmt::format("{} of {} entries differ", d.bundle_changes.size(), keys.size());
+}
+
+json bundle_changes_json(const LaneDiff& d) {
+  json out = json::array();
+  auto side = [](const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); };
+  for (const auto& c : d.bundle_changes)
+    out.push_back({{"key", c.key}, {"a", side(c.a)}, {"b", side(c.b)}});
+  return out;
+}
+
 std::string lanes_of(store::Database& db) {
   auto st = db.prepare("SELECT DISTINCT lane FROM run_table ORDER BY lane");
   std::string out;
@@ -162,6 +183,22 @@ LaneFacts load_lane_facts(store::Database& db, const std::string& lane) {
     for (const auto& [cause, n] : s.causes) facts.causes[cause] += n;
     facts.runs.push_back(std::move(r));
   }
+  std::map<std::string, std::vector<std::string>> bundle_values;  // distinct, in run order
+  for (const auto& s : model.runs) {
+    const nlohmann::json bundle = store::read_run_bundle(db, s.run_id);
+    for (const auto& [key, value] : bundle.items()) {
+      std::string text = value.is_string()
+                             ? value.get<std::string>()
+                             : value.dump(-1, ' ', false, json::error_handler_t::replace);
+      auto& values = bundle_values[key];
+      if (std::find(values.begin(), values.end(), text) == values.end()) values.push_back(text);
+    }
+  }
+  for (const auto& [key, values] : bundle_values) {
+    std::string joined;
+    for (const auto& v : values) joined += (joined.empty() ? "" : " / ") + v;
+    facts.bundle[key] = joined;
+  }
   for (const auto& r : lane_restart_proofs(db, lane))
     facts.restarts.push_back({r.cold_run, r.warm_run,
                               analysis::restart_verdict_name(r.proof.verdict), r.proof.headline});
@@ -201,11 +238,23 @@ LaneDiff diff_lanes(const LaneFacts& a, const LaneFacts& b) {
   }
   for (const auto& [cause, n] : a.causes)
     if (!b.causes.count(cause)) d.causes_disappeared.push_back({cause, n, 0});
+  std::map<std::string, BundleChange> bundle;
+  for (const auto& [key, value] : a.bundle) bundle[key].a = value;
+  for (const auto& [key, value] : b.bundle) bundle[key].b = value;
+  for (auto& [key, change] : bundle) {
+    if (change.a == change.b) continue;
+    change.key = key;
+    d.bundle_changes.push_back(std::move(change));
+  }
   return d;
 }
 
 std::string render_diff_text(const LaneDiff& d) {
   std::string out = fmt::format("== diff: lane {} (A) -> lane {} (B)\n", d.a.lane, d.b.lane);
+  out += "\n   bundle: " + bundle_summary(d) + "\n";
+  for (const auto& c : d.bundle_changes)
+    out += fmt::format("     {}: {} -> {}\n", c.key, c.a.value_or("(not recorded)"),
+                       c.b.value_or("(not recorded)"));
   for (const auto& p : d.runs) {
     out += fmt::format("\n   run {}\n", pair_label(p));
     for (const auto& r : run_rows(p))
@@ -244,6 +293,18 @@ std::string render_diff_text(const LaneDiff& d) {
 std::string render_diff_markdown(const LaneDiff& d) {
   std::string out = fmt::format("## What changed: lane {} → lane {}\n\n", md_code(d.a.lane, false),
                                 md_code(d.b.lane, false));
+  if (d.bundle_changes.empty()) {
+    out += "**Bundle:** " + md_text(bundle_summary(d)) + "\n\n";
+  } else {
+    out += fmt::format("**Bundle changes:**\n\n| key | {} | {} |\n|---|---|---|\n",
+                       md_code(d.a.lane, true), md_code(d.b.lane, true));
+    auto cell = [](const std::optional<std::string>& v) {
+      return v ? md_code(*v, true) : std::string("(not recorded)");
+    };
+    for (const auto& c : d.bundle_changes)
+      out += fmt::format("| {} | {} | {} |\n", md_code(c.key, true), cell(c.a), cell(c.b));
+    out += "\n";
+  }
   for (const auto& p : d.runs) {
     out += fmt::format("### Run {} → {}\n\n| | {} | {} | change |\n|---|---|---|---|\n",
                        p.a ? md_code(p.a->run, false) : "(none)",
@@ -310,6 +371,7 @@ std::string render_diff_json(const LaneDiff& d) {
         {"changed", changes_json(d.causes_changed)},
         {"a", d.a.causes},
         {"b", d.b.causes}}},
+      {"bundle", {{"a", d.a.bundle}, {"b", d.b.bundle}, {"changed", bundle_changes_json(d)}}},
       {"restart_proofs", {{"a", restarts_json(d.a.restarts)}, {"b", restarts_json(d.b.restarts)}}}};
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }

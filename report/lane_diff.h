@@ -41,11 +41,20 @@ struct LaneFacts {
   std::map<std::string, int64_t> site_recompiles;  // sites with recompiles
   std::map<std::string, int64_t> causes;           // recompiles by cause (all runs)
   std::vector<LaneRestartFacts> restarts;
+  // The lane's bundle (stack versions and flags) over its runs; a key on which the runs disagree
+  // holds their values joined with " / " in run order.
+  std::map<std::string, std::string> bundle;
 };
 
 struct CountChange {
   std::string name;
   int64_t a = 0, b = 0;
+};
+
+// A bundle key whose value differs between the lanes (nullopt: not recorded on that side).
+struct BundleChange {
+  std::string key;
+  std::optional<std::string> a, b;
 };
 
 // Runs are paired by label (cold with cold); when each lane has one run, those two are paired.
@@ -60,6 +69,7 @@ struct LaneDiff {
   std::vector<CountChange> sites_vanished;            // compiled in A only (a = compiles)
   std::vector<CountChange> sites_recompiles_changed;  // in both, recompile count changed
   std::vector<CountChange> causes_appeared, causes_disappeared, causes_changed;
+  std::vector<BundleChange> bundle_changes;  // by key
 };
 
 // Throws rcf::Error naming the lanes of the database when `lane` has no run.

@@ -115,14 +115,25 @@ std::string sources_line(const RunReport& run) {
   return out;
 }
 
+// Runs with the same bundle share one entry ("runs `cold`, `warm`: torch `2.12.0`, ...").
 std::string bundle_text(const LaneReport& lane) {
-  std::string out;
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // entries -> runs
   for (const auto& run : lane.runs) {
     if (run.bundle.empty()) continue;
     std::string entries;
     for (const auto& e : run.bundle)
       entries += (entries.empty() ? "" : ", ") + md_text(e.key) + " " + code(e.value);
-    out += fmt::format("{}run {}: {}", out.empty() ? "" : "; ", code(run.summary.run), entries);
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == entries; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {entries, {}});
+    it->second.push_back(code(run.summary.run));
+  }
+  std::string out;
+  for (const auto& [entries, runs] : groups) {
+    std::string names;
+    for (const auto& r : runs) names += (names.empty() ? "" : ", ") + r;
+    out += fmt::format("{}run{} {}: {}", out.empty() ? "" : "; ", runs.size() > 1 ? "s" : "", names,
+                       entries);
   }
   return out;
 }
@@ -153,7 +164,8 @@ std::string lane_note(const LaneReport& lane) {
   std::string bundle = bundle_text(lane);
   out += "- **Bundle:** " +
          (bundle.empty() ? std::string("not recorded (the ingested logs do not print the torch / "
-                                       "torch_xla / libtpu / jax versions)")
+                                       "torch_xla / libtpu / jax versions; `rcf ingest --bundle` "
+                                       "or `rcf capture` records them)")
                          : bundle) +
          "\n";
   for (const auto& run : lane.runs)

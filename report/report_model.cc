@@ -35,6 +35,16 @@ void load_bundle(store::Database& db, RunReport& run) {
           {key, value.is_string()
                     ? value.get<std::string>()
                     : value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
+    // The stack versions first, in stack order; then flags and the rest by name.
+    static const std::vector<std::string> kStack = {
+        "python", "torch",  "torch_git", "torch_xla", "libtpu",
+        "jax",    "jaxlib", "cuda",      "triton",    "capture_level"};
+    auto rank = [](const std::string& key) {
+      return std::find(kStack.begin(), kStack.end(), key) - kStack.begin();
+    };
+    std::stable_sort(
+        run.bundle.begin(), run.bundle.end(),
+        [&](const BundleEntry& a, const BundleEntry& b) { return rank(a.key) < rank(b.key); });
   } else {
     run.bundle.push_back({"bundle", std::string(st.text(0))});
   }

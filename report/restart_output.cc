@@ -32,12 +32,14 @@ json figure_json(const std::optional<Figure>& f, bool count = false) {
 
 json run_json(const std::string& run, const RunFigures& r) {
   json builds = json::array();
-  for (const auto& b : r.builds)
+  for (const auto& b : r.builds) {
+    if (builds.size() >= kRestartListed) break;
     builds.push_back({{"program_key", b.program_key},
                       {"site", b.site},
                       {"step", b.step ? json(*b.step) : json(nullptr)},
                       {"compile_ms", b.compile_ms ? json(*b.compile_ms) : nullptr},
                       {"where", b.where}});
+  }
   auto startup = r.startup_ms();
   return {{"run", run},
           {"programs_built", figure_json(r.programs_built, true)},
@@ -50,6 +52,7 @@ json run_json(const std::string& run, const RunFigures& r) {
           {"startup_ms", startup ? json(*startup) : json(nullptr)},
           {"first_step_ms", figure_json(r.first_step_ms)},
           {"builds", builds},
+          {"builds_total", r.builds.size()},
           {"notes", r.notes}};
 }
 
@@ -70,13 +73,18 @@ std::string render_restart_text(const RestartReport& report) {
   }
   if (!p.rebuilt.empty()) {
     out += fmt::format("\n   programs rebuilt in the warm run ({})\n", p.rebuilt.size());
-    for (const auto& r : p.rebuilt) {
+    for (size_t i = 0; i < p.rebuilt.size() && i < kRestartListed; ++i) {
+      const auto& r = p.rebuilt[i];
       out += fmt::format("     {} at {}{}  [{}]\n", r.build.program_key, r.build.site,
                          r.build.step ? fmt::format(", step {}", *r.build.step) : "",
                          analysis::rebuild_kind_name(r.kind));
       out += fmt::format("         why: {}\n", r.why);
       out += fmt::format("         evidence: {}\n", r.build.where);
     }
+    if (p.rebuilt.size() > kRestartListed)
+      out += fmt::format(
+          "     ... {} more not listed (the compiles view of the warm run has every one)\n",
+          p.rebuilt.size() - kRestartListed);
   }
   if (!p.to_enable.empty()) {
     out += "\n   to decide, enable\n";
@@ -94,7 +102,8 @@ std::string render_restart_json(const RestartReport& report) {
                         {"cold_evidence", f.cold_evidence},
                         {"warm_evidence", f.warm_evidence}});
   json rebuilt = json::array();
-  for (const auto& r : p.rebuilt)
+  for (const auto& r : p.rebuilt) {
+    if (rebuilt.size() >= kRestartListed) break;
     rebuilt.push_back({{"program_key", r.build.program_key},
                        {"site", r.build.site},
                        {"step", r.build.step ? json(*r.build.step) : json(nullptr)},
@@ -103,6 +112,7 @@ std::string render_restart_json(const RestartReport& report) {
                         r.cold_program_key.empty() ? json(nullptr) : json(r.cold_program_key)},
                        {"why", r.why},
                        {"evidence", r.build.where}});
+  }
   json j = {{"schema_version", kRestartJsonVersion},
             {"lane", report.lane},
             {"verdict", analysis::restart_verdict_name(p.verdict)},
@@ -112,8 +122,10 @@ std::string render_restart_json(const RestartReport& report) {
             {"warm", run_json(report.warm_run, p.warm)},
             {"findings", findings},
             {"rebuilt", rebuilt},
+            {"rebuilt_total", p.rebuilt.size()},
             {"to_enable", p.to_enable}};
-  return j.dump(2) + "\n";
+  // Sites and evidence come from logs: invalid UTF-8 in them becomes U+FFFD instead of throwing.
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace rcf::report

@@ -10,6 +10,9 @@
 namespace rcf::report {
 
 inline constexpr int kRestartJsonVersion = 1;
+// Programs listed per list (rebuilt, each run's builds); the rest is counted, and the `compiles`
+// view has every one. Bounded so that a run of a million compiles still gives a small output.
+inline constexpr size_t kRestartListed = 50;
 
 struct RestartReport {
   std::string lane;

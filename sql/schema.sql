@@ -31,7 +31,9 @@ CREATE TABLE run_table (
   run_id INTEGER PRIMARY KEY,  -- stable id of the run
   lane TEXT NOT NULL,          -- lane name (rcf ingest --lane), e.g. 'mtp1-torch2.12'
   run TEXT NOT NULL,           -- run label (rcf ingest --run), e.g. 'cold', 'warm', a date
-  bundle TEXT,                 -- JSON object of stack versions and flags when known, else NULL
+  bundle TEXT,                 -- JSON object of stack versions and flags when known, else NULL:
+                               -- declared (rcf ingest --bundle, rcf capture) or printed by the
+                               -- logs (TORCH_TRACE torch/python/cuda/triton versions)
   created_at TEXT NOT NULL,    -- UTC time of the first ingest into this run (ISO 8601)
   UNIQUE (lane, run)
 );
@@ -511,7 +513,10 @@ CREATE TABLE attribution (
   other_reasons INTEGER NOT NULL DEFAULT 0  -- further rejected cache entries that also gave reasons
 );
 
--- Programs cached per step (only for runs whose compiles carry steps).
+-- Programs cached vs step (only for runs whose compiles carry steps), stored as change points so
+-- that a run of a million steps keeps a few rows: the first and the last step, and every step
+-- with a compile, a compile time above zero or a wall time. A step between two rows had no
+-- compile and the programs_cached of the row before it.
 CREATE TABLE convergence_point (
   run_id INTEGER NOT NULL,     -- run
   step INTEGER NOT NULL,       -- training step
@@ -632,7 +637,9 @@ LEFT JOIN strings mn ON mn.string_id = h.module_name_sid
 LEFT JOIN source gs ON gs.source_id = c.saved_graph_source_id
 WHERE c.hlo_module_id IS NOT NULL OR c.saved_graph_source_id IS NOT NULL;
 
--- convergence: programs cached vs step per run, with compile and wall time per step when known.
+-- convergence: programs cached vs step per run, with compile and wall time per step when known;
+-- change points only (see convergence_point): programs cached at step S is the programs_cached
+-- of the last row with step <= S.
 CREATE VIEW convergence AS
 SELECT p.run_id, r.lane, r.run, p.step, p.programs_cached, p.compiles_in_step,
        p.compile_ms, p.wall_ms

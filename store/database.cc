@@ -7,6 +7,30 @@
 #include "util/error.h"
 
 namespace rcf::store {
+namespace {
+
+// SQLITE_BUSY once the busy timeout has run out: another process (an ingest) held the lock all
+// that time. Said in words, since "database is locked" alone reads like a permission problem.
+std::string busy_note(sqlite3* db) {
+  if ((sqlite3_errcode(db) & 0xff) != SQLITE_BUSY) return "";
+  return " (another process held the database lock for the whole busy timeout; retry when it has "
+         "finished)";
+}
+
+// `path` for a file: URI: the characters URIs reserve are percent-encoded.
+std::string uri_path(const std::string& path) {
+  std::string out;
+  for (unsigned char c : path) {
+    if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7f) {
+      out += fmt::format("%{:02X}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
   int rc = sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()),
@@ -65,8 +89,9 @@ bool Statement::step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  std::string message = fmt::format("SQLite step failed: {} [{}]", sqlite3_errmsg(db_),
-                                    std::string_view(sqlite3_sql(stmt_)).substr(0, 200));
+  std::string message =
+      fmt::format("SQLite step failed: {}{} [{}]", sqlite3_errmsg(db_), busy_note(db_),
+                  std::string_view(sqlite3_sql(stmt_)).substr(0, 200));
   sqlite3_reset(stmt_);
   throw Error(message);
 }
@@ -117,9 +142,14 @@ std::string Statement::column_name(int col) const {
 }
 
 Database::Database(const std::string& path, Mode mode) : path_(path) {
-  int flags =
-      mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  int flags = mode == Mode::kReadWrite ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+                                       : SQLITE_OPEN_READONLY;
+  std::string name = path;
+  if (mode == Mode::kImmutable) {
+    flags |= SQLITE_OPEN_URI;
+    name = "file:" + uri_path(path) + "?immutable=1";
+  }
+  int rc = sqlite3_open_v2(name.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = fmt::format("cannot open database {}: {}", path,
                                       db_ ? sqlite3_errmsg(db_) : "out of memory");
@@ -127,8 +157,13 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
     db_ = nullptr;
     throw Error(message);
   }
-  sqlite3_busy_timeout(db_, 30000);
+  set_busy_timeout(kDefaultBusyTimeoutMs);
   sqlite3_extended_result_codes(db_, 1);
+}
+
+void Database::set_busy_timeout(int ms) {
+  busy_timeout_ms_ = ms;
+  sqlite3_busy_timeout(db_, ms);
 }
 
 Database::~Database() {
@@ -141,8 +176,14 @@ void Database::exec(std::string_view sql) {
   int rc = sqlite3_exec(db_, owned.c_str(), nullptr, nullptr, &err);
   if (rc != SQLITE_OK) {
     std::string_view head = sql.substr(0, std::min<size_t>(sql.find('\n'), 60));
-    std::string message = fmt::format("SQLite error on {}: {} (while running `{}`)", path_,
-                                      err ? err : sqlite3_errstr(rc), head);
+    std::string message =
+        (rc & 0xff) == SQLITE_BUSY
+            ? fmt::format(
+                  "database {} is locked by another process: waited {} s for it to "
+                  "finish (while running `{}`); retry when it has finished",
+                  path_, busy_timeout_ms_ / 1000.0, head)
+            : fmt::format("SQLite error on {}: {} (while running `{}`)", path_,
+                          err ? err : sqlite3_errstr(rc), head);
     sqlite3_free(err);
     throw Error(message);
   }

@@ -60,9 +60,15 @@ class Statement {
 
 class Database {
  public:
-  enum class Mode { kReadOnly, kReadWrite };
+  // kImmutable: read-only, and SQLite assumes nobody changes the file meanwhile (no locks, no
+  // -shm file): for databases in read-only directories.
+  enum class Mode { kReadOnly, kReadWrite, kImmutable };
+  // How long a connection waits for another process's lock before failing.
+  static constexpr int kDefaultBusyTimeoutMs = 30000;
+
   // Opens (creating in kReadWrite mode) the database at `path` with a busy timeout, so that a
-  // second process waits for the first instead of failing.
+  // second process waits for the first instead of failing; when the wait runs out, the error
+  // says that another process holds the lock.
   Database(const std::string& path, Mode mode);
   ~Database();
   Database(const Database&) = delete;
@@ -73,10 +79,13 @@ class Database {
   int64_t last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
   sqlite3* handle() { return db_; }
   const std::string& path() const { return path_; }
+  void set_busy_timeout(int ms);
+  int busy_timeout_ms() const { return busy_timeout_ms_; }
 
  private:
   sqlite3* db_ = nullptr;
   std::string path_;
+  int busy_timeout_ms_ = kDefaultBusyTimeoutMs;
 };
 
 }  // namespace rcf::store

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/batch_insert.h"
+#include "store/run_bundle.h"
 #include "store/string_interner.h"
 #include "util/error.h"
 
@@ -98,7 +99,8 @@ std::vector<std::string> with_src(std::vector<std::string> tail) {
 class EventRowWriter {
  public:
   explicit EventRowWriter(Database& db)
-      : strings_(db),
+      : db_(db),
+        strings_(db),
         compile_(db, "dynamo_compile_raw",
                  with_ref({"kind",
                            "co_name_sid",
@@ -490,6 +492,11 @@ class EventRowWriter {
     src(step_timing_, t.line).val(t.step).val(t.wall_ms).val(t.compile_ms).val(t.timestamp_s);
   }
 
+  // A handful per source: written straight into the run's bundle (inside the source's savepoint,
+  // so a duplicate source leaves no trace).
+  void row(const ingest::StackVersion& v) { add_logged_version(db_, run_id_, v.key, v.value); }
+
+  Database& db_;
   StringInterner strings_;
   std::vector<BatchInsert*> all_;  // every inserter below, in declaration order
   BatchInsert compile_, failure_, graph_break_, limit_, guard_, phase_, cache_, input_, times_;
@@ -636,7 +643,47 @@ ingest::EventSink& IngestWriter::begin_source(int64_t run_id) {
   return *sink_;
 }
 
-std::optional<std::string> IngestWriter::end_source(const ingest::SourceStats& stats) {
+std::optional<IngestWriter::EarlierSource> IngestWriter::earlier_source(int64_t run_id,
+                                                                        const std::string& path) {
+  // One query per run, then a map: a dump directory is thousands of sources.
+  if (sources_by_path_.emplace(run_id, std::map<std::string, EarlierSource>()).second) {
+    auto list = db_.prepare(
+        "SELECT source_id, content_hash, bytes, path FROM source WHERE run_id=? ORDER BY "
+        "source_id");
+    list.bind(1, run_id);
+    auto& paths = sources_by_path_[run_id];
+    while (list.step()) paths[list.str(3)] = {list.int64(0), list.str(1), list.int64(2)};
+  }
+  const auto& paths = sources_by_path_[run_id];
+  auto it = paths.find(path);
+  if (it == paths.end()) return std::nullopt;
+  return it->second;
+}
+
+void IngestWriter::delete_source(int64_t source_id) {
+  // HLO parameters and constants hang off their module, not the source.
+  for (const char* child : {"hlo_parameter", "hlo_constant"}) {
+    auto del = db_.prepare(fmt::format(
+        "DELETE FROM {} WHERE hlo_module_id IN (SELECT hlo_module_id FROM hlo_module WHERE "
+        "source_id=?)",
+        child));
+    del.bind(1, source_id).run();
+  }
+  // Every other table with a source_id column, so that a new raw table is never forgotten;
+  // compile_event is derived: the analysis of the run rebuilds it with its attributions.
+  std::vector<std::string> tables;
+  auto list = db_.prepare(
+      "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) p "
+      "WHERE m.type='table' AND p.name='source_id' AND m.name <> 'compile_event' ORDER BY 1");
+  while (list.step()) tables.push_back(list.str(0));
+  for (const auto& table : tables) {
+    auto del = db_.prepare(fmt::format("DELETE FROM \"{}\" WHERE source_id=?", table));
+    del.bind(1, source_id).run();
+  }
+}
+
+std::optional<std::string> IngestWriter::end_source(const ingest::SourceStats& stats,
+                                                    int64_t replaces) {
   flush_and_wait();
   Statement& dup = sources_->duplicate;
   dup.reset();
@@ -649,6 +696,7 @@ std::optional<std::string> IngestWriter::end_source(const ingest::SourceStats& s
     return earlier;
   }
   dup.reset();
+  if (replaces >= 0) delete_source(replaces);
   Statement& insert = sources_->insert;
   insert.bind(1, current_source_)
       .bind(2, current_run_)
@@ -672,6 +720,9 @@ std::optional<std::string> IngestWriter::end_source(const ingest::SourceStats& s
     insert.bind(14, stats.read_error);
   insert.bind(15, stats.file_rank).bind(16, utc_now());
   insert.run();
+  auto known = sources_by_path_.find(current_run_);
+  if (known != sources_by_path_.end())
+    known->second[stats.path] = {current_source_, stats.content_hash, stats.bytes};
   Statement& note = sources_->note;
   for (const auto& [key, tally] : stats.reasons) {
     note.bind(1, current_source_)

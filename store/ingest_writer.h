@@ -8,6 +8,7 @@
 
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -33,9 +34,19 @@ class IngestWriter {
 
   // Starts a source of `run_id`; returns the sink to give the importer (valid until end_source).
   ingest::EventSink& begin_source(int64_t run_id);
+  // The latest source of `run_id` read from `path`, if any (to tell whether a log grew).
+  struct EarlierSource {
+    int64_t source_id = 0;
+    std::string content_hash;
+    int64_t bytes = 0;
+  };
+  std::optional<EarlierSource> earlier_source(int64_t run_id, const std::string& path);
+
   // Finishes the current source. Returns the path of an earlier source with the same content
-  // hash when this one duplicates it (nothing of it is kept), else nullopt.
-  std::optional<std::string> end_source(const ingest::SourceStats& stats);
+  // hash when this one duplicates it (nothing of it is kept), else nullopt. `replaces` >= 0: the
+  // current source is a newer version of that source, whose rows are deleted (the run's derived
+  // tables are rebuilt by the analysis that follows every ingest).
+  std::optional<std::string> end_source(const ingest::SourceStats& stats, int64_t replaces = -1);
 
   // Commits the transaction (call analysis and create_indexes() on db() first).
   void commit();
@@ -48,12 +59,15 @@ class IngestWriter {
   struct SourceStatements;
   void writer_loop();
   void flush_and_wait();
+  void delete_source(int64_t source_id);
 
   Database& db_;
   bool committed_ = false;
   int64_t current_run_ = -1;
   int64_t current_source_ = -1;
   std::vector<int64_t> touched_runs_;
+  // run -> path -> its latest source, loaded by earlier_source() on first use per run.
+  std::map<int64_t, std::map<std::string, EarlierSource>> sources_by_path_;
   std::unique_ptr<SourceStatements> sources_;
   std::unique_ptr<EventRowWriter> rows_;
   std::unique_ptr<QueueSink> sink_;

@@ -4,6 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <thread>
+
 #include "store/schema.h"
 #include "util/error.h"
 
@@ -35,6 +38,32 @@ int table_count(Database& db) {
   return static_cast<int>(st.int64(0));
 }
 
+// WAL mode lets readers (rcf report during an ingest) work while a writer writes. The switch
+// reads the file, then upgrades to a write, and an upgrade never calls the busy handler: while
+// another connection holds the write lock it fails at once with SQLITE_BUSY. So it is retried
+// for as long as the busy timeout. A no-op once the file is in WAL mode (stored in the file).
+void enable_wal(Database& db) {
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(db.busy_timeout_ms());
+  for (;;) {
+    try {
+      db.exec("PRAGMA journal_mode=WAL");
+      return;
+    } catch (const Error&) {
+      if ((sqlite3_errcode(db.handle()) & 0xff) != SQLITE_BUSY ||
+          std::chrono::steady_clock::now() > deadline)
+        throw;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+std::string parent_dir(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
 }  // namespace
 
 std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode) {
@@ -47,6 +76,15 @@ std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode) {
         fmt::format("no database at {} (run `rcf ingest --db {} LOGS...` first)", path, path));
   if (mode == OpenMode::kCreateOrWrite && exists && ::access(path.c_str(), W_OK) != 0)
     throw Error(fmt::format("database {} is not writable", path));
+  // SQLite writes its -wal and -shm files next to the database.
+  const std::string dir = parent_dir(path);
+  const bool dir_writable = ::access(dir.c_str(), W_OK) == 0;
+  if (mode == OpenMode::kCreateOrWrite && !dir_writable) {
+    throw Error(fmt::format("cannot write database {}: its directory {} {}", path, dir,
+                            ::access(dir.c_str(), F_OK) == 0
+                                ? "is not writable (SQLite keeps its -wal file there)"
+                                : "does not exist"));
+  }
 
   auto db = std::make_unique<Database>(
       path, mode == OpenMode::kRead ? Database::Mode::kReadOnly : Database::Mode::kReadWrite);
@@ -55,11 +93,21 @@ std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode) {
   try {
     tables = table_count(*db);
   } catch (const Error& e) {
-    throw Error(fmt::format("{} is not an rcf database: {}", path, e.what()));
+    if (mode != OpenMode::kRead || dir_writable) {
+      throw Error(fmt::format("{} is not an rcf database: {}", path, e.what()));
+    }
+    // A database in WAL mode in a read-only directory (an archived artifact) cannot get the
+    // -shm file a reader needs; nothing can write it there either, so read it as immutable.
+    db = std::make_unique<Database>(path, Database::Mode::kImmutable);
+    try {
+      tables = table_count(*db);
+    } catch (const Error& e2) {
+      throw Error(fmt::format("{} is not an rcf database: {}", path, e2.what()));
+    }
   }
   if (tables == 0) {
     if (mode == OpenMode::kRead) throw Error(fmt::format("database {} is empty", path));
-    db->exec("PRAGMA journal_mode=WAL");
+    // The write lock first (it waits for a concurrent creator); WAL mode after the commit.
     db->exec("BEGIN IMMEDIATE");
     // Another process may have created it while we waited for the lock.
     if (table_count(*db) == 0) {
@@ -76,6 +124,7 @@ std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode) {
         fmt::format("{} is an SQLite database but not an rcf database (no schema_info)", path));
   auto version = db->prepare("SELECT value FROM schema_info WHERE key='schema_version'");
   int found = version.step() ? std::stoi(version.str(0)) : -1;
+  version.reset();  // ends its read transaction: the journal mode cannot change inside one
   if (found != kSchemaVersion) {
     throw Error(
         fmt::format("database {} has schema version {}, this rcf reads version {}{}", path, found,
@@ -85,6 +134,7 @@ std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode) {
                         : " (written by an older rcf: re-ingest the logs into a new database)"));
   }
   if (mode == OpenMode::kCreateOrWrite) {
+    enable_wal(*db);
     db->exec("PRAGMA synchronous=NORMAL");
   }
   return db;

@@ -1,24 +1,45 @@
 #include "store/string_interner.h"
 
 namespace rcf::store {
+namespace {
 
-StringInterner::StringInterner(Database& db) {
-  auto all = db.prepare("SELECT string_id, text FROM strings");
-  while (all.step()) {
-    int64_t id = all.int64(0);
-    ids_.emplace(all.str(1), id);
-    next_id_ = std::max(next_id_, id + 1);
+// Bytes an entry costs beyond its text: node, hash bucket, string header (an estimate).
+constexpr size_t kEntryOverhead = 64;
+
+}  // namespace
+
+StringInterner::StringInterner(Database& db, size_t cache_bytes)
+    : db_(db),
+      cache_limit_(cache_bytes),
+      find_(db.prepare("SELECT string_id FROM strings WHERE text = ?")),
+      insert_(db.prepare("INSERT INTO strings(text) VALUES (?)")) {}
+
+void StringInterner::remember(std::string_view text, int64_t id) {
+  size_t cost = text.size() + kEntryOverhead;
+  if (cached_bytes_ + cost > cache_limit_) {
+    ids_.clear();
+    cached_bytes_ = 0;
   }
-  insert_ = db.prepare("INSERT INTO strings(string_id, text) VALUES (?, ?)");
+  if (cost > cache_limit_) return;
+  ids_.emplace(std::string(text), id);
+  cached_bytes_ += cost;
 }
 
 int64_t StringInterner::id(std::string_view text) {
-  auto it = ids_.find(text);
-  if (it != ids_.end()) return it->second;
-  int64_t id = next_id_++;
-  insert_.bind(1, id).bind(2, text);
-  insert_.run();
-  ids_.emplace(std::string(text), id);
+  if (auto it = ids_.find(text); it != ids_.end()) return it->second;
+  ++table_lookups_;
+  find_.bind(1, text);
+  int64_t id = 0;
+  if (find_.step()) {
+    id = find_.int64(0);
+    find_.reset();
+  } else {
+    find_.reset();
+    insert_.bind(1, text);
+    insert_.run();
+    id = db_.last_insert_rowid();
+  }
+  remember(text, id);
   return id;
 }
 

@@ -1,7 +1,6 @@
 // End-to-end tests of the `rcf` binary (RCF_BINARY): exit codes, messages, `ingest` from files,
 // stdin and gzip, `explain --json`, and `demo`. Each test runs in its own temporary directory.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 #include <sys/wait.h>
 
 #include <filesystem>
@@ -192,22 +191,7 @@ TEST_F(CliTest, ExplainLaneFilter) {
   EXPECT_NE(r.err.find("nosuch"), std::string::npos) << r.err;
 }
 
-TEST_F(CliTest, ExplainRefusesOtherSchemaVersion) {
-  ASSERT_EQ(rcf({"ingest", "--db", "t.db", kRank3}).rc, 0);
-  sqlite3* h = nullptr;
-  ASSERT_EQ(sqlite3_open(path("t.db").c_str(), &h), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(h, "UPDATE schema_info SET value='99' WHERE key='schema_version'", nullptr,
-                         nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(h);
-  Result r = rcf({"explain", "--db", "t.db"});
-  expect_clean_error(r);
-  EXPECT_NE(r.err.find("t.db"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("schema version 99"), std::string::npos) << r.err;
-  r = rcf({"ingest", "--db", "t.db", kRank1});
-  expect_clean_error(r);
-  EXPECT_NE(r.err.find("schema version 99"), std::string::npos) << r.err;
-}
+// A database of another schema version: BadInputCatalogue.DatabaseOfANewerSchemaVersion.
 
 // Two processes writing one database wait for each other (busy timeout) instead of failing,
 // also when both find the database missing and create it.

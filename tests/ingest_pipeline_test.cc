@@ -552,28 +552,7 @@ TEST_F(IngestPipelineTest, NamedCorruptGzipIsAnError) {
   EXPECT_EQ(dump(db_path()), before);
 }
 
-// A gzip cut short (a crashed run): what was written before the cut is ingested, the read error
-// is recorded with the file name, and the ingest succeeds.
-TEST_F(IngestPipelineTest, TruncatedGzipKeepsWhatItHas) {
-  const std::string gz = rcf::testing::gzip_compress(read_file(fixture(kRank1)));
-  const std::string cut = tmp_.file("dedicated_log_torch_trace_rank_1.log.gz");
-  write_file(cut, gz.substr(0, gz.size() / 2));
-  IngestSummary summary = ingest({cut}, db_path());
-  ASSERT_EQ(summary.sources.size(), 1u);
-  EXPECT_NE(summary.sources[0].stats.read_error.find("truncated gzip"), std::string::npos);
-  auto db = open(db_path());
-  EXPECT_EQ(scalar(*db, "SELECT first_error FROM ingest_stats"),
-            cut + ": truncated gzip stream (unexpected end of file)");
-  const int64_t compiles = std::stoll(scalar(*db, "SELECT count(*) FROM compiles"));
-  EXPECT_GT(compiles, 3);
-  EXPECT_LT(compiles, 15);
-  // The compiles that are there are the first ones of the full file, in order.
-  EXPECT_EQ(scalar(*db,
-                   "SELECT group_concat(program_key, ' ') FROM "
-                   "(SELECT program_key FROM compiles ORDER BY ordinal LIMIT 3)"),
-            "0/0 0/1 0/2");
-  EXPECT_EQ(scalar(*db, "SELECT count(*) FROM line_note WHERE reason='read_error'"), "1");
-}
+// A gzip cut short: BadInputCatalogue.TruncatedGzip.
 
 // Every line is parsed or counted under a named reason; a missing final newline is noted.
 TEST_F(IngestPipelineTest, LineNotesOfTheCorruptedFixture) {

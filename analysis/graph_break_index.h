@@ -1,0 +1,42 @@
+// Which graph break made a resume function: the break that matches the resume function's line,
+// function, file and process best (a score of 8, 4, 2 and 1 for each; line or function must
+// match), preferring a host-sync break among equal scores, then the first in log order. Built
+// once per run; each lookup costs twelve hash probes, whatever the number of breaks.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/dynamo_attribution.h"
+
+namespace rcf::analysis {
+
+class GraphBreakIndex {
+ public:
+  // `breaks` must outlive the index; returned pointers point into it.
+  explicit GraphBreakIndex(const std::vector<BreakRecord>& breaks);
+
+  // The best break for a resume function split at `line` (-1 if unknown) of `function`, in
+  // `file`, logged by `source_id`; nullptr when no break matches its line or function.
+  const BreakRecord* find(int64_t line, std::string_view function, std::string_view file,
+                          int64_t source_id) const;
+
+ private:
+  struct Firsts {
+    size_t first = 0;                             // first break of the key, in log order
+    size_t first_sync = static_cast<size_t>(-1);  // first host-sync break, -1 if none
+  };
+  // Key of the breaks that match on the attributes of `mask` (8 line, 4 function, 2 file,
+  // 1 process).
+  static std::string key(int mask, int64_t line, std::string_view function, std::string_view file,
+                         int64_t source_id);
+
+  const std::vector<BreakRecord>& breaks_;
+  std::unordered_map<std::string, Firsts> by_key_;
+};
+
+}  // namespace rcf::analysis

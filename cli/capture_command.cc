@@ -1,0 +1,53 @@
+// `rcf capture [--lane L] [--run R] [--out DIR] [--level light|full] -- CMD ARGS...`: run a
+// training command with every compile log switched on, then ingest and explain it
+// (pipeline/capture.h).
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "pipeline/capture.h"
+#include "util/error.h"
+
+namespace rcf::cli {
+
+Command add_capture_command(CLI::App& app) {
+  auto req = std::make_shared<pipeline::CaptureRequest>();
+  auto level = std::make_shared<std::string>("light");
+  auto* cmd = app.add_subcommand(
+      "capture",
+      "Run CMD with the torch_xla / torch.compile / JAX compile logs switched on, then ingest "
+      "them as one run and explain it: rcf capture [options] -- CMD ARGS...");
+  cmd->add_option("--db", req->db_path, "SQLite database (created if missing)")
+      ->capture_default_str();
+  cmd->add_option("--lane", req->lane, "Lane (default: the script's name)");
+  cmd->add_option("--run", req->run, "Run label, new in the lane (default: run1, run2, ...)");
+  cmd->add_option("--out", req->out_dir,
+                  "Capture directory, empty or new (default: rcf-capture/<lane>/<run>)");
+  cmd->add_option("--level", *level,
+                  "light: compile records and metrics; full: also every execution, graphs as "
+                  "HLO and --xla_dump_to (large logs)")
+      ->check(CLI::IsMember({"light", "full"}))
+      ->capture_default_str();
+  cmd->add_option("--step-pattern", req->step_pattern,
+                  "RE2 pattern with named group step (and ms, compile_ms, ts) for the step lines "
+                  "the command prints (as rcf ingest --step-pattern)");
+  cmd->add_option("command", req->command, "The command to run, after --");
+  // With prefix_command, CLI11 leaves the "--" separator in remaining(): it tells a command given
+  // after "--" from words it would otherwise have parsed as rcf's own options.
+  cmd->prefix_command();
+  return {cmd, [cmd, req, level]() {
+            std::vector<std::string> rest = cmd->remaining();
+            if (req->command.empty() || rest != std::vector<std::string>{"--"})
+              throw Error(
+                  "give the command after --: rcf capture [options] -- CMD ARGS... (e.g. rcf "
+                  "capture --lane mtp1 -- python train.py --steps 40)");
+            req->level = *pipeline::parse_capture_level(*level);
+            return pipeline::run_capture(*req, stderr);
+          }};
+}
+
+}  // namespace rcf::cli

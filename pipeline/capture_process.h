@@ -1,0 +1,44 @@
+// Running the captured command: its stdout and stderr pass through to rcf's unchanged and are
+// also written to two files (PT_XLA_DEBUG, Dynamo and JAX lines go there), its exit status
+// becomes rcf's, and signals reach it. Also a short helper run with a deadline (the stack-version
+// probe).
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace rcf::pipeline {
+
+struct CommandOutcome {
+  bool started = false;
+  int spawn_error = 0;  // errno when the command could not be started (ENOENT, EACCES, ...)
+  // Shell convention: the exit code; 128 + N when killed by signal N; 127 when not found and
+  // 126 when not executable.
+  int exit_code = 0;
+  int signal = 0;                 // the signal that killed it, else 0
+  bool output_held_open = false;  // a process it left running still held its stdout/stderr
+};
+
+// Runs `argv` (argv[0] looked up in PATH) with `env` (NAME=VALUE strings) in rcf's process group,
+// so that Ctrl-C at the terminal reaches it directly. While it runs rcf ignores SIGINT, SIGQUIT
+// and SIGHUP and forwards SIGTERM to it; the command starts with default signal handling. Its
+// output is copied byte for byte to `out_fd` / `err_fd` (errors writing there, e.g. a closed
+// pipe, stop the copy but not the logging) and to `stdout_log` / `stderr_log` (created or
+// truncated). Returns when it has ended and its output is drained. Never throws on the command's
+// behaviour; throws rcf::Error only when a log file cannot be created.
+CommandOutcome run_teed(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                        const std::string& stdout_log, const std::string& stderr_log,
+                        int out_fd = 1, int err_fd = 2);
+
+struct HelperOutcome {
+  bool ok = false;     // exited 0 within the deadline
+  std::string output;  // its stdout (at most max_output bytes)
+  std::string error;   // why not ok: "not found", "timed out after 20 s", "exit status 1", ...
+};
+
+// Runs a short helper with stdin and stderr on /dev/null; kills it at the deadline.
+HelperOutcome run_helper(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                         std::chrono::milliseconds timeout, size_t max_output = 64 << 10);
+
+}  // namespace rcf::pipeline
