@@ -133,7 +133,7 @@ std::string plural(int64_t n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
-Culprit culprit_of(const CauseGroup& g) {
+Culprit culprit_of(const GateCauseGroup& g) {
   SiteLocation where = parse_site(g.site);
   return {g.site, g.cause, g.detail, g.recompiles, where.file, where.line};
 }

@@ -57,8 +57,10 @@ struct BudgetPatch {
 };
 
 // Recompiles at one site with one cause (fix_first when analysis filled it, else grouped from
-// the recompiles view).
-struct CauseGroup {
+// the recompiles view). Not named CauseGroup: run_rollup.h has one in this namespace, and two
+// types of one name break the one-definition rule (ASan caught vector<CauseGroup> code of one
+// layout running on the other).
+struct GateCauseGroup {
   std::string site;
   std::string cause;
   int64_t recompiles = 0;
@@ -86,7 +88,7 @@ struct RunFacts {
   std::optional<double> compile_ms;  // with wall_ms: the compile share's parts, when known
   std::optional<double> wall_ms;
   std::optional<double> compile_share;
-  std::vector<CauseGroup> groups;        // ranked, fix first
+  std::vector<GateCauseGroup> groups;    // ranked, fix first
   std::vector<ProgramArrival> arrivals;  // ordered by step
 };
 
