@@ -8,6 +8,7 @@
 #include "ingest/byte_source.h"
 #include "ingest/importer.h"
 #include "ingest/line_reader.h"
+#include "tests/support/memory_source.h"
 
 namespace {
 
@@ -19,26 +20,6 @@ std::string load(const char* relative, size_t min_bytes) {
   while (!unit.empty() && out.size() < min_bytes) out += unit;
   return out;
 }
-
-class MemorySource : public rcf::ingest::ByteSource {
- public:
-  explicit MemorySource(const std::string& data) : data_(data) {}
-  int64_t read(char* buf, size_t n) override {
-    size_t take = std::min(n, data_.size() - pos_);
-    memcpy(buf, data_.data() + pos_, take);
-    pos_ += take;
-    return static_cast<int64_t>(take);
-  }
-  const std::string& error() const override { return error_; }
-  int64_t raw_bytes_read() const override { return static_cast<int64_t>(pos_); }
-  int64_t raw_size() const override { return static_cast<int64_t>(data_.size()); }
-  const char* encoding() const override { return "plain"; }
-
- private:
-  const std::string& data_;
-  size_t pos_ = 0;
-  std::string error_;
-};
 
 class NullSink : public rcf::ingest::EventSink {
  public:
@@ -61,7 +42,7 @@ const std::string& text_data() {
 void BM_LineReader(benchmark::State& state) {
   const std::string& data = trace_data();
   for (auto _ : state) {
-    MemorySource src(data);
+    rcf::testing::MemorySource src(rcf::testing::MemorySource::Borrow{}, data);
     rcf::ingest::LineReader reader(src);
     std::string_view line;
     size_t n = 0;
@@ -74,7 +55,7 @@ BENCHMARK(BM_LineReader)->Unit(benchmark::kMillisecond);
 
 void run_importer(benchmark::State& state, const char* format, const std::string& data) {
   for (auto _ : state) {
-    MemorySource src(data);
+    rcf::testing::MemorySource src(rcf::testing::MemorySource::Borrow{}, data);
     rcf::ingest::LineReader reader(src);
     NullSink sink;
     auto importer = rcf::ingest::find_importer(format)->create(sink);

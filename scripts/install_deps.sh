@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs the Debian packages rcf needs to build and test (skips the install when all are
-# present). Runs apt-get update first, as a fresh Debian machine needs.
+# Installs the Debian packages rcf needs to build and test, plus any named as arguments (skips
+# the install when all are present). Runs apt-get update first, as a fresh Debian machine needs.
 set -euo pipefail
 # chromium runs the HTML report's browser test (headless).
 packages=(g++ cmake make pkg-config libsqlite3-dev nlohmann-json3-dev libre2-dev libfmt-dev
   zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev sqlite3 python3
   chromium)
+# Extra packages a caller needs (scripts/fuzz.sh: clang and its libFuzzer runtime).
+packages+=("$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
