@@ -3,12 +3,16 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
 
 #include "analysis/run_analysis.h"
 #include "ingest/importer.h"
 #include "ingest/ingest_driver.h"
 #include "ingest/input_walker.h"
 #include "ingest/step_pattern_tap.h"
+#include "pipeline/parse_ahead.h"
 #include "store/ingest_writer.h"
 #include "store/run_bundle.h"
 #include "store/store.h"
@@ -52,27 +56,40 @@ IngestSummary run_ingest(const IngestRequest& request) {
   int64_t run_id = writer.run_id(request.lane, request.run);
   if (request.bundle.is_object()) store::merge_declared_bundle(*db, run_id, request.bundle);
 
-  ingest::DriverOptions options;
-  options.forced_format = request.format;
-  options.buffer_size = request.buffer_size;
-  options.step_pattern = request.step_pattern;
+  // Each input's options, fixed before parsing starts (the parse runs ahead on workers).
+  std::vector<ParseAhead::Input> parse_inputs;
+  std::vector<std::optional<store::IngestWriter::EarlierSource>> earlier_of;
+  auto progress_mu = std::make_shared<std::mutex>();  // progress is reported from the workers
   for (size_t i = 0; i < inputs.size(); ++i) {
     const auto& input = inputs[i];
+    ParseAhead::Input parse{input.path, {}};
+    ingest::DriverOptions& options = parse.options;
+    options.buffer_size = request.buffer_size;
+    options.step_pattern = request.step_pattern;
     if (request.progress)
-      options.progress = [&, i](int64_t done, int64_t total) {
-        request.progress(i, inputs.size(), input.path, done, total);
+      options.progress = [&request, progress_mu, i, n = inputs.size(), path = input.path](
+                             int64_t done, int64_t total) {
+        std::lock_guard lock(*progress_mu);
+        request.progress(i, n, path, done, total);
       };
     auto forced = request.format_of_path.find(input.path);
     options.forced_format =
         forced != request.format_of_path.end() ? forced->second : request.format;
-    IngestedSource src;
     // A log ingested before into this run under the same path may have grown since (a run still
     // writing): hash the old length's prefix to tell growth from any other change.
     std::optional<store::IngestWriter::EarlierSource> earlier;
     if (input.path != "-") earlier = writer.earlier_source(run_id, input.path);
     options.hash_prefix_bytes = earlier ? earlier->bytes : -1;
+    earlier_of.push_back(std::move(earlier));
+    parse_inputs.push_back(std::move(parse));
+  }
+  ParseAhead ahead(std::move(parse_inputs), ParseAhead::default_workers(inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const auto& input = inputs[i];
+    const auto& earlier = earlier_of[i];
+    IngestedSource src;
     ingest::EventSink& sink = writer.begin_source(run_id);
-    auto outcome = ingest::ingest_source(input.path, sink, options, &src.stats);
+    auto outcome = ahead.consume(i, sink, &src.stats);
     if (outcome == ingest::SourceOutcome::kOpenFailed) {
       if (!input.from_walk)
         throw Error(fmt::format("cannot read {}: {}", input.path, src.stats.read_error));
