@@ -19,24 +19,24 @@ namespace {
 
 // Reasons that explain a compile (as opposed to a limit warning, which explains why a compile did
 // NOT happen, or a profiler table, which is a summary).
-bool explains_compile(const std::string& origin) {
-  return origin.rfind("trace_", 0) == 0 || origin == "text_recompiles" ||
+bool explains_compile(std::string_view origin) {
+  return origin.starts_with("trace_") || origin == "text_recompiles" ||
          origin == "text_recompiles_verbose" || origin == "text_tuple_2023";
 }
 
-int kind_rank(const std::string& kind) {
+int kind_rank(std::string_view kind) {
   if (kind == "forward") return 0;
   if (kind == "recompile_block") return 1;
   return 2;  // referenced
 }
 
-std::string origin_phrase(const std::string& origin) {
+std::string origin_phrase(std::string_view origin) {
   if (origin == "trace_recompile_reasons") return "TORCH_TRACE recompile_reasons artifact";
   if (origin == "trace_recompile_reason") return "TORCH_TRACE compilation_metrics.recompile_reason";
   if (origin == "text_recompiles") return "TORCH_LOGS=recompiles block";
   if (origin == "text_recompiles_verbose") return "TORCH_LOGS=recompiles_verbose block";
   if (origin == "text_tuple_2023") return "TORCH_LOGS=recompiles (2023 tuple form)";
-  return origin;
+  return std::string(origin);
 }
 
 std::string first_line(std::string_view text) {
@@ -90,7 +90,7 @@ struct Merged {
   DynamoKey key;
   std::vector<const CompileRecord*> records;
   const CompileRecord* best = nullptr;
-  std::string co_name, co_filename;
+  std::string_view co_name, co_filename;  // views into the RunInputs
   std::optional<int64_t> co_firstlineno;
   int64_t attempt = 0;
   int64_t effective_line = 0;
@@ -99,18 +99,18 @@ struct Merged {
 
 }  // namespace
 
-std::optional<ResumeName> parse_resume_name(const std::string& co_name) {
+std::optional<ResumeName> parse_resume_name(std::string_view co_name) {
   constexpr std::string_view kPrefix = "torch_dynamo_resume_in_";
   if (co_name.rfind(kPrefix, 0) == 0) {
-    std::string rest = co_name.substr(kPrefix.size());
+    std::string_view rest = co_name.substr(kPrefix.size());
     size_t at = rest.rfind("_at_");
     ResumeName out;
     if (at == std::string::npos) {
-      out.function = rest;
+      out.function = std::string(rest);
       return out;
     }
-    out.function = rest.substr(0, at);
-    std::string_view digits = std::string_view(rest).substr(at + 4);
+    out.function = std::string(rest.substr(0, at));
+    std::string_view digits = rest.substr(at + 4);
     int64_t line = -1;
     auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), line);
     if (ec == std::errc() && p == digits.data() + digits.size()) out.line = line;
@@ -118,7 +118,8 @@ std::optional<ResumeName> parse_resume_name(const std::string& co_name) {
   }
   constexpr std::string_view kOld = "<resume in ";
   if (co_name.rfind(kOld, 0) == 0 && co_name.back() == '>') {
-    return ResumeName{co_name.substr(kOld.size(), co_name.size() - kOld.size() - 1), -1};
+    return ResumeName{std::string(co_name.substr(kOld.size(), co_name.size() - kOld.size() - 1)),
+                      -1};
   }
   return std::nullopt;
 }
@@ -220,7 +221,8 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     if (broken == merged.end()) continue;
     auto broken_resume = parse_resume_name(broken->second.co_name);
     unlocated_breaks[{k.source_id, k.rank, k.epoch, k.ca_id,
-                      broken_resume ? broken_resume->function : broken->second.co_name}]
+                      broken_resume ? broken_resume->function
+                                    : std::string(broken->second.co_name)}]
         .emplace_back(k.frame_id, i);
   }
   for (auto& [where, list] : unlocated_breaks) std::stable_sort(list.begin(), list.end());
@@ -267,8 +269,8 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     a.rank = best.display_rank;
     a.start_us = best.start_us;
     a.compile_ms = best.duration_ms;
-    a.evidence_kind = best.kind == "forward" ? "compilation_metrics" : best.kind;
-    std::string where = m->co_filename.empty() ? "<unknown file>" : m->co_filename;
+    a.evidence_kind = best.kind == "forward" ? "compilation_metrics" : std::string(best.kind);
+    std::string_view where = m->co_filename.empty() ? "<unknown file>" : m->co_filename;
     a.site = m->co_firstlineno
                  ? fmt::format("{}:{} ({})", where, *m->co_firstlineno,
                                m->co_name.empty() ? "?" : m->co_name)
@@ -292,14 +294,14 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     const std::vector<const ReasonRecord*> empty;
     const auto& rs = reason_it == reasons.end() ? empty : reason_it->second;
     for (const CompileRecord* r : m->records)
-      if (!r->recompile_reason.empty()) a.cause_reported = r->recompile_reason;
+      if (!r->recompile_reason.empty()) a.cause_reported = std::string(r->recompile_reason);
     if (a.cause_reported.empty() && !rs.empty())
       a.cause_reported = rs.front()->old_compile_id.empty()
                              ? first_line(rs.front()->reason)
                              : rs.front()->old_compile_id + ": " + first_line(rs.front()->reason);
     if (failed && a.cause_reported.empty())
       for (const CompileRecord* r : m->records)
-        if (!r->fail_type.empty()) a.cause_reported = r->fail_type;
+        if (!r->fail_type.empty()) a.cause_reported = std::string(r->fail_type);
 
     // Primary reason: the newest rejected cache entry (highest old compile number).
     const ReasonRecord* primary = nullptr;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -15,19 +16,22 @@
 
 namespace rcf::analysis {
 
+// The text fields of CompileRecord and ReasonRecord are views into RunInputs::texts or
+// RunInputs::labels (or any storage outliving attribute_dynamo_run): a run repeats a few function
+// names, files, kinds and reasons over a million compiles, and each is held once.
 struct CompileRecord {  // one dynamo_compile_raw row
   DynamoKey key;
   int64_t attempt = 0;
   int64_t line = 0;
   int64_t display_rank = -1;  // envelope rank, else the rank in the file name, else -1
-  std::string kind;           // forward, backward, runtime, recompile_block, referenced
-  std::string co_name, co_filename;
+  std::string_view kind;      // forward, backward, runtime, recompile_block, referenced
+  std::string_view co_name, co_filename;
   std::optional<int64_t> co_firstlineno;
   std::optional<int64_t> start_us;
   std::optional<double> duration_ms;
   std::optional<int64_t> cache_size, accumulated_cache_size;
   std::optional<int64_t> has_guarded_code;
-  std::string fail_type, fail_reason, recompile_reason;
+  std::string_view fail_type, fail_reason, recompile_reason;
 };
 
 struct ReasonRecord {  // one guard_failure row
@@ -35,8 +39,8 @@ struct ReasonRecord {  // one guard_failure row
   int64_t line = 0;
   int64_t entry_index = 0;
   std::string old_compile_id;
-  std::string_view reason;  // points into RunInputs::texts (or any storage outliving the call)
-  std::string origin;
+  std::string_view reason;
+  std::string_view origin;
 };
 
 struct BreakRecord {  // one graph_break row
@@ -58,9 +62,11 @@ struct RunInputs {
   std::vector<ReasonRecord> reasons;
   std::vector<BreakRecord> breaks;
   std::vector<CacheRecord> caches;
-  // Reason texts by string id: reasons repeat (each recompile re-lists older entries), so they
-  // are stored once and ReasonRecord::reason views into this map (node-based: views stay valid).
+  // Texts by string id, each stored once (node-based: views into it stay valid).
   std::unordered_map<int64_t, std::string> texts;
+  // Short texts without a string id (kinds, origins), each stored once.
+  std::set<std::string, std::less<>> labels;
+  std::string_view label(std::string_view text) { return *labels.emplace(text).first; }
   // source_id -> short name for evidence texts (file name without directories).
   std::vector<std::pair<int64_t, std::string>> source_names;
 };
@@ -78,6 +84,6 @@ struct ResumeName {
   std::string function;
   int64_t line = -1;
 };
-std::optional<ResumeName> parse_resume_name(const std::string& co_name);
+std::optional<ResumeName> parse_resume_name(std::string_view co_name);
 
 }  // namespace rcf::analysis

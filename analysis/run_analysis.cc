@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 
 #include "analysis/dynamo_attribution.h"
 #include "analysis/run_rollup.h"
@@ -39,53 +40,68 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
     file_rank[sources.int64(0)] = sources.opt_int64(2);
   }
 
-  // Compiles known only by reference are listed once per block that names them: fold them per
-  // compile in SQL so that memory follows the number of compiles, not of log lines.
-  auto compiles =
-      db.prepare(std::string("SELECT ") + kKeyColumns +
-                 ", line, attempt, kind, n.text, f.text, co_firstlineno, start_us, "
-                 "duration_ms, cache_size, accumulated_cache_size, has_guarded_code, "
-                 "ft.text, fr.text, rr.text "
-                 "FROM (SELECT * FROM dynamo_compile_raw WHERE run_id=?1 AND kind NOT IN "
-                 "('referenced', 'runtime', 'backward') "
-                 "UNION ALL SELECT * FROM dynamo_compile_raw WHERE raw_id IN "
-                 "(SELECT min(raw_id) FROM dynamo_compile_raw WHERE run_id=?1 AND "
-                 "kind='referenced' GROUP BY " +
-                 kKeyColumns +
-                 ")) c "
-                 "LEFT JOIN strings n ON n.string_id = c.co_name_sid "
-                 "LEFT JOIN strings f ON f.string_id = c.co_filename_sid "
-                 "LEFT JOIN strings ft ON ft.string_id = c.fail_type_sid "
-                 "LEFT JOIN strings fr ON fr.string_id = c.fail_reason_sid "
-                 "LEFT JOIN strings rr ON rr.string_id = c.recompile_reason_sid "
-                 "ORDER BY raw_id");
+  // Texts by string id, each read once: function names, files and reasons repeat over a run.
+  auto text_query = db.prepare("SELECT text FROM strings WHERE string_id=?");
+  auto text_of = [&](std::optional<int64_t> sid) -> std::string_view {
+    if (!sid) return {};
+    auto it = in.texts.find(*sid);
+    if (it == in.texts.end()) {
+      text_query.bind(1, *sid);
+      it = in.texts.emplace(*sid, text_query.step() ? text_query.str(0) : std::string()).first;
+      text_query.reset();
+    }
+    return it->second;
+  };
+
+  // One scan in row order (no sort, no joins). Compiles known only by reference are listed once
+  // per block that names them: only the first record of each is kept, so that memory follows the
+  // number of compiles, not of log lines.
+  auto compiles = db.prepare(std::string("SELECT ") + kKeyColumns +
+                             ", line, attempt, kind, co_name_sid, co_filename_sid, co_firstlineno, "
+                             "start_us, duration_ms, cache_size, accumulated_cache_size, "
+                             "has_guarded_code, fail_type_sid, fail_reason_sid, "
+                             "recompile_reason_sid FROM dynamo_compile_raw WHERE run_id=? AND "
+                             "kind NOT IN ('runtime', 'backward') ORDER BY raw_id");
   compiles.bind(1, run_id);
+  // Sized up front: growing vectors of a million records copies them and faults pages in twice.
+  // (Records of compiles known only by reference are not counted: most are duplicates.)
+  auto count_rows = [&](const char* sql) {
+    auto st = db.prepare(sql);
+    st.bind(1, run_id);
+    return st.step() ? static_cast<size_t>(st.int64(0)) : size_t{0};
+  };
+  in.compiles.reserve(
+      count_rows("SELECT count(*) FROM dynamo_compile_raw WHERE run_id=? AND kind NOT IN "
+                 "('runtime', 'backward', 'referenced')"));
+  in.reasons.reserve(count_rows("SELECT count(*) FROM guard_failure WHERE run_id=?"));
+  std::set<DynamoKey> referenced;
   while (compiles.step()) {
     CompileRecord r;
     r.line = compiles.int64(6);
     r.key = read_key(compiles, 0, r.line);
+    r.kind = in.label(compiles.text(8));
+    if (r.kind == "referenced" && !referenced.insert(r.key).second) continue;
     r.attempt = compiles.int64(7);
-    r.kind = compiles.str(8);
-    r.co_name = compiles.str(9);
-    r.co_filename = compiles.str(10);
+    r.co_name = text_of(compiles.opt_int64(9));
+    r.co_filename = text_of(compiles.opt_int64(10));
     r.co_firstlineno = compiles.opt_int64(11);
     r.start_us = compiles.opt_int64(12);
     r.duration_ms = compiles.opt_real(13);
     r.cache_size = compiles.opt_int64(14);
     r.accumulated_cache_size = compiles.opt_int64(15);
     r.has_guarded_code = compiles.opt_int64(16);
-    r.fail_type = compiles.str(17);
-    r.fail_reason = compiles.str(18);
-    r.recompile_reason = compiles.str(19);
+    r.fail_type = text_of(compiles.opt_int64(17));
+    r.fail_reason = text_of(compiles.opt_int64(18));
+    r.recompile_reason = text_of(compiles.opt_int64(19));
     r.display_rank = r.key.rank >= 0 ? r.key.rank : file_rank[r.key.source_id].value_or(-1);
-    in.compiles.push_back(std::move(r));
+    in.compiles.push_back(r);
   }
+  referenced.clear();
 
   auto reasons =
       db.prepare(std::string("SELECT ") + kKeyColumns +
                  ", line, entry_index, old_compile_id, reason_sid, origin "
                  "FROM guard_failure g WHERE run_id=? ORDER BY source_id, line, entry_index");
-  auto text = db.prepare("SELECT text FROM strings WHERE string_id=?");
   reasons.bind(1, run_id);
   while (reasons.step()) {
     ReasonRecord r;
@@ -94,15 +110,8 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
     r.key.line_if_no_id = 0;  // resolved by attribute_dynamo_run
     r.entry_index = reasons.int64(7);
     r.old_compile_id = reasons.str(8);
-    int64_t sid = reasons.int64(9);
-    auto it = in.texts.find(sid);
-    if (it == in.texts.end()) {
-      text.bind(1, sid);
-      it = in.texts.emplace(sid, text.step() ? text.str(0) : std::string()).first;
-      text.reset();
-    }
-    r.reason = it->second;
-    r.origin = reasons.str(10);
+    r.reason = text_of(reasons.int64(9));
+    r.origin = in.label(reasons.text(10));
     in.reasons.push_back(std::move(r));
   }
 

@@ -4,6 +4,7 @@
 // rcf::analysis::analyze_runs and prints compile events, seconds and peak RSS.
 //
 //   attribution_bench [--dynamo-scale K] [--xla-scale K] [--only a,b] [--dir DIR] [--keep]
+//   attribution_bench --reanalyze [--dir DIR]   (time the analysis of a database left by --keep)
 //
 // The Dynamo lane grows by K copies of the compiled layer (11 compiles each), the torch_xla lanes
 // by K times their 25 steps (the constant_counter lane compiles in most steps). The defaults are
@@ -80,6 +81,7 @@ int main(int argc, char** argv) {
   int dynamo_scale = 91000, xla_scale = 40;
   std::string dir = "/tmp/rcf-attribution-bench", only;
   bool keep = false;
+  bool reanalyze = false;  // --reanalyze: time the analysis of DIR/bench.db left by --keep
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--dynamo-scale") && i + 1 < argc)
       dynamo_scale = std::atoi(argv[++i]);
@@ -91,10 +93,12 @@ int main(int argc, char** argv) {
       only = argv[++i];
     else if (!strcmp(argv[i], "--keep"))
       keep = true;
+    else if (!strcmp(argv[i], "--reanalyze"))
+      reanalyze = keep = true;
     else {
       fmt::print(stderr,
                  "usage: attribution_bench [--dynamo-scale K] [--xla-scale K] "
-                 "[--only a,b] [--dir DIR] [--keep]\n");
+                 "[--only a,b] [--dir DIR] [--keep] [--reanalyze]\n");
       return 2;
     }
   }
@@ -102,55 +106,62 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "attribution_bench: python3 is needed to run the scenario generator\n");
     return 2;
   }
-  fs::remove_all(dir);
-  fmt::print("rcf attribution benchmark: inputs generated in {}\n", dir);
-
-  std::string xla_only = only.empty() ? kXlaLanes : only;
-  std::vector<std::pair<std::string, int>> jobs;  // (lanes, scale)
-  if (xla_scale > 0 && xla_only != "dynamo_lane") {
-    std::string lanes;
-    for (const char* l : {"constant_counter", "optional_keys", "item_sync", "capacity_shape",
-                          "grad_alternation", "clean_settle", "mixed_causes"})
-      if (("," + xla_only + ",").find(fmt::format(",{},", l)) != std::string::npos)
-        lanes += (lanes.empty() ? "" : ",") + std::string(l);
-    if (!lanes.empty()) jobs.emplace_back(lanes, xla_scale);
-  }
-  if (dynamo_scale > 0 && (only.empty() || only.find("dynamo_lane") != std::string::npos))
-    jobs.emplace_back("dynamo_lane", dynamo_scale);
-  std::vector<fs::path> bundles;
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    std::string out = fmt::format("{}/gen{}", dir, j);
-    if (!generate(out, jobs[j].second, jobs[j].first)) return 1;
-    for (const auto& e : fs::directory_iterator(out))
-      if (e.is_directory()) bundles.push_back(e.path());
-  }
-  std::sort(bundles.begin(), bundles.end());
-
-  // Ingest: one `rcf ingest` per lane into one database (the bundle files, not truth.json).
   std::string db_path = dir + "/bench.db";
-  double ingest_s = 0;
-  int64_t ingest_bytes = 0;
-  long ingest_rss = 0;
-  for (const auto& bundle : bundles) {
-    std::vector<std::string> args = {
-        "ingest", "--db", db_path, "--lane", bundle.filename().string(), "--run", "bench"};
-    for (const auto& e : fs::directory_iterator(bundle))
-      if (e.path().filename() != "truth.json") args.push_back(e.path().string());
-    int64_t bytes = tree_bytes(bundle) - static_cast<int64_t>(fs::file_size(bundle / "truth.json"));
-    rcf::bench::RunResult r = rcf::bench::run_rcf(args);
-    if (r.exit_code != 0) {
-      fmt::print("ingest {} FAILED (exit {})\n", bundle.filename().string(), r.exit_code);
-      return 1;
-    }
-    fmt::print("  ingest {:<18} {:>8.1f} MB  {:>7.2f} s  {:>6.1f} MB/s  peak RSS {:>6.1f} MB\n",
-               bundle.filename().string(), bytes / 1e6, r.seconds, bytes / 1e6 / r.seconds,
-               r.max_rss_kb / 1024.0);
-    ingest_s += r.seconds;
-    ingest_bytes += bytes;
-    ingest_rss = std::max(ingest_rss, r.max_rss_kb);
+  if (reanalyze && !fs::exists(db_path)) {
+    fmt::print(stderr, "attribution_bench: --reanalyze needs {} (run once with --keep)\n", db_path);
+    return 2;
   }
-  fmt::print("ingest total: {:.1f} MB in {:.2f} s (analysis included), peak RSS {:.1f} MB\n",
-             ingest_bytes / 1e6, ingest_s, ingest_rss / 1024.0);
+  if (!reanalyze) {
+    fs::remove_all(dir);
+    fmt::print("rcf attribution benchmark: inputs generated in {}\n", dir);
+
+    std::string xla_only = only.empty() ? kXlaLanes : only;
+    std::vector<std::pair<std::string, int>> jobs;  // (lanes, scale)
+    if (xla_scale > 0 && xla_only != "dynamo_lane") {
+      std::string lanes;
+      for (const char* l : {"constant_counter", "optional_keys", "item_sync", "capacity_shape",
+                            "grad_alternation", "clean_settle", "mixed_causes"})
+        if (("," + xla_only + ",").find(fmt::format(",{},", l)) != std::string::npos)
+          lanes += (lanes.empty() ? "" : ",") + std::string(l);
+      if (!lanes.empty()) jobs.emplace_back(lanes, xla_scale);
+    }
+    if (dynamo_scale > 0 && (only.empty() || only.find("dynamo_lane") != std::string::npos))
+      jobs.emplace_back("dynamo_lane", dynamo_scale);
+    std::vector<fs::path> bundles;
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      std::string out = fmt::format("{}/gen{}", dir, j);
+      if (!generate(out, jobs[j].second, jobs[j].first)) return 1;
+      for (const auto& e : fs::directory_iterator(out))
+        if (e.is_directory()) bundles.push_back(e.path());
+    }
+    std::sort(bundles.begin(), bundles.end());
+
+    // Ingest: one `rcf ingest` per lane into one database (the bundle files, not truth.json).
+    double ingest_s = 0;
+    int64_t ingest_bytes = 0;
+    long ingest_rss = 0;
+    for (const auto& bundle : bundles) {
+      std::vector<std::string> args = {
+          "ingest", "--db", db_path, "--lane", bundle.filename().string(), "--run", "bench"};
+      for (const auto& e : fs::directory_iterator(bundle))
+        if (e.path().filename() != "truth.json") args.push_back(e.path().string());
+      int64_t bytes =
+          tree_bytes(bundle) - static_cast<int64_t>(fs::file_size(bundle / "truth.json"));
+      rcf::bench::RunResult r = rcf::bench::run_rcf(args);
+      if (r.exit_code != 0) {
+        fmt::print("ingest {} FAILED (exit {})\n", bundle.filename().string(), r.exit_code);
+        return 1;
+      }
+      fmt::print("  ingest {:<18} {:>8.1f} MB  {:>7.2f} s  {:>6.1f} MB/s  peak RSS {:>6.1f} MB\n",
+                 bundle.filename().string(), bytes / 1e6, r.seconds, bytes / 1e6 / r.seconds,
+                 r.max_rss_kb / 1024.0);
+      ingest_s += r.seconds;
+      ingest_bytes += bytes;
+      ingest_rss = std::max(ingest_rss, r.max_rss_kb);
+    }
+    fmt::print("ingest total: {:.1f} MB in {:.2f} s (analysis included), peak RSS {:.1f} MB\n",
+               ingest_bytes / 1e6, ingest_s, ingest_rss / 1024.0);
+  }
 
   // Re-analysis of every run, timed on its own, in one transaction as `rcf ingest` does it.
   try {

@@ -7,30 +7,31 @@
 namespace rcf::analysis {
 namespace {
 
-CompileRecord compile(int64_t frame, int64_t c, int64_t line, std::string kind = "forward",
-                      std::string co_name = "step") {
+// Text arguments are string literals: the records only view them.
+CompileRecord compile(int64_t frame, int64_t c, int64_t line, std::string_view kind = "forward",
+                      std::string_view co_name = "step") {
   CompileRecord r;
   r.key.source_id = 1;
   r.key.frame_id = frame;
   r.key.frame_compile_id = c;
   if (frame < 0) r.key.line_if_no_id = line;
   r.line = line;
-  r.kind = std::move(kind);
-  r.co_name = std::move(co_name);
+  r.kind = kind;
+  r.co_name = co_name;
   r.co_filename = "train.py";
   r.co_firstlineno = 10;
   return r;
 }
 
 ReasonRecord reason(const CompileRecord& of, int64_t line, std::string old_id,
-                    std::string_view text, std::string origin = "text_recompiles") {
+                    std::string_view text, std::string_view origin = "text_recompiles") {
   ReasonRecord r;
   r.key = of.key;
   r.key.line_if_no_id = 0;
   r.line = line;
   r.old_compile_id = std::move(old_id);
   r.reason = text;
-  r.origin = std::move(origin);
+  r.origin = origin;
   return r;
 }
 
