@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -53,18 +54,19 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
     return it->second;
   };
 
-  // One scan in row order (no sort, no joins). Compiles known only by reference are listed once
-  // per block that names them: only the first record of each is kept, so that memory follows the
-  // number of compiles, not of log lines.
-  auto compiles = db.prepare(std::string("SELECT ") + kKeyColumns +
-                             ", line, attempt, kind, co_name_sid, co_filename_sid, co_firstlineno, "
-                             "start_us, duration_ms, cache_size, accumulated_cache_size, "
-                             "has_guarded_code, fail_type_sid, fail_reason_sid, "
-                             "recompile_reason_sid FROM dynamo_compile_raw WHERE run_id=? AND "
-                             "kind NOT IN ('runtime', 'backward') ORDER BY raw_id");
-  compiles.bind(1, run_id);
+  // Scans in row order (no sort, no joins): first the compiles' own records, then the compiles
+  // known only by reference. Those are listed once per block that names them, and most name a
+  // compile whose own record is in the log: only the first record of a compile without one is
+  // kept, so that memory follows the number of compiles, not of log lines.
+  constexpr const char* kCompileColumns =
+      ", line, attempt, kind, co_name_sid, co_filename_sid, co_firstlineno, start_us, "
+      "duration_ms, cache_size, accumulated_cache_size, has_guarded_code, fail_type_sid, "
+      "fail_reason_sid, recompile_reason_sid FROM dynamo_compile_raw WHERE run_id=? AND ";
+  auto own = db.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns +
+                        "kind NOT IN ('runtime', 'backward', 'referenced') ORDER BY raw_id");
+  auto by_reference = db.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns +
+                                 "kind = 'referenced' ORDER BY raw_id");
   // Sized up front: growing vectors of a million records copies them and faults pages in twice.
-  // (Records of compiles known only by reference are not counted: most are duplicates.)
   auto count_rows = [&](const char* sql) {
     auto st = db.prepare(sql);
     st.bind(1, run_id);
@@ -74,29 +76,42 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
       count_rows("SELECT count(*) FROM dynamo_compile_raw WHERE run_id=? AND kind NOT IN "
                  "('runtime', 'backward', 'referenced')"));
   in.reasons.reserve(count_rows("SELECT count(*) FROM guard_failure WHERE run_id=?"));
-  std::set<DynamoKey> referenced;
-  while (compiles.step()) {
+  in.breaks.reserve(count_rows("SELECT count(*) FROM graph_break WHERE run_id=?"));
+  auto read_compile = [&](store::Statement& st) {
     CompileRecord r;
-    r.line = compiles.int64(6);
-    r.key = read_key(compiles, 0, r.line);
-    r.kind = in.label(compiles.text(8));
-    if (r.kind == "referenced" && !referenced.insert(r.key).second) continue;
-    r.attempt = compiles.int64(7);
-    r.co_name = text_of(compiles.opt_int64(9));
-    r.co_filename = text_of(compiles.opt_int64(10));
-    r.co_firstlineno = compiles.opt_int64(11);
-    r.start_us = compiles.opt_int64(12);
-    r.duration_ms = compiles.opt_real(13);
-    r.cache_size = compiles.opt_int64(14);
-    r.accumulated_cache_size = compiles.opt_int64(15);
-    r.has_guarded_code = compiles.opt_int64(16);
-    r.fail_type = text_of(compiles.opt_int64(17));
-    r.fail_reason = text_of(compiles.opt_int64(18));
-    r.recompile_reason = text_of(compiles.opt_int64(19));
+    r.line = st.int64(6);
+    r.key = read_key(st, 0, r.line);
+    r.kind = in.label(st.text(8));
+    r.attempt = st.int64(7);
+    r.co_name = text_of(st.opt_int64(9));
+    r.co_filename = text_of(st.opt_int64(10));
+    r.co_firstlineno = st.opt_int64(11);
+    r.start_us = st.opt_int64(12);
+    r.duration_ms = st.opt_real(13);
+    r.cache_size = st.opt_int64(14);
+    r.accumulated_cache_size = st.opt_int64(15);
+    r.has_guarded_code = st.opt_int64(16);
+    r.fail_type = text_of(st.opt_int64(17));
+    r.fail_reason = text_of(st.opt_int64(18));
+    r.recompile_reason = text_of(st.opt_int64(19));
     r.display_rank = r.key.rank >= 0 ? r.key.rank : file_rank[r.key.source_id].value_or(-1);
-    in.compiles.push_back(r);
+    return r;
+  };
+  own.bind(1, run_id);
+  while (own.step()) in.compiles.push_back(read_compile(own));
+  std::vector<DynamoKey> with_record;  // sorted keys of the compiles read so far
+  with_record.reserve(in.compiles.size());
+  for (const auto& r : in.compiles) with_record.push_back(r.key);
+  std::sort(with_record.begin(), with_record.end());
+  std::set<DynamoKey> only_referenced;
+  by_reference.bind(1, run_id);
+  while (by_reference.step()) {
+    DynamoKey key = read_key(by_reference, 0, by_reference.int64(6));
+    if (std::binary_search(with_record.begin(), with_record.end(), key) ||
+        !only_referenced.insert(key).second)
+      continue;
+    in.compiles.push_back(read_compile(by_reference));
   }
-  referenced.clear();
 
   auto reasons =
       db.prepare(std::string("SELECT ") + kKeyColumns +
