@@ -194,6 +194,10 @@ class EventSink {
  public:
   virtual ~EventSink() = default;
   virtual void emit(Event&& event) = 0;
+  // A run of events in order, as emit() would take them one by one (the default does that).
+  virtual void emit_batch(std::vector<Event>&& batch) {
+    for (auto& event : batch) emit(std::move(event));
+  }
   // `reason` is a short snake_case name ("bad_json", "no_glog_prefix"); `excerpt` is the start of
   // the offending text (the sink truncates it). For kSkipped/kRejected, call once per line.
   virtual void note(int64_t line, LineFate fate, std::string_view reason,

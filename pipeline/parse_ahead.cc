@@ -2,11 +2,14 @@
 
 #include <algorithm>
 
+#include "ingest/batching_sink.h"
+
 namespace rcf::pipeline {
 namespace {
 
-constexpr size_t kBatchEvents = 256;
-constexpr size_t kMaxQueuedBatches = 32;  // per source: 8192 events wait at most
+// Batches go on to the SQLite writer's queue as they are (IngestWriter takes whole batches).
+constexpr size_t kBatchEvents = 1024;
+constexpr size_t kMaxQueuedBatches = 8;  // per source: 8192 events wait at most
 
 // Thrown through an importer by ChannelSink::emit when the ParseAhead is being destroyed, to stop
 // a parse nobody will consume; caught by the worker that ran it.
@@ -27,30 +30,22 @@ struct ParseAhead::Job {
 };
 
 // The importer's sink on a worker thread: batches events into the job's queue.
-class ParseAhead::ChannelSink : public ingest::EventSink {
+class ParseAhead::ChannelSink : public ingest::BatchingSink {
  public:
-  explicit ChannelSink(Job& job) : job_(job) { batch_.reserve(kBatchEvents); }
-  void emit(ingest::Event&& event) override {
-    batch_.push_back(std::move(event));
-    if (batch_.size() >= kBatchEvents) hand_over();
-  }
-  // The ingest driver tallies notes into the job's stats itself.
-  void note(int64_t, ingest::LineFate, std::string_view, std::string_view) override {}
+  explicit ChannelSink(Job& job) : BatchingSink(kBatchEvents), job_(job) {}
 
-  void hand_over() {
-    if (batch_.empty()) return;
+ protected:
+  std::vector<ingest::Event> deliver(std::vector<ingest::Event>&& batch) override {
     std::unique_lock lock(job_.mu);
     job_.cv.wait(lock, [&] { return job_.batches.size() < kMaxQueuedBatches || job_.abandoned; });
     if (job_.abandoned) throw Abandoned{};
-    job_.batches.push_back(std::move(batch_));
-    batch_ = {};
-    batch_.reserve(kBatchEvents);
+    job_.batches.push_back(std::move(batch));
     job_.cv.notify_all();
+    return {};
   }
 
  private:
   Job& job_;
-  std::vector<ingest::Event> batch_;
 };
 
 int ParseAhead::default_workers(size_t inputs) {
@@ -105,7 +100,7 @@ void ParseAhead::worker_loop() {
     try {
       outcome =
           ingest::ingest_source(inputs_[index].path, sink, inputs_[index].options, &job.stats);
-      sink.hand_over();
+      sink.flush();
     } catch (const Abandoned&) {
       abandoned = true;
     } catch (...) {
@@ -140,7 +135,7 @@ ingest::SourceOutcome ParseAhead::consume(size_t index, ingest::EventSink& sink,
       job.batches.pop_front();
       job.cv.notify_all();
     }
-    for (auto& event : batch) sink.emit(std::move(event));
+    sink.emit_batch(std::move(batch));
   }
   if (job.error) std::rethrow_exception(job.error);
   *stats = std::move(job.stats);

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "ingest/batching_sink.h"
 #include "store/batch_insert.h"
 #include "store/run_bundle.h"
 #include "store/string_interner.h"
@@ -512,35 +513,25 @@ class EventRowWriter {
 };
 
 // Collects events into batches for the writer thread. Lives on the importer's thread.
-class IngestWriter::QueueSink : public ingest::EventSink {
+class IngestWriter::QueueSink : public ingest::BatchingSink {
  public:
-  explicit QueueSink(IngestWriter& owner) : owner_(owner) { batch_.reserve(kBatchEvents); }
-  void emit(ingest::Event&& event) override {
-    batch_.push_back(std::move(event));
-    if (batch_.size() >= kBatchEvents) hand_over();
-  }
-  // Notes are tallied by the ingest driver; the store receives them with the SourceStats.
-  void note(int64_t, ingest::LineFate, std::string_view, std::string_view) override {}
+  explicit QueueSink(IngestWriter& owner) : BatchingSink(kBatchEvents), owner_(owner) {}
 
-  void hand_over() {
-    if (batch_.empty()) return;
+ protected:
+  std::vector<ingest::Event> deliver(std::vector<ingest::Event>&& batch) override {
     std::unique_lock lock(owner_.mu_);
     owner_.cv_.wait(lock, [&] { return owner_.queue_.size() < kMaxQueuedBatches || owner_.stop_; });
-    owner_.queue_.push_back(std::move(batch_));
-    // Reuse a batch the writer thread is done with: a fresh one costs page faults each time.
-    if (!owner_.spare_.empty()) {
-      batch_ = std::move(owner_.spare_.back());
-      owner_.spare_.pop_back();
-    } else {
-      batch_ = {};
-      batch_.reserve(kBatchEvents);
-    }
+    owner_.queue_.push_back(std::move(batch));
     owner_.cv_.notify_all();
+    // Reuse a batch the writer thread is done with.
+    if (owner_.spare_.empty()) return {};
+    std::vector<ingest::Event> spare = std::move(owner_.spare_.back());
+    owner_.spare_.pop_back();
+    return spare;
   }
 
  private:
   IngestWriter& owner_;
-  std::vector<ingest::Event> batch_;
 };
 
 // The per-source statements, prepared once: a dump directory is thousands of small sources.
@@ -614,7 +605,7 @@ void IngestWriter::writer_loop() {
 }
 
 void IngestWriter::flush_and_wait() {
-  sink_->hand_over();
+  sink_->flush();
   std::unique_lock lock(mu_);
   cv_.wait(lock, [&] { return queue_.empty() && !busy_; });
   if (!thread_error_.empty()) throw Error(thread_error_);
