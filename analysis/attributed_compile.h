@@ -11,13 +11,15 @@ namespace rcf::analysis {
 
 // Identity of a Dynamo compile inside a run. A trace file is one process, so the source is part
 // of the identity; rank distinguishes the ranks that share one text log.
+// 32-bit ids (compile ids are 32-bit in the logs; a store holds far fewer than 2^31 sources):
+// a run holds one key per compile record, reason and graph break.
 struct DynamoKey {
-  int64_t source_id = 0;
-  int64_t rank = -1;
-  int64_t epoch = 0;
-  int64_t ca_id = -1;
-  int64_t frame_id = -1;
-  int64_t frame_compile_id = -1;
+  int32_t source_id = 0;
+  int32_t rank = -1;
+  int32_t epoch = 0;
+  int32_t ca_id = -1;
+  int32_t frame_id = -1;
+  int32_t frame_compile_id = -1;
   int64_t line_if_no_id = 0;  // text logs of eras without compile ids: one compile per block
   auto operator<=>(const DynamoKey&) const = default;
 };
@@ -48,6 +50,7 @@ struct AttributedCompile {
   std::string evidence;
   std::string subject;
   std::string primary_reason;
+  std::optional<int64_t> primary_reason_sid;  // its strings.string_id when known (else interned)
   int other_reasons = 0;
 };
 

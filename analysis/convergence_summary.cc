@@ -36,10 +36,14 @@ ConvergenceSummary summarize_convergence(std::vector<CurvePoint> points, int64_t
 
 const char* settle_state_name(SettleState state) {
   switch (state) {
-    case SettleState::kNoData: return "no_data";
-    case SettleState::kSettled: return "settled";
-    case SettleState::kNotSettled: return "not_settled";
-    case SettleState::kStillGrowing: return "still_growing";
+    case SettleState::kNoData:
+      return "no_data";
+    case SettleState::kSettled:
+      return "settled";
+    case SettleState::kNotSettled:
+      return "not_settled";
+    case SettleState::kStillGrowing:
+      return "still_growing";
   }
   return "no_data";
 }

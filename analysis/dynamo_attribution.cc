@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 
@@ -86,16 +87,26 @@ std::string format_value_list(const std::vector<std::string>& sorted) {
   return out;
 }
 
+// One canonical compile: the records of one DynamoKey merged. Held in a vector sorted by key.
 struct Merged {
   DynamoKey key;
-  std::vector<const CompileRecord*> records;
   const CompileRecord* best = nullptr;
   std::string_view co_name, co_filename;  // views into the RunInputs
   std::optional<int64_t> co_firstlineno;
   int64_t attempt = 0;
   int64_t effective_line = 0;
+  std::string_view cache_state;            // fx_graph preferred over aotautograd; empty if none
+  uint32_t first_record = 0, records = 0;  // range of its records in the record order
+  uint32_t first_reason = 0, reasons = 0;  // range of its explaining reasons in the reason order
   bool referenced_only = true;
 };
+
+// The merged compile of `key`, nullptr if none; `merged` is sorted by key.
+Merged* find_merged(std::vector<Merged>& merged, const DynamoKey& key) {
+  auto it = std::lower_bound(merged.begin(), merged.end(), key,
+                             [](const Merged& m, const DynamoKey& k) { return m.key < k; });
+  return it != merged.end() && it->key == key ? &*it : nullptr;
+}
 
 }  // namespace
 
@@ -133,22 +144,43 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
 int64_t attribute_dynamo_run(const RunInputs& in,
                              const std::function<void(AttributedCompile&&)>& emit) {
   std::map<int64_t, std::string> source_name(in.source_names.begin(), in.source_names.end());
-  // Reasons repeat a lot (each recompile re-lists the older entries): classify each text once.
+  // Reasons repeat a lot (each recompile re-lists the older entries): each text is classified
+  // once while it stays in this bounded cache (dropped when full, so that memory does not grow
+  // with the number of distinct reasons; the older entries a recompile re-lists are recent).
+  // A returned reference is valid until the next call.
+  constexpr size_t kClassifiedCacheEntries = 1 << 16;
   std::unordered_map<std::string_view, GuardReason> classified;
   auto classify = [&](std::string_view reason) -> const GuardReason& {
     auto it = classified.find(reason);
-    if (it == classified.end())
+    if (it == classified.end()) {
+      if (classified.size() >= kClassifiedCacheEntries) classified.clear();
       it = classified.emplace(reason, classify_guard_reason(reason)).first;
+    }
     return it->second;
   };
 
-  // 1. Merge the records of each compile.
-  std::map<DynamoKey, Merged> merged;
-  for (const auto& r : in.compiles) {
-    if (r.kind == "runtime" || r.kind == "backward") continue;  // not a separate program
-    Merged& m = merged[r.key];
-    m.key = r.key;
-    m.records.push_back(&r);
+  // 1. Merge the records of each compile: record indices sorted by key (then input order), so
+  // that the records of a compile are adjacent and the compiles sit in one sorted vector.
+  std::vector<uint32_t> record_order;
+  record_order.reserve(in.compiles.size());
+  for (uint32_t i = 0; i < in.compiles.size(); ++i) {
+    std::string_view kind = in.compiles[i].kind;
+    if (kind != "runtime" && kind != "backward") record_order.push_back(i);  // not a program
+  }
+  std::sort(record_order.begin(), record_order.end(), [&](uint32_t x, uint32_t y) {
+    const DynamoKey &kx = in.compiles[x].key, &ky = in.compiles[y].key;
+    return kx < ky || (kx == ky && x < y);
+  });
+  std::vector<Merged> merged;
+  for (uint32_t pos = 0; pos < record_order.size(); ++pos) {
+    const CompileRecord& r = in.compiles[record_order[pos]];
+    if (merged.empty() || merged.back().key != r.key) {
+      merged.emplace_back();
+      merged.back().key = r.key;
+      merged.back().first_record = pos;
+    }
+    Merged& m = merged.back();
+    ++m.records;
     if (!m.best || kind_rank(r.kind) < kind_rank(m.best->kind)) m.best = &r;
     if (m.co_name.empty()) m.co_name = r.co_name;
     if (m.co_filename.empty()) m.co_filename = r.co_filename;
@@ -157,19 +189,26 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     if (r.kind != "referenced") m.referenced_only = false;
   }
   if (merged.empty()) return 0;
+  auto records_of = [&](const Merged& m) {
+    return std::span<const uint32_t>(record_order.data() + m.first_record, m.records);
+  };
 
   // 2. Attach reasons to compiles. Reasons without a compile id (2023-era text) belong to the
   // closest recompile block above them in the same source.
-  std::map<DynamoKey, std::vector<const ReasonRecord*>> reasons;
   // (source, rank) -> keys of the id-less compiles there, in line order.
   std::map<std::pair<int64_t, int64_t>, std::vector<DynamoKey>> idless;
-  for (const auto& [k, m] : merged)
-    if (k.frame_id < 0 && k.ca_id < 0) idless[{k.source_id, k.rank}].push_back(k);
+  for (const Merged& m : merged)
+    if (m.key.frame_id < 0 && m.key.ca_id < 0)
+      idless[{m.key.source_id, m.key.rank}].push_back(m.key);
   for (auto& [where, keys] : idless)
     std::sort(keys.begin(), keys.end(), [](const DynamoKey& a, const DynamoKey& b) {
       return a.line_if_no_id < b.line_if_no_id;
     });
-  for (const auto& r : in.reasons) {
+  // (compile, reason) pairs, then sorted: a compile's reasons by entry index, then log position.
+  std::vector<std::pair<uint32_t, uint32_t>> attached;
+  attached.reserve(in.reasons.size());
+  for (uint32_t i = 0; i < in.reasons.size(); ++i) {
+    const ReasonRecord& r = in.reasons[i];
     if (!explains_compile(r.origin)) continue;
     DynamoKey key = r.key;
     if (key.frame_id < 0 && key.ca_id < 0) {
@@ -182,29 +221,47 @@ int64_t attribute_dynamo_run(const RunInputs& in,
       if (after == keys.begin()) continue;  // no recompile block above this reason
       key = *(after - 1);
     }
-    reasons[key].push_back(&r);
+    if (const Merged* m = find_merged(merged, key))
+      attached.emplace_back(static_cast<uint32_t>(m - merged.data()), i);
   }
-  for (auto& [k, list] : reasons)
-    std::stable_sort(list.begin(), list.end(), [](const ReasonRecord* a, const ReasonRecord* b) {
-      return a->entry_index < b->entry_index;
-    });
+  std::sort(attached.begin(), attached.end(), [&](const auto& x, const auto& y) {
+    if (x.first != y.first) return x.first < y.first;
+    const ReasonRecord &a = in.reasons[x.second], &b = in.reasons[y.second];
+    return std::tie(a.entry_index, a.key.source_id, a.line, x.second) <
+           std::tie(b.entry_index, b.key.source_id, b.line, y.second);
+  });
+  std::vector<const ReasonRecord*> reason_order;
+  reason_order.reserve(attached.size());
+  for (const auto& [m, r] : attached) {
+    Merged& owner = merged[m];
+    if (owner.reasons == 0) owner.first_reason = static_cast<uint32_t>(reason_order.size());
+    ++owner.reasons;
+    reason_order.push_back(&in.reasons[r]);
+  }
+  attached = {};
+  auto reasons_of = [&](const Merged& m) {
+    return std::span<const ReasonRecord* const>(reason_order.data() + m.first_reason, m.reasons);
+  };
 
   // Compiles known only as "referenced" sort just before the first compile that names them.
-  for (auto& [k, m] : merged) m.effective_line = m.best->line;
-  for (const auto& [k, list] : reasons) {
-    auto owner = merged.find(k);
-    if (owner == merged.end()) continue;
-    for (const ReasonRecord* r : list) {
+  for (Merged& m : merged) m.effective_line = m.best->line;
+  for (const Merged& owner : merged) {
+    for (const ReasonRecord* r : reasons_of(owner)) {
       auto id = ingest::CompileId::parse(r->old_compile_id);
       if (!id) continue;
-      DynamoKey old = k;
+      DynamoKey old = owner.key;
       old.frame_id = id->frame;
       old.frame_compile_id = id->compile;
       old.ca_id = id->compiled_autograd;
-      auto it = merged.find(old);
-      if (it != merged.end() && it->second.referenced_only)
-        it->second.effective_line = std::min(it->second.effective_line, owner->second.best->line);
+      Merged* it = find_merged(merged, old);
+      if (it && it->referenced_only)
+        it->effective_line = std::min(it->effective_line, owner.best->line);
     }
+  }
+
+  for (const auto& c : in.caches) {
+    Merged* m = find_merged(merged, c.key);
+    if (m && (m->cache_state.empty() || c.cache == "fx_graph")) m->cache_state = c.state;
   }
 
   const GraphBreakIndex break_index(in.breaks);
@@ -217,19 +274,19 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     const BreakRecord& b = in.breaks[i];
     const DynamoKey& k = b.key;
     if (b.user_line >= 0 || !b.user_function.empty() || k.frame_id < 0) continue;
-    auto broken = merged.find(k);
-    if (broken == merged.end()) continue;
-    auto broken_resume = parse_resume_name(broken->second.co_name);
+    const Merged* broken = find_merged(merged, k);
+    if (!broken) continue;
+    auto broken_resume = parse_resume_name(broken->co_name);
     unlocated_breaks[{k.source_id, k.rank, k.epoch, k.ca_id,
-                      broken_resume ? broken_resume->function
-                                    : std::string(broken->second.co_name)}]
+                      broken_resume ? broken_resume->function : std::string(broken->co_name)}]
         .emplace_back(k.frame_id, i);
   }
   for (auto& [where, list] : unlocated_breaks) std::stable_sort(list.begin(), list.end());
 
   // 3. Order: by start time when the log has it, else by position in the source.
-  std::vector<Merged*> order;
-  for (auto& [k, m] : merged) order.push_back(&m);
+  std::vector<const Merged*> order;
+  order.reserve(merged.size());
+  for (const Merged& m : merged) order.push_back(&m);
   std::sort(order.begin(), order.end(), [](const Merged* a, const Merged* b) {
     auto ta = a->best->start_us, tb = b->best->start_us;
     if (ta.has_value() != tb.has_value()) return ta.has_value();
@@ -251,12 +308,6 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     if (display_rank >= 0) return fmt::format("rank{}:{}", display_rank, id_text);
     return fmt::format("{}:{}", source_name[key.source_id], id_text);
   };
-
-  std::map<DynamoKey, std::string> cache_state;  // fx_graph preferred over aotautograd
-  for (const auto& c : in.caches) {
-    auto& slot = cache_state[c.key];
-    if (slot.empty() || c.cache == "fx_graph") slot = c.state;
-  }
 
   int64_t emitted = 0;
   for (const Merged* m : order) {
@@ -285,23 +336,25 @@ int64_t attribute_dynamo_run(const RunInputs& in,
                                             source_name[m->key.source_id], best.line);
     a.program_key = program_key(m->key, best.display_rank, id_text);
     bool failed = false;
-    for (const CompileRecord* r : m->records)
-      if (!r->fail_type.empty() && r->has_guarded_code.value_or(0) == 0) failed = true;
+    for (uint32_t i : records_of(*m)) {
+      const CompileRecord& r = in.compiles[i];
+      if (!r.fail_type.empty() && r.has_guarded_code.value_or(0) == 0) failed = true;
+    }
     a.kind = failed ? "dynamo_failed" : "dynamo";
-    if (auto it = cache_state.find(m->key); it != cache_state.end()) a.cache = it->second;
+    a.cache = std::string(m->cache_state);
 
-    const auto reason_it = reasons.find(m->key);
-    const std::vector<const ReasonRecord*> empty;
-    const auto& rs = reason_it == reasons.end() ? empty : reason_it->second;
-    for (const CompileRecord* r : m->records)
-      if (!r->recompile_reason.empty()) a.cause_reported = std::string(r->recompile_reason);
+    const auto rs = reasons_of(*m);
+    for (uint32_t i : records_of(*m))
+      if (!in.compiles[i].recompile_reason.empty())
+        a.cause_reported = std::string(in.compiles[i].recompile_reason);
     if (a.cause_reported.empty() && !rs.empty())
       a.cause_reported = rs.front()->old_compile_id.empty()
                              ? first_line(rs.front()->reason)
                              : rs.front()->old_compile_id + ": " + first_line(rs.front()->reason);
     if (failed && a.cause_reported.empty())
-      for (const CompileRecord* r : m->records)
-        if (!r->fail_type.empty()) a.cause_reported = std::string(r->fail_type);
+      for (uint32_t i : records_of(*m))
+        if (!in.compiles[i].fail_type.empty())
+          a.cause_reported = std::string(in.compiles[i].fail_type);
 
     // Primary reason: the newest rejected cache entry (highest old compile number).
     const ReasonRecord* primary = nullptr;
@@ -317,7 +370,10 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     GuardReason g;
     if (primary) {
       g = classify(primary->reason);
-      a.primary_reason = std::string(primary->reason);
+      if (primary->reason_sid)
+        a.primary_reason_sid = primary->reason_sid;  // written by id: no copy, no lookup
+      else
+        a.primary_reason = std::string(primary->reason);
       a.other_reasons = static_cast<int>(rs.size()) - 1;
       a.prev_program_key = primary->old_compile_id.empty()
                                ? ""
@@ -357,7 +413,8 @@ int64_t attribute_dynamo_run(const RunInputs& in,
                                     ? fmt::format("{} at line {}", resume->function, resume->line)
                                     : resume->function;
       if (brk) {
-        std::string why = !brk->gb_type.empty() ? brk->gb_type : first_line(brk->reason);
+        std::string why =
+            !brk->gb_type.empty() ? std::string(brk->gb_type) : first_line(brk->reason);
         a.detail = fmt::format("resume function {} exists because of a graph break in {}: {}",
                                m->co_name, where_break, why);
         if (!brk->user_file.empty() && brk->user_line >= 0)

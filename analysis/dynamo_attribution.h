@@ -16,9 +16,9 @@
 
 namespace rcf::analysis {
 
-// The text fields of CompileRecord and ReasonRecord are views into RunInputs::texts or
-// RunInputs::labels (or any storage outliving attribute_dynamo_run): a run repeats a few function
-// names, files, kinds and reasons over a million compiles, and each is held once.
+// The text fields of the records are views into RunInputs::texts or RunInputs::labels (or any
+// storage outliving attribute_dynamo_run): a run repeats a few function names, files, kinds and
+// reasons over a million compiles, and each is held once.
 struct CompileRecord {  // one dynamo_compile_raw row
   DynamoKey key;
   int64_t attempt = 0;
@@ -40,21 +40,22 @@ struct ReasonRecord {  // one guard_failure row
   int64_t entry_index = 0;
   std::string old_compile_id;
   std::string_view reason;
+  std::optional<int64_t> reason_sid;  // strings.string_id of `reason`, when read from the store
   std::string_view origin;
 };
 
 struct BreakRecord {  // one graph_break row
   DynamoKey key;      // the compile being traced when it broke (frame_id -1 if unknown)
   int64_t line = 0;
-  std::string user_file, user_function, gb_type, reason;
+  std::string_view user_file, user_function, gb_type, reason;
   int64_t user_line = -1;
   bool sync_signature = false;
-  std::string origin;
+  std::string_view origin;
 };
 
 struct CacheRecord {  // one cache_outcome row
   DynamoKey key;
-  std::string cache, state;
+  std::string_view cache, state;
 };
 
 struct RunInputs {
@@ -66,7 +67,10 @@ struct RunInputs {
   std::unordered_map<int64_t, std::string> texts;
   // Short texts without a string id (kinds, origins), each stored once.
   std::set<std::string, std::less<>> labels;
-  std::string_view label(std::string_view text) { return *labels.emplace(text).first; }
+  std::string_view label(std::string_view text) {
+    auto it = labels.find(text);
+    return it != labels.end() ? *it : *labels.emplace(text).first;
+  }
   // source_id -> short name for evidence texts (file name without directories).
   std::vector<std::pair<int64_t, std::string>> source_names;
 };

@@ -824,10 +824,9 @@ RunRestartFacts load_restart_facts(store::Database& db, int64_t run_id) {
     jax_records[{jax.int64(0), jax.int64(1)}] = {jax.text(2) == "compile", jax.str(3)};
 
   auto compiles = db.prepare(
-      "SELECT c.source_id, c.line, site.text, pk.text, c.kind, c.cache, c.step, c.compile_ms "
-      "FROM compile_event c "
+      "SELECT c.source_id, c.line, site.text, c.program_key, c.kind, c.cache, c.step, "
+      "c.compile_ms FROM compile_event c "
       "JOIN strings site ON site.string_id = c.site_sid "
-      "JOIN strings pk ON pk.string_id = c.program_key_sid "
       "WHERE c.run_id = ? ORDER BY c.ordinal");
   compiles.bind(1, run_id);
   while (compiles.step()) {

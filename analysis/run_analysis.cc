@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "analysis/dynamo_attribution.h"
 #include "analysis/run_rollup.h"
@@ -29,6 +30,21 @@ DynamoKey read_key(const store::Statement& st, int first, int64_t line) {
   k.frame_compile_id = st.int64(first + 5);
   if (k.frame_id < 0 && k.ca_id < 0) k.line_if_no_id = line;
   return k;
+}
+
+// `WHERE` clause selecting the rows of `run_id` in `table` as a rowid range scan: the rows of a
+// run are written together, so a range scan of the run's rowids (found in its index) reads them
+// in order, where a search through the run_id index would look each row up in the table.
+std::string run_rows(store::Database& db, const char* table, int64_t run_id) {
+  auto range =
+      db.prepare(fmt::format("SELECT min(rowid), max(rowid) FROM {} WHERE run_id=?", table));
+  range.bind(1, run_id);
+  int64_t first = 1, last = 0;
+  if (range.step() && range.opt_int64(0)) {
+    first = range.int64(0);
+    last = range.int64(1);
+  }
+  return fmt::format("rowid BETWEEN {} AND {} AND +run_id = {}", first, last, run_id);
 }
 
 RunInputs load_run(store::Database& db, int64_t run_id) {
@@ -61,22 +77,34 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
   constexpr const char* kCompileColumns =
       ", line, attempt, kind, co_name_sid, co_filename_sid, co_firstlineno, start_us, "
       "duration_ms, cache_size, accumulated_cache_size, has_guarded_code, fail_type_sid, "
-      "fail_reason_sid, recompile_reason_sid FROM dynamo_compile_raw WHERE run_id=? AND ";
-  auto own = db.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns +
-                        "kind NOT IN ('runtime', 'backward', 'referenced') ORDER BY raw_id");
-  auto by_reference = db.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns +
-                                 "kind = 'referenced' ORDER BY raw_id");
-  // Sized up front: growing vectors of a million records copies them and faults pages in twice.
+      "fail_reason_sid, recompile_reason_sid FROM dynamo_compile_raw WHERE ";
   auto count_rows = [&](const char* sql) {
     auto st = db.prepare(sql);
     st.bind(1, run_id);
     return st.step() ? static_cast<size_t>(st.int64(0)) : size_t{0};
   };
+  // The first record of each compile known by reference: (key, raw_id), sorted by key. Only keys
+  // and row ids are read here; the few records kept are read in full below.
+  const std::string compile_rows = run_rows(db, "dynamo_compile_raw", run_id);
+  std::vector<std::pair<DynamoKey, int64_t>> referenced;
+  referenced.reserve(
+      count_rows("SELECT count(*) FROM dynamo_compile_raw WHERE run_id=? AND kind = 'referenced'"));
+  {
+    auto keys = db.prepare(std::string("SELECT ") + kKeyColumns +
+                           ", line, raw_id FROM dynamo_compile_raw WHERE " + compile_rows +
+                           " AND kind = 'referenced'");
+    while (keys.step()) referenced.emplace_back(read_key(keys, 0, keys.int64(6)), keys.int64(7));
+    std::sort(referenced.begin(), referenced.end());
+    referenced.erase(std::unique(referenced.begin(), referenced.end(),
+                                 [](const auto& x, const auto& y) { return x.first == y.first; }),
+                     referenced.end());
+  }
+  // Sized up front for the most it can hold (pages never written are never faulted in): growing
+  // a vector of a million records copies them and faults pages in twice.
   in.compiles.reserve(
       count_rows("SELECT count(*) FROM dynamo_compile_raw WHERE run_id=? AND kind NOT IN "
-                 "('runtime', 'backward', 'referenced')"));
-  in.reasons.reserve(count_rows("SELECT count(*) FROM guard_failure WHERE run_id=?"));
-  in.breaks.reserve(count_rows("SELECT count(*) FROM graph_break WHERE run_id=?"));
+                 "('runtime', 'backward', 'referenced')") +
+      referenced.size());
   auto read_compile = [&](store::Statement& st) {
     CompileRecord r;
     r.line = st.int64(6);
@@ -97,27 +125,35 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
     r.display_rank = r.key.rank >= 0 ? r.key.rank : file_rank[r.key.source_id].value_or(-1);
     return r;
   };
-  own.bind(1, run_id);
+  auto own = db.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns + compile_rows +
+                        " AND kind NOT IN ('runtime', 'backward', 'referenced')");
   while (own.step()) in.compiles.push_back(read_compile(own));
-  std::vector<DynamoKey> with_record;  // sorted keys of the compiles read so far
+  std::vector<DynamoKey> with_record;  // sorted keys of the compiles with a record of their own
   with_record.reserve(in.compiles.size());
   for (const auto& r : in.compiles) with_record.push_back(r.key);
   std::sort(with_record.begin(), with_record.end());
-  std::set<DynamoKey> only_referenced;
-  by_reference.bind(1, run_id);
-  while (by_reference.step()) {
-    DynamoKey key = read_key(by_reference, 0, by_reference.int64(6));
-    if (std::binary_search(with_record.begin(), with_record.end(), key) ||
-        !only_referenced.insert(key).second)
-      continue;
-    in.compiles.push_back(read_compile(by_reference));
+  std::vector<int64_t> kept;  // raw ids of the referenced-only compiles' first records
+  auto own_it = with_record.begin();
+  for (const auto& [key, raw_id] : referenced) {
+    own_it = std::lower_bound(own_it, with_record.end(), key);
+    if (own_it == with_record.end() || *own_it != key) kept.push_back(raw_id);
+  }
+  referenced = {};
+  with_record = {};
+  std::sort(kept.begin(), kept.end());
+  auto by_id = db.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns + "raw_id=?");
+  for (int64_t raw_id : kept) {
+    by_id.bind(1, raw_id);
+    if (by_id.step()) in.compiles.push_back(read_compile(by_id));
+    by_id.reset();
   }
 
-  auto reasons =
-      db.prepare(std::string("SELECT ") + kKeyColumns +
-                 ", line, entry_index, old_compile_id, reason_sid, origin "
-                 "FROM guard_failure g WHERE run_id=? ORDER BY source_id, line, entry_index");
-  reasons.bind(1, run_id);
+  // Guard failures in row order: attribute_dynamo_run orders the reasons of each compile itself.
+  in.reasons.reserve(count_rows("SELECT count(*) FROM guard_failure WHERE run_id=?"));
+  auto reasons = db.prepare(std::string("SELECT ") + kKeyColumns +
+                            ", line, entry_index, old_compile_id, reason_sid, origin "
+                            "FROM guard_failure WHERE " +
+                            run_rows(db, "guard_failure", run_id));
   while (reasons.step()) {
     ReasonRecord r;
     r.line = reasons.int64(6);
@@ -125,33 +161,37 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
     r.key.line_if_no_id = 0;  // resolved by attribute_dynamo_run
     r.entry_index = reasons.int64(7);
     r.old_compile_id = reasons.str(8);
-    r.reason = text_of(reasons.int64(9));
+    r.reason_sid = reasons.int64(9);
+    r.reason = text_of(r.reason_sid);
     r.origin = in.label(reasons.text(10));
     in.reasons.push_back(std::move(r));
   }
 
+  // Graph breaks in log order (GraphBreakIndex prefers the first): row order is log order unless
+  // sources were ingested out of order.
+  in.breaks.reserve(count_rows("SELECT count(*) FROM graph_break WHERE run_id=?"));
   auto breaks = db.prepare(std::string("SELECT ") + kKeyColumns +
-                           ", line, f.text, fn.text, gt.text, rs.text, user_line, sync_signature, "
-                           "origin FROM graph_break g "
-                           "LEFT JOIN strings f ON f.string_id = g.user_file_sid "
-                           "LEFT JOIN strings fn ON fn.string_id = g.user_function_sid "
-                           "LEFT JOIN strings gt ON gt.string_id = g.gb_type_sid "
-                           "LEFT JOIN strings rs ON rs.string_id = g.reason_sid "
-                           "WHERE run_id=? ORDER BY source_id, line");
-  breaks.bind(1, run_id);
+                           ", line, user_file_sid, user_function_sid, gb_type_sid, reason_sid, "
+                           "user_line, sync_signature, origin FROM graph_break WHERE " +
+                           run_rows(db, "graph_break", run_id));
   while (breaks.step()) {
     BreakRecord b;
     b.line = breaks.int64(6);
     b.key = read_key(breaks, 0, 0);
-    b.user_file = breaks.str(7);
-    b.user_function = breaks.str(8);
-    b.gb_type = breaks.str(9);
-    b.reason = breaks.str(10);
+    b.user_file = text_of(breaks.opt_int64(7));
+    b.user_function = text_of(breaks.opt_int64(8));
+    b.gb_type = text_of(breaks.opt_int64(9));
+    b.reason = text_of(breaks.opt_int64(10));
     b.user_line = breaks.opt_int64(11).value_or(-1);
     b.sync_signature = breaks.int64(12) != 0;
-    b.origin = breaks.str(13);
-    in.breaks.push_back(std::move(b));
+    b.origin = in.label(breaks.text(13));
+    in.breaks.push_back(b);
   }
+  auto log_order = [](const BreakRecord& x, const BreakRecord& y) {
+    return std::tie(x.key.source_id, x.line) < std::tie(y.key.source_id, y.line);
+  };
+  if (!std::is_sorted(in.breaks.begin(), in.breaks.end(), log_order))
+    std::stable_sort(in.breaks.begin(), in.breaks.end(), log_order);
 
   auto caches = db.prepare(std::string("SELECT ") + kKeyColumns +
                            ", cache, state FROM cache_outcome WHERE run_id=?");
@@ -159,9 +199,9 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
   while (caches.step()) {
     CacheRecord c;
     c.key = read_key(caches, 0, 0);
-    c.cache = caches.str(6);
-    c.state = caches.str(7);
-    in.caches.push_back(std::move(c));
+    c.cache = in.label(caches.text(6));
+    c.state = in.label(caches.text(7));
+    in.caches.push_back(c);
   }
   return in;
 }
@@ -175,28 +215,31 @@ class CompileWriter {
         strings_(strings),
         run_id_(run_id),
         insert_compile_(db.prepare(
-            "INSERT INTO compile_event(run_id, ordinal, step, site_sid, program_key_sid, kind, "
-            "cause_reported_sid, compile_ms, cache, rank, epoch, frame_id, frame_compile_id, "
+            "INSERT INTO compile_event(run_id, ordinal, step, site_sid, program_key, kind, "
+            "cause_reported, compile_ms, cache, rank, epoch, frame_id, frame_compile_id, "
             "attempt, ca_id, source_id, line, evidence, hlo_module_id, saved_graph_source_id, "
             "saved_graph_line) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")),
-        insert_attr_(db.prepare(
-            "INSERT INTO attribution(compile_row, cause, prev_program_key_sid, detail_sid, "
-            "confidence, evidence_sid, subject_sid, reason_sid, other_reasons) "
-            "VALUES (?,?,?,?,?,?,?,?,?)")) {}
+        insert_attr_(
+            db.prepare("INSERT INTO attribution(compile_row, cause, prev_program_key, detail, "
+                       "confidence, evidence, subject_sid, reason_sid, other_reasons) "
+                       "VALUES (?,?,?,?,?,?,?,?,?)")) {}
 
   void write(const AttributedCompile& c) {
+    auto text_or_null = [](store::Statement& st, int col, const std::string& text) {
+      if (text.empty())
+        st.bind_null(col);
+      else
+        st.bind(col, text);
+    };
     insert_compile_.bind(1, run_id_)
         .bind(2, c.ordinal)
         .bind(3, c.step)
         .bind(4, strings_.id(c.site))
-        .bind(5, strings_.id(c.program_key))
-        .bind(6, c.kind)
-        .bind(7, strings_.id_or_null(c.cause_reported))
-        .bind(8, c.compile_ms);
-    if (c.cache.empty())
-      insert_compile_.bind_null(9);
-    else
-      insert_compile_.bind(9, c.cache);
+        .bind(5, c.program_key)
+        .bind(6, c.kind);
+    text_or_null(insert_compile_, 7, c.cause_reported);
+    insert_compile_.bind(8, c.compile_ms);
+    text_or_null(insert_compile_, 9, c.cache);
     insert_compile_.bind(10, c.key.rank)
         .bind(11, c.key.epoch)
         .bind(12, c.key.frame_id)
@@ -211,14 +254,14 @@ class CompileWriter {
         .bind(21, c.saved_graph_line);
     insert_compile_.run();
     int64_t row = db_.last_insert_rowid();
-    insert_attr_.bind(1, row)
-        .bind(2, c.cause)
-        .bind(3, strings_.id_or_null(c.prev_program_key))
-        .bind(4, strings_.id_or_null(c.detail))
-        .bind(5, c.confidence)
-        .bind(6, strings_.id_or_null(c.evidence))
-        .bind(7, strings_.id_or_null(c.subject))
-        .bind(8, strings_.id_or_null(c.primary_reason))
+    insert_attr_.bind(1, row).bind(2, c.cause);
+    text_or_null(insert_attr_, 3, c.prev_program_key);
+    text_or_null(insert_attr_, 4, c.detail);
+    insert_attr_.bind(5, c.confidence);
+    text_or_null(insert_attr_, 6, c.evidence);
+    insert_attr_.bind(7, strings_.id_or_null(c.subject))
+        .bind(8,
+              c.primary_reason_sid ? c.primary_reason_sid : strings_.id_or_null(c.primary_reason))
         .bind(9, c.other_reasons);
     insert_attr_.run();
   }

@@ -26,9 +26,16 @@ void RollupBuilder::add(const AttributedCompile& c) {
   if (c.compile_ms) known_ms_ = known_ms_.value_or(0) + *c.compile_ms;
   if (c.cause == "first_compile") return;
   ++r_.recompiles;
-  Group& a = groups_[{c.site, c.cause}];
-  a.g.site = c.site;
-  a.g.cause = c.cause;
+  auto site = groups_.find(c.site);
+  if (site == groups_.end())
+    site = groups_.emplace(c.site, std::map<std::string, Group, std::less<>>()).first;
+  auto group = site->second.find(c.cause);
+  if (group == site->second.end()) {
+    group = site->second.emplace(c.cause, Group()).first;
+    group->second.g.site = c.site;
+    group->second.g.cause = c.cause;
+  }
+  Group& a = group->second;
   ++a.g.recompiles;
   std::optional<double> cost = c.compile_ms;
   if (cost) {
@@ -58,16 +65,17 @@ RunRollup RollupBuilder::finish() && {
   if (!r.compile_ms) r.compile_ms = known_ms_;
   if (r.compile_ms && r.wall_ms && *r.wall_ms > 0) r.compile_share = *r.compile_ms / *r.wall_ms;
 
-  for (auto& [key, a] : groups_) {
-    a.g.compile_ms_basis = a.shared > 0 ? "step_share" : a.measured > 0 ? "measured" : "unknown";
-    int64_t best = 0;
-    for (const auto& [subject, n] : a.subjects)
-      if (n > best) {  // map order: ties keep the smallest subject
-        best = n;
-        a.g.subject = subject;
-      }
-    r.groups.push_back(std::move(a.g));
-  }
+  for (auto& [site, causes] : groups_)
+    for (auto& [cause, a] : causes) {
+      a.g.compile_ms_basis = a.shared > 0 ? "step_share" : a.measured > 0 ? "measured" : "unknown";
+      int64_t best = 0;
+      for (const auto& [subject, n] : a.subjects)
+        if (n > best) {  // map order: ties keep the smallest subject
+          best = n;
+          a.g.subject = subject;
+        }
+      r.groups.push_back(std::move(a.g));
+    }
   std::sort(r.groups.begin(), r.groups.end(), [](const CauseGroup& x, const CauseGroup& y) {
     double xm = x.compile_ms_lost.value_or(-1), ym = y.compile_ms_lost.value_or(-1);
     return std::tie(ym, y.recompiles, x.site, x.cause) <

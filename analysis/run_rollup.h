@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "analysis/attributed_compile.h"
@@ -59,9 +60,10 @@ class RollupBuilder {
   };
   RunRollup r_;
   std::map<int64_t, const ConvergencePoint*> point_at_;
-  std::set<std::string> keys_;
+  std::unordered_set<std::string> keys_;  // distinct program keys
   std::optional<double> known_ms_;
-  std::map<std::pair<std::string, std::string>, Group> groups_;
+  // site -> cause -> group; looked up by views, so a compile copies no text unless it is new.
+  std::map<std::string, std::map<std::string, Group, std::less<>>, std::less<>> groups_;
 };
 
 // The same over a vector of compiles.

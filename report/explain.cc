@@ -42,14 +42,10 @@ SiteSummary& site_entry(RunSummary& run, const std::string& site) {
 
 void load_compiles(store::Database& db, RunSummary& run) {
   auto st = db.prepare(
-      "SELECT site.text, pk.text, c.kind, c.compile_ms, a.cause, a.confidence, d.text, "
-      "prev.text, e.text, subj.text, c.ordinal "
+      "SELECT site.text, c.program_key, c.kind, c.compile_ms, a.cause, a.confidence, a.detail, "
+      "a.prev_program_key, a.evidence, subj.text, c.ordinal "
       "FROM compile_event c JOIN attribution a ON a.compile_row = c.compile_row "
       "JOIN strings site ON site.string_id = c.site_sid "
-      "JOIN strings pk ON pk.string_id = c.program_key_sid "
-      "LEFT JOIN strings d ON d.string_id = a.detail_sid "
-      "LEFT JOIN strings prev ON prev.string_id = a.prev_program_key_sid "
-      "LEFT JOIN strings e ON e.string_id = a.evidence_sid "
       "LEFT JOIN strings subj ON subj.string_id = a.subject_sid "
       "WHERE c.run_id = ? ORDER BY c.ordinal");
   st.bind(1, run.run_id);

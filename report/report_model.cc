@@ -283,7 +283,7 @@ struct SiteScan {
 struct Fetched {
   RecompileEvidence evidence;
   int64_t hlo_module_id = -1;
-  int64_t prev_sid = -1;
+  bool has_prev = false;  // evidence.prev_program_key is known
 };
 
 std::unordered_map<int64_t, Fetched> fetch_recompiles(store::Database& db,
@@ -294,14 +294,11 @@ std::unordered_map<int64_t, Fetched> fetch_recompiles(store::Database& db,
     std::vector<int64_t> chunk(rows.begin() + at,
                                rows.begin() + std::min(rows.size(), at + kChunk));
     auto st = db.prepare(
-        "SELECT c.compile_row, c.ordinal, c.step, pk.text, prev.text, a.cause, a.confidence, "
-        "d.text, e.text, c.compile_ms, rs.text, a.other_reasons, c.hlo_module_id, "
-        "a.prev_program_key_sid FROM compile_event c "
+        "SELECT c.compile_row, c.ordinal, c.step, c.program_key, a.prev_program_key, a.cause, "
+        "a.confidence, "
+        "a.detail, a.evidence, c.compile_ms, rs.text, a.other_reasons, c.hlo_module_id, "
+        "a.prev_program_key IS NOT NULL FROM compile_event c "
         "JOIN attribution a ON a.compile_row = c.compile_row "
-        "JOIN strings pk ON pk.string_id = c.program_key_sid "
-        "LEFT JOIN strings prev ON prev.string_id = a.prev_program_key_sid "
-        "LEFT JOIN strings d ON d.string_id = a.detail_sid "
-        "LEFT JOIN strings e ON e.string_id = a.evidence_sid "
         "LEFT JOIN strings rs ON rs.string_id = a.reason_sid "
         "WHERE c.compile_row IN (" +
         join_ids(chunk) + ")");
@@ -320,7 +317,7 @@ std::unordered_map<int64_t, Fetched> fetch_recompiles(store::Database& db,
       r.guard_text = st.str(10);
       r.other_reasons = st.int64(11);
       f.hlo_module_id = st.opt_int64(12).value_or(-1);
-      f.prev_sid = st.opt_int64(13).value_or(-1);
+      f.has_prev = st.int64(13) != 0;
       out[st.int64(0)] = std::move(f);
     }
   }
@@ -330,24 +327,24 @@ std::unordered_map<int64_t, Fetched> fetch_recompiles(store::Database& db,
 // For XLA recompiles whose program and previous program both have HLO, the evidence tables.
 void attach_hlo_evidence(store::Database& db, int64_t run_id,
                          std::unordered_map<int64_t, Fetched>& fetched) {
-  std::set<int64_t> prev_sids;
+  std::set<std::string, std::less<>> prev_keys;
   for (const auto& [row, f] : fetched)
-    if (f.hlo_module_id >= 0 && f.prev_sid >= 0) prev_sids.insert(f.prev_sid);
-  if (prev_sids.empty()) return;
+    if (f.hlo_module_id >= 0 && f.has_prev) prev_keys.insert(f.evidence.prev_program_key);
+  if (prev_keys.empty()) return;
   // Every compile of the previous program keys that has a module, in compile order.
-  std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> modules_of;  // sid -> (ordinal, id)
+  // program key -> (ordinal, module id)
+  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>, std::less<>> modules_of;
   auto st = db.prepare(
-      "SELECT ordinal, program_key_sid, hlo_module_id FROM compile_event "
+      "SELECT ordinal, program_key, hlo_module_id FROM compile_event "
       "WHERE run_id = ? AND hlo_module_id IS NOT NULL ORDER BY ordinal");
   st.bind(1, run_id);
   while (st.step())
-    if (prev_sids.count(st.int64(1)))
-      modules_of[st.int64(1)].emplace_back(st.int64(0), st.int64(2));
+    if (prev_keys.count(st.text(1))) modules_of[st.str(1)].emplace_back(st.int64(0), st.int64(2));
   std::map<int64_t, int64_t> prev_module;  // compile row -> module of its previous program
   std::set<int64_t> needed;
   for (const auto& [row, f] : fetched) {
-    if (f.hlo_module_id < 0 || f.prev_sid < 0) continue;
-    auto it = modules_of.find(f.prev_sid);
+    if (f.hlo_module_id < 0 || !f.has_prev) continue;
+    auto it = modules_of.find(f.evidence.prev_program_key);
     if (it == modules_of.end()) continue;
     // The latest compile of that key before this one (else its first).
     int64_t chosen = it->second.front().second;

@@ -481,9 +481,10 @@ CREATE TABLE compile_event (
   ordinal INTEGER NOT NULL,    -- 1-based order of the compile within the run (time, then source order)
   step INTEGER,                -- training step of the compile, NULL when the logs give none
   site_sid INTEGER NOT NULL,   -- user code location the program belongs to (Dynamo: co_filename:co_firstlineno (co_name))
-  program_key_sid INTEGER NOT NULL,  -- what the runtime calls the program (Dynamo: 'F/C', 'rankN:F/C' with several ranks)
+  program_key TEXT NOT NULL,   -- what the runtime calls the program (Dynamo: 'F/C', 'rankN:F/C' with several ranks);
+                               -- texts unique to one compile are stored in the row, not interned in strings
   kind TEXT NOT NULL,          -- 'dynamo' (a compiled entry was installed) or 'dynamo_failed' (the compile raised: counted, no program)
-  cause_reported_sid INTEGER,  -- what the runtime itself said about it (first reason, fail type), NULL if nothing
+  cause_reported TEXT,         -- what the runtime itself said about it (first reason, fail type), NULL if nothing
   compile_ms REAL,             -- compile wall time, NULL if unknown
   cache TEXT,                  -- backend cache outcome: 'hit', 'miss', 'bypass', NULL unknown
   rank INTEGER NOT NULL,       -- compile reference (see header)
@@ -504,10 +505,10 @@ CREATE TABLE compile_event (
 CREATE TABLE attribution (
   compile_row INTEGER PRIMARY KEY REFERENCES compile_event(compile_row),  -- the compile
   cause TEXT NOT NULL,         -- first_compile or a cause of the vocabulary (shape, dtype, constant, ...)
-  prev_program_key_sid INTEGER,  -- program this one was compared with / rejected by, NULL if none
-  detail_sid INTEGER,          -- human evidence sentence (which input, dim, old -> new; ...)
+  prev_program_key TEXT,       -- program this one was compared with / rejected by, NULL if none
+  detail TEXT,                 -- human evidence sentence (which input, dim, old -> new; ...)
   confidence TEXT NOT NULL,    -- high, medium or low
-  evidence_sid INTEGER,        -- which artifacts decided it (e.g. 'trace recompile_reasons line 1234')
+  evidence TEXT,               -- which artifacts decided it (e.g. 'trace recompile_reasons line 1234')
   subject_sid INTEGER,         -- what changed (tensor name, guarded expression), for aggregation
   reason_sid INTEGER,          -- primary raw reason text, NULL if none
   other_reasons INTEGER NOT NULL DEFAULT 0  -- further rejected cache entries that also gave reasons
@@ -601,37 +602,29 @@ FROM run_table r;
 -- compiles: one row per real compile.
 CREATE VIEW compiles AS
 SELECT c.run_id, r.lane, r.run, c.ordinal, c.step,
-       site.text AS site, pk.text AS program_key, c.kind,
-       cr.text AS cause_reported, c.compile_ms, c.cache
+       site.text AS site, c.program_key, c.kind, c.cause_reported, c.compile_ms, c.cache
 FROM compile_event c
 JOIN run_table r ON r.run_id = c.run_id
-JOIN strings site ON site.string_id = c.site_sid
-JOIN strings pk ON pk.string_id = c.program_key_sid
-LEFT JOIN strings cr ON cr.string_id = c.cause_reported_sid;
+JOIN strings site ON site.string_id = c.site_sid;
 
 -- recompiles: one row per real compile whose cause is not first_compile.
 CREATE VIEW recompiles AS
 SELECT c.run_id, r.lane, r.run, c.ordinal, c.step,
-       site.text AS site, pk.text AS program_key, prev.text AS prev_program_key,
-       a.cause, d.text AS detail, a.confidence, e.text AS evidence
+       site.text AS site, c.program_key, a.prev_program_key,
+       a.cause, a.detail, a.confidence, a.evidence
 FROM attribution a
 JOIN compile_event c ON c.compile_row = a.compile_row
 JOIN run_table r ON r.run_id = c.run_id
 JOIN strings site ON site.string_id = c.site_sid
-JOIN strings pk ON pk.string_id = c.program_key_sid
-LEFT JOIN strings prev ON prev.string_id = a.prev_program_key_sid
-LEFT JOIN strings d ON d.string_id = a.detail_sid
-LEFT JOIN strings e ON e.string_id = a.evidence_sid
 WHERE a.cause <> 'first_compile';
 
 -- compile_artifacts: the saved graph and HLO module linked to each compile, when present.
 CREATE VIEW compile_artifacts AS
-SELECT c.run_id, r.lane, r.run, c.ordinal, pk.text AS program_key,
+SELECT c.run_id, r.lane, r.run, c.ordinal, c.program_key,
        c.hlo_module_id, mn.text AS hlo_module, h.file_name AS hlo_file, h.stage AS hlo_stage,
        gs.path AS saved_graph_source, c.saved_graph_line
 FROM compile_event c
 JOIN run_table r ON r.run_id = c.run_id
-JOIN strings pk ON pk.string_id = c.program_key_sid
 LEFT JOIN hlo_module h ON h.hlo_module_id = c.hlo_module_id
 LEFT JOIN strings mn ON mn.string_id = h.module_name_sid
 LEFT JOIN source gs ON gs.source_id = c.saved_graph_source_id

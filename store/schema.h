@@ -5,5 +5,5 @@ namespace rcf::store {
 // Text of sql/schema.sql. Every table and column is documented there.
 extern const char* const kSchemaSql;
 // Bumped whenever sql/schema.sql changes incompatibly; stored in schema_info('schema_version').
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 }  // namespace rcf::store

@@ -73,35 +73,33 @@ void generate_report_store(store::Database& db, const ReportStoreSpec& spec) {
   for (int64_t s = 0; s < spec.sites; ++s)
     site_sids.push_back(
         intern(fmt::format("/work/model/layer_{}.py:{} (forward_{})", s % 50, 100 + s, s)));
-  const int64_t evidence_sid = intern("HLO parameters of save_tensors.hlo.0");
+  const std::string evidence = "HLO parameters of save_tensors.hlo.0";
 
   auto compile = db.prepare(
-      "INSERT INTO compile_event(run_id, ordinal, step, site_sid, program_key_sid, kind, "
+      "INSERT INTO compile_event(run_id, ordinal, step, site_sid, program_key, kind, "
       "compile_ms, rank, epoch, frame_id, frame_compile_id, attempt, ca_id, source_id, line, "
       "evidence) VALUES (?, ?, ?, ?, ?, 'xla', ?, -1, 0, -1, -1, 0, -1, ?, ?, "
       "'pt_xla_debug_compilation_analysis')");
   auto attribution = db.prepare(
-      "INSERT INTO attribution(compile_row, cause, prev_program_key_sid, detail_sid, confidence, "
-      "evidence_sid, subject_sid, reason_sid, other_reasons) VALUES (?, ?, ?, ?, ?, ?, NULL, "
+      "INSERT INTO attribution(compile_row, cause, prev_program_key, detail, confidence, "
+      "evidence, subject_sid, reason_sid, other_reasons) VALUES (?, ?, ?, ?, ?, ?, NULL, "
       "NULL, 0)");
-  auto key_stmt = db.prepare("INSERT INTO strings(text) VALUES (?)");
   const uint64_t salt = std::hash<std::string>{}(spec.lane + "\n" + spec.run);
-  std::vector<int64_t> last_key(spec.sites, -1);
+  std::vector<std::string> last_key(spec.sites);
   std::map<int64_t, std::pair<int64_t, double>> per_step;  // compiles, compile ms
   struct Group {
     int64_t recompiles = 0;
     double ms = 0;
-    int64_t first_step = 0, last_step = 0, detail_sid = 0;
+    int64_t first_step = 0, last_step = 0;
+    std::string detail;
   };
   std::map<std::pair<int64_t, std::string>, Group> groups;
   for (int64_t i = 0; i < spec.compiles; ++i) {
     const int64_t step = 1 + i * spec.steps / spec.compiles;
     const int64_t site = i % spec.sites;
     const double ms = 800 + static_cast<double>(i % 97) * 20;
-    // Program keys are distinct by construction: a plain insert.
-    key_stmt.reset();
-    key_stmt.bind(1, fmt::format("{:016x}", ((i + 1) * 0x9E3779B97F4A7C15ULL) ^ salt)).run();
-    const int64_t key = db.last_insert_rowid();
+    // Program keys are distinct by construction.
+    const std::string key = fmt::format("{:016x}", ((i + 1) * 0x9E3779B97F4A7C15ULL) ^ salt);
     compile.reset();
     compile.bind(1, run_id)
         .bind(2, i + 1)
@@ -113,7 +111,7 @@ void generate_report_store(store::Database& db, const ReportStoreSpec& spec) {
         .bind(8, 3 + i * 40)
         .run();
     const int64_t row = db.last_insert_rowid();
-    const bool first = last_key[site] < 0;
+    const bool first = last_key[site].empty();
     const CauseModel& c = kCauses[i / spec.sites % std::size(kCauses)];
     const std::string cause = first ? "first_compile" : c.cause;
     attribution.reset();
@@ -121,16 +119,13 @@ void generate_report_store(store::Database& db, const ReportStoreSpec& spec) {
     if (first) {
       attribution.bind_null(3).bind_null(4).bind(5, "high").bind_null(6);
     } else {
-      int64_t detail = intern(detail_of(c.cause, i));
-      attribution.bind(3, last_key[site])
-          .bind(4, detail)
-          .bind(5, c.confidence)
-          .bind(6, evidence_sid);
+      const std::string detail = detail_of(c.cause, i);
+      attribution.bind(3, last_key[site]).bind(4, detail).bind(5, c.confidence).bind(6, evidence);
       Group& g = groups[{site_sids[site], cause}];
       if (g.recompiles++ == 0) g.first_step = step;
       g.last_step = step;
       g.ms += ms;
-      g.detail_sid = detail;
+      g.detail = detail;
     }
     attribution.run();
     last_key[site] = key;
@@ -200,7 +195,7 @@ void generate_report_store(store::Database& db, const ReportStoreSpec& spec) {
         .bind(5, g.ms)
         .bind(6, g.first_step)
         .bind(7, g.last_step)
-        .bind(8, g.detail_sid)
+        .bind(8, intern(g.detail))
         .bind(9, ++rank)
         .run();
   }
