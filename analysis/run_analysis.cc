@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "analysis/compile_writer.h"
 #include "analysis/dynamo_attribution.h"
 #include "analysis/run_rollup.h"
 #include "analysis/xla_compiles.h"
@@ -206,73 +207,6 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
   return in;
 }
 
-// Writes compiles and their attributions as they come (prepared once per run).
-class CompileWriter {
- public:
-  // `db` and `strings` must outlive the writer.
-  CompileWriter(store::Database& db, store::StringInterner& strings, int64_t run_id)
-      : db_(db),
-        strings_(strings),
-        run_id_(run_id),
-        insert_compile_(db.prepare(
-            "INSERT INTO compile_event(run_id, ordinal, step, site_sid, program_key, kind, "
-            "cause_reported, compile_ms, cache, rank, epoch, frame_id, frame_compile_id, "
-            "attempt, ca_id, source_id, line, evidence, hlo_module_id, saved_graph_source_id, "
-            "saved_graph_line) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")),
-        insert_attr_(
-            db.prepare("INSERT INTO attribution(compile_row, cause, prev_program_key, detail, "
-                       "confidence, evidence, subject_sid, reason_sid, other_reasons) "
-                       "VALUES (?,?,?,?,?,?,?,?,?)")) {}
-
-  void write(const AttributedCompile& c) {
-    auto text_or_null = [](store::Statement& st, int col, const std::string& text) {
-      if (text.empty())
-        st.bind_null(col);
-      else
-        st.bind(col, text);
-    };
-    insert_compile_.bind(1, run_id_)
-        .bind(2, c.ordinal)
-        .bind(3, c.step)
-        .bind(4, strings_.id(c.site))
-        .bind(5, c.program_key)
-        .bind(6, c.kind);
-    text_or_null(insert_compile_, 7, c.cause_reported);
-    insert_compile_.bind(8, c.compile_ms);
-    text_or_null(insert_compile_, 9, c.cache);
-    insert_compile_.bind(10, c.key.rank)
-        .bind(11, c.key.epoch)
-        .bind(12, c.key.frame_id)
-        .bind(13, c.key.frame_compile_id)
-        .bind(14, c.attempt)
-        .bind(15, c.key.ca_id)
-        .bind(16, c.key.source_id)
-        .bind(17, c.line)
-        .bind(18, c.evidence_kind)
-        .bind(19, c.hlo_module_id)
-        .bind(20, c.saved_graph_source_id)
-        .bind(21, c.saved_graph_line);
-    insert_compile_.run();
-    int64_t row = db_.last_insert_rowid();
-    insert_attr_.bind(1, row).bind(2, c.cause);
-    text_or_null(insert_attr_, 3, c.prev_program_key);
-    text_or_null(insert_attr_, 4, c.detail);
-    insert_attr_.bind(5, c.confidence);
-    text_or_null(insert_attr_, 6, c.evidence);
-    insert_attr_.bind(7, strings_.id_or_null(c.subject))
-        .bind(8,
-              c.primary_reason_sid ? c.primary_reason_sid : strings_.id_or_null(c.primary_reason))
-        .bind(9, c.other_reasons);
-    insert_attr_.run();
-  }
-
- private:
-  store::Database& db_;
-  store::StringInterner& strings_;
-  int64_t run_id_;
-  store::Statement insert_compile_, insert_attr_;
-};
-
 void write_convergence(store::Database& db, int64_t run_id,
                        const std::vector<ConvergencePoint>& convergence) {
   auto insert_point = db.prepare(
@@ -318,7 +252,7 @@ void write_rollup(store::Database& db, store::StringInterner& strings, int64_t r
   insert_run.run();
   auto insert_group = db.prepare(
       "INSERT INTO cause_group(run_id, site_sid, cause, recompiles, compile_ms_lost, "
-      "compile_ms_basis, first_step, last_step, detail_sid, subject_sid, rank) "
+      "compile_ms_basis, first_step, last_step, detail, subject_sid, rank) "
       "VALUES (?,?,?,?,?,?,?,?,?,?,?)");
   for (const auto& g : r.groups) {
     insert_group.bind(1, run_id)
@@ -329,7 +263,7 @@ void write_rollup(store::Database& db, store::StringInterner& strings, int64_t r
         .bind(6, g.compile_ms_basis)
         .bind(7, g.first_step)
         .bind(8, g.last_step)
-        .bind(9, strings.id_or_null(g.detail))
+        .bind(9, g.detail.empty() ? std::nullopt : std::optional<std::string_view>(g.detail))
         .bind(10, strings.id_or_null(g.subject))
         .bind(11, g.rank);
     insert_group.run();
@@ -340,7 +274,8 @@ void write_rollup(store::Database& db, store::StringInterner& strings, int64_t r
 std::optional<double> load_execute_ms(store::Database& db, int64_t run_id) {
   auto st = db.prepare(
       "SELECT value FROM metric_sample m JOIN strings n ON n.string_id = m.name_sid WHERE "
-      "run_id=? AND n.text='ExecuteTime' AND field='Accumulator' ORDER BY source_id DESC, line "
+      "run_id=? AND n.text='ExecuteTime' AND field IN ('TotalSamples', 'Accumulator') AND "
+      "field='Accumulator' ORDER BY source_id DESC, line "
       "DESC LIMIT 1");
   st.bind(1, run_id);
   if (st.step()) return st.real(0) / 1e6;
@@ -370,15 +305,16 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids) {
     RollupBuilder rollup(xla.convergence, load_execute_ms(db, run_id));
     CompileWriter writer(db, strings, run_id);
     int64_t dynamo_compiles = attribute_dynamo_run(dynamo, [&](AttributedCompile&& c) {
-      writer.write(c);
       rollup.add(c);
+      writer.write(std::move(c));
     });
     dynamo = RunInputs{};  // release the Dynamo records before the XLA side is written
     for (auto& c : xla.compiles) {
       c.ordinal += dynamo_compiles;
-      writer.write(c);
       rollup.add(c);
+      writer.write(std::move(c));
     }
+    writer.finish();  // the database is the caller's again
     write_convergence(db, run_id, xla.convergence);
     write_rollup(db, strings, run_id, std::move(rollup).finish());
   }

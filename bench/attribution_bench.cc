@@ -169,6 +169,7 @@ int main(int argc, char** argv) {
     std::vector<int64_t> runs;
     auto st = db->prepare("SELECT run_id FROM run_table ORDER BY run_id");
     while (st.step()) runs.push_back(st.int64(0));
+    rcf::store::create_indexes(*db);  // as the last ingest left them (kept databases may lack some)
     long rss_before = peak_rss_kb();
     db->exec("BEGIN");
     auto start = std::chrono::steady_clock::now();

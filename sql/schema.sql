@@ -564,7 +564,7 @@ CREATE TABLE cause_group (
                                    -- the step's compiles) or 'unknown'
   first_step INTEGER,          -- step of the first such recompile, NULL when unknown
   last_step INTEGER,           -- step of the last one
-  detail_sid INTEGER,          -- one representative detail (a shape dim lists every value it took)
+  detail TEXT,                 -- one representative detail (a shape dim lists every value it took)
   subject_sid INTEGER,         -- what changed, for the most common subject
   rank INTEGER NOT NULL,       -- fix-first rank within the run (1 = fix first): compile_ms_lost
                                -- desc (unknown last), then recompiles desc, site, cause
@@ -649,12 +649,11 @@ FROM run_convergence c JOIN run_table r ON r.run_id = c.run_id;
 -- fix_first: recompiles per run x site x cause, ranked by compile time lost, with the remedy.
 CREATE VIEW fix_first AS
 SELECT g.run_id, r.lane, r.run, g.rank, site.text AS site, g.cause, g.recompiles,
-       g.compile_ms_lost, g.compile_ms_basis, g.first_step, g.last_step, d.text AS detail,
+       g.compile_ms_lost, g.compile_ms_basis, g.first_step, g.last_step, g.detail,
        s.text AS subject, m.remedy
 FROM cause_group g
 JOIN run_table r ON r.run_id = g.run_id
 JOIN strings site ON site.string_id = g.site_sid
-LEFT JOIN strings d ON d.string_id = g.detail_sid
 LEFT JOIN strings s ON s.string_id = g.subject_sid
 LEFT JOIN cause_remedy m ON m.cause = g.cause;
 

@@ -183,7 +183,7 @@ void generate_report_store(store::Database& db, const ReportStoreSpec& spec) {
                    [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
   auto group = db.prepare(
       "INSERT INTO cause_group(run_id, site_sid, cause, recompiles, compile_ms_lost, "
-      "compile_ms_basis, first_step, last_step, detail_sid, subject_sid, rank) VALUES (?, ?, ?, "
+      "compile_ms_basis, first_step, last_step, detail, subject_sid, rank) VALUES (?, ?, ?, "
       "?, ?, 'measured', ?, ?, ?, NULL, ?)");
   int64_t rank = 0;
   for (const auto& [key, g] : ranked) {
@@ -195,7 +195,7 @@ void generate_report_store(store::Database& db, const ReportStoreSpec& spec) {
         .bind(5, g.ms)
         .bind(6, g.first_step)
         .bind(7, g.last_step)
-        .bind(8, intern(g.detail))
+        .bind(8, g.detail)
         .bind(9, ++rank)
         .run();
   }
