@@ -104,7 +104,7 @@ std::optional<FrameRecord> innermost_user_frame(const std::vector<FrameRecord>& 
   return std::nullopt;
 }
 
-XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
+XlaRunResult analyze_xla_run(XlaRunInputs in, int64_t first_ordinal) {
   std::map<int64_t, std::string> source_name(in.source_names.begin(), in.source_names.end());
   XlaRunResult out;
 
@@ -132,6 +132,21 @@ XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
   // Order is the only join a dump directory allows (no block prints the module name); it is
   // trusted only when the counts agree exactly.
   bool link_dump_by_order = !dump_modules.empty() && dump_modules.size() == compile_blocks;
+  // The HLO module of the n-th compile block, if linked.
+  auto module_of = [&](const XlaBlockRecord& b, size_t n) -> std::optional<int64_t> {
+    if (auto it = hlo_by_hash.find(b.graph_hash); it != hlo_by_hash.end()) return it->second;
+    if (link_dump_by_order) return dump_modules[n]->hlo_module_id;
+    return std::nullopt;
+  };
+  // Compiles per linked module: a module's view is moved into the compile that uses it last
+  // instead of copied, so that each program's HLO view is held once.
+  std::map<int64_t, int64_t> module_uses;
+  {
+    size_t n = 0;
+    for (const auto& b : in.blocks)
+      if (b.kind == "compile")
+        if (auto id = module_of(b, n++)) ++module_uses[*id];
+  }
 
   // 3. torch_xla compiles and their attribution: each compile is compared with the most similar
   // earlier program at its site (analysis/program_diff.h), with its HLO when linked.
@@ -176,16 +191,17 @@ XlaRunResult analyze_xla_run(const XlaRunInputs& in, int64_t first_ordinal) {
       a.saved_graph_source_id = it->second->source_id;
       a.saved_graph_line = it->second->line;
     }
-    if (auto it = hlo_by_hash.find(b.graph_hash); it != hlo_by_hash.end())
-      a.hlo_module_id = it->second;
-    else if (link_dump_by_order)
-      a.hlo_module_id = dump_modules[compile_index]->hlo_module_id;
-    ++compile_index;
+    a.hlo_module_id = module_of(b, compile_index++);
 
     ProgramView view;
-    if (a.hlo_module_id)
-      if (auto it = in.hlo_programs.find(*a.hlo_module_id); it != in.hlo_programs.end())
-        view = it->second;
+    if (a.hlo_module_id) {
+      if (auto it = in.hlo_programs.find(*a.hlo_module_id); it != in.hlo_programs.end()) {
+        if (--module_uses[*a.hlo_module_id] == 0)
+          view = std::move(it->second);  // its last use
+        else
+          view = it->second;
+      }
+    }
     view.program_key = a.program_key;
     view.input_count = b.inputs;
     view.output_count = b.outputs;

@@ -115,8 +115,9 @@ struct XlaRunResult {
   std::vector<ConvergencePoint> convergence;
 };
 
-// `first_ordinal` lets the caller append these after the run's Dynamo compiles.
-XlaRunResult analyze_xla_run(const XlaRunInputs& inputs, int64_t first_ordinal);
+// `first_ordinal` lets the caller append these after the run's Dynamo compiles. Takes the inputs
+// (pass an rvalue): the HLO views are moved into the programs that use them, not copied.
+XlaRunResult analyze_xla_run(XlaRunInputs inputs, int64_t first_ordinal);
 
 // Innermost user frame: the first frame not inside torch_xla, torch or the Python stdlib.
 std::optional<FrameRecord> innermost_user_frame(const std::vector<FrameRecord>& frames);
