@@ -52,8 +52,14 @@ void CompileWriter::hand_over() {
   }
   queue_.push_back(std::move(batch_));
   cv_.notify_all();
-  batch_ = {};
-  batch_.reserve(kBatchCompiles);
+  // A batch the thread has written keeps its capacity: a fresh one costs page faults each time.
+  if (!spare_.empty()) {
+    batch_ = std::move(spare_.back());
+    spare_.pop_back();
+  } else {
+    batch_ = {};
+    batch_.reserve(kBatchCompiles);
+  }
 }
 
 void CompileWriter::finish() {
@@ -85,6 +91,9 @@ void CompileWriter::writer_loop() {
     }
     try {
       for (const auto& c : batch) insert(c);
+      batch.clear();
+      std::lock_guard lock(mu_);
+      if (spare_.size() < kMaxQueuedBatches) spare_.push_back(std::move(batch));
     } catch (...) {
       std::lock_guard lock(mu_);
       error_ = std::current_exception();

@@ -48,6 +48,7 @@ class CompileWriter {
   std::mutex mu_;  // guards queue_, stop_, failed_ and error_
   std::condition_variable cv_;
   std::deque<std::vector<AttributedCompile>> queue_;
+  std::vector<std::vector<AttributedCompile>> spare_;  // written batches, capacity kept
   bool stop_ = false;
   bool failed_ = false;
   std::exception_ptr error_;

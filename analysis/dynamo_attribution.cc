@@ -147,31 +147,38 @@ int64_t attribute_dynamo_run(const RunInputs& in,
   // Reasons repeat a lot (each recompile re-lists the older entries): each text is classified
   // once while it stays in this bounded cache (dropped when full, so that memory does not grow
   // with the number of distinct reasons; the older entries a recompile re-lists are recent).
-  // A returned reference is valid until the next call.
+  // It is dropped only between two compiles (forget_classified_if_full), so a returned reference
+  // stays valid while one compile is attributed (unordered_map nodes never move).
   constexpr size_t kClassifiedCacheEntries = 1 << 16;
   std::unordered_map<std::string_view, GuardReason> classified;
   auto classify = [&](std::string_view reason) -> const GuardReason& {
     auto it = classified.find(reason);
-    if (it == classified.end()) {
-      if (classified.size() >= kClassifiedCacheEntries) classified.clear();
+    if (it == classified.end())
       it = classified.emplace(reason, classify_guard_reason(reason)).first;
-    }
     return it->second;
+  };
+  auto forget_classified_if_full = [&] {
+    if (classified.size() >= kClassifiedCacheEntries) classified.clear();
   };
 
   // 1. Merge the records of each compile: record indices sorted by key (then input order), so
   // that the records of a compile are adjacent and the compiles sit in one sorted vector.
   std::vector<uint32_t> record_order;
-  record_order.reserve(in.compiles.size());
-  for (uint32_t i = 0; i < in.compiles.size(); ++i) {
-    std::string_view kind = in.compiles[i].kind;
-    if (kind != "runtime" && kind != "backward") record_order.push_back(i);  // not a program
+  {
+    // Sorted as (key, index) pairs in one array: comparing through the index would fetch a
+    // record from memory at every comparison.
+    std::vector<std::pair<DynamoKey, uint32_t>> keyed;
+    keyed.reserve(in.compiles.size());
+    for (uint32_t i = 0; i < in.compiles.size(); ++i) {
+      std::string_view kind = in.compiles[i].kind;
+      if (kind != "runtime" && kind != "backward") keyed.emplace_back(in.compiles[i].key, i);
+    }
+    std::sort(keyed.begin(), keyed.end());
+    record_order.reserve(keyed.size());
+    for (const auto& [key, i] : keyed) record_order.push_back(i);
   }
-  std::sort(record_order.begin(), record_order.end(), [&](uint32_t x, uint32_t y) {
-    const DynamoKey &kx = in.compiles[x].key, &ky = in.compiles[y].key;
-    return kx < ky || (kx == ky && x < y);
-  });
   std::vector<Merged> merged;
+  merged.reserve(record_order.size());  // at most one per record; untouched pages cost nothing
   for (uint32_t pos = 0; pos < record_order.size(); ++pos) {
     const CompileRecord& r = in.compiles[record_order[pos]];
     if (merged.empty() || merged.back().key != r.key) {
@@ -367,9 +374,10 @@ int64_t attribute_dynamo_run(const RunInputs& in,
         primary_c = c;
       }
     }
-    GuardReason g;
+    static const GuardReason kNoReason;
+    forget_classified_if_full();
+    const GuardReason& g = primary ? classify(primary->reason) : kNoReason;
     if (primary) {
-      g = classify(primary->reason);
       if (primary->reason_sid)
         a.primary_reason_sid = primary->reason_sid;  // written by id: no copy, no lookup
       else

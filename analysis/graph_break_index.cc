@@ -1,17 +1,23 @@
 #include "analysis/graph_break_index.h"
 
-#include <fmt/format.h>
-
 namespace rcf::analysis {
 
 constexpr int kLine = 8, kFunction = 4, kFile = 2, kProcess = 1;
 
-std::string GraphBreakIndex::key(int mask, int64_t line, std::string_view function,
-                                 std::string_view file, int64_t source_id) {
-  // '\x1f' (unit separator) cannot occur in a file or function name printed by a log line.
-  return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", mask, mask & kLine ? line : 0,
-                     mask & kFunction ? function : std::string_view(),
-                     mask & kFile ? file : std::string_view(), mask & kProcess ? source_id : 0);
+GraphBreakIndex::Key GraphBreakIndex::key(int mask, int64_t line, std::string_view function,
+                                          std::string_view file, int64_t source_id) {
+  return Key{mask, mask & kLine ? line : 0, mask & kFunction ? function : std::string_view(),
+             mask & kFile ? file : std::string_view(), mask & kProcess ? source_id : 0};
+}
+
+size_t GraphBreakIndex::KeyHash::operator()(const Key& k) const {
+  size_t h = std::hash<std::string_view>{}(k.function);
+  auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  mix(std::hash<std::string_view>{}(k.file));
+  mix(static_cast<size_t>(k.line));
+  mix(static_cast<size_t>(k.source_id));
+  mix(static_cast<size_t>(k.mask));
+  return h;
 }
 
 GraphBreakIndex::GraphBreakIndex(const std::vector<BreakRecord>& breaks) : breaks_(breaks) {

@@ -30,13 +30,24 @@ class GraphBreakIndex {
     size_t first = 0;                             // first break of the key, in log order
     size_t first_sync = static_cast<size_t>(-1);  // first host-sync break, -1 if none
   };
-  // Key of the breaks that match on the attributes of `mask` (8 line, 4 function, 2 file,
-  // 1 process).
-  static std::string key(int mask, int64_t line, std::string_view function, std::string_view file,
-                         int64_t source_id);
+  // The breaks that match on the attributes of `mask` (8 line, 4 function, 2 file, 1 process);
+  // the attributes outside the mask are zero or empty. The views point into the breaks (in the
+  // index) or into the caller's arguments (a probe): no text is copied.
+  struct Key {
+    int mask = 0;
+    int64_t line = 0;
+    std::string_view function, file;
+    int64_t source_id = 0;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const;
+  };
+  static Key key(int mask, int64_t line, std::string_view function, std::string_view file,
+                 int64_t source_id);
 
   const std::vector<BreakRecord>& breaks_;
-  std::unordered_map<std::string, Firsts> by_key_;
+  std::unordered_map<Key, Firsts, KeyHash> by_key_;
 };
 
 }  // namespace rcf::analysis

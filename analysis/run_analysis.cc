@@ -33,19 +33,25 @@ DynamoKey read_key(const store::Statement& st, int first, int64_t line) {
   return k;
 }
 
-// `WHERE` clause selecting the rows of `run_id` in `table` as a rowid range scan: the rows of a
-// run are written together, so a range scan of the run's rowids (found in its index) reads them
-// in order, where a search through the run_id index would look each row up in the table.
-std::string run_rows(store::Database& db, const char* table, int64_t run_id) {
-  auto range =
-      db.prepare(fmt::format("SELECT min(rowid), max(rowid) FROM {} WHERE run_id=?", table));
+// The rows of `run_id` in `table`. The rows of a run are written together, so they are read as a
+// range scan of the run's rowids, where a search through the run_id index would look each row up
+// in the table; unless the range is mostly other runs' rows (a run ingested again after others),
+// then through the index. `where` is the WHERE clause, `rows` the run's row count (from the
+// index alone).
+struct RunRows {
+  std::string where;
+  size_t rows = 0;
+};
+RunRows run_rows(store::Database& db, const char* table, int64_t run_id) {
+  auto range = db.prepare(
+      fmt::format("SELECT min(rowid), max(rowid), count(*) FROM {} WHERE run_id=?", table));
   range.bind(1, run_id);
-  int64_t first = 1, last = 0;
-  if (range.step() && range.opt_int64(0)) {
-    first = range.int64(0);
-    last = range.int64(1);
-  }
-  return fmt::format("rowid BETWEEN {} AND {} AND +run_id = {}", first, last, run_id);
+  if (!range.step() || !range.opt_int64(0)) return {fmt::format("run_id = {}", run_id), 0};
+  int64_t first = range.int64(0), last = range.int64(1), rows = range.int64(2);
+  if (rows * 2 < last - first + 1)
+    return {fmt::format("run_id = {}", run_id), static_cast<size_t>(rows)};
+  return {fmt::format("rowid BETWEEN {} AND {} AND +run_id = {}", first, last, run_id),
+          static_cast<size_t>(rows)};
 }
 
 RunInputs load_run(store::Database& db, int64_t run_id) {
@@ -57,6 +63,14 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
     in.source_names.emplace_back(sources.int64(0), base_name(sources.str(1)));
     file_rank[sources.int64(0)] = sources.opt_int64(2);
   }
+
+  // Labels (kinds, origins) through a memo of the last one: consecutive rows mostly repeat it.
+  // The view is into in.labels (set nodes stay put).
+  std::string_view last_label;
+  auto label = [&](std::string_view text) {
+    if (text != last_label) last_label = in.label(text);
+    return last_label;
+  };
 
   // Texts by string id, each read once: function names, files and reasons repeat over a run.
   auto text_query = db.prepare("SELECT text FROM strings WHERE string_id=?");
@@ -79,38 +93,15 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
       ", line, attempt, kind, co_name_sid, co_filename_sid, co_firstlineno, start_us, "
       "duration_ms, cache_size, accumulated_cache_size, has_guarded_code, fail_type_sid, "
       "fail_reason_sid, recompile_reason_sid FROM dynamo_compile_raw WHERE ";
-  auto count_rows = [&](const char* sql) {
-    auto st = db.prepare(sql);
-    st.bind(1, run_id);
-    return st.step() ? static_cast<size_t>(st.int64(0)) : size_t{0};
-  };
-  // The first record of each compile known by reference: (key, raw_id), sorted by key. Only keys
-  // and row ids are read here; the few records kept are read in full below.
-  const std::string compile_rows = run_rows(db, "dynamo_compile_raw", run_id);
-  std::vector<std::pair<DynamoKey, int64_t>> referenced;
-  referenced.reserve(
-      count_rows("SELECT count(*) FROM dynamo_compile_raw WHERE run_id=? AND kind = 'referenced'"));
-  {
-    auto keys = db.prepare(std::string("SELECT ") + kKeyColumns +
-                           ", line, raw_id FROM dynamo_compile_raw WHERE " + compile_rows +
-                           " AND kind = 'referenced'");
-    while (keys.step()) referenced.emplace_back(read_key(keys, 0, keys.int64(6)), keys.int64(7));
-    std::sort(referenced.begin(), referenced.end());
-    referenced.erase(std::unique(referenced.begin(), referenced.end(),
-                                 [](const auto& x, const auto& y) { return x.first == y.first; }),
-                     referenced.end());
-  }
-  // Sized up front for the most it can hold (pages never written are never faulted in): growing
-  // a vector of a million records copies them and faults pages in twice.
-  in.compiles.reserve(
-      count_rows("SELECT count(*) FROM dynamo_compile_raw WHERE run_id=? AND kind NOT IN "
-                 "('runtime', 'backward', 'referenced')") +
-      referenced.size());
+  // Sized up front for every record of the run, the most it can hold (pages never written are
+  // never faulted in): growing a vector of a million records copies them and faults pages twice.
+  const RunRows compile_rows = run_rows(db, "dynamo_compile_raw", run_id);
+  in.compiles.reserve(compile_rows.rows);
   auto read_compile = [&](store::Statement& st) {
     CompileRecord r;
     r.line = st.int64(6);
     r.key = read_key(st, 0, r.line);
-    r.kind = in.label(st.text(8));
+    r.kind = label(st.text(8));
     r.attempt = st.int64(7);
     r.co_name = text_of(st.opt_int64(9));
     r.co_filename = text_of(st.opt_int64(10));
@@ -126,21 +117,35 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
     r.display_rank = r.key.rank >= 0 ? r.key.rank : file_rank[r.key.source_id].value_or(-1);
     return r;
   };
-  auto own = db.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns + compile_rows +
-                        " AND kind NOT IN ('runtime', 'backward', 'referenced')");
+  auto own =
+      db.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns + compile_rows.where +
+                 " AND kind NOT IN ('runtime', 'backward', 'referenced')");
   while (own.step()) in.compiles.push_back(read_compile(own));
   std::vector<DynamoKey> with_record;  // sorted keys of the compiles with a record of their own
   with_record.reserve(in.compiles.size());
   for (const auto& r : in.compiles) with_record.push_back(r.key);
   std::sort(with_record.begin(), with_record.end());
-  std::vector<int64_t> kept;  // raw ids of the referenced-only compiles' first records
-  auto own_it = with_record.begin();
-  for (const auto& [key, raw_id] : referenced) {
-    own_it = std::lower_bound(own_it, with_record.end(), key);
-    if (own_it == with_record.end() || *own_it != key) kept.push_back(raw_id);
+  // The first record of each compile known only by reference: (key, raw_id) of the references
+  // to compiles without a record of their own (few), then one per key. Only keys and row ids are
+  // read in this scan; the records kept are read in full below.
+  std::vector<std::pair<DynamoKey, int64_t>> referenced;
+  {
+    auto keys = db.prepare(std::string("SELECT ") + kKeyColumns +
+                           ", line, raw_id FROM dynamo_compile_raw WHERE " + compile_rows.where +
+                           " AND kind = 'referenced'");
+    while (keys.step()) {
+      DynamoKey key = read_key(keys, 0, keys.int64(6));
+      if (!std::binary_search(with_record.begin(), with_record.end(), key))
+        referenced.emplace_back(key, keys.int64(7));
+    }
   }
-  referenced = {};
   with_record = {};
+  std::sort(referenced.begin(), referenced.end());
+  std::vector<int64_t> kept;  // raw ids of the referenced-only compiles' first records
+  for (size_t i = 0; i < referenced.size(); ++i)
+    if (i == 0 || referenced[i].first != referenced[i - 1].first)
+      kept.push_back(referenced[i].second);
+  referenced = {};
   std::sort(kept.begin(), kept.end());
   auto by_id = db.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns + "raw_id=?");
   for (int64_t raw_id : kept) {
@@ -150,11 +155,12 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
   }
 
   // Guard failures in row order: attribute_dynamo_run orders the reasons of each compile itself.
-  in.reasons.reserve(count_rows("SELECT count(*) FROM guard_failure WHERE run_id=?"));
+  const RunRows reason_rows = run_rows(db, "guard_failure", run_id);
+  in.reasons.reserve(reason_rows.rows);
   auto reasons = db.prepare(std::string("SELECT ") + kKeyColumns +
                             ", line, entry_index, old_compile_id, reason_sid, origin "
                             "FROM guard_failure WHERE " +
-                            run_rows(db, "guard_failure", run_id));
+                            reason_rows.where);
   while (reasons.step()) {
     ReasonRecord r;
     r.line = reasons.int64(6);
@@ -164,17 +170,18 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
     r.old_compile_id = reasons.str(8);
     r.reason_sid = reasons.int64(9);
     r.reason = text_of(r.reason_sid);
-    r.origin = in.label(reasons.text(10));
+    r.origin = label(reasons.text(10));
     in.reasons.push_back(std::move(r));
   }
 
   // Graph breaks in log order (GraphBreakIndex prefers the first): row order is log order unless
   // sources were ingested out of order.
-  in.breaks.reserve(count_rows("SELECT count(*) FROM graph_break WHERE run_id=?"));
+  const RunRows break_rows = run_rows(db, "graph_break", run_id);
+  in.breaks.reserve(break_rows.rows);
   auto breaks = db.prepare(std::string("SELECT ") + kKeyColumns +
                            ", line, user_file_sid, user_function_sid, gb_type_sid, reason_sid, "
                            "user_line, sync_signature, origin FROM graph_break WHERE " +
-                           run_rows(db, "graph_break", run_id));
+                           break_rows.where);
   while (breaks.step()) {
     BreakRecord b;
     b.line = breaks.int64(6);
@@ -185,7 +192,7 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
     b.reason = text_of(breaks.opt_int64(10));
     b.user_line = breaks.opt_int64(11).value_or(-1);
     b.sync_signature = breaks.int64(12) != 0;
-    b.origin = in.label(breaks.text(13));
+    b.origin = label(breaks.text(13));
     in.breaks.push_back(b);
   }
   auto log_order = [](const BreakRecord& x, const BreakRecord& y) {
@@ -200,8 +207,8 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
   while (caches.step()) {
     CacheRecord c;
     c.key = read_key(caches, 0, 0);
-    c.cache = in.label(caches.text(6));
-    c.state = in.label(caches.text(7));
+    c.cache = label(caches.text(6));
+    c.state = label(caches.text(7));
     in.caches.push_back(c);
   }
   return in;
