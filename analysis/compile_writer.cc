@@ -56,6 +56,8 @@ void CompileWriter::hand_over() {
   if (!spare_.empty()) {
     batch_ = std::move(spare_.back());
     spare_.pop_back();
+    lock.unlock();
+    batch_.clear();
   } else {
     batch_ = {};
     batch_.reserve(kBatchCompiles);
@@ -91,7 +93,8 @@ void CompileWriter::writer_loop() {
     }
     try {
       for (const auto& c : batch) insert(c);
-      batch.clear();
+      // Handed back whole: the caller's thread destroys the compiles it allocated, so that the
+      // two threads do not contend for one malloc arena.
       std::lock_guard lock(mu_);
       if (spare_.size() < kMaxQueuedBatches) spare_.push_back(std::move(batch));
     } catch (...) {

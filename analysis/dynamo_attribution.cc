@@ -214,6 +214,7 @@ int64_t attribute_dynamo_run(const RunInputs& in,
   // (compile, reason) pairs, then sorted: a compile's reasons by entry index, then log position.
   std::vector<std::pair<uint32_t, uint32_t>> attached;
   attached.reserve(in.reasons.size());
+  const Merged* last_owner = nullptr;
   for (uint32_t i = 0; i < in.reasons.size(); ++i) {
     const ReasonRecord& r = in.reasons[i];
     if (!explains_compile(r.origin)) continue;
@@ -228,8 +229,9 @@ int64_t attribute_dynamo_run(const RunInputs& in,
       if (after == keys.begin()) continue;  // no recompile block above this reason
       key = *(after - 1);
     }
-    if (const Merged* m = find_merged(merged, key))
-      attached.emplace_back(static_cast<uint32_t>(m - merged.data()), i);
+    // The reasons of one recompile block are consecutive rows: its compile is looked up once.
+    if (!last_owner || last_owner->key != key) last_owner = find_merged(merged, key);
+    if (last_owner) attached.emplace_back(static_cast<uint32_t>(last_owner - merged.data()), i);
   }
   std::sort(attached.begin(), attached.end(), [&](const auto& x, const auto& y) {
     if (x.first != y.first) return x.first < y.first;
@@ -251,8 +253,15 @@ int64_t attribute_dynamo_run(const RunInputs& in,
   };
 
   // Compiles known only as "referenced" sort just before the first compile that names them.
-  for (Merged& m : merged) m.effective_line = m.best->line;
+  // Only those are looked up, in a compact sorted array of their keys (a few MB, where a search
+  // of all compiles would miss the cache at every step).
+  std::vector<std::pair<DynamoKey, uint32_t>> referenced_only;
+  for (uint32_t i = 0; i < merged.size(); ++i) {
+    merged[i].effective_line = merged[i].best->line;
+    if (merged[i].referenced_only) referenced_only.emplace_back(merged[i].key, i);
+  }
   for (const Merged& owner : merged) {
+    if (referenced_only.empty()) break;
     for (const ReasonRecord* r : reasons_of(owner)) {
       auto id = ingest::CompileId::parse(r->old_compile_id);
       if (!id) continue;
@@ -260,9 +269,12 @@ int64_t attribute_dynamo_run(const RunInputs& in,
       old.frame_id = id->frame;
       old.frame_compile_id = id->compile;
       old.ca_id = id->compiled_autograd;
-      Merged* it = find_merged(merged, old);
-      if (it && it->referenced_only)
-        it->effective_line = std::min(it->effective_line, owner.best->line);
+      auto it = std::lower_bound(referenced_only.begin(), referenced_only.end(), old,
+                                 [](const auto& e, const DynamoKey& k) { return e.first < k; });
+      if (it != referenced_only.end() && it->first == old) {
+        Merged& named = merged[it->second];
+        named.effective_line = std::min(named.effective_line, owner.best->line);
+      }
     }
   }
 
