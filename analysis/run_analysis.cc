@@ -270,7 +270,7 @@ void write_rollup(store::Database& db, store::StringInterner& strings, int64_t r
         .bind(6, g.compile_ms_basis)
         .bind(7, g.first_step)
         .bind(8, g.last_step)
-        .bind(9, g.detail.empty() ? std::nullopt : std::optional<std::string_view>(g.detail))
+        .bind_or_null(9, g.detail)
         .bind(10, strings.id_or_null(g.subject))
         .bind(11, g.rank);
     insert_group.run();
@@ -279,6 +279,7 @@ void write_rollup(store::Database& db, store::StringInterner& strings, int64_t r
 
 // ExecuteTime accumulator of the run's last metrics report, in milliseconds.
 std::optional<double> load_execute_ms(store::Database& db, int64_t run_id) {
+  // The IN term repeats the WHERE of the metric_timer index (store/store.cc), so it is used.
   auto st = db.prepare(
       "SELECT value FROM metric_sample m JOIN strings n ON n.string_id = m.name_sid WHERE "
       "run_id=? AND n.text='ExecuteTime' AND field IN ('TotalSamples', 'Accumulator') AND "

@@ -27,6 +27,10 @@ class Statement {
   Statement& bind(int index, std::string_view value);
   Statement& bind(int index, const char* value) { return bind(index, std::string_view(value)); }
   Statement& bind_null(int index);
+  // NULL for empty text, so that "not known" stays NULL in the tables.
+  Statement& bind_or_null(int index, std::string_view text) {
+    return text.empty() ? bind_null(index) : bind(index, text);
+  }
   template <typename T>
   Statement& bind(int index, const std::optional<T>& value) {
     return value ? bind(index, *value) : bind_null(index);

@@ -519,15 +519,7 @@ class IngestWriter::QueueSink : public ingest::BatchingSink {
 
  protected:
   std::vector<ingest::Event> deliver(std::vector<ingest::Event>&& batch) override {
-    std::unique_lock lock(owner_.mu_);
-    owner_.cv_.wait(lock, [&] { return owner_.queue_.size() < kMaxQueuedBatches || owner_.stop_; });
-    owner_.queue_.push_back(std::move(batch));
-    owner_.cv_.notify_all();
-    // Reuse a batch the writer thread is done with.
-    if (owner_.spare_.empty()) return {};
-    std::vector<ingest::Event> spare = std::move(owner_.spare_.back());
-    owner_.spare_.pop_back();
-    return spare;
+    return owner_.worker_->hand_over(std::move(batch));
   }
 
  private:
@@ -555,17 +547,16 @@ IngestWriter::IngestWriter(Database& db) : db_(db) {
   db_.exec("BEGIN IMMEDIATE");
   sources_ = std::make_unique<SourceStatements>(db_);
   rows_ = std::make_unique<EventRowWriter>(db_);
+  worker_ = std::make_unique<util::BatchWorker<ingest::Event>>(
+      [this](std::vector<ingest::Event>& batch) {
+        for (const auto& e : batch) rows_->write(e);
+      },
+      kMaxQueuedBatches);
   sink_ = std::make_unique<QueueSink>(*this);
-  thread_ = std::thread([this] { writer_loop(); });
 }
 
 IngestWriter::~IngestWriter() {
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
-    cv_.notify_all();
-  }
-  thread_.join();
+  worker_.reset();  // writes what was handed over, then stops
   rows_.reset();
   sources_.reset();
   if (!committed_) {
@@ -577,38 +568,9 @@ IngestWriter::~IngestWriter() {
   }
 }
 
-void IngestWriter::writer_loop() {
-  for (;;) {
-    std::vector<ingest::Event> batch;
-    {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return !queue_.empty() || stop_; });
-      if (queue_.empty()) return;
-      batch = std::move(queue_.front());
-      queue_.pop_front();
-      busy_ = true;
-      cv_.notify_all();
-    }
-    if (thread_error_.empty()) {
-      try {
-        for (const auto& e : batch) rows_->write(e);
-      } catch (const Error& e) {
-        thread_error_ = e.what();
-      }
-    }
-    batch.clear();
-    std::lock_guard lock(mu_);
-    if (spare_.size() < kMaxQueuedBatches) spare_.push_back(std::move(batch));
-    busy_ = false;
-    cv_.notify_all();
-  }
-}
-
 void IngestWriter::flush_and_wait() {
   sink_->flush();
-  std::unique_lock lock(mu_);
-  cv_.wait(lock, [&] { return queue_.empty() && !busy_; });
-  if (!thread_error_.empty()) throw Error(thread_error_);
+  worker_->wait_idle();  // rethrows a write error
   rows_->flush();
 }
 

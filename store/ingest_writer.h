@@ -6,19 +6,16 @@
 // bounded queue, so parsing and SQLite work overlap and memory stays bounded.
 #pragma once
 
-#include <condition_variable>
-#include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "ingest/events.h"
 #include "ingest/source_stats.h"
 #include "store/database.h"
+#include "util/batch_worker.h"
 
 namespace rcf::store {
 
@@ -57,7 +54,6 @@ class IngestWriter {
  private:
   class QueueSink;
   struct SourceStatements;
-  void writer_loop();
   void flush_and_wait();
   void delete_source(int64_t source_id);
 
@@ -72,15 +68,8 @@ class IngestWriter {
   std::unique_ptr<EventRowWriter> rows_;
   std::unique_ptr<QueueSink> sink_;
 
-  // Writer thread state.
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::vector<ingest::Event>> queue_;
-  std::vector<std::vector<ingest::Event>> spare_;  // emptied batches, capacity kept, for reuse
-  bool busy_ = false;
-  bool stop_ = false;
-  std::string thread_error_;
-  std::thread thread_;
+  // The writer thread: takes the sink's batches and writes them with rows_.
+  std::unique_ptr<util::BatchWorker<ingest::Event>> worker_;
 };
 
 }  // namespace rcf::store

@@ -1,0 +1,120 @@
+// A consumer thread fed in batches through a bounded queue. The producer fills a vector and hands
+// it over; the thread consumes the batches in hand-over order, one at a time; emptied batches come
+// back to the producer with their capacity (a fresh vector costs page faults each time). Memory
+// stays bounded: hand_over() blocks while `max_queued` batches wait.
+//
+// Used by the single SQLite writer of an ingest (store/ingest_writer.cc) and by the writer of a
+// run's attributed compiles (analysis/compile_writer.cc).
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace rcf::util {
+
+template <typename T>
+class BatchWorker {
+ public:
+  // `consume` runs on the worker thread. Once it throws, the batches after it are dropped
+  // unconsumed and wait_idle() / finish() rethrow the exception.
+  BatchWorker(std::function<void(std::vector<T>&)> consume, size_t max_queued)
+      : consume_(std::move(consume)), max_queued_(max_queued), thread_([this] { loop(); }) {}
+  // Consumes what is queued, then stops the thread (errors are dropped: call finish() to see
+  // them).
+  ~BatchWorker() { stop(); }
+  BatchWorker(const BatchWorker&) = delete;
+  BatchWorker& operator=(const BatchWorker&) = delete;
+
+  // Queues `batch` (dropped when empty, or after a consumer error). Returns an emptied batch to
+  // fill next, its capacity kept, or {} when none is free.
+  std::vector<T> hand_over(std::vector<T>&& batch) {
+    std::unique_lock lock(mu_);
+    if (batch.empty()) return std::move(batch);
+    cv_.wait(lock, [&] { return queue_.size() < max_queued_ || error_ || stop_; });
+    if (error_ || stop_) {
+      batch.clear();
+      return std::move(batch);
+    }
+    queue_.push_back(std::move(batch));
+    cv_.notify_all();
+    if (spare_.empty()) return {};
+    std::vector<T> spare = std::move(spare_.back());
+    spare_.pop_back();
+    return spare;
+  }
+
+  // Waits until every batch handed over is consumed; rethrows the consumer's error.
+  void wait_idle() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return (queue_.empty() && !busy_) || error_; });
+    if (error_) std::rethrow_exception(error_);
+  }
+
+  // wait_idle(), then stops the thread.
+  void finish() {
+    wait_idle();
+    stop();
+  }
+
+ private:
+  void stop() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+      cv_.notify_all();
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+
+  void loop() {
+    for (;;) {
+      std::vector<T> batch;
+      {
+        std::unique_lock lock(mu_);
+        // Drains the queue before stopping.
+        cv_.wait(lock, [&] { return !queue_.empty() || stop_; });
+        if (queue_.empty()) return;
+        batch = std::move(queue_.front());
+        queue_.pop_front();
+        busy_ = true;
+        cv_.notify_all();
+      }
+      std::exception_ptr error;
+      try {
+        consume_(batch);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      batch.clear();
+      std::lock_guard lock(mu_);
+      busy_ = false;
+      if (error) {
+        error_ = error;
+        queue_.clear();
+      } else if (spare_.size() < max_queued_) {
+        spare_.push_back(std::move(batch));
+      }
+      cv_.notify_all();
+    }
+  }
+
+  std::function<void(std::vector<T>&)> consume_;
+  size_t max_queued_;
+  std::mutex mu_;  // guards everything below but thread_
+  std::condition_variable cv_;
+  std::deque<std::vector<T>> queue_;
+  std::vector<std::vector<T>> spare_;
+  bool busy_ = false;
+  bool stop_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;  // last: started once everything above exists
+};
+
+}  // namespace rcf::util
