@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <set>
 #include <span>
@@ -31,17 +32,20 @@ int kind_rank(std::string_view kind) {
   return 2;  // referenced
 }
 
-std::string origin_phrase(std::string_view origin) {
+std::string_view origin_phrase(std::string_view origin) {
   if (origin == "trace_recompile_reasons") return "TORCH_TRACE recompile_reasons artifact";
   if (origin == "trace_recompile_reason") return "TORCH_TRACE compilation_metrics.recompile_reason";
   if (origin == "text_recompiles") return "TORCH_LOGS=recompiles block";
   if (origin == "text_recompiles_verbose") return "TORCH_LOGS=recompiles_verbose block";
   if (origin == "text_tuple_2023") return "TORCH_LOGS=recompiles (2023 tuple form)";
-  return std::string(origin);
+  return origin;
 }
 
+std::string_view first_line_view(std::string_view text) {
+  return text.substr(0, text.find('\n'));
+}
 std::string first_line(std::string_view text) {
-  return std::string(text.substr(0, text.find('\n')));
+  return std::string(first_line_view(text));
 }
 
 // Orders numeric texts numerically, others lexically after them.
@@ -102,7 +106,7 @@ struct Merged {
 };
 
 // The merged compile of `key`, nullptr if none; `merged` is sorted by key.
-Merged* find_merged(std::vector<Merged>& merged, const DynamoKey& key) {
+Merged* find_merged(util::LargeVector<Merged>& merged, const DynamoKey& key) {
   auto it = std::lower_bound(merged.begin(), merged.end(), key,
                              [](const Merged& m, const DynamoKey& k) { return m.key < k; });
   return it != merged.end() && it->key == key ? &*it : nullptr;
@@ -149,12 +153,20 @@ int64_t attribute_dynamo_run(const RunInputs& in,
   // with the number of distinct reasons; the older entries a recompile re-lists are recent).
   // It is dropped only between two compiles (forget_classified_if_full), so a returned reference
   // stays valid while one compile is attributed (unordered_map nodes never move).
+  // Keyed by where the text is, not by its bytes (no hash of a long text): a text read from the
+  // store is held once in RunInputs::texts, so its repeats share an address; the same text at
+  // two addresses is merely classified twice.
   constexpr size_t kClassifiedCacheEntries = 1 << 16;
-  std::unordered_map<std::string_view, GuardReason> classified;
+  struct TextAddressHash {
+    size_t operator()(std::pair<const char*, size_t> t) const {
+      return std::hash<const char*>()(t.first) ^ (t.second * 0x9E3779B97F4A7C15ull);
+    }
+  };
+  std::unordered_map<std::pair<const char*, size_t>, GuardReason, TextAddressHash> classified;
   auto classify = [&](std::string_view reason) -> const GuardReason& {
-    auto it = classified.find(reason);
-    if (it == classified.end())
-      it = classified.emplace(reason, classify_guard_reason(reason)).first;
+    std::pair<const char*, size_t> where(reason.data(), reason.size());
+    auto it = classified.find(where);
+    if (it == classified.end()) it = classified.emplace(where, classify_guard_reason(reason)).first;
     return it->second;
   };
   auto forget_classified_if_full = [&] {
@@ -163,11 +175,11 @@ int64_t attribute_dynamo_run(const RunInputs& in,
 
   // 1. Merge the records of each compile: record indices sorted by key (then input order), so
   // that the records of a compile are adjacent and the compiles sit in one sorted vector.
-  std::vector<uint32_t> record_order;
+  util::LargeVector<uint32_t> record_order;
   {
     // Sorted as (key, index) pairs in one array: comparing through the index would fetch a
     // record from memory at every comparison.
-    std::vector<std::pair<DynamoKey, uint32_t>> keyed;
+    util::LargeVector<std::pair<DynamoKey, uint32_t>> keyed;
     keyed.reserve(in.compiles.size());
     for (uint32_t i = 0; i < in.compiles.size(); ++i) {
       std::string_view kind = in.compiles[i].kind;
@@ -177,7 +189,7 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     record_order.reserve(keyed.size());
     for (const auto& [key, i] : keyed) record_order.push_back(i);
   }
-  std::vector<Merged> merged;
+  util::LargeVector<Merged> merged;
   merged.reserve(record_order.size());  // at most one per record; untouched pages cost nothing
   for (uint32_t pos = 0; pos < record_order.size(); ++pos) {
     const CompileRecord& r = in.compiles[record_order[pos]];
@@ -212,7 +224,7 @@ int64_t attribute_dynamo_run(const RunInputs& in,
       return a.line_if_no_id < b.line_if_no_id;
     });
   // (compile, reason) pairs, then sorted: a compile's reasons by entry index, then log position.
-  std::vector<std::pair<uint32_t, uint32_t>> attached;
+  util::LargeVector<std::pair<uint32_t, uint32_t>> attached;
   attached.reserve(in.reasons.size());
   const Merged* last_owner = nullptr;
   for (uint32_t i = 0; i < in.reasons.size(); ++i) {
@@ -239,7 +251,7 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     return std::tie(a.entry_index, a.key.source_id, a.line, x.second) <
            std::tie(b.entry_index, b.key.source_id, b.line, y.second);
   });
-  std::vector<const ReasonRecord*> reason_order;
+  util::LargeVector<const ReasonRecord*> reason_order;
   reason_order.reserve(attached.size());
   for (const auto& [m, r] : attached) {
     Merged& owner = merged[m];
@@ -255,7 +267,7 @@ int64_t attribute_dynamo_run(const RunInputs& in,
   // Compiles known only as "referenced" sort just before the first compile that names them.
   // Only those are looked up, in a compact sorted array of their keys (a few MB, where a search
   // of all compiles would miss the cache at every step).
-  std::vector<std::pair<DynamoKey, uint32_t>> referenced_only;
+  util::LargeVector<std::pair<DynamoKey, uint32_t>> referenced_only;
   for (uint32_t i = 0; i < merged.size(); ++i) {
     merged[i].effective_line = merged[i].best->line;
     if (merged[i].referenced_only) referenced_only.emplace_back(merged[i].key, i);
@@ -303,7 +315,7 @@ int64_t attribute_dynamo_run(const RunInputs& in,
   for (auto& [where, list] : unlocated_breaks) std::stable_sort(list.begin(), list.end());
 
   // 3. Order: by start time when the log has it, else by position in the source.
-  std::vector<const Merged*> order;
+  util::LargeVector<const Merged*> order;
   order.reserve(merged.size());
   for (const Merged& m : merged) order.push_back(&m);
   std::sort(order.begin(), order.end(), [](const Merged* a, const Merged* b) {
@@ -369,7 +381,8 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     if (a.cause_reported.empty() && !rs.empty())
       a.cause_reported = rs.front()->old_compile_id.empty()
                              ? first_line(rs.front()->reason)
-                             : rs.front()->old_compile_id + ": " + first_line(rs.front()->reason);
+                             : fmt::format("{}: {}", rs.front()->old_compile_id,
+                                           first_line_view(rs.front()->reason));
     if (failed && a.cause_reported.empty())
       for (uint32_t i : records_of(*m))
         if (!in.compiles[i].fail_type.empty())
@@ -432,32 +445,31 @@ int64_t attribute_dynamo_run(const RunInputs& in,
       std::string where_break = resume->line >= 0
                                     ? fmt::format("{} at line {}", resume->function, resume->line)
                                     : resume->function;
+      // Each text built in place: appending formatted parts to it would reallocate it each time.
+      a.detail.reserve(256);
       if (brk) {
-        std::string why =
-            !brk->gb_type.empty() ? std::string(brk->gb_type) : first_line(brk->reason);
-        a.detail = fmt::format("resume function {} exists because of a graph break in {}: {}",
-                               m->co_name, where_break, why);
+        std::string_view why = !brk->gb_type.empty() ? brk->gb_type : first_line_view(brk->reason);
+        fmt::format_to(std::back_inserter(a.detail),
+                       "resume function {} exists because of a graph break in {}: {}", m->co_name,
+                       where_break, why);
         if (!brk->user_file.empty() && brk->user_line >= 0)
-          a.detail += fmt::format(" ({}:{})", brk->user_file, brk->user_line);
+          fmt::format_to(std::back_inserter(a.detail), " ({}:{})", brk->user_file, brk->user_line);
         a.confidence = brk->sync_signature ? "high" : "medium";
-        if (a.evidence.empty())
-          a.evidence =
-              fmt::format("graph break at {}:{}", source_name[brk->key.source_id], brk->line);
-        else
-          a.evidence +=
-              fmt::format("; graph break at {}:{}", source_name[brk->key.source_id], brk->line);
+        fmt::format_to(std::back_inserter(a.evidence), "{}graph break at {}:{}",
+                       a.evidence.empty() ? "" : "; ", source_name[brk->key.source_id], brk->line);
         if (!brk->sync_signature)
           a.detail +=
               "; the break is not a host sync (.item()/data-dependent) but still splits the graph";
       } else {
-        a.detail = fmt::format(
-            "resume function {} exists because of a graph break in {}; the break itself is not in "
-            "the logs (enable TORCH_LOGS=graph_breaks to see its reason)",
-            m->co_name, where_break);
+        fmt::format_to(std::back_inserter(a.detail),
+                       "resume function {} exists because of a graph break in {}; the break itself "
+                       "is not in the logs (enable TORCH_LOGS=graph_breaks to see its reason)",
+                       m->co_name, where_break);
         a.confidence = "medium";
-        if (a.evidence.empty()) a.evidence = fmt::format("co_name of the compiled frame");
+        if (a.evidence.empty()) a.evidence = "co_name of the compiled frame";
       }
-      if (primary) a.detail += fmt::format("; recompiled because {}", g.detail);
+      if (primary)
+        fmt::format_to(std::back_inserter(a.detail), "; recompiled because {}", g.detail);
     } else if (id.known() && m->key.frame_compile_id == 0) {
       a.cause = "first_compile";
       a.confidence = "high";
@@ -465,9 +477,11 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     } else if (primary) {
       a.cause = g.cause;
       a.confidence = g.confidence;
+      // Built in place: appending to a copy of g.detail would reallocate it once per part.
+      a.detail.reserve(g.detail.size() + g.user_code.size() + 96);
       a.detail = g.detail;
-      if (!g.user_code.empty() && a.detail.find(g.user_code) == std::string::npos)
-        a.detail += fmt::format(" [guard from: {}]", g.user_code);
+      if (!g.user_code.empty() && g.detail.find(g.user_code) == std::string::npos)
+        fmt::format_to(std::back_inserter(a.detail), " [guard from: {}]", g.user_code);
       if (g.cause == "shape" && g.dim >= 0) {
         // Every value this dim has taken at this compile's frame: the entries' expectations plus
         // the new actual value.
@@ -488,8 +502,9 @@ int64_t attribute_dynamo_run(const RunInputs& in,
         }
       }
       if (a.other_reasons > 0)
-        a.detail += fmt::format(" (+{} older cache {} also rejected the inputs)", a.other_reasons,
-                                a.other_reasons == 1 ? "entry" : "entries");
+        fmt::format_to(std::back_inserter(a.detail),
+                       " (+{} older cache {} also rejected the inputs)", a.other_reasons,
+                       a.other_reasons == 1 ? "entry" : "entries");
     } else if (m->referenced_only) {
       a.cause = "unknown";
       a.confidence = "low";

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/attributed_compile.h"
+#include "util/large_array_allocator.h"
 
 namespace rcf::analysis {
 
@@ -59,9 +60,10 @@ struct CacheRecord {  // one cache_outcome row
 };
 
 struct RunInputs {
-  std::vector<CompileRecord> compiles;
-  std::vector<ReasonRecord> reasons;
-  std::vector<BreakRecord> breaks;
+  // One record per row: hundreds of MB at a million compiles (see util/large_array_allocator.h).
+  util::LargeVector<CompileRecord> compiles;
+  util::LargeVector<ReasonRecord> reasons;
+  util::LargeVector<BreakRecord> breaks;
   std::vector<CacheRecord> caches;
   // Texts by string id, each stored once (node-based: views into it stay valid).
   std::unordered_map<int64_t, std::string> texts;

@@ -20,7 +20,7 @@ size_t GraphBreakIndex::KeyHash::operator()(const Key& k) const {
   return h;
 }
 
-GraphBreakIndex::GraphBreakIndex(const std::vector<BreakRecord>& breaks) : breaks_(breaks) {
+GraphBreakIndex::GraphBreakIndex(std::span<const BreakRecord> breaks) : breaks_(breaks) {
   for (size_t i = 0; i < breaks.size(); ++i) {
     const BreakRecord& b = breaks[i];
     // A break counts for a mask only if it has every attribute the mask compares: an unknown

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -18,7 +19,7 @@ namespace rcf::analysis {
 class GraphBreakIndex {
  public:
   // `breaks` must outlive the index; returned pointers point into it.
-  explicit GraphBreakIndex(const std::vector<BreakRecord>& breaks);
+  explicit GraphBreakIndex(std::span<const BreakRecord> breaks);
 
   // The best break for a resume function split at `line` (-1 if unknown) of `function`, in
   // `file`, logged by `source_id`; nullptr when no break matches its line or function.
@@ -46,7 +47,7 @@ class GraphBreakIndex {
   static Key key(int mask, int64_t line, std::string_view function, std::string_view file,
                  int64_t source_id);
 
-  const std::vector<BreakRecord>& breaks_;
+  std::span<const BreakRecord> breaks_;
   std::unordered_map<Key, Firsts, KeyHash> by_key_;
 };
 

@@ -322,7 +322,9 @@ bool ClassifyTensorType(string_view g, GuardReason* r) {
   static const RE2 kTensorType(R"(expected type of '(.+)' to be a tensor type(.*))");
   static const RE2 kFound(R"(but found (.+))");
   std::string name, rest, found;
-  if (!RE2::FullMatch(g, kTensorType, &name, &rest)) return false;
+  // Literal prefilters (here and below) skip a regex that cannot match.
+  if (!g.starts_with("expected type of '") || !RE2::FullMatch(g, kTensorType, &name, &rest))
+    return false;
   std::string subject = strip_local_scope(name);
   r->expected = "tensor";
   std::string detail = Quoted(subject) + " is no longer a tensor";
@@ -373,7 +375,7 @@ bool ClassifyGlobalState(string_view g, GuardReason* r) {
   }
   static const RE2 kGradEnabled(R"((not )?___is_grad_enabled\(\))");
   std::string negated;
-  if (RE2::FullMatch(g, kGradEnabled, &negated)) {
+  if (g.ends_with("___is_grad_enabled()") && RE2::FullMatch(g, kGradEnabled, &negated)) {
     // The guard held at compile time and fails now, so grad mode is the opposite.
     bool was_enabled = negated.empty();
     r->expected = was_enabled ? "True" : "False";
@@ -477,7 +479,7 @@ bool ClassifyIdentity(string_view g, GuardReason* r) {
   }
   static const RE2 kNnModule(R"((__nn_module_guard_\d+)\((.*)\).*)");
   std::string fname, arg;
-  if (RE2::FullMatch(g, kNnModule, &fname, &arg)) {
+  if (g.starts_with("__nn_module_guard_") && RE2::FullMatch(g, kNnModule, &fname, &arg)) {
     std::string subject = strip_local_scope(Trim(arg));
     Set(r, "object_identity", "medium", subject,
         "nn.Module " + Quoted(subject) +
@@ -523,7 +525,7 @@ bool ClassifyKeySubset(string_view g, GuardReason* r) {
   std::vector<string_view> args;
   string_view rest;
   std::string value;
-  std::string norm = strip_local_scope(g);
+  auto norm = [g] { return strip_local_scope(g); };
 
   bool negated = g.starts_with("not ");
   string_view call = negated ? TrimLeft(g.substr(4)) : g;
@@ -553,29 +555,31 @@ bool ClassifyKeySubset(string_view g, GuardReason* r) {
   if (!negated && ParseCall(g, "len", &args, &rest) && args.size() == 1 &&
       ParseEqualsInt(rest, &value)) {
     r->expected = value;
-    Set(r, "key_subset", "medium", strip_local_scope(args[0]), norm + ": container length changed");
+    Set(r, "key_subset", "medium", strip_local_scope(args[0]),
+        norm() + ": container length changed");
     return true;
   }
   if (!negated && ParseCall(g, "___tuple_iterator_len", &args, &rest) && args.size() == 1 &&
       ParseEqualsInt(rest, &value)) {
     r->expected = value;
-    Set(r, "key_subset", "medium", strip_local_scope(args[0]), norm + ": iterator length changed");
+    Set(r, "key_subset", "medium", strip_local_scope(args[0]),
+        norm() + ": iterator length changed");
     return true;
   }
   // An empty container is guarded as `not x` (SEQUENCE_LENGTH 0): `not td._tensordict`.
   static const RE2 kNotRef(R"(not (\S+))");
   std::string ref;
-  if (RE2::FullMatch(g, kNotRef, &ref)) {
+  if (negated && RE2::FullMatch(g, kNotRef, &ref)) {
     r->expected = "0";
     Set(r, "key_subset", "medium", strip_local_scope(ref),
-        norm + ": container was empty when compiled and now has items");
+        norm() + ": container was empty when compiled and now has items");
     return true;
   }
   // DICT_KEYS_MATCH of every era.
   static const RE2 kKeys(
       R"((?:list\(dict\.keys\((.+)\)\)|set\((.+)\.keys\(\)\)|str\((.+)\.keys\(\)\)|list\((.+)\.keys\(\)\)|___dict_param_key_ids\((.+)\)|___dict_const_keys\((.+)\)) == (.+))");
   std::string k1, k2, k3, k4, k5, k6, keys;
-  if (RE2::FullMatch(g, kKeys, &k1, &k2, &k3, &k4, &k5, &k6, &keys)) {
+  if (g.find(" == ") != npos && RE2::FullMatch(g, kKeys, &k1, &k2, &k3, &k4, &k5, &k6, &keys)) {
     std::string subject = strip_local_scope(k1 + k2 + k3 + k4 + k5 + k6);
     r->expected = keys;
     Set(r, "key_subset", "medium", subject,
@@ -584,7 +588,7 @@ bool ClassifyKeySubset(string_view g, GuardReason* r) {
   }
   static const RE2 kIsNone(R"((.+) is (not )?None)");
   std::string is_not;
-  if (RE2::FullMatch(g, kIsNone, &ref, &is_not)) {
+  if (g.ends_with(" None") && RE2::FullMatch(g, kIsNone, &ref, &is_not)) {
     std::string subject = strip_local_scope(Trim(ref));
     bool was_none = is_not.empty();
     r->expected = was_none ? "None" : "not None";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
 #include <tuple>
@@ -121,14 +122,15 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
       db.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns + compile_rows.where +
                  " AND kind NOT IN ('runtime', 'backward', 'referenced')");
   while (own.step()) in.compiles.push_back(read_compile(own));
-  std::vector<DynamoKey> with_record;  // sorted keys of the compiles with a record of their own
+  util::LargeVector<DynamoKey>
+      with_record;  // sorted keys of the compiles with a record of their own
   with_record.reserve(in.compiles.size());
   for (const auto& r : in.compiles) with_record.push_back(r.key);
   std::sort(with_record.begin(), with_record.end());
   // The first record of each compile known only by reference: (key, raw_id) of the references
   // to compiles without a record of their own (few), then one per key. Only keys and row ids are
   // read in this scan; the records kept are read in full below.
-  std::vector<std::pair<DynamoKey, int64_t>> referenced;
+  util::LargeVector<std::pair<DynamoKey, int64_t>> referenced;
   {
     auto keys = db.prepare(std::string("SELECT ") + kKeyColumns +
                            ", line, raw_id FROM dynamo_compile_raw WHERE " + compile_rows.where +
@@ -290,41 +292,81 @@ std::optional<double> load_execute_ms(store::Database& db, int64_t run_id) {
   return std::nullopt;
 }
 
+// Deletes the derived rows of `run_id`. When the run is the only one with compiles (the common
+// store of one run, analysed again by each `rcf ingest` of more of its logs), the two large tables
+// are emptied whole, which SQLite does by dropping their pages instead of deleting a million rows
+// one by one from each table and index.
+void clear_analysis(store::Database& db, int64_t run_id) {
+  auto only_run = [&] {
+    for (const char* sql : {"SELECT min(run_id) FROM compile_event",  // each one index seek
+                            "SELECT max(run_id) FROM compile_event"}) {
+      auto st = db.prepare(sql);
+      if (st.step() && st.opt_int64(0).value_or(run_id) != run_id) return false;
+    }
+    return true;
+  };
+  std::vector<const char*> deletes;
+  if (only_run()) {
+    deletes = {"DELETE FROM attribution", "DELETE FROM compile_event"};
+  } else {
+    deletes = {
+        "DELETE FROM attribution WHERE compile_row IN (SELECT compile_row FROM compile_event "
+        "WHERE run_id=?)",
+        "DELETE FROM compile_event WHERE run_id=?"};
+  }
+  for (const char* sql :
+       {"DELETE FROM convergence_point WHERE run_id=?",
+        "DELETE FROM run_convergence WHERE run_id=?", "DELETE FROM cause_group WHERE run_id=?"})
+    deletes.push_back(sql);
+  for (const char* sql : deletes) {
+    auto st = db.prepare(sql);
+    if (std::string_view(sql).find('?') != std::string_view::npos) st.bind(1, run_id);
+    st.run();
+  }
+}
+
 }  // namespace
 
-void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids) {
+void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
+                  AnalysisTimings* timings) {
   store::StringInterner strings(db);
+  AnalysisTimings unused;
+  AnalysisTimings& t = timings ? *timings : unused;
+  auto lap = [last = std::chrono::steady_clock::now()](double& phase) mutable {
+    auto now = std::chrono::steady_clock::now();
+    phase += std::chrono::duration<double>(now - last).count();
+    last = now;
+  };
   for (int64_t run_id : run_ids) {
-    for (const char* sql :
-         {"DELETE FROM attribution WHERE compile_row IN (SELECT compile_row FROM compile_event "
-          "WHERE run_id=?)",
-          "DELETE FROM compile_event WHERE run_id=?",
-          "DELETE FROM convergence_point WHERE run_id=?",
-          "DELETE FROM run_convergence WHERE run_id=?", "DELETE FROM cause_group WHERE run_id=?"}) {
-      auto st = db.prepare(sql);
-      st.bind(1, run_id);
-      st.run();
-    }
+    clear_analysis(db, run_id);
+    lap(t.clear_s);
     // The XLA side first: its convergence curve prices the recompiles of the rollup. Dynamo
     // compiles are then written as they are attributed (never all held), and the XLA compiles
     // follow them in ordinal order.
     RunInputs dynamo = load_run(db, run_id);
+    lap(t.load_dynamo_s);
     XlaRunResult xla = analyze_xla_run(load_xla_run(db, run_id, dynamo.source_names), 1);
     RollupBuilder rollup(xla.convergence, load_execute_ms(db, run_id));
     CompileWriter writer(db, strings, run_id);
+    lap(t.xla_s);
+    bool first = true;
     int64_t dynamo_compiles = attribute_dynamo_run(dynamo, [&](AttributedCompile&& c) {
+      if (first) lap(t.prepare_s), first = false;
       rollup.add(c);
       writer.write(std::move(c));
     });
+    if (first) lap(t.prepare_s);
     dynamo = RunInputs{};  // release the Dynamo records before the XLA side is written
     for (auto& c : xla.compiles) {
       c.ordinal += dynamo_compiles;
       rollup.add(c);
       writer.write(std::move(c));
     }
+    lap(t.attribute_s);
     writer.finish();  // the database is the caller's again
     write_convergence(db, run_id, xla.convergence);
     write_rollup(db, strings, run_id, std::move(rollup).finish());
+    lap(t.finish_s);
   }
 }
 

@@ -22,20 +22,11 @@ RollupBuilder::RollupBuilder(const std::vector<ConvergencePoint>& curve,
 
 void RollupBuilder::add(const AttributedCompile& c) {
   ++r_.compiles;
-  keys_.insert(c.program_key);
+  keys_.ordinal(c.program_key);
   if (c.compile_ms) known_ms_ = known_ms_.value_or(0) + *c.compile_ms;
   if (c.cause == "first_compile") return;
   ++r_.recompiles;
-  auto site = groups_.find(c.site);
-  if (site == groups_.end())
-    site = groups_.emplace(c.site, std::map<std::string, Group, std::less<>>()).first;
-  auto group = site->second.find(c.cause);
-  if (group == site->second.end()) {
-    group = site->second.emplace(c.cause, Group()).first;
-    group->second.g.site = c.site;
-    group->second.g.cause = c.cause;
-  }
-  Group& a = group->second;
+  Group& a = group_of(c);
   ++a.g.recompiles;
   std::optional<double> cost = c.compile_ms;
   if (cost) {
@@ -56,7 +47,34 @@ void RollupBuilder::add(const AttributedCompile& c) {
     a.latest_ordinal = c.ordinal;
     a.g.detail = c.detail;
   }
-  if (!c.subject.empty()) ++a.subjects[c.subject];
+  if (!c.subject.empty()) {
+    uint32_t subject = subjects_.ordinal(c.subject);
+    if (subject > subject_texts_.size()) subject_texts_.emplace_back(c.subject);
+    auto counted = std::find_if(a.subjects.begin(), a.subjects.end(),
+                                [subject](const auto& s) { return s.first == subject; });
+    if (counted == a.subjects.end())
+      a.subjects.emplace_back(subject, 1);
+    else
+      ++counted->second;
+  }
+}
+
+RollupBuilder::Group& RollupBuilder::group_of(const AttributedCompile& c) {
+  uint32_t site = sites_.ordinal(c.site);
+  uint32_t cause = causes_.ordinal(c.cause);
+  if (site > site_groups_.size()) site_groups_.push_back(0);
+  uint32_t last = 0;  // index + 1 of the site's last group, 0: none yet
+  for (uint32_t i = site_groups_[site - 1]; i != 0; i = groups_[i - 1].next_at_site) {
+    if (groups_[i - 1].cause == cause) return groups_[i - 1];
+    last = i;
+  }
+  Group& g = groups_.emplace_back();
+  uint32_t index = static_cast<uint32_t>(groups_.size());
+  (last != 0 ? groups_[last - 1].next_at_site : site_groups_[site - 1]) = index;
+  g.cause = cause;
+  g.g.site = c.site;
+  g.g.cause = c.cause;
+  return g;
 }
 
 RunRollup RollupBuilder::finish() && {
@@ -65,17 +83,19 @@ RunRollup RollupBuilder::finish() && {
   if (!r.compile_ms) r.compile_ms = known_ms_;
   if (r.compile_ms && r.wall_ms && *r.wall_ms > 0) r.compile_share = *r.compile_ms / *r.wall_ms;
 
-  for (auto& [site, causes] : groups_)
-    for (auto& [cause, a] : causes) {
-      a.g.compile_ms_basis = a.shared > 0 ? "step_share" : a.measured > 0 ? "measured" : "unknown";
-      int64_t best = 0;
-      for (const auto& [subject, n] : a.subjects)
-        if (n > best) {  // map order: ties keep the smallest subject
-          best = n;
-          a.g.subject = subject;
-        }
-      r.groups.push_back(std::move(a.g));
+  r.groups.reserve(groups_.size());
+  for (Group& a : groups_) {
+    a.g.compile_ms_basis = a.shared > 0 ? "step_share" : a.measured > 0 ? "measured" : "unknown";
+    int64_t best = 0;
+    for (const auto& [ordinal, n] : a.subjects) {
+      const std::string& subject = subject_texts_[ordinal - 1];
+      if (n > best || (n == best && subject < a.g.subject)) {  // ties: the smallest subject
+        best = n;
+        a.g.subject = subject;
+      }
     }
+    r.groups.push_back(std::move(a.g));
+  }
   std::sort(r.groups.begin(), r.groups.end(), [](const CauseGroup& x, const CauseGroup& y) {
     double xm = x.compile_ms_lost.value_or(-1), ym = y.compile_ms_lost.value_or(-1);
     return std::tie(ym, y.recompiles, x.site, x.cause) <

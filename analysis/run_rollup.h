@@ -5,16 +5,18 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
-#include <unordered_set>
+#include <string_view>
 #include <vector>
 
 #include "analysis/attributed_compile.h"
 #include "analysis/convergence_summary.h"
 #include "analysis/xla_compiles.h"
+#include "util/text_table.h"
 
 namespace rcf::analysis {
 
@@ -54,16 +56,25 @@ class RollupBuilder {
  private:
   struct Group {
     CauseGroup g;
+    uint32_t cause = 0;         // ordinal in causes_
+    uint32_t next_at_site = 0;  // index + 1 of the site's next group in groups_, 0: none
     int64_t latest_ordinal = -1;
     int measured = 0, shared = 0;
-    std::map<std::string, int64_t> subjects;
+    std::vector<std::pair<uint32_t, int64_t>> subjects;  // (ordinal in subjects_, count): few
   };
+  Group& group_of(const AttributedCompile& c);
+
   RunRollup r_;
   std::map<int64_t, const ConvergencePoint*> point_at_;
-  std::unordered_set<std::string> keys_;  // distinct program keys
+  util::TextTable keys_;  // distinct program keys
   std::optional<double> known_ms_;
-  // site -> cause -> group; looked up by views, so a compile copies no text unless it is new.
-  std::map<std::string, std::map<std::string, Group, std::less<>>, std::less<>> groups_;
+  // Groups by site x cause without a text copy or an allocation per compile: sites, causes and
+  // subjects are numbered, and site_groups_[site - 1] is the index + 1 of the site's first group
+  // (a site has a few causes). finish() orders the groups.
+  util::TextTable sites_, causes_, subjects_;
+  std::vector<std::string> subject_texts_;  // by subject ordinal - 1
+  std::vector<uint32_t> site_groups_;
+  std::deque<Group> groups_;  // a deque: a new group moves none of the others
 };
 
 // The same over a vector of compiles.

@@ -173,7 +173,8 @@ int main(int argc, char** argv) {
     long rss_before = peak_rss_kb();
     db->exec("BEGIN");
     auto start = std::chrono::steady_clock::now();
-    rcf::analysis::analyze_runs(*db, runs);
+    rcf::analysis::AnalysisTimings phases;
+    rcf::analysis::analyze_runs(*db, runs, &phases);
     double analysis_s = seconds_since(start);
     db->exec("COMMIT");
     int64_t compiles = count(*db, "SELECT count(*) FROM compiles");
@@ -184,6 +185,12 @@ int main(int argc, char** argv) {
         "= {:.0f} compiles/s; peak RSS {:.1f} MB (before: {:.1f} MB)\n",
         runs.size(), events, compiles, recompiles, analysis_s, compiles / analysis_s,
         peak_rss_kb() / 1024.0, rss_before / 1024.0);
+    fmt::print(
+        "  phases: clear {:.2f} s, load Dynamo rows {:.2f} s, torch_xla {:.2f} s, prepare {:.2f} "
+        "s, "
+        "attribute {:.2f} s, finish {:.2f} s\n",
+        phases.clear_s, phases.load_dynamo_s, phases.xla_s, phases.prepare_s, phases.attribute_s,
+        phases.finish_s);
   } catch (const rcf::Error& e) {
     fmt::print("analysis FAILED: {}\n", e.what());
     return 1;

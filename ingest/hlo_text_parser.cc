@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "ingest/text_util.h"
+#include "util/text_table.h"
 
 namespace rcf::ingest {
 namespace {
@@ -338,69 +339,27 @@ void set_shape(HloParameter& p, std::string_view shape) {
   if (rest.starts_with("{")) p.layout = std::string(rest);
 }
 
-// Open-addressing map from instruction/computation name to its ordinal of first appearance (and
-// the constant it names, if any). Names are copied into one arena, so there is no allocation per
-// instruction once the table has grown.
+// Instruction/computation names numbered by first appearance (util::TextTable: no allocation
+// per instruction once grown), with the constant each names while its first user is unknown.
 class NameTable {
  public:
   struct Entry {
-    uint64_t hash = 0;
-    uint32_t offset = 0;
-    uint32_t length = 0;
-    uint32_t ordinal = 0;   // 0 = empty slot
-    int32_t constant = -1;  // index into HloModule::constants while its first user is unknown
+    uint32_t ordinal;
+    int32_t& constant;  // index into HloModule::constants, -1 if none; valid until the next get()
   };
-
-  NameTable() : slots_(1024) {}
-
-  void clear() {
-    if (slots_.size() > 4096 && size_ * 8 < slots_.size()) {
-      slots_.assign(1024, Entry{});
-    } else {
-      std::fill(slots_.begin(), slots_.end(), Entry{});
-    }
-    arena_.clear();
-    size_ = 0;
+  Entry get(std::string_view name) {
+    uint32_t ordinal = names_.ordinal(name);
+    if (ordinal > constants_.size()) constants_.resize(ordinal, -1);
+    return {ordinal, constants_[ordinal - 1]};
   }
-
-  // Entry of `name`, inserted with the next ordinal when new. Valid until the next get().
-  Entry& get(std::string_view name) {
-    if ((size_ + 1) * 2 > slots_.size()) grow();
-    uint64_t h = fnv1a(name);
-    size_t mask = slots_.size() - 1;
-    for (size_t idx = (h ^ (h >> 29)) & mask;; idx = (idx + 1) & mask) {
-      Entry& e = slots_[idx];
-      if (e.ordinal == 0) {
-        e.hash = h;
-        e.offset = static_cast<uint32_t>(arena_.size());
-        e.length = static_cast<uint32_t>(name.size());
-        e.ordinal = ++size_;
-        e.constant = -1;
-        arena_.append(name);
-        return e;
-      }
-      if (e.hash == h && e.length == name.size() &&
-          std::memcmp(arena_.data() + e.offset, name.data(), name.size()) == 0)
-        return e;
-    }
+  void clear() {
+    names_.clear();
+    constants_.clear();
   }
 
  private:
-  void grow() {
-    std::vector<Entry> old(slots_.size() * 2);
-    old.swap(slots_);
-    size_t mask = slots_.size() - 1;
-    for (const Entry& e : old) {
-      if (e.ordinal == 0) continue;
-      size_t idx = (e.hash ^ (e.hash >> 29)) & mask;
-      while (slots_[idx].ordinal != 0) idx = (idx + 1) & mask;
-      slots_[idx] = e;
-    }
-  }
-
-  std::vector<Entry> slots_;
-  std::string arena_;
-  uint32_t size_ = 0;
+  util::TextTable names_;
+  std::vector<int32_t> constants_;  // by ordinal - 1
 };
 
 struct StringHash {
@@ -734,7 +693,7 @@ struct HloTextParser::State {
         std::string_view word = last_word(operand);
         if (!word.empty() && word[0] == '%') word.remove_prefix(1);
         if (is_name(word)) {
-          NameTable::Entry& e = names.get(word);
+          NameTable::Entry e = names.get(word);
           canon.push_back('#');
           append_int(canon, e.ordinal);
           if (e.constant >= 0) {
