@@ -350,6 +350,32 @@ TEST_F(IngestPipelineTest, ARunIngestedAgainAfterAnotherLaneIsAnalysedTheSame) {
   EXPECT_NE(scalar(*two, "SELECT count(*) FROM compiles WHERE lane = 'b'"), "0");
 }
 
+// The store's only run, ingested in two parts: its second analysis empties the derived tables
+// whole (analysis/run_analysis.cc, clear_analysis) and must leave exactly what one ingest of both
+// parts leaves, with no compile row of the first analysis left over.
+TEST_F(IngestPipelineTest, TheOnlyRunIngestedInTwoPartsIsAnalysedAsInOne) {
+  const std::string together = db_path("together.db"), apart = db_path("apart.db");
+  ingest({fixture(kRank1), fixture(kRank3)}, together);
+  ingest({fixture(kRank1)}, apart);
+  ingest({fixture(kRank3)}, apart);
+  auto one = open(together), two = open(apart);
+  EXPECT_EQ(scalar(*two, "SELECT count(*) FROM runs"), "1");
+  const char* kAll =
+      "SELECT ordinal, step, site, program_key, prev_program_key, cause, detail, confidence "
+      "FROM recompiles ORDER BY ordinal";
+  const std::string expected = query_csv(*one, kAll);
+  EXPECT_GT(std::count(expected.begin(), expected.end(), '\n'), 5);
+  EXPECT_EQ(query_csv(*two, kAll), expected);
+  for (const char* table : {"compile_event", "attribution", "cause_group", "convergence_point"})
+    EXPECT_EQ(scalar(*two, std::string("SELECT count(*) FROM ") + table),
+              scalar(*one, std::string("SELECT count(*) FROM ") + table))
+        << table;
+  EXPECT_EQ(scalar(*two,
+                   "SELECT count(*) FROM attribution WHERE compile_row NOT IN "
+                   "(SELECT compile_row FROM compile_event)"),
+            "0");
+}
+
 TEST_F(IngestPipelineTest, SameFileTwiceAddsNothing) {
   ingest_fixture(kRank1);
   const std::string before_all = [&] {
