@@ -37,13 +37,22 @@ DynamoKey read_key(const store::Statement& st, int first, int64_t line) {
 // The rows of `run_id` in `table`. The rows of a run are written together, so they are read as a
 // range scan of the run's rowids, where a search through the run_id index would look each row up
 // in the table; unless the range is mostly other runs' rows (a run ingested again after others),
-// then through the index. `where` is the WHERE clause, `rows` the run's row count (from the
-// index alone).
+// then through the index. `where` is the WHERE clause, `rows` at least the run's row count (for
+// reserving memory). When the run is the store's only one, every row is its own: the range is
+// the table's, from two rowid seeks, where counting the run's rows reads its whole index.
 struct RunRows {
   std::string where;
   size_t rows = 0;
 };
-RunRows run_rows(store::Database& db, const char* table, int64_t run_id) {
+RunRows run_rows(store::Database& db, const char* table, int64_t run_id, bool only_run) {
+  if (only_run) {
+    auto range = db.prepare(
+        fmt::format("SELECT (SELECT min(rowid) FROM {0}), (SELECT max(rowid) FROM {0})", table));
+    if (!range.step() || !range.opt_int64(0)) return {"0", 0};
+    int64_t first = range.int64(0), last = range.int64(1);
+    return {fmt::format("rowid BETWEEN {} AND {}", first, last),
+            static_cast<size_t>(last - first + 1)};
+  }
   auto range = db.prepare(
       fmt::format("SELECT min(rowid), max(rowid), count(*) FROM {} WHERE run_id=?", table));
   range.bind(1, run_id);
@@ -57,6 +66,11 @@ RunRows run_rows(store::Database& db, const char* table, int64_t run_id) {
 
 RunInputs load_run(store::Database& db, int64_t run_id) {
   RunInputs in;
+  bool only_run = false;
+  {
+    auto runs = db.prepare("SELECT count(*), min(run_id) FROM run_table");
+    only_run = runs.step() && runs.int64(0) == 1 && runs.int64(1) == run_id;
+  }
   std::map<int64_t, std::optional<int64_t>> file_rank;
   auto sources = db.prepare("SELECT source_id, path, file_rank FROM source WHERE run_id=?");
   sources.bind(1, run_id);
@@ -96,7 +110,7 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
       "fail_reason_sid, recompile_reason_sid FROM dynamo_compile_raw WHERE ";
   // Sized up front for every record of the run, the most it can hold (pages never written are
   // never faulted in): growing a vector of a million records copies them and faults pages twice.
-  const RunRows compile_rows = run_rows(db, "dynamo_compile_raw", run_id);
+  const RunRows compile_rows = run_rows(db, "dynamo_compile_raw", run_id, only_run);
   in.compiles.reserve(compile_rows.rows);
   auto read_compile = [&](store::Statement& st) {
     CompileRecord r;
@@ -157,7 +171,7 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
   }
 
   // Guard failures in row order: attribute_dynamo_run orders the reasons of each compile itself.
-  const RunRows reason_rows = run_rows(db, "guard_failure", run_id);
+  const RunRows reason_rows = run_rows(db, "guard_failure", run_id, only_run);
   in.reasons.reserve(reason_rows.rows);
   auto reasons = db.prepare(std::string("SELECT ") + kKeyColumns +
                             ", line, entry_index, old_compile_id, reason_sid, origin "
@@ -178,7 +192,7 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
 
   // Graph breaks in log order (GraphBreakIndex prefers the first): row order is log order unless
   // sources were ingested out of order.
-  const RunRows break_rows = run_rows(db, "graph_break", run_id);
+  const RunRows break_rows = run_rows(db, "graph_break", run_id, only_run);
   in.breaks.reserve(break_rows.rows);
   auto breaks = db.prepare(std::string("SELECT ") + kKeyColumns +
                            ", line, user_file_sid, user_function_sid, gb_type_sid, reason_sid, "

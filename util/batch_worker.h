@@ -1,7 +1,10 @@
 // A consumer thread fed in batches through a bounded queue. The producer fills a vector and hands
-// it over; the thread consumes the batches in hand-over order, one at a time; emptied batches come
-// back to the producer with their capacity (a fresh vector costs page faults each time). Memory
-// stays bounded: hand_over() blocks while `max_queued` batches wait.
+// it over; the thread consumes the batches in hand-over order, one at a time; consumed batches come
+// back to the producer with their capacity (a fresh vector costs page faults each time) and are
+// emptied there: what the producer allocated is freed on its own thread, where the allocator
+// recycles it at once (freed on the consumer's thread, it would go to the other thread's caches
+// and cost locks and fragmentation). Memory stays bounded: hand_over() blocks while `max_queued`
+// batches wait.
 //
 // Used by the single SQLite writer of an ingest (store/ingest_writer.cc) and by the writer of a
 // run's attributed compiles (analysis/compile_writer.cc).
@@ -47,6 +50,8 @@ class BatchWorker {
     if (spare_.empty()) return {};
     std::vector<T> spare = std::move(spare_.back());
     spare_.pop_back();
+    lock.unlock();
+    spare.clear();
     return spare;
   }
 
@@ -92,7 +97,6 @@ class BatchWorker {
       } catch (...) {
         error = std::current_exception();
       }
-      batch.clear();
       std::lock_guard lock(mu_);
       busy_ = false;
       if (error) {
