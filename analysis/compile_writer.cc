@@ -40,17 +40,18 @@ void CompileWriter::finish() {
   worker_.finish();
 }
 
+// Texts are bound unowned: `c` outlives each run().
 void CompileWriter::insert(const AttributedCompile& c) {
   insert_compile_.bind(1, run_id_)
       .bind(2, c.ordinal)
       .bind(3, c.step)
       .bind(4, strings_.id(c.site))
-      .bind(5, c.program_key)
-      .bind(6, c.kind);
-  insert_compile_.bind_or_null(7, c.cause_reported);
-  insert_compile_.bind(8, c.compile_ms);
-  insert_compile_.bind_or_null(9, c.cache);
-  insert_compile_.bind(10, c.key.rank)
+      .bind_unowned(5, c.program_key)
+      .bind_unowned(6, c.kind)
+      .bind_unowned_or_null(7, c.cause_reported)
+      .bind(8, c.compile_ms)
+      .bind_unowned_or_null(9, c.cache)
+      .bind(10, c.key.rank)
       .bind(11, c.key.epoch)
       .bind(12, c.key.frame_id)
       .bind(13, c.key.frame_compile_id)
@@ -58,18 +59,19 @@ void CompileWriter::insert(const AttributedCompile& c) {
       .bind(15, c.key.ca_id)
       .bind(16, c.key.source_id)
       .bind(17, c.line)
-      .bind(18, c.evidence_kind)
+      .bind_unowned(18, c.evidence_kind)
       .bind(19, c.hlo_module_id)
       .bind(20, c.saved_graph_source_id)
       .bind(21, c.saved_graph_line);
   insert_compile_.run();
   int64_t row = db_.last_insert_rowid();
-  insert_attr_.bind(1, row).bind(2, c.cause);
-  insert_attr_.bind_or_null(3, c.prev_program_key);
-  insert_attr_.bind_or_null(4, c.detail);
-  insert_attr_.bind(5, c.confidence);
-  insert_attr_.bind_or_null(6, c.evidence);
-  insert_attr_.bind(7, strings_.id_or_null(c.subject))
+  insert_attr_.bind(1, row)
+      .bind_unowned(2, c.cause)
+      .bind_unowned_or_null(3, c.prev_program_key)
+      .bind_unowned_or_null(4, c.detail)
+      .bind_unowned(5, c.confidence)
+      .bind_unowned_or_null(6, c.evidence)
+      .bind(7, strings_.id_or_null(c.subject))
       .bind(8, c.primary_reason_sid ? c.primary_reason_sid : strings_.id_or_null(c.primary_reason))
       .bind(9, c.other_reasons);
   insert_attr_.run();

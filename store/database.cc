@@ -80,6 +80,11 @@ Statement& Statement::bind(int index, std::string_view value) {
         "bind");
   return *this;
 }
+Statement& Statement::bind_unowned(int index, std::string_view text) {
+  check(sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_STATIC),
+        "bind");
+  return *this;
+}
 Statement& Statement::bind_null(int index) {
   check(sqlite3_bind_null(stmt_, index), "bind");
   return *this;

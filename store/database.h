@@ -31,6 +31,12 @@ class Statement {
   Statement& bind_or_null(int index, std::string_view text) {
     return text.empty() ? bind_null(index) : bind(index, text);
   }
+  // Text SQLite does not copy (SQLITE_STATIC), for bulk inserts: `text` must stay valid and
+  // unchanged until the statement is run or reset (run() and reset() clear every binding).
+  Statement& bind_unowned(int index, std::string_view text);
+  Statement& bind_unowned_or_null(int index, std::string_view text) {
+    return text.empty() ? bind_null(index) : bind_unowned(index, text);
+  }
   template <typename T>
   Statement& bind(int index, const std::optional<T>& value) {
     return value ? bind(index, *value) : bind_null(index);
