@@ -278,15 +278,16 @@ void write_rollup(store::Database& db, store::StringInterner& strings, int64_t r
       "compile_ms_basis, first_step, last_step, detail, subject_sid, rank) "
       "VALUES (?,?,?,?,?,?,?,?,?,?,?)");
   for (const auto& g : r.groups) {
-    insert_group.bind(1, run_id)
+    insert_group
+        .bind(1, run_id)  // texts unowned: `r` outlives each run()
         .bind(2, strings.id(g.site))
-        .bind(3, g.cause)
+        .bind_unowned(3, g.cause)
         .bind(4, g.recompiles)
         .bind(5, g.compile_ms_lost)
-        .bind(6, g.compile_ms_basis)
+        .bind_unowned(6, g.compile_ms_basis)
         .bind(7, g.first_step)
         .bind(8, g.last_step)
-        .bind_or_null(9, g.detail)
+        .bind_unowned_or_null(9, g.detail)
         .bind(10, strings.id_or_null(g.subject))
         .bind(11, g.rank);
     insert_group.run();
