@@ -3,18 +3,34 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <charconv>
 #include <nlohmann/json.hpp>
 #include <set>
 
 namespace rcf::analysis {
 namespace {
 
+// The ingest writes dims as a JSON array of integers (`[8,2048]`, `[]`). Read by hand: a JSON
+// parser per parameter was a tenth of the analysis of a large XLA run. Elements that are not
+// integers are skipped, as before; text that is not an array gives no dims.
 std::vector<int64_t> parse_dims(std::string_view json_text) {
   std::vector<int64_t> dims;
-  auto j = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_array()) return dims;
-  for (const auto& d : j)
-    if (d.is_number_integer()) dims.push_back(d.get<int64_t>());
+  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (!json_text.empty() && is_space(json_text.front())) json_text.remove_prefix(1);
+  while (!json_text.empty() && is_space(json_text.back())) json_text.remove_suffix(1);
+  if (json_text.size() < 2 || json_text.front() != '[' || json_text.back() != ']') return dims;
+  std::string_view rest = json_text.substr(1, json_text.size() - 2);
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    while (!item.empty() && is_space(item.front())) item.remove_prefix(1);
+    while (!item.empty() && is_space(item.back())) item.remove_suffix(1);
+    int64_t value = 0;
+    auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (ec == std::errc() && end == item.data() + item.size() && !item.empty())
+      dims.push_back(value);
+  }
   return dims;
 }
 
