@@ -67,10 +67,33 @@ TEST_F(CompileWriterTest, AWriteErrorIsRethrownByFinish) {
   db_->exec("CREATE UNIQUE INDEX one_per_ordinal ON compile_event(run_id, ordinal)");
   store::StringInterner strings(*db_);
   CompileWriter writer(*db_, strings, 1);
-  writer.write(compile(1));
+  for (int i = 1; i <= 40; ++i) writer.write(compile(i));
   for (int i = 0; i < 2000; ++i) writer.write(compile(2));  // the caller is never blocked
   EXPECT_THROW(writer.finish(), Error);
-  EXPECT_EQ(scalar("SELECT count(*) FROM compile_event"), "2");  // nothing after the error
+  // Rows go 32 to a statement, each all or nothing: 1..32 are written, the statement with 33..40
+  // and the first repeat of 2 fails, and nothing after it is written.
+  EXPECT_EQ(scalar("SELECT count(*) FROM compile_event"), "32");
+  EXPECT_EQ(scalar("SELECT max(ordinal) FROM compile_event"), "32");
+  EXPECT_EQ(scalar("SELECT count(*) FROM attribution"), "32");
+}
+
+// compile_row is assigned by the writer: a second run's rows follow the first run's, and each
+// attribution row belongs to its own compile (the partial last statement included).
+TEST_F(CompileWriterTest, ASecondRunsRowsFollowTheFirstsWithTheirAttributions) {
+  store::StringInterner strings(*db_);
+  for (auto [run, count] : {std::pair<int64_t, int>{1, 1000}, {2, 45}}) {
+    CompileWriter writer(*db_, strings, run);
+    for (int i = 1; i <= count; ++i) writer.write(compile(i));
+    writer.finish();
+  }
+  EXPECT_EQ(scalar("SELECT min(compile_row) || '..' || max(compile_row) FROM compile_event "
+                   "WHERE run_id = 2"),
+            "1001..1045");
+  EXPECT_EQ(scalar("SELECT count(*) FROM compile_event e JOIN attribution a USING (compile_row) "
+                   "WHERE a.cause = 'shape' AND a.detail = 'tensor ''x'' dim 0: ' || e.ordinal || "
+                   "' -> ' || (e.ordinal + 1)"),
+            std::to_string(999 + 44));
+  EXPECT_EQ(scalar("SELECT count(*) FROM attribution"), "1045");
 }
 
 TEST_F(CompileWriterTest, DestroyedWithoutFinishDoesNotHang) {
