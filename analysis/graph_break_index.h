@@ -34,18 +34,27 @@ class GraphBreakIndex {
   // The breaks that match on the attributes of `mask` (8 line, 4 function, 2 file, 1 process);
   // the attributes outside the mask are zero or empty. The views point into the breaks (in the
   // index) or into the caller's arguments (a probe): no text is copied.
+  // The hashes of function and file are computed once per break or probe, not per mask.
   struct Key {
     int mask = 0;
     int64_t line = 0;
     std::string_view function, file;
     int64_t source_id = 0;
-    bool operator==(const Key&) const = default;
+    size_t function_hash = 0, file_hash = 0;  // of the views above
+    bool operator==(const Key& o) const {
+      return mask == o.mask && line == o.line && source_id == o.source_id &&
+             function == o.function && file == o.file;
+    }
   };
   struct KeyHash {
     size_t operator()(const Key& k) const;
   };
-  static Key key(int mask, int64_t line, std::string_view function, std::string_view file,
-                 int64_t source_id);
+  struct Texts {  // a break's or a probe's texts with their hashes
+    std::string_view function, file;
+    size_t function_hash, file_hash;
+    Texts(std::string_view function, std::string_view file);
+  };
+  static Key key(int mask, int64_t line, const Texts& texts, int64_t source_id);
 
   std::span<const BreakRecord> breaks_;
   std::unordered_map<Key, Firsts, KeyHash> by_key_;
