@@ -15,6 +15,7 @@
 #include "analysis/xla_run_loader.h"
 #include "store/string_interner.h"
 #include "util/base_name.h"
+#include "util/batch_worker.h"
 
 namespace rcf::analysis {
 namespace {
@@ -63,6 +64,39 @@ RunRows run_rows(store::Database& db, const char* table, int64_t run_id, bool on
   return {fmt::format("rowid BETWEEN {} AND {} AND +run_id = {}", first, last, run_id),
           static_cast<size_t>(rows)};
 }
+
+// Appends records to a run's array on a second thread, a batch at a time: filling a large array
+// faults its pages in and copies every record into them, which then overlaps SQLite's stepping of
+// the next rows on the caller's thread. The array must not be touched until finish().
+template <typename Record>
+class RecordAppender {
+ public:
+  explicit RecordAppender(util::LargeVector<Record>& to)
+      : worker_(
+            [&to](std::vector<Record>& batch) {
+              for (Record& r : batch) to.push_back(std::move(r));
+            },
+            kMaxQueuedBatches) {
+    batch_.reserve(kBatchRecords);
+  }
+  void add(Record&& r) {
+    batch_.push_back(std::move(r));
+    if (batch_.size() < kBatchRecords) return;
+    batch_ = worker_.hand_over(std::move(batch_));
+    if (batch_.capacity() < kBatchRecords) batch_.reserve(kBatchRecords);
+  }
+  // Appends what is left and stops the thread; rethrows its error.
+  void finish() {
+    batch_ = worker_.hand_over(std::move(batch_));
+    worker_.finish();
+  }
+
+ private:
+  static constexpr size_t kBatchRecords = 2048;
+  static constexpr size_t kMaxQueuedBatches = 4;
+  std::vector<Record> batch_;
+  util::BatchWorker<Record> worker_;
+};
 
 RunInputs load_run(store::Database& db, int64_t run_id) {
   RunInputs in;
@@ -135,7 +169,11 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
   auto own =
       db.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns + compile_rows.where +
                  " AND kind NOT IN ('runtime', 'backward', 'referenced')");
-  while (own.step()) in.compiles.push_back(read_compile(own));
+  {
+    RecordAppender<CompileRecord> out(in.compiles);
+    while (own.step()) out.add(read_compile(own));
+    out.finish();
+  }
   util::LargeVector<DynamoKey>
       with_record;  // sorted keys of the compiles with a record of their own
   with_record.reserve(in.compiles.size());
@@ -177,6 +215,7 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
                             ", line, entry_index, old_compile_id, reason_sid, origin "
                             "FROM guard_failure WHERE " +
                             reason_rows.where);
+  RecordAppender<ReasonRecord> reasons_out(in.reasons);
   while (reasons.step()) {
     ReasonRecord r;
     r.line = reasons.int64(6);
@@ -187,8 +226,9 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
     r.reason_sid = reasons.int64(9);
     r.reason = text_of(r.reason_sid);
     r.origin = label(reasons.text(10));
-    in.reasons.push_back(std::move(r));
+    reasons_out.add(std::move(r));
   }
+  reasons_out.finish();
 
   // Graph breaks in log order (GraphBreakIndex prefers the first): row order is log order unless
   // sources were ingested out of order.
@@ -198,6 +238,7 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
                            ", line, user_file_sid, user_function_sid, gb_type_sid, reason_sid, "
                            "user_line, sync_signature, origin FROM graph_break WHERE " +
                            break_rows.where);
+  RecordAppender<BreakRecord> breaks_out(in.breaks);
   while (breaks.step()) {
     BreakRecord b;
     b.line = breaks.int64(6);
@@ -209,8 +250,9 @@ RunInputs load_run(store::Database& db, int64_t run_id) {
     b.user_line = breaks.opt_int64(11).value_or(-1);
     b.sync_signature = breaks.int64(12) != 0;
     b.origin = label(breaks.text(13));
-    in.breaks.push_back(b);
+    breaks_out.add(std::move(b));
   }
+  breaks_out.finish();
   auto log_order = [](const BreakRecord& x, const BreakRecord& y) {
     return std::tie(x.key.source_id, x.line) < std::tie(y.key.source_id, y.line);
   };
