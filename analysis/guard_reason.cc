@@ -579,7 +579,10 @@ bool ClassifyKeySubset(string_view g, GuardReason* r) {
   static const RE2 kKeys(
       R"((?:list\(dict\.keys\((.+)\)\)|set\((.+)\.keys\(\)\)|str\((.+)\.keys\(\)\)|list\((.+)\.keys\(\)\)|___dict_param_key_ids\((.+)\)|___dict_const_keys\((.+)\)) == (.+))");
   std::string k1, k2, k3, k4, k5, k6, keys;
-  if (g.find(" == ") != npos && RE2::FullMatch(g, kKeys, &k1, &k2, &k3, &k4, &k5, &k6, &keys)) {
+  // Every alternative of kKeys ends its call with `keys(`, `key_ids(` or `keys())`.
+  bool may_be_keys =
+      g.find(" == ") != npos && (g.find("keys(") != npos || g.find("key_ids(") != npos);
+  if (may_be_keys && RE2::FullMatch(g, kKeys, &k1, &k2, &k3, &k4, &k5, &k6, &keys)) {
     std::string subject = strip_local_scope(k1 + k2 + k3 + k4 + k5 + k6);
     r->expected = keys;
     Set(r, "key_subset", "medium", subject,
@@ -610,8 +613,16 @@ bool ClassifyShapeEnv(string_view g, string_view comment, GuardReason* r) {
       R"(size\(\)\[\d+\]|stride\(\)\[\d+\]|storage_offset\(\)|\bNe\(|\bEq\(|_dynamo_dynamic_indices|unknown var s\d+|\d+ <= .+ <= \d+)");
   static const RE2 kUnknownVar(R"(unknown var (s\d+))");
   std::string unknown_var;
-  bool in_comment = RE2::PartialMatch(comment, kUnknownVar, &unknown_var);
-  if (!RE2::PartialMatch(g, kShapeEnv) && !in_comment) return false;
+  bool in_comment = comment.find("unknown var s") != npos &&
+                    RE2::PartialMatch(comment, kUnknownVar, &unknown_var);
+  // Every alternative of kShapeEnv contains one of these literals.
+  auto may_match = [g] {
+    for (string_view literal : {"size()[", "stride()[", "storage_offset()", "Ne(", "Eq(",
+                                "_dynamo_dynamic_indices", "unknown var s", " <= "})
+      if (g.find(literal) != npos) return true;
+    return false;
+  };
+  if (!in_comment && !(may_match() && RE2::PartialMatch(g, kShapeEnv))) return false;
 
   std::string norm = strip_local_scope(g);
   static const RE2 kDynIdx(R"(hasattr\((.+?), '_dynamo_dynamic_indices'\))");
