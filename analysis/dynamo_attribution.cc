@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <functional>
+#include <future>
 #include <iterator>
 #include <map>
 #include <set>
@@ -147,6 +148,10 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
 
 int64_t attribute_dynamo_run(const RunInputs& in,
                              const std::function<void(AttributedCompile&&)>& emit) {
+  // The graph-break index needs only the breaks: it is built on a second thread while the
+  // compiles are merged, their reasons attached and ordered (each about as long as it).
+  std::future<GraphBreakIndex> break_index_built =
+      std::async(std::launch::async, [&in] { return GraphBreakIndex(in.breaks); });
   std::map<int64_t, std::string> source_name(in.source_names.begin(), in.source_names.end());
   // Reasons repeat a lot (each recompile re-lists the older entries): each text is classified
   // once while it stays in this bounded cache (dropped when full, so that memory does not grow
@@ -295,8 +300,6 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     if (m && (m->cache_state.empty() || c.cache == "fx_graph")) m->cache_state = c.state;
   }
 
-  const GraphBreakIndex break_index(in.breaks);
-
   // Breaks without a user location (TORCH_TRACE restart reasons), by the process and the function
   // of the frame they restarted, ordered by frame: a resume function takes the closest earlier one.
   using UnlocatedKey = std::tuple<int64_t, int64_t, int64_t, int64_t, std::string>;
@@ -328,6 +331,8 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     if (a->key.frame_id != b->key.frame_id) return a->key.frame_id < b->key.frame_id;
     return a->key.frame_compile_id < b->key.frame_compile_id;
   });
+
+  const GraphBreakIndex break_index = break_index_built.get();
 
   // Several processes in one run: program keys get a rank (or file) prefix.
   std::set<std::pair<int64_t, int64_t>> processes;
