@@ -37,11 +37,12 @@ int64_t first_free_row(store::Database& db) {
 
 }  // namespace
 
-CompileWriter::CompileWriter(store::Database& db, store::StringInterner& strings, int64_t run_id)
+CompileWriter::CompileWriter(store::Database& db, store::StringInterner& strings, int64_t run_id,
+                             std::function<void()> before_first_write)
     : db_(db),
       strings_(strings),
       run_id_(run_id),
-      next_row_(first_free_row(db)),
+      before_first_write_(std::move(before_first_write)),
       insert_compiles_(
           db.prepare(insert_sql("compile_event", kCompileColumns, kCompileParams, kRowsPerInsert))),
       insert_attrs_(db.prepare(
@@ -63,9 +64,18 @@ void CompileWriter::write(AttributedCompile&& c) {
 void CompileWriter::finish() {
   batch_ = worker_.hand_over(std::move(batch_));
   worker_.finish();
+  start();  // nothing was written: the thread never ran it
+}
+
+void CompileWriter::start() {
+  if (started_) return;
+  started_ = true;
+  if (before_first_write_) before_first_write_();
+  next_row_ = first_free_row(db_);
 }
 
 void CompileWriter::insert(const std::vector<AttributedCompile>& compiles) {
+  start();
   size_t i = 0;
   for (; i + kRowsPerInsert <= compiles.size(); i += kRowsPerInsert) {
     for (int r = 0; r < kRowsPerInsert; ++r)

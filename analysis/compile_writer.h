@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "analysis/attributed_compile.h"
@@ -18,8 +19,11 @@ namespace rcf::analysis {
 
 class CompileWriter {
  public:
-  // `db` and `strings` must outlive the writer.
-  CompileWriter(store::Database& db, store::StringInterner& strings, int64_t run_id);
+  // `db` and `strings` must outlive the writer. `before_first_write`, when given, runs on the
+  // writer thread before the first insert (or in finish() when nothing was written): clearing a
+  // run's previous analysis there overlaps the caller's preparation of the first compiles.
+  CompileWriter(store::Database& db, store::StringInterner& strings, int64_t run_id,
+                std::function<void()> before_first_write = nullptr);
   CompileWriter(const CompileWriter&) = delete;
   CompileWriter& operator=(const CompileWriter&) = delete;
 
@@ -41,7 +45,12 @@ class CompileWriter {
   store::Database& db_;
   store::StringInterner& strings_;
   int64_t run_id_;
-  int64_t next_row_;                                 // compile_row of the next compile
+  // Runs before_first_write_ and finds the first free compile_row, once.
+  void start();
+
+  std::function<void()> before_first_write_;
+  bool started_ = false;
+  int64_t next_row_ = 0;                             // compile_row of the next compile
   store::Statement insert_compiles_, insert_attrs_;  // kRowsPerInsert rows
   store::Statement insert_compile_, insert_attr_;    // one row
   std::vector<AttributedCompile> batch_;             // being filled by the caller

@@ -395,8 +395,6 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     last = now;
   };
   for (int64_t run_id : run_ids) {
-    clear_analysis(db, run_id);
-    lap(t.clear_s);
     // The XLA side first: its convergence curve prices the recompiles of the rollup. Dynamo
     // compiles are then written as they are attributed (never all held), and the XLA compiles
     // follow them in ordinal order.
@@ -404,7 +402,9 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     lap(t.load_dynamo_s);
     XlaRunResult xla = analyze_xla_run(load_xla_run(db, run_id, dynamo.source_names), 1);
     RollupBuilder rollup(xla.convergence, load_execute_ms(db, run_id));
-    CompileWriter writer(db, strings, run_id);
+    // The run's previous analysis is deleted on the writer thread, while the first compiles
+    // are prepared here (nothing reads the derived tables in between).
+    CompileWriter writer(db, strings, run_id, [&db, run_id] { clear_analysis(db, run_id); });
     lap(t.xla_s);
     bool first = true;
     int64_t dynamo_compiles = attribute_dynamo_run(dynamo, [&](AttributedCompile&& c) {

@@ -12,10 +12,10 @@ namespace rcf::analysis {
 
 // Seconds spent in each phase, summed over the runs analysed (for benchmarks).
 struct AnalysisTimings {
-  double clear_s = 0;        // deleting the runs' previous analysis
   double load_dynamo_s = 0;  // reading the Dynamo raw rows
   double xla_s = 0;          // reading and attributing the torch_xla side
-  double prepare_s = 0;      // merging, attaching and ordering the Dynamo records
+  double prepare_s = 0;      // merging, attaching and ordering the Dynamo records, while the
+                             // writer thread deletes the runs' previous analysis
   double attribute_s = 0;    // attributing and handing over compiles (writes overlap on a thread)
   double finish_s = 0;       // waiting for the writes, convergence and rollup rows
 };

@@ -186,11 +186,9 @@ int main(int argc, char** argv) {
         runs.size(), events, compiles, recompiles, analysis_s, compiles / analysis_s,
         peak_rss_kb() / 1024.0, rss_before / 1024.0);
     fmt::print(
-        "  phases: clear {:.2f} s, load Dynamo rows {:.2f} s, torch_xla {:.2f} s, prepare {:.2f} "
-        "s, "
-        "attribute {:.2f} s, finish {:.2f} s\n",
-        phases.clear_s, phases.load_dynamo_s, phases.xla_s, phases.prepare_s, phases.attribute_s,
-        phases.finish_s);
+        "  phases: load Dynamo rows {:.2f} s, torch_xla {:.2f} s, prepare {:.2f} s (the previous "
+        "analysis is deleted meanwhile), attribute {:.2f} s, finish {:.2f} s\n",
+        phases.load_dynamo_s, phases.xla_s, phases.prepare_s, phases.attribute_s, phases.finish_s);
   } catch (const rcf::Error& e) {
     fmt::print("analysis FAILED: {}\n", e.what());
     return 1;

@@ -96,6 +96,34 @@ TEST_F(CompileWriterTest, ASecondRunsRowsFollowTheFirstsWithTheirAttributions) {
   EXPECT_EQ(scalar("SELECT count(*) FROM attribution"), "1045");
 }
 
+// before_first_write runs once, before the first row is numbered (here it empties the table, so
+// numbering starts again at 1), and also when nothing is written.
+TEST_F(CompileWriterTest, BeforeFirstWriteRunsOnceBeforeTheRowsAreNumbered) {
+  store::StringInterner strings(*db_);
+  {
+    CompileWriter writer(*db_, strings, 1);
+    for (int i = 1; i <= 100; ++i) writer.write(compile(i));
+    writer.finish();
+  }
+  int calls = 0;
+  CompileWriter writer(*db_, strings, 1, [&] {
+    ++calls;
+    db_->exec("DELETE FROM attribution");
+    db_->exec("DELETE FROM compile_event");
+  });
+  for (int i = 1; i <= 1500; ++i) writer.write(compile(i));
+  writer.finish();
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(scalar("SELECT count(*) || ' ' || min(compile_row) || ' ' || max(compile_row) FROM "
+                   "compile_event"),
+            "1500 1 1500");
+
+  int empty_calls = 0;
+  CompileWriter nothing(*db_, strings, 2, [&] { ++empty_calls; });
+  nothing.finish();
+  EXPECT_EQ(empty_calls, 1);
+}
+
 TEST_F(CompileWriterTest, DestroyedWithoutFinishDoesNotHang) {
   store::StringInterner strings(*db_);
   {
