@@ -1,9 +1,9 @@
 // Writes a run's attributed compiles to compile_event and attribution. The inserts run on a
 // writer thread, so that SQLite's work overlaps the attribution of the next compiles (at a
 // million compiles the two cost about the same), and go kRowsPerInsert rows to a statement
-// (`INSERT ... VALUES (...),(...),...`: a statement per row cost a third more). compile_row is
-// assigned here, from the table's largest, as SQLite would. While a CompileWriter lives, only its
-// thread uses the database and the interner.
+// (store::BatchInsert: a statement per row cost a third more), with the compiles' texts bound
+// where they are. compile_row is assigned here, from the table's largest, as SQLite would. While
+// a CompileWriter lives, only its thread uses the database and the interner.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/attributed_compile.h"
+#include "store/batch_insert.h"
 #include "store/database.h"
 #include "store/string_interner.h"
 #include "util/batch_worker.h"
@@ -36,25 +37,19 @@ class CompileWriter {
 
  private:
   static constexpr int kRowsPerInsert = 32;
-  // Writes `compiles` with as many kRowsPerInsert-row statements as fit, then one-row ones.
+  // Runs before_first_write_ and finds the first free compile_row, once.
+  void start();
+  // Writes a batch; its texts are bound where they are, so every row is written before return.
   void insert(const std::vector<AttributedCompile>& compiles);
-  // Binds `c` as the row after parameter `first` (0 for the first row) of the two statements.
-  void bind_compile(store::Statement& st, int first, const AttributedCompile& c, int64_t row);
-  void bind_attribution(store::Statement& st, int first, const AttributedCompile& c, int64_t row);
 
   store::Database& db_;
   store::StringInterner& strings_;
   int64_t run_id_;
-  // Runs before_first_write_ and finds the first free compile_row, once.
-  void start();
-
   std::function<void()> before_first_write_;
   bool started_ = false;
-  int64_t next_row_ = 0;                             // compile_row of the next compile
-  store::Statement insert_compiles_, insert_attrs_;  // kRowsPerInsert rows
-  store::Statement insert_compile_, insert_attr_;    // one row
-  std::vector<AttributedCompile> batch_;             // being filled by the caller
-  util::BatchWorker<AttributedCompile> worker_;      // last: its thread uses the members above
+  int64_t next_row_ = 0;  // compile_row of the next compile
+  store::BatchInsert compiles_, attributions_;
+  util::BatchFeeder<AttributedCompile> feeder_;  // last: its thread uses the members above
 };
 
 }  // namespace rcf::analysis

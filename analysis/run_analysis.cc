@@ -69,42 +69,24 @@ RunRows run_rows(store::Database& db, const char* table, int64_t run_id, bool on
 // faults its pages in and copies every record into them, which then overlaps SQLite's stepping of
 // the next rows on the caller's thread. The array must not be touched until finish().
 template <typename Record>
-class RecordAppender {
+class RecordAppender : public util::BatchFeeder<Record> {
  public:
   explicit RecordAppender(util::LargeVector<Record>& to)
-      : worker_(
+      : util::BatchFeeder<Record>(
             [&to](std::vector<Record>& batch) {
               for (Record& r : batch) to.push_back(std::move(r));
             },
-            kMaxQueuedBatches) {
-    batch_.reserve(kBatchRecords);
-  }
-  void add(Record&& r) {
-    batch_.push_back(std::move(r));
-    if (batch_.size() < kBatchRecords) return;
-    batch_ = worker_.hand_over(std::move(batch_));
-    if (batch_.capacity() < kBatchRecords) batch_.reserve(kBatchRecords);
-  }
-  // Appends what is left and stops the thread; rethrows its error.
-  void finish() {
-    batch_ = worker_.hand_over(std::move(batch_));
-    worker_.finish();
-  }
-
- private:
-  static constexpr size_t kBatchRecords = 2048;
-  static constexpr size_t kMaxQueuedBatches = 4;
-  std::vector<Record> batch_;
-  util::BatchWorker<Record> worker_;
+            /*batch_items=*/2048, /*max_queued=*/4) {}
 };
 
-RunInputs load_run(store::Database& db, int64_t run_id) {
+// Whether `run_id` is the store's only run: then every row of every table is its own.
+bool only_run_in_store(store::Database& db, int64_t run_id) {
+  auto runs = db.prepare("SELECT count(*), min(run_id) FROM run_table");
+  return runs.step() && runs.int64(0) == 1 && runs.int64(1) == run_id;
+}
+
+RunInputs load_run(store::Database& db, int64_t run_id, bool only_run) {
   RunInputs in;
-  bool only_run = false;
-  {
-    auto runs = db.prepare("SELECT count(*), min(run_id) FROM run_table");
-    only_run = runs.step() && runs.int64(0) == 1 && runs.int64(1) == run_id;
-  }
   std::map<int64_t, std::optional<int64_t>> file_rank;
   auto sources = db.prepare("SELECT source_id, path, file_rank FROM source WHERE run_id=?");
   sources.bind(1, run_id);
@@ -349,35 +331,22 @@ std::optional<double> load_execute_ms(store::Database& db, int64_t run_id) {
   return std::nullopt;
 }
 
-// Deletes the derived rows of `run_id`. When the run is the only one with compiles (the common
-// store of one run, analysed again by each `rcf ingest` of more of its logs), the two large tables
-// are emptied whole, which SQLite does by dropping their pages instead of deleting a million rows
-// one by one from each table and index.
-void clear_analysis(store::Database& db, int64_t run_id) {
-  auto only_run = [&] {
-    for (const char* sql : {"SELECT min(run_id) FROM compile_event",  // each one index seek
-                            "SELECT max(run_id) FROM compile_event"}) {
-      auto st = db.prepare(sql);
-      if (st.step() && st.opt_int64(0).value_or(run_id) != run_id) return false;
-    }
-    return true;
-  };
-  std::vector<const char*> deletes;
-  if (only_run()) {
-    deletes = {"DELETE FROM attribution", "DELETE FROM compile_event"};
-  } else {
-    deletes = {
-        "DELETE FROM attribution WHERE compile_row IN (SELECT compile_row FROM compile_event "
-        "WHERE run_id=?)",
-        "DELETE FROM compile_event WHERE run_id=?"};
+// Deletes the derived rows of `run_id`. When the run is the store's only one (a store of one
+// run, analysed again by each `rcf ingest` of more of its logs), the two large tables are emptied
+// whole, which SQLite does by dropping their pages instead of deleting a million rows one by one
+// from each table and index.
+void clear_analysis(store::Database& db, int64_t run_id, bool only_run) {
+  if (only_run) {
+    db.exec("DELETE FROM attribution");
+    db.exec("DELETE FROM compile_event");
   }
   for (const char* sql :
-       {"DELETE FROM convergence_point WHERE run_id=?",
-        "DELETE FROM run_convergence WHERE run_id=?", "DELETE FROM cause_group WHERE run_id=?"})
-    deletes.push_back(sql);
-  for (const char* sql : deletes) {
+       {"DELETE FROM attribution WHERE compile_row IN (SELECT compile_row FROM compile_event "
+        "WHERE run_id=?)",
+        "DELETE FROM compile_event WHERE run_id=?", "DELETE FROM convergence_point WHERE run_id=?",
+        "DELETE FROM run_convergence WHERE run_id=?", "DELETE FROM cause_group WHERE run_id=?"}) {
     auto st = db.prepare(sql);
-    if (std::string_view(sql).find('?') != std::string_view::npos) st.bind(1, run_id);
+    st.bind(1, run_id);
     st.run();
   }
 }
@@ -398,13 +367,15 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     // The XLA side first: its convergence curve prices the recompiles of the rollup. Dynamo
     // compiles are then written as they are attributed (never all held), and the XLA compiles
     // follow them in ordinal order.
-    RunInputs dynamo = load_run(db, run_id);
+    const bool only_run = only_run_in_store(db, run_id);
+    RunInputs dynamo = load_run(db, run_id, only_run);
     lap(t.load_dynamo_s);
     XlaRunResult xla = analyze_xla_run(load_xla_run(db, run_id, dynamo.source_names), 1);
     RollupBuilder rollup(xla.convergence, load_execute_ms(db, run_id));
     // The run's previous analysis is deleted on the writer thread, while the first compiles
     // are prepared here (nothing reads the derived tables in between).
-    CompileWriter writer(db, strings, run_id, [&db, run_id] { clear_analysis(db, run_id); });
+    CompileWriter writer(db, strings, run_id,
+                         [&db, run_id, only_run] { clear_analysis(db, run_id, only_run); });
     lap(t.xla_s);
     bool first = true;
     int64_t dynamo_compiles = attribute_dynamo_run(dynamo, [&](AttributedCompile&& c) {

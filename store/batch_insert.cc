@@ -6,23 +6,26 @@
 namespace rcf::store {
 
 BatchInsert::BatchInsert(Database& db, std::string table, std::vector<std::string> columns,
-                         std::vector<BatchInsert*>* group)
-    : db_(db), table_(std::move(table)), columns_(std::move(columns)) {
+                         std::vector<BatchInsert*>* group, int rows_per_statement)
+    : db_(db),
+      table_(std::move(table)),
+      columns_(std::move(columns)),
+      rows_per_statement_(static_cast<size_t>(rows_per_statement)) {
   if (group) group->push_back(this);
   std::string row = "(" + std::string(columns_.size() * 2 - 1, ',') + ")";
   for (size_t i = 0; i < columns_.size(); ++i) row[1 + 2 * i] = '?';
   std::string head = fmt::format("INSERT INTO {} ({}) VALUES ", table_, fmt::join(columns_, ","));
   std::string multi = head;
-  for (int i = 0; i < kRowsPerStatement; ++i) multi += (i ? "," : "") + row;
+  for (size_t i = 0; i < rows_per_statement_; ++i) multi += (i ? "," : "") + row;
   multi_ = db_.prepare(multi);
   single_ = db_.prepare(head + row);
-  values_.reserve(columns_.size() * kRowsPerStatement);
+  values_.reserve(columns_.size() * rows_per_statement_);
 }
 
 BatchInsert& BatchInsert::push(SqlValue v) {
   values_.push_back(std::move(v));
-  if (values_.size() == columns_.size() * kRowsPerStatement) {
-    write(multi_, 0, kRowsPerStatement);
+  if (values_.size() == columns_.size() * rows_per_statement_) {
+    write(multi_, 0, rows_per_statement_);
     values_.clear();
   }
   return *this;
@@ -39,8 +42,10 @@ void BatchInsert::write(Statement& st, size_t first_value, size_t rows) {
       st.bind(index, *x);
     else if (auto* d = std::get_if<double>(&v))
       st.bind(index, *d);
+    else if (auto* t = std::get_if<std::string>(&v))
+      st.bind_unowned(index, *t);  // values_ holds it until after run()
     else
-      st.bind(index, std::string_view(std::get<std::string>(v)));
+      st.bind_unowned(index, std::get<std::string_view>(v));
   }
   st.run();
 }

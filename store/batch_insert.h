@@ -1,10 +1,13 @@
-// Multi-row prepared inserts: rows are buffered and written `kRowsPerStatement` at a time with
+// Multi-row prepared inserts: rows are buffered and written `rows_per_statement` at a time with
 // one `INSERT ... VALUES (...),(...),...` statement; the tail goes through a one-row statement.
+// Texts are bound without a copy into SQLite: an owned text lives in the buffer until its row is
+// written, an unowned one (val_unowned) must stay valid until then (at the latest, flush()).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -12,7 +15,7 @@
 
 namespace rcf::store {
 
-using SqlValue = std::variant<std::monostate, int64_t, double, std::string>;
+using SqlValue = std::variant<std::monostate, int64_t, double, std::string, std::string_view>;
 
 class BatchInsert {
  public:
@@ -21,7 +24,8 @@ class BatchInsert {
   // `group`, when given, collects every inserter of an owner so that one loop flushes them all
   // (a forgotten flush would silently drop the tail rows). The inserter must not move.
   BatchInsert(Database& db, std::string table, std::vector<std::string> columns,
-              std::vector<BatchInsert*>* group = nullptr);
+              std::vector<BatchInsert*>* group = nullptr,
+              int rows_per_statement = kRowsPerStatement);
   BatchInsert(const BatchInsert&) = delete;
   BatchInsert& operator=(const BatchInsert&) = delete;
 
@@ -32,6 +36,9 @@ class BatchInsert {
   BatchInsert& val(bool v) { return push(static_cast<int64_t>(v)); }
   BatchInsert& val(double v) { return push(v); }
   BatchInsert& val(std::string v) { return push(std::move(v)); }
+  // Text kept by the caller until the row is written; NULL when empty with val_unowned_or_null.
+  BatchInsert& val_unowned(std::string_view v) { return push(v); }
+  BatchInsert& val_unowned_or_null(std::string_view v) { return v.empty() ? null() : push(v); }
   template <typename T>
   BatchInsert& val(const std::optional<T>& v) {
     return v ? val(*v) : null();
@@ -47,6 +54,7 @@ class BatchInsert {
   Database& db_;
   std::string table_;
   std::vector<std::string> columns_;
+  size_t rows_per_statement_;
   std::vector<SqlValue> values_;
   Statement multi_;
   Statement single_;

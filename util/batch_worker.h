@@ -6,8 +6,9 @@
 // and cost locks and fragmentation). Memory stays bounded: hand_over() blocks while `max_queued`
 // batches wait.
 //
-// Used by the single SQLite writer of an ingest (store/ingest_writer.cc) and by the writer of a
-// run's attributed compiles (analysis/compile_writer.cc).
+// Used by the single SQLite writer of an ingest (store/ingest_writer.cc), and through BatchFeeder
+// (below: one item at a time) by the writer of a run's attributed compiles
+// (analysis/compile_writer.cc) and the loader of a run's records (analysis/run_analysis.cc).
 #pragma once
 
 #include <condition_variable>
@@ -119,6 +120,35 @@ class BatchWorker {
   bool stop_ = false;
   std::exception_ptr error_;
   std::thread thread_;  // last: started once everything above exists
+};
+
+// Feeds a BatchWorker one item at a time: items gather in a batch of `batch_items`, handed over
+// when full (blocking while the worker is `max_queued` batches behind). finish() hands over the
+// rest, waits until everything is consumed and stops the thread; it rethrows the consumer's
+// error. Destroyed without finish(), the items of the partial batch are dropped.
+template <typename T>
+class BatchFeeder {
+ public:
+  BatchFeeder(std::function<void(std::vector<T>&)> consume, size_t batch_items, size_t max_queued)
+      : batch_items_(batch_items), worker_(std::move(consume), max_queued) {
+    batch_.reserve(batch_items_);
+  }
+
+  void add(T&& item) {
+    batch_.push_back(std::move(item));
+    if (batch_.size() < batch_items_) return;
+    batch_ = worker_.hand_over(std::move(batch_));
+    if (batch_.capacity() < batch_items_) batch_.reserve(batch_items_);
+  }
+  void finish() {
+    batch_ = worker_.hand_over(std::move(batch_));
+    worker_.finish();
+  }
+
+ private:
+  size_t batch_items_;
+  std::vector<T> batch_;
+  BatchWorker<T> worker_;
 };
 
 }  // namespace rcf::util
