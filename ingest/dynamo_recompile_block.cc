@@ -123,7 +123,8 @@ std::optional<RecompileHeader> parse_recompile_header(std::string_view text) {
   return header;
 }
 
-void parse_recompile_block(const DynamoBlock& block, BlockOutput& out) {
+void parse_recompile_block(const DynamoBlock& block, BlockOutput& out,
+                           EmittedCompileRefs* emitted) {
   const std::string origin =
       block.artifact == "recompiles_verbose" ? "text_recompiles_verbose" : "text_recompiles";
   RecompileHeader header;
@@ -143,8 +144,12 @@ void parse_recompile_block(const DynamoBlock& block, BlockOutput& out) {
     }
   }
   out.emit(make_compile(block.lines[0].line_no, block.ref, "recompile_block", header));
+  // A record without a header (a block whose start is not in the log) names no function: a later
+  // block's mention of the compile, which carries one, is still emitted.
+  const bool named = !header.co_name.empty();
+  if (emitted && named) emitted->insert(block.ref);
 
-  std::vector<std::string> referenced;  // distinct old ids already emitted
+  std::vector<std::string> referenced;  // distinct old ids of this block
   std::optional<GuardFailure> pending;  // the entry that continuation lines still extend
   bool ids_printed = false;             // era with `<F/C>: ` on each entry
   int32_t group = -1;
@@ -197,7 +202,8 @@ void parse_recompile_block(const DynamoBlock& block, BlockOutput& out) {
         referenced.emplace_back(id);
         CompileRef old_ref = block.ref;
         old_ref.id = *CompileId::parse(id);
-        out.emit(make_compile(failure.line, old_ref, "referenced", header));
+        if (!emitted || !named || emitted->insert(old_ref))
+          out.emit(make_compile(failure.line, old_ref, "referenced", header));
       }
     } else {
       failure.reason = std::string(entry);

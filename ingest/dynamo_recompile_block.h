@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "ingest/dynamo_text_block.h"
+#include "ingest/emitted_compile_refs.h"
 #include "ingest/events.h"
 
 namespace rcf::ingest {
@@ -33,8 +34,11 @@ bool starts_recompile_fragment(std::string_view message);
 // text, which heads a recompile block like `Recompiling function` does.
 bool is_fail_on_recompile_header(std::string_view line);
 
-// Emits the events of a kRecompile block (header optional: a log can start mid-block).
-void parse_recompile_block(const DynamoBlock& block, BlockOutput& out);
+// Emits the events of a kRecompile block (header optional: a log can start mid-block). `emitted`
+// holds the compiles the source has emitted a record with a function name for: an older compile
+// an entry names gets a `referenced` record only when it has none yet (nullptr: once per block).
+void parse_recompile_block(const DynamoBlock& block, BlockOutput& out,
+                           EmittedCompileRefs* emitted = nullptr);
 
 // The May 2023 one-line tuple repr `('Recompiling function <fn> in <file>', "triggered by the
 // following guard failure: <reason>")`. Emits its events and returns true, or returns false

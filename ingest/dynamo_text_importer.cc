@@ -428,7 +428,7 @@ class DynamoTextImporter : public Importer {
     BlockOutput out(sink_, block);
     switch (block.kind) {
       case DynamoBlockKind::kRecompile:
-        parse_recompile_block(block, out);
+        parse_recompile_block(block, out, &emitted_);
         break;
       case DynamoBlockKind::kLimitWarning:
         hold_hit(parse_limit_warning(block, out), block.lines.back().line_no);
@@ -468,6 +468,7 @@ class DynamoTextImporter : public Importer {
   EventSink& sink_;
   std::vector<std::unique_ptr<OpenBlock>> open_;  // in order of their first line
   OpenBlock* adjacent_ = nullptr;  // block that takes the next unprefixed lines; owned by open_
+  EmittedCompileRefs emitted_;     // compiles of this source with a record already
   // The last limit warning, emitted once no FailOnRecompileLimitHit can follow it any more.
   std::optional<RecompileLimitHit> held_hit_;
   int64_t held_hit_line_ = 0;

@@ -325,7 +325,9 @@ TEST_F(IngestPipelineTest, ARunIngestedAgainAfterAnotherLaneIsAnalysedTheSame) {
   const std::string together = db_path("together.db"), apart = db_path("apart.db");
   ingest({fixture(kRank1), fixture(kRank3)}, together, lane("a"));
   ingest({fixture(kRank1)}, apart, lane("a"));
-  ingest({fixture("scenarios/dynamo_lane/train.log")}, apart, lane("b"));
+  ingest({fixture("scenarios/dynamo_lane/train.log"), fixture("torch_trace/cache_hit_miss.log"),
+          fixture("torch_trace/multi_rank_runtime/dedicated_log_torch_trace_rank_0.log")},
+         apart, lane("b"));
   ingest({fixture(kRank3)}, apart, lane("a"));
   const char* kLaneA =
       "SELECT ordinal, step, site, program_key, prev_program_key, cause, detail, confidence "
