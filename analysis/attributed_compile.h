@@ -31,6 +31,10 @@ struct AttributedCompile {
   int64_t line = 0;
   int64_t rank = -1;  // display rank
   std::string site;
+  // The producer's number for `site` (1, 2, ... over a run; 0 when it does not number them): the
+  // writer interns, and the rollup hashes, each numbered site once instead of once per compile.
+  // Only the Dynamo side numbers its sites, so two sites of a run never share a number.
+  uint32_t site_number = 0;
   std::string program_key;
   std::string kind;  // dynamo, dynamo_failed
   std::string cause_reported;

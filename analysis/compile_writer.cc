@@ -66,6 +66,14 @@ void CompileWriter::start() {
   next_row_ = first_free_row(db_);
 }
 
+int64_t CompileWriter::site_sid(const AttributedCompile& c) {
+  if (c.site_number == 0) return strings_.id(c.site);
+  if (c.site_number > site_sids_.size()) site_sids_.resize(c.site_number, 0);
+  int64_t& sid = site_sids_[c.site_number - 1];
+  if (sid == 0) sid = strings_.id(c.site);
+  return sid;
+}
+
 void CompileWriter::insert(const std::vector<AttributedCompile>& compiles) {
   start();
   for (const AttributedCompile& c : compiles) {
@@ -74,7 +82,7 @@ void CompileWriter::insert(const std::vector<AttributedCompile>& compiles) {
         .val(run_id_)
         .val(c.ordinal)
         .val(c.step)
-        .val(strings_.id(c.site))
+        .val(site_sid(c))
         .val_unowned(c.program_key)
         .val_unowned(c.kind)
         .val_unowned_or_null(c.cause_reported)

@@ -41,6 +41,7 @@ class CompileWriter {
   void start();
   // Writes a batch; its texts are bound where they are, so every row is written before return.
   void insert(const std::vector<AttributedCompile>& compiles);
+  int64_t site_sid(const AttributedCompile& c);
 
   store::Database& db_;
   store::StringInterner& strings_;
@@ -48,6 +49,7 @@ class CompileWriter {
   std::function<void()> before_first_write_;
   bool started_ = false;
   int64_t next_row_ = 0;  // compile_row of the next compile
+  std::vector<int64_t> site_sids_;  // strings.string_id by site_number - 1; 0: not known yet
   store::BatchInsert compiles_, attributions_;
   util::BatchFeeder<AttributedCompile> feeder_;  // last: its thread uses the members above
 };

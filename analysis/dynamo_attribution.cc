@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <deque>
 #include <functional>
 #include <future>
 #include <iterator>
@@ -112,6 +113,52 @@ Merged* find_merged(util::LargeVector<Merged>& merged, const DynamoKey& key) {
                              [](const Merged& m, const DynamoKey& k) { return m.key < k; });
   return it != merged.end() && it->key == key ? &*it : nullptr;
 }
+
+// The sites of a run, numbered 1, 2, ... in the order first seen, each text formatted once. A
+// site is the compiled function's file, first line and name; its texts are views into the
+// RunInputs, where each text is held once, so a site is found by where its texts are (the same
+// text at two addresses, e.g. an empty view and "", merely gets two numbers).
+struct Site {
+  std::string text;
+  uint32_t number = 0;
+};
+class SiteNumbers {
+ public:
+  const Site& of(const Merged& m) {
+    Key key{m.co_filename.data(), m.co_name.data(), m.co_filename.size(), m.co_name.size(),
+            m.co_firstlineno.value_or(-1), m.co_firstlineno.has_value()};
+    auto [it, added] = numbers_.try_emplace(key, 0);
+    if (added) {
+      std::string_view where = m.co_filename.empty() ? "<unknown file>" : m.co_filename;
+      std::string_view name = m.co_name.empty() ? "?" : m.co_name;
+      sites_.push_back({m.co_firstlineno
+                            ? fmt::format("{}:{} ({})", where, *m.co_firstlineno, name)
+                            : fmt::format("{} ({})", where, name),
+                        static_cast<uint32_t>(sites_.size() + 1)});
+      it->second = static_cast<uint32_t>(sites_.size() - 1);
+    }
+    return sites_[it->second];
+  }
+
+ private:
+  struct Key {
+    const char *file, *name;
+    size_t file_size, name_size;
+    int64_t line;
+    bool has_line;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      uint64_t h = reinterpret_cast<uintptr_t>(k.file) * 0x9E3779B97F4A7C15ull;
+      h ^= reinterpret_cast<uintptr_t>(k.name) + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
+      h ^= static_cast<uint64_t>(k.line) * 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2);
+      return static_cast<size_t>(h ^ (h >> 29) ^ k.file_size ^ (k.name_size << 17));
+    }
+  };
+  std::unordered_map<Key, uint32_t, KeyHash> numbers_;  // index into sites_
+  std::deque<Site> sites_;                              // a deque: references stay valid
+};
 
 }  // namespace
 
@@ -345,6 +392,7 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     return fmt::format("{}:{}", source_name[key.source_id], id_text);
   };
 
+  SiteNumbers sites;
   int64_t emitted = 0;
   for (const Merged* m : order) {
     const CompileRecord& best = *m->best;
@@ -357,11 +405,9 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     a.start_us = best.start_us;
     a.compile_ms = best.duration_ms;
     a.evidence_kind = best.kind == "forward" ? "compilation_metrics" : std::string(best.kind);
-    std::string_view where = m->co_filename.empty() ? "<unknown file>" : m->co_filename;
-    a.site = m->co_firstlineno
-                 ? fmt::format("{}:{} ({})", where, *m->co_firstlineno,
-                               m->co_name.empty() ? "?" : m->co_name)
-                 : fmt::format("{} ({})", where, m->co_name.empty() ? "?" : m->co_name);
+    const Site& site = sites.of(*m);
+    a.site = site.text;
+    a.site_number = site.number;
     ingest::CompileId id;
     id.frame = static_cast<int32_t>(m->key.frame_id);
     id.compile = static_cast<int32_t>(m->key.frame_compile_id);

@@ -391,9 +391,11 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
       writer.write(std::move(c));
     }
     lap(t.attribute_s);
+    // The groups are ranked while the writer thread writes its last compiles.
+    const RunRollup rolled_up = std::move(rollup).finish();
     writer.finish();  // the database is the caller's again
     write_convergence(db, run_id, xla.convergence);
-    write_rollup(db, strings, run_id, std::move(rollup).finish());
+    write_rollup(db, strings, run_id, rolled_up);
     lap(t.finish_s);
   }
 }

@@ -60,7 +60,15 @@ void RollupBuilder::add(const AttributedCompile& c) {
 }
 
 RollupBuilder::Group& RollupBuilder::group_of(const AttributedCompile& c) {
-  uint32_t site = sites_.ordinal(c.site);
+  uint32_t site = 0;
+  if (c.site_number == 0) {
+    site = sites_.ordinal(c.site);
+  } else {
+    if (c.site_number > site_ordinals_.size()) site_ordinals_.resize(c.site_number, 0);
+    uint32_t& known = site_ordinals_[c.site_number - 1];
+    if (known == 0) known = sites_.ordinal(c.site);
+    site = known;
+  }
   uint32_t cause = causes_.ordinal(c.cause);
   if (site > site_groups_.size()) site_groups_.push_back(0);
   uint32_t last = 0;  // index + 1 of the site's last group, 0: none yet

@@ -72,6 +72,9 @@ class RollupBuilder {
   // subjects are numbered, and site_groups_[site - 1] is the index + 1 of the site's first group
   // (a site has a few causes). finish() orders the groups.
   util::TextTable sites_, causes_, subjects_;
+  // Ordinal in sites_ by the producer's AttributedCompile::site_number - 1 (0: not seen yet), so
+  // that a numbered site's text is hashed once, not once per compile.
+  std::vector<uint32_t> site_ordinals_;
   std::vector<std::string> subject_texts_;  // by subject ordinal - 1
   std::vector<uint32_t> site_groups_;
   std::deque<Group> groups_;  // a deque: a new group moves none of the others

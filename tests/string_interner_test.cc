@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "store/store.h"
+#include "util/error.h"
 #include "tests/support/db_dump.h"
 #include "tests/support/temp_files.h"
 
@@ -43,6 +44,29 @@ TEST(StringInterner, SameTextSameIdAcrossCacheDropsAndInterners) {
   int64_t id = small.id(big);
   EXPECT_EQ(small.id(big), id);
   EXPECT_EQ(small.table_lookups(), 2);
+}
+
+// A lookup that fails (here: a new text in a read-only store) leaves the cache consistent: the
+// texts looked up before and after it still get their own ids.
+TEST(StringInterner, AFailedLookupLeavesTheCacheConsistent) {
+  testing::TempDir dir;
+  std::vector<int64_t> ids;
+  {
+    auto db = open_store(dir.file("rcf.db"), OpenMode::kCreateOrWrite);
+    StringInterner strings(*db);
+    for (const char* text : {"a", "b", "c"}) ids.push_back(strings.id(text));
+  }
+  auto db = open_store(dir.file("rcf.db"), OpenMode::kRead);
+  StringInterner strings(*db);
+  EXPECT_EQ(strings.id("b"), ids[1]);
+  EXPECT_THROW(strings.id("new text"), rcf::Error);
+  EXPECT_EQ(strings.id("c"), ids[2]);
+  EXPECT_EQ(strings.id("a"), ids[0]);
+  EXPECT_THROW(strings.id("new text"), rcf::Error);
+  EXPECT_THROW(strings.id("another new text"), rcf::Error);
+  EXPECT_EQ(strings.id("b"), ids[1]);
+  EXPECT_EQ(strings.id("a"), ids[0]);
+  EXPECT_EQ(strings.id("c"), ids[2]);
 }
 
 }  // namespace
