@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <deque>
 #include <functional>
 #include <future>
 #include <iterator>
@@ -105,6 +104,7 @@ struct Merged {
   uint32_t first_record = 0, records = 0;  // range of its records in the record order
   uint32_t first_reason = 0, reasons = 0;  // range of its explaining reasons in the reason order
   bool referenced_only = true;
+  uint32_t site_number = 0;  // SiteNumbers
 };
 
 // The merged compile of `key`, nullptr if none; `merged` is sorted by key.
@@ -118,27 +118,18 @@ Merged* find_merged(util::LargeVector<Merged>& merged, const DynamoKey& key) {
 // site is the compiled function's file, first line and name; its texts are views into the
 // RunInputs, where each text is held once, so a site is found by where its texts are (the same
 // text at two addresses, e.g. an empty view and "", merely gets two numbers).
-struct Site {
-  std::string text;
-  uint32_t number = 0;
-};
 class SiteNumbers {
  public:
-  const Site& of(const Merged& m) {
-    Key key{m.co_filename.data(), m.co_name.data(), m.co_filename.size(), m.co_name.size(),
-            m.co_firstlineno.value_or(-1), m.co_firstlineno.has_value()};
-    auto [it, added] = numbers_.try_emplace(key, 0);
-    if (added) {
-      std::string_view where = m.co_filename.empty() ? "<unknown file>" : m.co_filename;
-      std::string_view name = m.co_name.empty() ? "?" : m.co_name;
-      sites_.push_back({m.co_firstlineno
-                            ? fmt::format("{}:{} ({})", where, *m.co_firstlineno, name)
-                            : fmt::format("{} ({})", where, name),
-                        static_cast<uint32_t>(sites_.size() + 1)});
-      it->second = static_cast<uint32_t>(sites_.size() - 1);
+  // Numbers the site of each merged compile. In key order, consecutive compiles are mostly of one
+  // frame and so of one site: only a change of site is looked up in the map.
+  void number(util::LargeVector<Merged>& merged) {
+    const Merged* previous = nullptr;
+    for (Merged& m : merged) {
+      m.site_number = previous && same_site(*previous, m) ? previous->site_number : of(m);
+      previous = &m;
     }
-    return sites_[it->second];
   }
+  const std::string& text(uint32_t number) const { return texts_[number - 1]; }
 
  private:
   struct Key {
@@ -156,8 +147,26 @@ class SiteNumbers {
       return static_cast<size_t>(h ^ (h >> 29) ^ k.file_size ^ (k.name_size << 17));
     }
   };
-  std::unordered_map<Key, uint32_t, KeyHash> numbers_;  // index into sites_
-  std::deque<Site> sites_;                              // a deque: references stay valid
+  static Key key_of(const Merged& m) {
+    return {m.co_filename.data(),          m.co_name.data(),
+            m.co_filename.size(),          m.co_name.size(),
+            m.co_firstlineno.value_or(-1), m.co_firstlineno.has_value()};
+  }
+  static bool same_site(const Merged& a, const Merged& b) { return key_of(a) == key_of(b); }
+  uint32_t of(const Merged& m) {
+    auto [it, added] = numbers_.try_emplace(key_of(m), 0);
+    if (added) {
+      std::string_view where = m.co_filename.empty() ? "<unknown file>" : m.co_filename;
+      std::string_view name = m.co_name.empty() ? "?" : m.co_name;
+      texts_.push_back(m.co_firstlineno ? fmt::format("{}:{} ({})", where, *m.co_firstlineno, name)
+                                        : fmt::format("{} ({})", where, name));
+      it->second = static_cast<uint32_t>(texts_.size());
+    }
+    return it->second;
+  }
+
+  std::unordered_map<Key, uint32_t, KeyHash> numbers_;  // the number of each site
+  std::vector<std::string> texts_;                      // by number - 1
 };
 
 }  // namespace
@@ -260,6 +269,8 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     if (r.kind != "referenced") m.referenced_only = false;
   }
   if (merged.empty()) return 0;
+  SiteNumbers sites;
+  sites.number(merged);
   auto records_of = [&](const Merged& m) {
     return std::span<const uint32_t>(record_order.data() + m.first_record, m.records);
   };
@@ -297,21 +308,32 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     if (!last_owner || last_owner->key != key) last_owner = find_merged(merged, key);
     if (last_owner) attached.emplace_back(static_cast<uint32_t>(last_owner - merged.data()), i);
   }
-  std::sort(attached.begin(), attached.end(), [&](const auto& x, const auto& y) {
-    if (x.first != y.first) return x.first < y.first;
-    const ReasonRecord &a = in.reasons[x.second], &b = in.reasons[y.second];
-    return std::tie(a.entry_index, a.key.source_id, a.line, x.second) <
-           std::tie(b.entry_index, b.key.source_id, b.line, y.second);
-  });
-  util::LargeVector<const ReasonRecord*> reason_order;
-  reason_order.reserve(attached.size());
+  // Grouped by compile with a counting sort (one pass to count, one to place, in row order), then
+  // each compile's few reasons ordered where they are not already: a comparison sort of all the
+  // pairs fetched two reasons from memory at every comparison.
+  for (const auto& [m, r] : attached) ++merged[m].reasons;
+  uint32_t placed = 0;
+  for (Merged& m : merged) {
+    m.first_reason = placed;
+    placed += m.reasons;
+    m.reasons = 0;  // counts again while placing
+  }
+  util::LargeVector<const ReasonRecord*> reason_order(attached.size());
   for (const auto& [m, r] : attached) {
     Merged& owner = merged[m];
-    if (owner.reasons == 0) owner.first_reason = static_cast<uint32_t>(reason_order.size());
-    ++owner.reasons;
-    reason_order.push_back(&in.reasons[r]);
+    reason_order[owner.first_reason + owner.reasons++] = &in.reasons[r];
   }
   attached = {};
+  // By entry index, then log position; reasons are placed in row order, so their addresses break
+  // the remaining ties as the row order.
+  auto reason_less = [](const ReasonRecord* a, const ReasonRecord* b) {
+    return std::tie(a->entry_index, a->key.source_id, a->line, a) <
+           std::tie(b->entry_index, b->key.source_id, b->line, b);
+  };
+  for (const Merged& m : merged) {
+    auto first = reason_order.begin() + m.first_reason, last = first + m.reasons;
+    if (!std::is_sorted(first, last, reason_less)) std::sort(first, last, reason_less);
+  }
   auto reasons_of = [&](const Merged& m) {
     return std::span<const ReasonRecord* const>(reason_order.data() + m.first_reason, m.reasons);
   };
@@ -392,7 +414,6 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     return fmt::format("{}:{}", source_name[key.source_id], id_text);
   };
 
-  SiteNumbers sites;
   int64_t emitted = 0;
   for (const Merged* m : order) {
     const CompileRecord& best = *m->best;
@@ -405,9 +426,8 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     a.start_us = best.start_us;
     a.compile_ms = best.duration_ms;
     a.evidence_kind = best.kind == "forward" ? "compilation_metrics" : std::string(best.kind);
-    const Site& site = sites.of(*m);
-    a.site = site.text;
-    a.site_number = site.number;
+    a.site = sites.text(m->site_number);
+    a.site_number = m->site_number;
     ingest::CompileId id;
     id.frame = static_cast<int32_t>(m->key.frame_id);
     id.compile = static_cast<int32_t>(m->key.frame_compile_id);
