@@ -48,7 +48,7 @@ class CompileWriter {
   int64_t run_id_;
   std::function<void()> before_first_write_;
   bool started_ = false;
-  int64_t next_row_ = 0;  // compile_row of the next compile
+  int64_t next_row_ = 0;            // compile_row of the next compile
   std::vector<int64_t> site_sids_;  // strings.string_id by site_number - 1; 0: not known yet
   store::BatchInsert compiles_, attributions_;
   util::BatchFeeder<AttributedCompile> feeder_;  // last: its thread uses the members above
