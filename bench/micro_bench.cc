@@ -3,10 +3,10 @@
 
 #include <cstdio>
 #include <cstring>
-#include <string>
-#include <vector>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "ingest/byte_source.h"
 #include "ingest/importer.h"
@@ -92,8 +92,8 @@ void BM_StringInternerHits(benchmark::State& state) {
   rcf::store::StringInterner strings(*db);
   std::vector<std::string> sites;
   for (int i = 0; i < 182000; ++i)
-    sites.push_back("/work/model/layers/block_" + std::to_string(i / 2) + ".py:" +
-                    std::to_string(100 + i % 2 * 200) + " (forward)");
+    sites.push_back("/work/model/layers/block_" + std::to_string(i / 2) +
+                    ".py:" + std::to_string(100 + i % 2 * 200) + " (forward)");
   for (const auto& s : sites) strings.id(s);
   size_t next = 0;
   for (auto _ : state) {

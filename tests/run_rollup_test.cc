@@ -53,14 +53,12 @@ TEST(RunRollup, RanksByCompileTimeLostThenCount) {
 // runtime's compile at the same text) are one site: groups go by the text, not the number.
 TEST(RunRollup, NumberedAndUnnumberedSitesGroupByText) {
   std::vector<AttributedCompile> cs = {
-      compile(1, "a.py:1 (f)", "first_compile", 1, 10),
-      compile(2, "b.py:2 (g)", "shape", 2, 10),
-      compile(3, "a.py:1 (f)", "shape", 2, 10),
-      compile(4, "a.py:1 (f)", "shape", 3, 10),
+      compile(1, "a.py:1 (f)", "first_compile", 1, 10), compile(2, "b.py:2 (g)", "shape", 2, 10),
+      compile(3, "a.py:1 (f)", "shape", 2, 10),         compile(4, "a.py:1 (f)", "shape", 3, 10),
       compile(5, "b.py:2 (g)", "shape", 3, 10),
   };
   cs[0].site_number = cs[2].site_number = 1;  // a.py numbered 1, except compile 4
-  cs[1].site_number = 2;                       // b.py numbered 2, except compile 5
+  cs[1].site_number = 2;                      // b.py numbered 2, except compile 5
   auto r = roll_up_run(cs, {}, std::nullopt);
   ASSERT_EQ(r.groups.size(), 2u);
   EXPECT_EQ(r.groups[0].site, "a.py:1 (f)");

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "store/store.h"
-#include "util/error.h"
 #include "tests/support/db_dump.h"
 #include "tests/support/temp_files.h"
+#include "util/error.h"
 
 namespace rcf::store {
 namespace {

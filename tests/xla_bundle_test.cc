@@ -45,7 +45,9 @@ TEST_F(XlaBundle, EveryFileIsReadByItsImporter) {
 TEST_F(XlaBundle, CompilesHaveStepsSitesAndKeys) {
   EXPECT_EQ(
       // Line counts as `wc -l` gives them for the four fixture files.
-      query_csv(*db_, "SELECT ordinal, step, site, program_key, kind, cache FROM compiles ORDER BY ordinal"),
+      query_csv(
+          *db_,
+          "SELECT ordinal, step, site, program_key, kind, cache FROM compiles ORDER BY ordinal"),
       "ordinal,step,site,program_key,kind,cache\n"
       "1,1,/work/train.py:88 (train_loop),5f0c1b2e3d4a69788796a5b4c3d2e1f0,xla,miss\n"
       "2,2,/work/train.py:61 (compute_loss),1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6,xla,miss\n"
@@ -53,20 +55,23 @@ TEST_F(XlaBundle, CompilesHaveStepsSitesAndKeys) {
 }
 
 TEST_F(XlaBundle, SyncFragmentAndInputCountChangeAreAttributed) {
-  EXPECT_EQ(query_csv(*db_, "SELECT ordinal, cause, prev_program_key, confidence FROM recompiles "
-                            "ORDER BY ordinal"),
+  EXPECT_EQ(query_csv(*db_,
+                      "SELECT ordinal, cause, prev_program_key, confidence FROM recompiles "
+                      "ORDER BY ordinal"),
             "ordinal,cause,prev_program_key,confidence\n"
             "2,sync_fragment,,high\n"
             "3,key_subset,5f0c1b2e3d4a69788796a5b4c3d2e1f0,medium\n");
-  EXPECT_NE(scalar(*db_, "SELECT detail FROM recompiles WHERE ordinal = 2").find("/work/train.py:61"),
-            std::string::npos);
+  EXPECT_NE(
+      scalar(*db_, "SELECT detail FROM recompiles WHERE ordinal = 2").find("/work/train.py:61"),
+      std::string::npos);
   EXPECT_NE(scalar(*db_, "SELECT detail FROM recompiles WHERE ordinal = 3").find("12 -> 14"),
             std::string::npos);
 }
 
 TEST_F(XlaBundle, ConvergenceSettlesAfterStepTwo) {
-  EXPECT_EQ(query_csv(*db_, "SELECT step, programs_cached, compiles_in_step FROM convergence "
-                            "ORDER BY step"),
+  EXPECT_EQ(query_csv(*db_,
+                      "SELECT step, programs_cached, compiles_in_step FROM convergence "
+                      "ORDER BY step"),
             "step,programs_cached,compiles_in_step\n1,1,1\n2,3,2\n3,3,0\n4,3,0\n");
 }
 
@@ -85,15 +90,17 @@ TEST_F(XlaBundle, SavedGraphAndHloModuleJoinTheCompileByGraphHash) {
   EXPECT_EQ(query_csv(*db_, "SELECT ordinal, hlo_module, saved_graph_line FROM compile_artifacts"),
             "ordinal,hlo_module,saved_graph_line\n1,SyncTensorsGraph.12,1\n");
   // The constant a Python scalar became, with its source line from XLA_HLO_DEBUG metadata.
-  EXPECT_EQ(query_csv(*db_, "SELECT v.text AS value, c.user_op, c.source_line FROM hlo_constant c "
-                            "JOIN strings v ON v.string_id = c.value_sid"),
+  EXPECT_EQ(query_csv(*db_,
+                      "SELECT v.text AS value, c.user_op, c.source_line FROM hlo_constant c "
+                      "JOIN strings v ON v.string_id = c.value_sid"),
             "value,user_op,source_line\n0.5,broadcast,88\n");
 }
 
 TEST_F(XlaBundle, MetricsAndStepTimingsKeepTheirSteps) {
-  EXPECT_EQ(query_csv(*db_, "SELECT m.step, m.value FROM metric_sample m JOIN strings n ON "
-                            "n.string_id = m.name_sid WHERE n.text = 'CompileTime' AND "
-                            "m.field = 'TotalSamples' ORDER BY m.step"),
+  EXPECT_EQ(query_csv(*db_,
+                      "SELECT m.step, m.value FROM metric_sample m JOIN strings n ON "
+                      "n.string_id = m.name_sid WHERE n.text = 'CompileTime' AND "
+                      "m.field = 'TotalSamples' ORDER BY m.step"),
             "step,value\n1,1.0\n2,3.0\n3,3.0\n4,3.0\n");
   EXPECT_EQ(scalar(*db_, "SELECT count(*) FROM step_timing WHERE compile_ms > 0"), "2");
 }
