@@ -13,6 +13,7 @@
 #include "analysis/run_rollup.h"
 #include "analysis/xla_compiles.h"
 #include "analysis/xla_run_loader.h"
+#include "store/batch_insert.h"
 #include "store/string_interner.h"
 #include "util/base_name.h"
 #include "util/batch_worker.h"
@@ -297,25 +298,27 @@ void write_rollup(store::Database& db, store::StringInterner& strings, int64_t r
       .bind(15, r.execute_ms)
       .bind(16, r.compile_share);
   insert_run.run();
-  auto insert_group = db.prepare(
-      "INSERT INTO cause_group(run_id, site_sid, cause, recompiles, compile_ms_lost, "
-      "compile_ms_basis, first_step, last_step, detail, subject_sid, rank) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+  // 32 rows per statement (hundreds of thousands of groups at a million compiles); the texts are
+  // bound where they are: `r` outlives flush().
+  store::BatchInsert groups(
+      db, "cause_group",
+      {"run_id", "site_sid", "cause", "recompiles", "compile_ms_lost", "compile_ms_basis",
+       "first_step", "last_step", "detail", "subject_sid", "rank"},
+      nullptr, 32);
   for (const auto& g : r.groups) {
-    insert_group
-        .bind(1, run_id)  // texts unowned: `r` outlives each run()
-        .bind(2, strings.id(g.site))
-        .bind_unowned(3, g.cause)
-        .bind(4, g.recompiles)
-        .bind(5, g.compile_ms_lost)
-        .bind_unowned(6, g.compile_ms_basis)
-        .bind(7, g.first_step)
-        .bind(8, g.last_step)
-        .bind_unowned_or_null(9, g.detail)
-        .bind(10, strings.id_or_null(g.subject))
-        .bind(11, g.rank);
-    insert_group.run();
+    groups.val(run_id)
+        .val(strings.id(g.site))
+        .val_unowned(g.cause)
+        .val(g.recompiles)
+        .val(g.compile_ms_lost)
+        .val_unowned(g.compile_ms_basis)
+        .val(g.first_step)
+        .val(g.last_step)
+        .val_unowned_or_null(g.detail)
+        .val(strings.id_or_null(g.subject))
+        .val(g.rank);
   }
+  groups.flush();
 }
 
 // ExecuteTime accumulator of the run's last metrics report, in milliseconds.
