@@ -48,7 +48,7 @@ CompileWriter::CompileWriter(store::Database& db, store::StringInterner& strings
                      "subject_sid", "reason_sid", "other_reasons"},
                     nullptr, kRowsPerInsert),
       feeder_([this](std::vector<AttributedCompile>& batch) { insert(batch); }, kBatchCompiles,
-              kMaxQueuedBatches) {}
+              kMaxQueuedBatches, [this] { start(); }) {}
 
 void CompileWriter::write(AttributedCompile&& c) {
   feeder_.add(std::move(c));
@@ -56,7 +56,7 @@ void CompileWriter::write(AttributedCompile&& c) {
 
 void CompileWriter::finish() {
   feeder_.finish();
-  start();  // nothing was written: the thread never ran it
+  start();  // a no-op: the thread ran it first (kept so that finish() never skips it)
 }
 
 void CompileWriter::start() {

@@ -21,8 +21,9 @@ namespace rcf::analysis {
 class CompileWriter {
  public:
   // `db` and `strings` must outlive the writer. `before_first_write`, when given, runs on the
-  // writer thread before the first insert (or in finish() when nothing was written): clearing a
-  // run's previous analysis there overlaps the caller's preparation of the first compiles.
+  // writer thread as soon as it starts, before any insert: clearing a run's previous analysis
+  // there overlaps the caller's preparation of the first compiles. From construction on, only
+  // the writer's thread may use `db` and `strings`, until finish() returns.
   CompileWriter(store::Database& db, store::StringInterner& strings, int64_t run_id,
                 std::function<void()> before_first_write = nullptr);
   CompileWriter(const CompileWriter&) = delete;
@@ -37,7 +38,7 @@ class CompileWriter {
 
  private:
   static constexpr int kRowsPerInsert = 32;
-  // Runs before_first_write_ and finds the first free compile_row, once.
+  // Runs before_first_write_ and finds the first free compile_row, once (the thread's first work).
   void start();
   // Writes a batch; its texts are bound where they are, so every row is written before return.
   void insert(const std::vector<AttributedCompile>& compiles);

@@ -27,9 +27,16 @@ template <typename T>
 class BatchWorker {
  public:
   // `consume` runs on the worker thread. Once it throws, the batches after it are dropped
-  // unconsumed and wait_idle() / finish() rethrow the exception.
-  BatchWorker(std::function<void(std::vector<T>&)> consume, size_t max_queued)
-      : consume_(std::move(consume)), max_queued_(max_queued), thread_([this] { loop(); }) {}
+  // unconsumed and wait_idle() / finish() rethrow the exception. `on_start`, when given, runs on
+  // the worker thread first, before any batch (so that its work overlaps the producer's filling
+  // of the first one); an exception from it is handled as one from `consume`.
+  BatchWorker(std::function<void(std::vector<T>&)> consume, size_t max_queued,
+              std::function<void()> on_start = nullptr)
+      : consume_(std::move(consume)),
+        on_start_(std::move(on_start)),
+        max_queued_(max_queued),
+        busy_(on_start_ != nullptr),  // wait_idle() waits for on_start
+        thread_([this] { loop(); }) {}
   // Consumes what is queued, then stops the thread (errors are dropped: call finish() to see
   // them).
   ~BatchWorker() { stop(); }
@@ -80,6 +87,21 @@ class BatchWorker {
   }
 
   void loop() {
+    if (on_start_) {
+      std::exception_ptr error;
+      try {
+        on_start_();
+      } catch (...) {
+        error = std::current_exception();
+      }
+      std::lock_guard lock(mu_);
+      busy_ = false;
+      if (error) {
+        error_ = error;
+        queue_.clear();
+      }
+      cv_.notify_all();
+    }
     for (;;) {
       std::vector<T> batch;
       {
@@ -111,6 +133,7 @@ class BatchWorker {
   }
 
   std::function<void(std::vector<T>&)> consume_;
+  std::function<void()> on_start_;
   size_t max_queued_;
   std::mutex mu_;  // guards everything below but thread_
   std::condition_variable cv_;
@@ -123,14 +146,16 @@ class BatchWorker {
 };
 
 // Feeds a BatchWorker one item at a time: items gather in a batch of `batch_items`, handed over
-// when full (blocking while the worker is `max_queued` batches behind). finish() hands over the
+// when full (blocking while the worker is `max_queued` batches behind); `on_start` as for
+// BatchWorker. finish() hands over the
 // rest, waits until everything is consumed and stops the thread; it rethrows the consumer's
 // error. Destroyed without finish(), the items of the partial batch are dropped.
 template <typename T>
 class BatchFeeder {
  public:
-  BatchFeeder(std::function<void(std::vector<T>&)> consume, size_t batch_items, size_t max_queued)
-      : batch_items_(batch_items), worker_(std::move(consume), max_queued) {
+  BatchFeeder(std::function<void(std::vector<T>&)> consume, size_t batch_items, size_t max_queued,
+              std::function<void()> on_start = nullptr)
+      : batch_items_(batch_items), worker_(std::move(consume), max_queued, std::move(on_start)) {
     batch_.reserve(batch_items_);
   }
 
