@@ -6,4 +6,6 @@ namespace rcf::store {
 extern const char* const kSchemaSql;
 // Bumped whenever sql/schema.sql changes incompatibly; stored in schema_info('schema_version').
 inline constexpr int kSchemaVersion = 3;
+// Page size of a store rcf creates (see open_store in store/store.cc).
+inline constexpr int kPageSize = 16384;
 }  // namespace rcf::store

@@ -84,6 +84,16 @@ TEST_F(ConcurrentUse, IngestsRacingToCreateOneDatabaseAllSucceed) {
 // holds its write lock (it is writing the schema). Switching to WAL first read the empty file and
 // then failed at once on the lock (an upgrade from a read never calls the busy handler); now the
 // write lock is taken first, which waits.
+// A store rcf creates has rcf's page size (store/schema.h), and keeps it when opened again.
+TEST_F(ConcurrentUse, ANewStoreTakesRcfsPageSize) {
+  {
+    auto db = store::open_store(path("new.db"), store::OpenMode::kCreateOrWrite);
+    EXPECT_EQ(scalar(*db, "PRAGMA page_size"), std::to_string(store::kPageSize));
+  }
+  auto again = store::open_store(path("new.db"), store::OpenMode::kCreateOrWrite);
+  EXPECT_EQ(scalar(*again, "PRAGMA page_size"), std::to_string(store::kPageSize));
+}
+
 TEST_F(ConcurrentUse, CreatingTheSchemaWaitsForAnotherCreator) {
   write_file(path("rcf.db"), "");
   sqlite3* other = nullptr;
