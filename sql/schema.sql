@@ -82,7 +82,9 @@ CREATE TABLE rejected_line (
 
 -- A Dynamo compile as a log reported it. The same compile can appear several times (TORCH_TRACE
 -- metrics and a text recompile block, or only referenced by a later reason); analysis merges them
--- into compile_event.
+-- into compile_event. A 'referenced' record is written for an older compile a recompile block
+-- names only when the source has no record naming its function yet (each block re-lists the
+-- entries it rejected: every mention stays in guard_failure.old_compile_id).
 CREATE TABLE dynamo_compile_raw (
   raw_id INTEGER PRIMARY KEY,  -- row id
   run_id INTEGER NOT NULL,     -- run
