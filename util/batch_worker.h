@@ -86,20 +86,28 @@ class BatchWorker {
     if (thread_.joinable()) thread_.join();
   }
 
+  // Runs `job` (on_start_ or a batch) outside the lock, then marks the thread idle; an exception
+  // becomes error_ and drops the queued batches. Returns holding the lock.
+  template <typename Job>
+  std::unique_lock<std::mutex> run(Job&& job) {
+    std::exception_ptr error;
+    try {
+      job();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    std::unique_lock lock(mu_);
+    busy_ = false;
+    if (error) {
+      error_ = error;
+      queue_.clear();
+    }
+    return lock;
+  }
+
   void loop() {
     if (on_start_) {
-      std::exception_ptr error;
-      try {
-        on_start_();
-      } catch (...) {
-        error = std::current_exception();
-      }
-      std::lock_guard lock(mu_);
-      busy_ = false;
-      if (error) {
-        error_ = error;
-        queue_.clear();
-      }
+      auto lock = run(on_start_);
       cv_.notify_all();
     }
     for (;;) {
@@ -114,20 +122,9 @@ class BatchWorker {
         busy_ = true;
         cv_.notify_all();
       }
-      std::exception_ptr error;
-      try {
-        consume_(batch);
-      } catch (...) {
-        error = std::current_exception();
-      }
-      std::lock_guard lock(mu_);
-      busy_ = false;
-      if (error) {
-        error_ = error;
-        queue_.clear();
-      } else if (spare_.size() < max_queued_) {
-        spare_.push_back(std::move(batch));
-      }
+      auto lock = run([&] { consume_(batch); });
+      // A batch is only taken while there is no error, so error_ is this batch's.
+      if (!error_ && spare_.size() < max_queued_) spare_.push_back(std::move(batch));
       cv_.notify_all();
     }
   }
