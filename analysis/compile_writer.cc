@@ -14,11 +14,13 @@ int64_t first_free_row(store::Database& db) {
 }  // namespace
 
 CompileWriter::CompileWriter(store::Database& db, store::StringInterner& strings, int64_t run_id,
-                             std::function<void()> before_first_write)
+                             std::function<void()> before_first_write,
+                             std::function<void(const AttributedCompile&)> after_write)
     : db_(db),
       strings_(strings),
       run_id_(run_id),
       before_first_write_(std::move(before_first_write)),
+      after_write_(std::move(after_write)),
       compiles_(db, "compile_event",
                 {"compile_row",
                  "run_id",
@@ -112,6 +114,8 @@ void CompileWriter::insert(const std::vector<AttributedCompile>& compiles) {
   }
   compiles_.flush();
   attributions_.flush();
+  if (after_write_)
+    for (const AttributedCompile& c : compiles) after_write_(c);
 }
 
 }  // namespace rcf::analysis

@@ -376,27 +376,27 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     XlaRunResult xla = analyze_xla_run(load_xla_run(db, run_id, dynamo.source_names), 1);
     RollupBuilder rollup(xla.convergence, load_execute_ms(db, run_id));
     // The run's previous analysis is deleted on the writer thread, while the first compiles
-    // are prepared here (nothing reads the derived tables in between).
-    CompileWriter writer(db, strings, run_id,
-                         [&db, run_id, only_run] { clear_analysis(db, run_id, only_run); });
+    // are prepared here (nothing reads the derived tables in between), and the rollup is built
+    // there too, from each compile once written: the attributing thread is the slower of the
+    // two, and `rollup` is the writer thread's until finish().
+    CompileWriter writer(
+        db, strings, run_id, [&db, run_id, only_run] { clear_analysis(db, run_id, only_run); },
+        [&rollup](const AttributedCompile& c) { rollup.add(c); });
     lap(t.xla_s);
     bool first = true;
     int64_t dynamo_compiles = attribute_dynamo_run(dynamo, [&](AttributedCompile&& c) {
       if (first) lap(t.prepare_s), first = false;
-      rollup.add(c);
       writer.write(std::move(c));
     });
     if (first) lap(t.prepare_s);
     dynamo = RunInputs{};  // release the Dynamo records before the XLA side is written
     for (auto& c : xla.compiles) {
       c.ordinal += dynamo_compiles;
-      rollup.add(c);
       writer.write(std::move(c));
     }
     lap(t.attribute_s);
-    // The groups are ranked while the writer thread writes its last compiles.
+    writer.finish();  // the database and the rollup are the caller's again
     const RunRollup rolled_up = std::move(rollup).finish();
-    writer.finish();  // the database is the caller's again
     write_convergence(db, run_id, xla.convergence);
     write_rollup(db, strings, run_id, rolled_up);
     lap(t.finish_s);

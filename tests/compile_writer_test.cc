@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "store/store.h"
 #include "tests/support/temp_files.h"
@@ -60,6 +62,32 @@ TEST_F(CompileWriterTest, WritesEveryCompileInOrderAcrossBatches) {
                    "recompiles WHERE ordinal = 4321"),
             "0/4320 0/4319 tensor 'x' dim 0: 4321 -> 4322");
   EXPECT_EQ(scalar("SELECT count(DISTINCT reason_sid) FROM attribution"), "1");
+}
+
+// after_write sees every compile once, in ordinal order, on the writer thread, after its rows
+// are in the table (the run's rollup is built there).
+TEST_F(CompileWriterTest, AfterWriteSeesEachCompileOnceWrittenInOrder) {
+  store::StringInterner strings(*db_);
+  std::vector<int64_t> seen;
+  std::vector<bool> on_writer_thread, row_present;
+  const std::thread::id caller = std::this_thread::get_id();
+  store::Database& db = *db_;
+  CompileWriter writer(*db_, strings, 1, nullptr, [&](const AttributedCompile& c) {
+    seen.push_back(c.ordinal);
+    on_writer_thread.push_back(std::this_thread::get_id() != caller);
+    auto st = db.prepare("SELECT count(*) FROM compile_event WHERE ordinal = ?");
+    st.bind(1, c.ordinal);
+    row_present.push_back(st.step() && st.int64(0) == 1);
+  });
+  const int n = 1500;  // three batches
+  for (int i = 1; i <= n; ++i) writer.write(compile(i));
+  writer.finish();
+  ASSERT_EQ(seen.size(), static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(seen[i], i + 1);
+    EXPECT_TRUE(on_writer_thread[i]) << i;
+    EXPECT_TRUE(row_present[i]) << i;
+  }
 }
 
 TEST_F(CompileWriterTest, AWriteErrorIsRethrownByFinish) {
