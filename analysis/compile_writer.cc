@@ -58,12 +58,9 @@ void CompileWriter::write(AttributedCompile&& c) {
 
 void CompileWriter::finish() {
   feeder_.finish();
-  start();  // a no-op: the thread ran it first (kept so that finish() never skips it)
 }
 
 void CompileWriter::start() {
-  if (started_) return;
-  started_ = true;
   if (before_first_write_) before_first_write_();
   next_row_ = first_free_row(db_);
 }
@@ -77,7 +74,6 @@ int64_t CompileWriter::site_sid(const AttributedCompile& c) {
 }
 
 void CompileWriter::insert(const std::vector<AttributedCompile>& compiles) {
-  start();
   for (const AttributedCompile& c : compiles) {
     int64_t row = next_row_++;
     compiles_.val(row)

@@ -42,7 +42,8 @@ class CompileWriter {
 
  private:
   static constexpr int kRowsPerInsert = 32;
-  // Runs before_first_write_ and finds the first free compile_row, once (the thread's first work).
+  // Runs before_first_write_ and finds the first free compile_row: the thread's first work
+  // (BatchFeeder's on_start), before any batch.
   void start();
   // Writes a batch; its texts are bound where they are, so every row is written before return.
   void insert(const std::vector<AttributedCompile>& compiles);
@@ -53,7 +54,6 @@ class CompileWriter {
   int64_t run_id_;
   std::function<void()> before_first_write_;
   std::function<void(const AttributedCompile&)> after_write_;
-  bool started_ = false;
   int64_t next_row_ = 0;            // compile_row of the next compile
   std::vector<int64_t> site_sids_;  // strings.string_id by site_number - 1; 0: not known yet
   store::BatchInsert compiles_, attributions_;

@@ -339,15 +339,21 @@ std::optional<double> load_execute_ms(store::Database& db, int64_t run_id) {
 // whole, which SQLite does by dropping their pages instead of deleting a million rows one by one
 // from each table and index.
 void clear_analysis(store::Database& db, int64_t run_id, bool only_run) {
+  std::vector<const char*> deletes;
   if (only_run) {
     db.exec("DELETE FROM attribution");
     db.exec("DELETE FROM compile_event");
+  } else {
+    deletes = {
+        "DELETE FROM attribution WHERE compile_row IN (SELECT compile_row FROM compile_event "
+        "WHERE run_id=?)",
+        "DELETE FROM compile_event WHERE run_id=?"};
   }
   for (const char* sql :
-       {"DELETE FROM attribution WHERE compile_row IN (SELECT compile_row FROM compile_event "
-        "WHERE run_id=?)",
-        "DELETE FROM compile_event WHERE run_id=?", "DELETE FROM convergence_point WHERE run_id=?",
-        "DELETE FROM run_convergence WHERE run_id=?", "DELETE FROM cause_group WHERE run_id=?"}) {
+       {"DELETE FROM convergence_point WHERE run_id=?",
+        "DELETE FROM run_convergence WHERE run_id=?", "DELETE FROM cause_group WHERE run_id=?"})
+    deletes.push_back(sql);
+  for (const char* sql : deletes) {
     auto st = db.prepare(sql);
     st.bind(1, run_id);
     st.run();
