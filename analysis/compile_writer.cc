@@ -13,9 +13,10 @@ int64_t first_free_row(store::Database& db) {
 
 }  // namespace
 
-CompileWriter::CompileWriter(store::Database& db, store::StringInterner& strings, int64_t run_id,
-                             std::function<void()> before_first_write,
-                             std::function<void(const AttributedCompile&)> after_write)
+CompileWriter::CompileWriter(
+    store::Database& db, store::StringInterner& strings, int64_t run_id,
+    std::function<void()> before_first_write,
+    std::function<void(const AttributedCompile&, int64_t site_sid)> after_write)
     : db_(db),
       strings_(strings),
       run_id_(run_id),
@@ -74,13 +75,15 @@ int64_t CompileWriter::site_sid(const AttributedCompile& c) {
 }
 
 void CompileWriter::insert(const std::vector<AttributedCompile>& compiles) {
+  batch_site_sids_.clear();
   for (const AttributedCompile& c : compiles) {
     int64_t row = next_row_++;
+    batch_site_sids_.push_back(site_sid(c));
     compiles_.val(row)
         .val(run_id_)
         .val(c.ordinal)
         .val(c.step)
-        .val(site_sid(c))
+        .val(batch_site_sids_.back())
         .val_unowned(c.program_key)
         .val_unowned(c.kind)
         .val_unowned_or_null(c.cause_reported)
@@ -111,7 +114,7 @@ void CompileWriter::insert(const std::vector<AttributedCompile>& compiles) {
   compiles_.flush();
   attributions_.flush();
   if (after_write_)
-    for (const AttributedCompile& c : compiles) after_write_(c);
+    for (size_t i = 0; i < compiles.size(); ++i) after_write_(compiles[i], batch_site_sids_[i]);
 }
 
 }  // namespace rcf::analysis

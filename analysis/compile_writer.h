@@ -23,13 +23,15 @@ class CompileWriter {
   // `db` and `strings` must outlive the writer. `before_first_write`, when given, runs on the
   // writer thread as soon as it starts, before any insert: clearing a run's previous analysis
   // there overlaps the caller's preparation of the first compiles. `after_write`, when given, is
-  // called on the writer thread with each compile once its rows are written, in ordinal order
-  // (the run's rollup is built there: that work leaves the attributing thread). From
+  // called on the writer thread with each compile once its rows are written, in ordinal order,
+  // and the string id of its site (the run's rollup is built there: that work leaves the
+  // attributing thread). From
   // construction on, only the writer's thread may use `db`, `strings` and what `after_write`
   // touches, until finish() returns.
-  CompileWriter(store::Database& db, store::StringInterner& strings, int64_t run_id,
-                std::function<void()> before_first_write = nullptr,
-                std::function<void(const AttributedCompile&)> after_write = nullptr);
+  CompileWriter(
+      store::Database& db, store::StringInterner& strings, int64_t run_id,
+      std::function<void()> before_first_write = nullptr,
+      std::function<void(const AttributedCompile&, int64_t site_sid)> after_write = nullptr);
   CompileWriter(const CompileWriter&) = delete;
   CompileWriter& operator=(const CompileWriter&) = delete;
 
@@ -53,9 +55,10 @@ class CompileWriter {
   store::StringInterner& strings_;
   int64_t run_id_;
   std::function<void()> before_first_write_;
-  std::function<void(const AttributedCompile&)> after_write_;
-  int64_t next_row_ = 0;            // compile_row of the next compile
-  std::vector<int64_t> site_sids_;  // strings.string_id by site_number - 1; 0: not known yet
+  std::function<void(const AttributedCompile&, int64_t site_sid)> after_write_;
+  int64_t next_row_ = 0;                  // compile_row of the next compile
+  std::vector<int64_t> site_sids_;        // strings.string_id by site_number - 1; 0: not known yet
+  std::vector<int64_t> batch_site_sids_;  // the site ids of the batch being inserted
   store::BatchInsert compiles_, attributions_;
   util::BatchFeeder<AttributedCompile> feeder_;  // last: its thread uses the members above
 };

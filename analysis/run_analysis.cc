@@ -271,8 +271,33 @@ void write_convergence(store::Database& db, int64_t run_id,
   }
 }
 
+// Writes the run's cause groups as the builder hands them over, then its convergence facts.
 void write_rollup(store::Database& db, store::StringInterner& strings, int64_t run_id,
-                  const RunRollup& r) {
+                  RollupBuilder&& rollup) {
+  // 32 rows per statement (hundreds of thousands of groups at a million compiles); a group's
+  // detail is taken, the other texts are ids or copied.
+  store::BatchInsert groups(
+      db, "cause_group",
+      {"run_id", "site_sid", "cause", "recompiles", "compile_ms_lost", "compile_ms_basis",
+       "first_step", "last_step", "detail", "subject_sid", "rank"},
+      nullptr, 32);
+  const RunRollup r = std::move(rollup).finish([&](CauseGroup&& g) {
+    groups.val(run_id)
+        .val(g.site_sid != 0 ? g.site_sid : strings.id(g.site))
+        .val(g.cause)
+        .val(g.recompiles)
+        .val(g.compile_ms_lost)
+        .val(g.compile_ms_basis)
+        .val(g.first_step)
+        .val(g.last_step);
+    if (g.detail.empty())
+      groups.null();
+    else
+      groups.val(std::move(g.detail));
+    groups.val(strings.id_or_null(g.subject)).val(g.rank);
+  });
+  groups.flush();
+
   const ConvergenceSummary& c = r.convergence;
   bool curve = c.state != SettleState::kNoData;
   auto opt = [curve](int64_t v) { return curve ? std::optional<int64_t>(v) : std::nullopt; };
@@ -298,27 +323,6 @@ void write_rollup(store::Database& db, store::StringInterner& strings, int64_t r
       .bind(15, r.execute_ms)
       .bind(16, r.compile_share);
   insert_run.run();
-  // 32 rows per statement (hundreds of thousands of groups at a million compiles); the texts are
-  // bound where they are: `r` outlives flush().
-  store::BatchInsert groups(
-      db, "cause_group",
-      {"run_id", "site_sid", "cause", "recompiles", "compile_ms_lost", "compile_ms_basis",
-       "first_step", "last_step", "detail", "subject_sid", "rank"},
-      nullptr, 32);
-  for (const auto& g : r.groups) {
-    groups.val(run_id)
-        .val(strings.id(g.site))
-        .val_unowned(g.cause)
-        .val(g.recompiles)
-        .val(g.compile_ms_lost)
-        .val_unowned(g.compile_ms_basis)
-        .val(g.first_step)
-        .val(g.last_step)
-        .val_unowned_or_null(g.detail)
-        .val(strings.id_or_null(g.subject))
-        .val(g.rank);
-  }
-  groups.flush();
 }
 
 // ExecuteTime accumulator of the run's last metrics report, in milliseconds.
@@ -380,14 +384,15 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     RunInputs dynamo = load_run(db, run_id, only_run);
     lap(t.load_dynamo_s);
     XlaRunResult xla = analyze_xla_run(load_xla_run(db, run_id, dynamo.source_names), 1);
-    RollupBuilder rollup(xla.convergence, load_execute_ms(db, run_id));
+    RollupBuilder rollup(xla.convergence, load_execute_ms(db, run_id), kDefaultGrowthStep,
+                         dynamo.compiles.size() + xla.compiles.size());
     // The run's previous analysis is deleted on the writer thread, while the first compiles
     // are prepared here (nothing reads the derived tables in between), and the rollup is built
     // there too, from each compile once written: the attributing thread is the slower of the
     // two, and `rollup` is the writer thread's until finish().
     CompileWriter writer(
         db, strings, run_id, [&db, run_id, only_run] { clear_analysis(db, run_id, only_run); },
-        [&rollup](const AttributedCompile& c) { rollup.add(c); });
+        [&rollup](const AttributedCompile& c, int64_t site_sid) { rollup.add(c, site_sid); });
     lap(t.xla_s);
     bool first = true;
     int64_t dynamo_compiles = attribute_dynamo_run(dynamo, [&](AttributedCompile&& c) {
@@ -402,9 +407,8 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     }
     lap(t.attribute_s);
     writer.finish();  // the database and the rollup are the caller's again
-    const RunRollup rolled_up = std::move(rollup).finish();
     write_convergence(db, run_id, xla.convergence);
-    write_rollup(db, strings, run_id, rolled_up);
+    write_rollup(db, strings, run_id, std::move(rollup));
     lap(t.finish_s);
   }
 }

@@ -8,7 +8,10 @@
 namespace rcf::analysis {
 
 RollupBuilder::RollupBuilder(const std::vector<ConvergencePoint>& curve,
-                             std::optional<double> execute_ms, int64_t growth_step) {
+                             std::optional<double> execute_ms, int64_t growth_step,
+                             size_t expected_compiles) {
+  groups_.reserve(expected_compiles);
+  keys_.reserve(expected_compiles);
   std::vector<CurvePoint> points;
   for (const auto& p : curve) {
     points.push_back({p.step, p.programs_cached, p.compiles_in_step});
@@ -20,14 +23,14 @@ RollupBuilder::RollupBuilder(const std::vector<ConvergencePoint>& curve,
   r_.execute_ms = execute_ms;
 }
 
-void RollupBuilder::add(const AttributedCompile& c) {
+void RollupBuilder::add(const AttributedCompile& c, int64_t site_sid) {
   ++r_.compiles;
   keys_.ordinal(c.program_key);
   if (c.compile_ms) known_ms_ = known_ms_.value_or(0) + *c.compile_ms;
   if (c.cause == "first_compile") return;
   ++r_.recompiles;
-  Group& a = group_of(c);
-  ++a.g.recompiles;
+  Group& a = group_of(c, site_sid);
+  ++a.recompiles;
   std::optional<double> cost = c.compile_ms;
   if (cost) {
     ++a.measured;
@@ -38,39 +41,58 @@ void RollupBuilder::add(const AttributedCompile& c) {
       ++a.shared;
     }
   }
-  if (cost) a.g.compile_ms_lost = a.g.compile_ms_lost.value_or(0) + *cost;
+  if (cost) {
+    a.ms_lost += *cost;
+    a.has_ms_lost = true;
+  }
   if (c.step) {
-    a.g.first_step = a.g.first_step ? std::min(*a.g.first_step, *c.step) : *c.step;
-    a.g.last_step = a.g.last_step ? std::max(*a.g.last_step, *c.step) : *c.step;
+    a.first_step = a.first_step == kNoStep ? *c.step : std::min(a.first_step, *c.step);
+    a.last_step = a.last_step == kNoStep ? *c.step : std::max(a.last_step, *c.step);
   }
   if (c.ordinal > a.latest_ordinal) {
     a.latest_ordinal = c.ordinal;
-    a.g.detail = c.detail;
+    a.detail = c.detail;
   }
   if (!c.subject.empty()) {
     uint32_t subject = subjects_.ordinal(c.subject);
     if (subject > subject_texts_.size()) subject_texts_.emplace_back(c.subject);
-    auto counted = std::find_if(a.subjects.begin(), a.subjects.end(),
-                                [subject](const auto& s) { return s.first == subject; });
-    if (counted == a.subjects.end())
-      a.subjects.emplace_back(subject, 1);
-    else
-      ++counted->second;
+    if (a.subject == 0 || a.subject == subject) {
+      a.subject = subject;
+      ++a.subject_count;
+    } else {
+      auto& others = other_subjects_[static_cast<uint32_t>(&a - groups_.data())];
+      auto counted = std::find_if(others.begin(), others.end(),
+                                  [subject](const auto& s) { return s.first == subject; });
+      if (counted == others.end())
+        others.emplace_back(subject, 1);
+      else
+        ++counted->second;
+    }
   }
 }
 
-RollupBuilder::Group& RollupBuilder::group_of(const AttributedCompile& c) {
+RollupBuilder::Group& RollupBuilder::group_of(const AttributedCompile& c, int64_t site_sid) {
+  auto site_ordinal = [&] {
+    uint32_t site = sites_.ordinal(c.site);
+    if (site > site_texts_.size()) {
+      site_texts_.push_back(c.site);
+      site_sids_.push_back(0);
+      site_groups_.push_back(0);
+    }
+    return site;
+  };
   uint32_t site = 0;
   if (c.site_number == 0) {
-    site = sites_.ordinal(c.site);
+    site = site_ordinal();
   } else {
     if (c.site_number > site_ordinals_.size()) site_ordinals_.resize(c.site_number, 0);
     uint32_t& known = site_ordinals_[c.site_number - 1];
-    if (known == 0) known = sites_.ordinal(c.site);
+    if (known == 0) known = site_ordinal();
     site = known;
   }
+  if (site_sid != 0) site_sids_[site - 1] = site_sid;
   uint32_t cause = causes_.ordinal(c.cause);
-  if (site > site_groups_.size()) site_groups_.push_back(0);
+  if (cause > cause_texts_.size()) cause_texts_.push_back(c.cause);
   uint32_t last = 0;  // index + 1 of the site's last group, 0: none yet
   for (uint32_t i = site_groups_[site - 1]; i != 0; i = groups_[i - 1].next_at_site) {
     if (groups_[i - 1].cause == cause) return groups_[i - 1];
@@ -79,42 +101,76 @@ RollupBuilder::Group& RollupBuilder::group_of(const AttributedCompile& c) {
   Group& g = groups_.emplace_back();
   uint32_t index = static_cast<uint32_t>(groups_.size());
   (last != 0 ? groups_[last - 1].next_at_site : site_groups_[site - 1]) = index;
+  g.site = site;
   g.cause = cause;
-  g.g.site = c.site;
-  g.g.cause = c.cause;
   return g;
 }
 
 RunRollup RollupBuilder::finish() && {
+  std::vector<CauseGroup> groups;
+  groups.reserve(groups_.size());
+  RunRollup r =
+      std::move(*this).finish([&groups](CauseGroup&& g) { groups.push_back(std::move(g)); });
+  r.groups = std::move(groups);
+  return r;
+}
+
+RunRollup RollupBuilder::finish(const std::function<void(CauseGroup&&)>& each) && {
   RunRollup r = std::move(r_);
   r.programs = static_cast<int64_t>(keys_.size());
   if (!r.compile_ms) r.compile_ms = known_ms_;
   if (r.compile_ms && r.wall_ms && *r.wall_ms > 0) r.compile_share = *r.compile_ms / *r.wall_ms;
 
-  for (Group& a : groups_) {
-    a.g.compile_ms_basis = a.shared > 0 ? "step_share" : a.measured > 0 ? "measured" : "unknown";
-    int64_t best = 0;
-    for (const auto& [ordinal, n] : a.subjects) {
-      const std::string& subject = subject_texts_[ordinal - 1];
-      if (n > best || (n == best && subject < a.g.subject)) {  // ties: the smallest subject
-        best = n;
-        a.g.subject = subject;
-      }
-    }
-  }
-  // Fix-first order; the groups are sorted by reference and each moved once (a group is a few
-  // hundred bytes of strings).
-  std::vector<CauseGroup*> order;
+  // Fix-first order: compile time lost (unknown last), recompiles, then the texts. Sorted as
+  // compact records (a group is a hundred bytes, fetched from anywhere in memory); the texts are
+  // compared only on a tie.
+  struct SortKey {
+    double ms_lost;
+    int64_t recompiles;
+    uint32_t site, cause, index;
+  };
+  std::vector<SortKey> order;
   order.reserve(groups_.size());
-  for (Group& a : groups_) order.push_back(&a.g);
-  std::sort(order.begin(), order.end(), [](const CauseGroup* x, const CauseGroup* y) {
-    double xm = x->compile_ms_lost.value_or(-1), ym = y->compile_ms_lost.value_or(-1);
-    return std::tie(ym, y->recompiles, x->site, x->cause) <
-           std::tie(xm, x->recompiles, y->site, y->cause);
+  for (uint32_t i = 0; i < groups_.size(); ++i) {
+    const Group& a = groups_[i];
+    order.push_back({a.has_ms_lost ? a.ms_lost : -1, a.recompiles, a.site, a.cause, i});
+  }
+  std::sort(order.begin(), order.end(), [this](const SortKey& x, const SortKey& y) {
+    if (x.ms_lost != y.ms_lost) return x.ms_lost > y.ms_lost;
+    if (x.recompiles != y.recompiles) return x.recompiles > y.recompiles;
+    if (x.site != y.site) return site_texts_[x.site - 1] < site_texts_[y.site - 1];
+    return cause_texts_[x.cause - 1] < cause_texts_[y.cause - 1];
   });
-  r.groups.reserve(order.size());
-  for (CauseGroup* g : order) r.groups.push_back(std::move(*g));
-  for (size_t i = 0; i < r.groups.size(); ++i) r.groups[i].rank = static_cast<int64_t>(i) + 1;
+  CauseGroup g;
+  for (size_t rank = 0; rank < order.size(); ++rank) {
+    const uint32_t index = order[rank].index;
+    Group& a = groups_[index];
+    g.site = site_texts_[a.site - 1];
+    g.site_sid = site_sids_[a.site - 1];
+    g.cause = cause_texts_[a.cause - 1];
+    g.recompiles = a.recompiles;
+    g.compile_ms_lost = a.has_ms_lost ? std::optional<double>(a.ms_lost) : std::nullopt;
+    g.compile_ms_basis = a.shared > 0 ? "step_share" : a.measured > 0 ? "measured" : "unknown";
+    g.first_step = a.first_step != kNoStep ? std::optional<int64_t>(a.first_step) : std::nullopt;
+    g.last_step = a.last_step != kNoStep ? std::optional<int64_t>(a.last_step) : std::nullopt;
+    g.detail = std::move(a.detail);
+    // The most frequent subject; ties: the smallest.
+    uint32_t best = a.subject;
+    int64_t best_n = a.subject_count;
+    auto others = other_subjects_.find(index);
+    if (others != other_subjects_.end())
+      for (const auto& [ordinal, n] : others->second)
+        if (n > best_n || (n == best_n && subject_texts_[ordinal - 1] < subject_texts_[best - 1])) {
+          best = ordinal;
+          best_n = n;
+        }
+    if (best != 0)
+      g.subject = subject_texts_[best - 1];
+    else
+      g.subject.clear();
+    g.rank = static_cast<int64_t>(rank) + 1;
+    each(std::move(g));
+  }
   return r;
 }
 

@@ -5,23 +5,27 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/attributed_compile.h"
 #include "analysis/convergence_summary.h"
 #include "analysis/xla_compiles.h"
+#include "util/large_array_allocator.h"
 #include "util/text_table.h"
 
 namespace rcf::analysis {
 
 struct CauseGroup {
   std::string site;
+  int64_t site_sid = 0;  // strings.string_id of `site` when the builder was told it, else 0
   std::string cause;
   int64_t recompiles = 0;
   std::optional<double> compile_ms_lost;  // NULL when no compile time of the group is known
@@ -48,36 +52,60 @@ struct RunRollup {
 class RollupBuilder {
  public:
   // `curve` must outlive the builder.
+  // `expected_compiles`: how many compiles add() will see, when known (memory is reserved for
+  // them up front), else 0.
   RollupBuilder(const std::vector<ConvergencePoint>& curve, std::optional<double> execute_ms,
-                int64_t growth_step = kDefaultGrowthStep);
-  void add(const AttributedCompile& c);
+                int64_t growth_step = kDefaultGrowthStep, size_t expected_compiles = 0);
+  // `site_sid`, when not 0, is strings.string_id of c.site (the compile writer knows it): the
+  // site's groups carry it, so that writing them looks no site up again.
+  void add(const AttributedCompile& c, int64_t site_sid = 0);
+  // The rollup, its groups in rank order.
   RunRollup finish() &&;
+  // The rollup without its groups: each is handed to `each` in rank order instead, in one reused
+  // CauseGroup that `each` may take the texts of (hundreds of thousands of groups at a million
+  // compiles are then written out without being all held twice).
+  RunRollup finish(const std::function<void(CauseGroup&&)>& each) &&;
 
  private:
+  static constexpr int64_t kNoStep = std::numeric_limits<int64_t>::min();
+  // A site x cause group. A million compiles make hundreds of thousands of groups, each touched
+  // once per recompile in no particular order, so a group is kept small (texts by ordinal, its
+  // first subject inline) and the groups sit in one array.
   struct Group {
-    CauseGroup g;
-    uint32_t cause = 0;         // ordinal in causes_
-    uint32_t next_at_site = 0;  // index + 1 of the site's next group in groups_, 0: none
+    uint32_t site = 0;                 // ordinal in sites_
+    uint32_t cause = 0;                // ordinal in causes_
+    uint32_t next_at_site = 0;         // index + 1 of the site's next group in groups_, 0: none
+    int32_t measured = 0, shared = 0;  // recompiles whose cost was measured / a step share
+    uint32_t subject = 0;  // ordinal in subjects_ of the first subject seen (0: none yet); the
+                           // others, rare, are counted in other_subjects_
+    bool has_ms_lost = false;
+    double ms_lost = 0;
+    int64_t recompiles = 0;
+    int64_t subject_count = 0;
+    int64_t first_step = kNoStep, last_step = kNoStep;
     int64_t latest_ordinal = -1;
-    int measured = 0, shared = 0;
-    std::vector<std::pair<uint32_t, int64_t>> subjects;  // (ordinal in subjects_, count): few
+    std::string detail;  // of the latest recompile
   };
-  Group& group_of(const AttributedCompile& c);
+  Group& group_of(const AttributedCompile& c, int64_t site_sid);
 
   RunRollup r_;
   std::map<int64_t, const ConvergencePoint*> point_at_;
   util::TextTable keys_;  // distinct program keys
   std::optional<double> known_ms_;
-  // Groups by site x cause without a text copy or an allocation per compile: sites, causes and
-  // subjects are numbered, and site_groups_[site - 1] is the index + 1 of the site's first group
-  // (a site has a few causes). finish() orders the groups.
+  // Sites, causes and subjects are numbered (1, 2, ...; their texts by ordinal - 1), and
+  // site_groups_[site - 1] is the index + 1 of the site's first group (a site has a few causes).
   util::TextTable sites_, causes_, subjects_;
+  std::vector<std::string> site_texts_, cause_texts_, subject_texts_;
+  std::vector<int64_t> site_sids_;  // by site ordinal - 1; 0: not told
   // Ordinal in sites_ by the producer's AttributedCompile::site_number - 1 (0: not seen yet), so
   // that a numbered site's text is hashed once, not once per compile.
   std::vector<uint32_t> site_ordinals_;
-  std::vector<std::string> subject_texts_;  // by subject ordinal - 1
   std::vector<uint32_t> site_groups_;
-  std::deque<Group> groups_;  // a deque: a new group moves none of the others
+  // Reserved for `expected_compiles` (at most one group each; pages never touched cost nothing),
+  // so that a million compiles' groups are neither moved nor faulted in twice as the array grows.
+  util::LargeVector<Group> groups_;
+  // (ordinal in subjects_, count) of a group's subjects after its first, by group index.
+  std::unordered_map<uint32_t, std::vector<std::pair<uint32_t, int64_t>>> other_subjects_;
 };
 
 // The same over a vector of compiles.

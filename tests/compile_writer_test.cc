@@ -65,20 +65,22 @@ TEST_F(CompileWriterTest, WritesEveryCompileInOrderAcrossBatches) {
 }
 
 // after_write sees every compile once, in ordinal order, on the writer thread, after its rows
-// are in the table (the run's rollup is built there).
+// are in the table (the run's rollup is built there), with the string id of its site.
 TEST_F(CompileWriterTest, AfterWriteSeesEachCompileOnceWrittenInOrder) {
   store::StringInterner strings(*db_);
   std::vector<int64_t> seen;
   std::vector<bool> on_writer_thread, row_present;
   const std::thread::id caller = std::this_thread::get_id();
   store::Database& db = *db_;
-  CompileWriter writer(*db_, strings, 1, nullptr, [&](const AttributedCompile& c) {
-    seen.push_back(c.ordinal);
-    on_writer_thread.push_back(std::this_thread::get_id() != caller);
-    auto st = db.prepare("SELECT count(*) FROM compile_event WHERE ordinal = ?");
-    st.bind(1, c.ordinal);
-    row_present.push_back(st.step() && st.int64(0) == 1);
-  });
+  CompileWriter writer(
+      *db_, strings, 1, nullptr, [&](const AttributedCompile& c, int64_t site_sid) {
+        seen.push_back(c.ordinal);
+        on_writer_thread.push_back(std::this_thread::get_id() != caller);
+        auto st =
+            db.prepare("SELECT count(*) FROM compile_event WHERE ordinal = ? AND site_sid = ?");
+        st.bind(1, c.ordinal).bind(2, site_sid);
+        row_present.push_back(st.step() && st.int64(0) == 1);
+      });
   const int n = 1500;  // three batches
   for (int i = 1; i <= n; ++i) writer.write(compile(i));
   writer.finish();

@@ -67,6 +67,42 @@ TEST(RunRollup, NumberedAndUnnumberedSitesGroupByText) {
   EXPECT_EQ(r.groups[1].recompiles, 2);
 }
 
+// The writer tells the builder each site's string id: the site's groups carry it (0 when never
+// told), and so does a group whose first compiles came without it.
+TEST(RunRollup, GroupsCarryTheSiteIdTheyWereTold) {
+  RollupBuilder b({}, std::nullopt);
+  b.add(compile(1, "a.py:1 (f)", "first_compile", 1, 10), 7);
+  b.add(compile(2, "a.py:1 (f)", "shape", 2, 10));
+  b.add(compile(3, "a.py:1 (f)", "constant", 2, 5), 7);
+  b.add(compile(4, "b.py:2 (g)", "shape", 3, 1));
+  RunRollup r = std::move(b).finish();
+  ASSERT_EQ(r.groups.size(), 3u);
+  EXPECT_EQ(r.groups[0].site, "a.py:1 (f)");
+  EXPECT_EQ(r.groups[0].cause, "shape");
+  EXPECT_EQ(r.groups[0].site_sid, 7);
+  EXPECT_EQ(r.groups[1].cause, "constant");
+  EXPECT_EQ(r.groups[1].site_sid, 7);
+  EXPECT_EQ(r.groups[2].site, "b.py:2 (g)");
+  EXPECT_EQ(r.groups[2].site_sid, 0);
+}
+
+// The most frequent subject of a group; on a tie, the smallest text.
+TEST(RunRollup, GroupSubjectIsTheMostFrequentThenTheSmallest) {
+  std::vector<AttributedCompile> cs = {
+      compile(1, "a.py:1", "shape", 1, 1, "", "y"), compile(2, "a.py:1", "shape", 1, 1, "", "x"),
+      compile(3, "a.py:1", "shape", 1, 1, "", "z"), compile(4, "a.py:1", "shape", 1, 1, "", "z"),
+      compile(5, "b.py:1", "shape", 1, 1, "", "y"), compile(6, "b.py:1", "shape", 1, 1, "", "x"),
+      compile(7, "c.py:1", "shape", 1, 1, "", ""),
+  };
+  auto r = roll_up_run(cs, {}, std::nullopt);
+  ASSERT_EQ(r.groups.size(), 3u);
+  EXPECT_EQ(r.groups[0].site, "a.py:1");
+  EXPECT_EQ(r.groups[0].subject, "z");  // twice
+  EXPECT_EQ(r.groups[1].site, "b.py:1");
+  EXPECT_EQ(r.groups[1].subject, "x");  // once each: the smallest
+  EXPECT_EQ(r.groups[2].subject, "");
+}
+
 TEST(RunRollup, StepShareWhenOnlyStepCompileTimeIsKnown) {
   std::vector<AttributedCompile> cs = {
       compile(1, "a.py:1", "first_compile", 1),

@@ -43,6 +43,26 @@ TEST(TextTable, AgreesWithAMapThroughGrowth) {
   EXPECT_EQ(t.size(), expected.size());
 }
 
+// reserve() on an empty table, and on one holding texts (which it rehashes), keeps every number.
+TEST(TextTable, ReserveKeepsTheNumbers) {
+  TextTable empty;
+  empty.reserve(100000);
+  EXPECT_EQ(empty.size(), 0u);
+  EXPECT_EQ(empty.ordinal("a"), 1u);
+  EXPECT_EQ(empty.ordinal("b"), 2u);
+  EXPECT_EQ(empty.ordinal("a"), 1u);
+
+  TextTable t;
+  for (int i = 0; i < 5000; ++i) t.ordinal("key." + std::to_string(i));
+  t.reserve(200000);
+  for (int i = 4999; i >= 0; --i)
+    ASSERT_EQ(t.ordinal("key." + std::to_string(i)), static_cast<uint32_t>(i + 1)) << i;
+  EXPECT_EQ(t.ordinal("key.new"), 5001u);
+  t.reserve(10);  // smaller than what it holds: nothing changes
+  EXPECT_EQ(t.ordinal("key.0"), 1u);
+  EXPECT_EQ(t.size(), 5001u);
+}
+
 TEST(TextTable, ClearForgetsEveryText) {
   TextTable t;
   for (int i = 0; i < 10000; ++i) t.ordinal("name." + std::to_string(i));

@@ -42,6 +42,16 @@ class TextTable {
         return s.ordinal;
     }
   }
+  // Makes room for `texts` distinct texts in all, so that the table does not grow (rehashing
+  // every text) until then.
+  void reserve(size_t texts) {
+    size_t slots = slots_.size();
+    while (texts * 4 > slots * 3) slots *= 2;
+    if (size_ == 0)
+      slots_ = LargeVector<Slot>(slots);  // nothing to move: one allocation
+    else
+      while (slots_.size() < slots) grow();
+  }
   // How many distinct texts were seen.
   uint32_t size() const { return size_; }
 
