@@ -171,6 +171,58 @@ class SiteNumbers {
 
 }  // namespace
 
+struct MergedCompiles::Impl {
+  util::LargeVector<uint32_t> record_order;  // record indices by key, then input order
+  util::LargeVector<Merged> merged;          // one per compile, by key
+  SiteNumbers sites;
+};
+
+MergedCompiles::MergedCompiles() = default;
+MergedCompiles::~MergedCompiles() = default;
+MergedCompiles::MergedCompiles(MergedCompiles&&) noexcept = default;
+MergedCompiles& MergedCompiles::operator=(MergedCompiles&&) noexcept = default;
+
+MergedCompiles merge_dynamo_compiles(const RunInputs& in) {
+  MergedCompiles out;
+  out.impl_ = std::make_unique<MergedCompiles::Impl>();
+  util::LargeVector<uint32_t>& record_order = out.impl_->record_order;
+  util::LargeVector<Merged>& merged = out.impl_->merged;
+  // Record indices sorted by key (then input order), so that the records of a compile are
+  // adjacent and the compiles sit in one sorted vector.
+  {
+    // Sorted as (key, index) pairs in one array: comparing through the index would fetch a
+    // record from memory at every comparison.
+    util::LargeVector<std::pair<DynamoKey, uint32_t>> keyed;
+    keyed.reserve(in.compiles.size());
+    for (uint32_t i = 0; i < in.compiles.size(); ++i) {
+      std::string_view kind = in.compiles[i].kind;
+      if (kind != "runtime" && kind != "backward") keyed.emplace_back(in.compiles[i].key, i);
+    }
+    std::sort(keyed.begin(), keyed.end());
+    record_order.reserve(keyed.size());
+    for (const auto& [key, i] : keyed) record_order.push_back(i);
+  }
+  merged.reserve(record_order.size());  // at most one per record; untouched pages cost nothing
+  for (uint32_t pos = 0; pos < record_order.size(); ++pos) {
+    const CompileRecord& r = in.compiles[record_order[pos]];
+    if (merged.empty() || merged.back().key != r.key) {
+      merged.emplace_back();
+      merged.back().key = r.key;
+      merged.back().first_record = pos;
+    }
+    Merged& m = merged.back();
+    ++m.records;
+    if (!m.best || kind_rank(r.kind) < kind_rank(m.best->kind)) m.best = &r;
+    if (m.co_name.empty()) m.co_name = r.co_name;
+    if (m.co_filename.empty()) m.co_filename = r.co_filename;
+    if (!m.co_firstlineno) m.co_firstlineno = r.co_firstlineno;
+    m.attempt = std::max(m.attempt, r.attempt);
+    if (r.kind != "referenced") m.referenced_only = false;
+  }
+  out.impl_->sites.number(merged);
+  return out;
+}
+
 std::optional<ResumeName> parse_resume_name(std::string_view co_name) {
   constexpr std::string_view kPrefix = "torch_dynamo_resume_in_";
   if (co_name.rfind(kPrefix, 0) == 0) {
@@ -204,8 +256,13 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
 
 int64_t attribute_dynamo_run(const RunInputs& in,
                              const std::function<void(AttributedCompile&&)>& emit) {
+  return attribute_dynamo_run(in, merge_dynamo_compiles(in), emit);
+}
+
+int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles,
+                             const std::function<void(AttributedCompile&&)>& emit) {
   // The graph-break index needs only the breaks: it is built on a second thread while the
-  // compiles are merged, their reasons attached and ordered (each about as long as it).
+  // reasons are attached to the compiles and the compiles ordered.
   std::future<GraphBreakIndex> break_index_built =
       std::async(std::launch::async, [&in] { return GraphBreakIndex(in.breaks); });
   std::map<int64_t, std::string> source_name(in.source_names.begin(), in.source_names.end());
@@ -234,43 +291,11 @@ int64_t attribute_dynamo_run(const RunInputs& in,
     if (classified.size() >= kClassifiedCacheEntries) classified.clear();
   };
 
-  // 1. Merge the records of each compile: record indices sorted by key (then input order), so
-  // that the records of a compile are adjacent and the compiles sit in one sorted vector.
-  util::LargeVector<uint32_t> record_order;
-  {
-    // Sorted as (key, index) pairs in one array: comparing through the index would fetch a
-    // record from memory at every comparison.
-    util::LargeVector<std::pair<DynamoKey, uint32_t>> keyed;
-    keyed.reserve(in.compiles.size());
-    for (uint32_t i = 0; i < in.compiles.size(); ++i) {
-      std::string_view kind = in.compiles[i].kind;
-      if (kind != "runtime" && kind != "backward") keyed.emplace_back(in.compiles[i].key, i);
-    }
-    std::sort(keyed.begin(), keyed.end());
-    record_order.reserve(keyed.size());
-    for (const auto& [key, i] : keyed) record_order.push_back(i);
-  }
-  util::LargeVector<Merged> merged;
-  merged.reserve(record_order.size());  // at most one per record; untouched pages cost nothing
-  for (uint32_t pos = 0; pos < record_order.size(); ++pos) {
-    const CompileRecord& r = in.compiles[record_order[pos]];
-    if (merged.empty() || merged.back().key != r.key) {
-      merged.emplace_back();
-      merged.back().key = r.key;
-      merged.back().first_record = pos;
-    }
-    Merged& m = merged.back();
-    ++m.records;
-    if (!m.best || kind_rank(r.kind) < kind_rank(m.best->kind)) m.best = &r;
-    if (m.co_name.empty()) m.co_name = r.co_name;
-    if (m.co_filename.empty()) m.co_filename = r.co_filename;
-    if (!m.co_firstlineno) m.co_firstlineno = r.co_firstlineno;
-    m.attempt = std::max(m.attempt, r.attempt);
-    if (r.kind != "referenced") m.referenced_only = false;
-  }
+  // 1. The compiles, merged (merge_dynamo_compiles).
+  const util::LargeVector<uint32_t>& record_order = merged_compiles.impl_->record_order;
+  util::LargeVector<Merged>& merged = merged_compiles.impl_->merged;
+  const SiteNumbers& sites = merged_compiles.impl_->sites;
   if (merged.empty()) return 0;
-  SiteNumbers sites;
-  sites.number(merged);
   auto records_of = [&](const Merged& m) {
     return std::span<const uint32_t>(record_order.data() + m.first_record, m.records);
   };

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -77,11 +78,35 @@ struct RunInputs {
   std::vector<std::pair<int64_t, std::string>> source_names;
 };
 
+// The compile records of a run merged into one entry per compile (sorted by key, their sites
+// numbered): the first step of attribute_dynamo_run. It reads only RunInputs::compiles (and the
+// texts they view), so it may run on another thread while the run's reasons, breaks and caches
+// are still being loaded into the same RunInputs, provided nothing changes `compiles` meanwhile.
+// It views into the RunInputs, which must outlive it.
+class MergedCompiles {
+ public:
+  MergedCompiles();
+  ~MergedCompiles();
+  MergedCompiles(MergedCompiles&&) noexcept;
+  MergedCompiles& operator=(MergedCompiles&&) noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  friend MergedCompiles merge_dynamo_compiles(const RunInputs& inputs);
+  friend int64_t attribute_dynamo_run(const RunInputs& inputs, MergedCompiles merged,
+                                      const std::function<void(AttributedCompile&&)>& emit);
+};
+MergedCompiles merge_dynamo_compiles(const RunInputs& inputs);
+
 // Builds the canonical compiles of one run, ordered by ordinal, each with its attribution.
 std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& inputs);
 // The same, handing each compile to `emit` in ordinal order (ordinals from 1) instead of holding
 // them; returns how many were emitted.
 int64_t attribute_dynamo_run(const RunInputs& inputs,
+                             const std::function<void(AttributedCompile&&)>& emit);
+// The same, from the compiles of `inputs` merged beforehand.
+int64_t attribute_dynamo_run(const RunInputs& inputs, MergedCompiles merged,
                              const std::function<void(AttributedCompile&&)>& emit);
 
 // `torch_dynamo_resume_in_<fn>_at_<line>` (or 2023 `<resume in <fn>>`): the function and line of

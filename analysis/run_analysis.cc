@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <future>
 #include <map>
 #include <set>
 #include <tuple>
@@ -86,8 +88,11 @@ bool only_run_in_store(store::Database& db, int64_t run_id) {
   return runs.step() && runs.int64(0) == 1 && runs.int64(1) == run_id;
 }
 
-RunInputs load_run(store::Database& db, int64_t run_id, bool only_run) {
-  RunInputs in;
+// Loads the Dynamo records of `run_id` into `in` (empty). `compiles_loaded` is called once
+// in.compiles is complete, before the other records are read: it may start work on the compiles
+// (merge_dynamo_compiles) on another thread, which then overlaps their reading.
+void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
+              const std::function<void()>& compiles_loaded) {
   std::map<int64_t, std::optional<int64_t>> file_rank;
   auto sources = db.prepare("SELECT source_id, path, file_rank FROM source WHERE run_id=?");
   sources.bind(1, run_id);
@@ -191,6 +196,8 @@ RunInputs load_run(store::Database& db, int64_t run_id, bool only_run) {
     by_id.reset();
   }
 
+  compiles_loaded();
+
   // Guard failures in row order: attribute_dynamo_run orders the reasons of each compile itself.
   const RunRows reason_rows = run_rows(db, "guard_failure", run_id, only_run);
   in.reasons.reserve(reason_rows.rows);
@@ -252,7 +259,6 @@ RunInputs load_run(store::Database& db, int64_t run_id, bool only_run) {
     c.state = label(caches.text(7));
     in.caches.push_back(c);
   }
-  return in;
 }
 
 void write_convergence(store::Database& db, int64_t run_id,
@@ -381,7 +387,13 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     // compiles are then written as they are attributed (never all held), and the XLA compiles
     // follow them in ordinal order.
     const bool only_run = only_run_in_store(db, run_id);
-    RunInputs dynamo = load_run(db, run_id, only_run);
+    // The compiles are merged on a second thread while the rest of the run's records is read
+    // (SQLite reads on this one). Declared after `dynamo`, so destroyed (and waited for) first.
+    RunInputs dynamo;
+    std::future<MergedCompiles> merging;
+    load_run(db, run_id, only_run, dynamo, [&] {
+      merging = std::async(std::launch::async, [&dynamo] { return merge_dynamo_compiles(dynamo); });
+    });
     lap(t.load_dynamo_s);
     XlaRunResult xla = analyze_xla_run(load_xla_run(db, run_id, dynamo.source_names), 1);
     RollupBuilder rollup(xla.convergence, load_execute_ms(db, run_id), kDefaultGrowthStep,
@@ -395,10 +407,11 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
         [&rollup](const AttributedCompile& c, int64_t site_sid) { rollup.add(c, site_sid); });
     lap(t.xla_s);
     bool first = true;
-    int64_t dynamo_compiles = attribute_dynamo_run(dynamo, [&](AttributedCompile&& c) {
-      if (first) lap(t.prepare_s), first = false;
-      writer.write(std::move(c));
-    });
+    int64_t dynamo_compiles =
+        attribute_dynamo_run(dynamo, merging.get(), [&](AttributedCompile&& c) {
+          if (first) lap(t.prepare_s), first = false;
+          writer.write(std::move(c));
+        });
     if (first) lap(t.prepare_s);
     dynamo = RunInputs{};  // release the Dynamo records before the XLA side is written
     for (auto& c : xla.compiles) {
