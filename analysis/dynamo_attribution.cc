@@ -364,15 +364,17 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
   };
 
   // Compiles known only as "referenced" sort just before the first compile that names them.
-  // Only those are looked up, in a compact sorted array of their keys (a few MB, where a search
-  // of all compiles would miss the cache at every step).
+  // A reason mostly names an older compile of the owner's own frame, which sits a few entries
+  // before the owner in key order (its compile number that much lower): looked for there first,
+  // then, when not there, in a compact sorted array of the referenced-only compiles' keys (a few
+  // MB, where a search of all compiles would miss the cache at every step).
   util::LargeVector<std::pair<DynamoKey, uint32_t>> referenced_only;
   for (uint32_t i = 0; i < merged.size(); ++i) {
     merged[i].effective_line = merged[i].best->line;
     if (merged[i].referenced_only) referenced_only.emplace_back(merged[i].key, i);
   }
-  for (const Merged& owner : merged) {
-    if (referenced_only.empty()) break;
+  for (uint32_t o = 0; o < merged.size() && !referenced_only.empty(); ++o) {
+    const Merged& owner = merged[o];
     for (const ReasonRecord* r : reasons_of(owner)) {
       auto id = ingest::CompileId::parse(r->old_compile_id);
       if (!id) continue;
@@ -380,12 +382,17 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
       old.frame_id = id->frame;
       old.frame_compile_id = id->compile;
       old.ca_id = id->compiled_autograd;
-      auto it = std::lower_bound(referenced_only.begin(), referenced_only.end(), old,
-                                 [](const auto& e, const DynamoKey& k) { return e.first < k; });
-      if (it != referenced_only.end() && it->first == old) {
-        Merged& named = merged[it->second];
-        named.effective_line = std::min(named.effective_line, owner.best->line);
+      Merged* named = nullptr;
+      int64_t near = int64_t{o} - (int64_t{owner.key.frame_compile_id} - id->compile);
+      if (near >= 0 && near < static_cast<int64_t>(merged.size()) && merged[near].key == old) {
+        named = &merged[near];
+      } else {
+        auto it = std::lower_bound(referenced_only.begin(), referenced_only.end(), old,
+                                   [](const auto& e, const DynamoKey& k) { return e.first < k; });
+        if (it != referenced_only.end() && it->first == old) named = &merged[it->second];
       }
+      if (named && named->referenced_only)
+        named->effective_line = std::min(named->effective_line, owner.best->line);
     }
   }
 
@@ -411,20 +418,37 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
   }
   for (auto& [where, list] : unlocated_breaks) std::stable_sort(list.begin(), list.end());
 
-  // 3. Order: by start time when the log has it, else by position in the source.
+  // 3. Order: by start time when the log has it, else by position in the source; then frame and
+  // compile, then key order. Sorted as compact keys: comparing through the compiles would fetch
+  // two of them, and their best records, from memory at every comparison.
   util::LargeVector<const Merged*> order;
-  order.reserve(merged.size());
-  for (const Merged& m : merged) order.push_back(&m);
-  std::sort(order.begin(), order.end(), [](const Merged* a, const Merged* b) {
-    auto ta = a->best->start_us, tb = b->best->start_us;
-    if (ta.has_value() != tb.has_value()) return ta.has_value();
-    if (ta && *ta != *tb) return *ta < *tb;
-    if (a->key.source_id != b->key.source_id) return a->key.source_id < b->key.source_id;
-    if (a->effective_line != b->effective_line) return a->effective_line < b->effective_line;
-    if (a->referenced_only != b->referenced_only) return a->referenced_only;
-    if (a->key.frame_id != b->key.frame_id) return a->key.frame_id < b->key.frame_id;
-    return a->key.frame_compile_id < b->key.frame_compile_id;
-  });
+  {
+    struct OrderKey {
+      bool no_start;
+      int64_t start_us;
+      int32_t source_id;
+      int64_t effective_line;
+      bool not_referenced_only;
+      int32_t frame_id, frame_compile_id;
+      uint32_t index;  // in `merged`: key order
+      auto tied() const {
+        return std::tie(no_start, start_us, source_id, effective_line, not_referenced_only,
+                        frame_id, frame_compile_id, index);
+      }
+    };
+    util::LargeVector<OrderKey> keys;
+    keys.reserve(merged.size());
+    for (uint32_t i = 0; i < merged.size(); ++i) {
+      const Merged& m = merged[i];
+      const std::optional<int64_t>& start = m.best->start_us;
+      keys.push_back({!start.has_value(), start.value_or(0), m.key.source_id, m.effective_line,
+                      !m.referenced_only, m.key.frame_id, m.key.frame_compile_id, i});
+    }
+    std::sort(keys.begin(), keys.end(),
+              [](const OrderKey& a, const OrderKey& b) { return a.tied() < b.tied(); });
+    order.reserve(merged.size());
+    for (const OrderKey& k : keys) order.push_back(&merged[k.index]);
+  }
 
   const GraphBreakIndex break_index = break_index_built.get();
 
