@@ -25,9 +25,8 @@ class CompileWriter {
   // there overlaps the caller's preparation of the first compiles. `after_write`, when given, is
   // called on the writer thread with each compile once its rows are written, in ordinal order,
   // and the string id of its site (the run's rollup is built there: that work leaves the
-  // attributing thread). From
-  // construction on, only the writer's thread may use `db`, `strings` and what `after_write`
-  // touches, until finish() returns.
+  // attributing thread). From construction on, only the writer's thread may use `db`, `strings`
+  // and what `after_write` touches, until finish() returns.
   CompileWriter(
       store::Database& db, store::StringInterner& strings, int64_t run_id,
       std::function<void()> before_first_write = nullptr,

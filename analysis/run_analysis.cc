@@ -400,8 +400,9 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
                          dynamo.compiles.size() + xla.compiles.size());
     // The run's previous analysis is deleted on the writer thread, while the first compiles
     // are prepared here (nothing reads the derived tables in between), and the rollup is built
-    // there too, from each compile once written: the attributing thread is the slower of the
-    // two, and `rollup` is the writer thread's until finish().
+    // there too, from each compile once written, with its site's string id (which the cause
+    // groups then carry). Both threads are busy while attributing (moving the rollup here gained
+    // nothing); `rollup` is the writer thread's until finish().
     CompileWriter writer(
         db, strings, run_id, [&db, run_id, only_run] { clear_analysis(db, run_id, only_run); },
         [&rollup](const AttributedCompile& c, int64_t site_sid) { rollup.add(c, site_sid); });
