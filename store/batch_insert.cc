@@ -14,7 +14,14 @@ BatchInsert::BatchInsert(Database& db, std::string table, std::vector<std::strin
   if (group) group->push_back(this);
   std::string row = "(" + std::string(columns_.size() * 2 - 1, ',') + ")";
   for (size_t i = 0; i < columns_.size(); ++i) row[1 + 2 * i] = '?';
-  std::string head = fmt::format("INSERT INTO {} ({}) VALUES ", table_, fmt::join(columns_, ","));
+  // OR FAIL, not the default OR ABORT: a multi-row statement that may abort half-way inside a
+  // transaction makes SQLite keep a statement journal, a copy of every existing page the
+  // statement changes (the last leaf of each table and index), and past 64 KiB it goes to a temp
+  // file. Re-analysing 1 M compiles wrote 4.7 GB of such copies through 600 000 pwrite calls, ten
+  // times the rows themselves. With OR FAIL a failed row leaves the statement's earlier rows in
+  // place; every caller rolls the whole transaction back on an error anyway.
+  std::string head =
+      fmt::format("INSERT OR FAIL INTO {} ({}) VALUES ", table_, fmt::join(columns_, ","));
   std::string multi = head;
   for (size_t i = 0; i < rows_per_statement_; ++i) multi += (i ? "," : "") + row;
   multi_ = db_.prepare(multi);

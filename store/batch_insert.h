@@ -2,6 +2,8 @@
 // one `INSERT ... VALUES (...),(...),...` statement; the tail goes through a one-row statement.
 // Texts are bound without a copy into SQLite: an owned text lives in the buffer until its row is
 // written, an unowned one (val_unowned) must stay valid until then (at the latest, flush()).
+// A row that breaks a constraint throws Error; the rows written before it, even those of the same
+// statement, stay (INSERT OR FAIL, see batch_insert.cc): the caller rolls back its transaction.
 #pragma once
 
 #include <cstdint>

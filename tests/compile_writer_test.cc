@@ -100,10 +100,12 @@ TEST_F(CompileWriterTest, AWriteErrorIsRethrownByFinish) {
   for (int i = 1; i <= 40; ++i) writer.write(compile(i));
   for (int i = 0; i < 2000; ++i) writer.write(compile(2));  // the caller is never blocked
   EXPECT_THROW(writer.finish(), Error);
-  // Rows go 32 to a statement, each all or nothing: 1..32 are written, the statement with 33..40
-  // and the first repeat of 2 fails, and nothing after it is written.
-  EXPECT_EQ(scalar("SELECT count(*) FROM compile_event"), "32");
-  EXPECT_EQ(scalar("SELECT max(ordinal) FROM compile_event"), "32");
+  // Rows go 32 to a statement (INSERT OR FAIL: the rows before a bad one stay, the caller rolls
+  // back): 1..32 are written, the statement with 33..40 and the first repeat of 2 fails at the
+  // repeat, leaving 33..40, and nothing after it is written (not even the attributions of 33..40,
+  // whose statement would have followed).
+  EXPECT_EQ(scalar("SELECT count(*) FROM compile_event"), "40");
+  EXPECT_EQ(scalar("SELECT max(ordinal) FROM compile_event"), "40");
   EXPECT_EQ(scalar("SELECT count(*) FROM attribution"), "32");
 }
 
