@@ -19,6 +19,13 @@
 #include "util/error.h"
 
 namespace rcf::pipeline {
+namespace {
+
+// How long the switch of a new store to WAL mode waits for readers that came during its first
+// load: a report reads for a second or two; failing that, the next ingest switches it.
+constexpr int kWalSwitchWaitMs = 3000;
+
+}  // namespace
 
 IngestSummary run_ingest(const IngestRequest& request) {
   if (!request.format.empty() && !ingest::find_importer(request.format)) {
@@ -48,7 +55,7 @@ IngestSummary run_ingest(const IngestRequest& request) {
   if (bundle_only && !std::filesystem::exists(request.db_path))
     throw Error(fmt::format("{}: no such database (a bundle alone needs an ingested run)",
                             request.db_path));
-  auto db = store::open_store(request.db_path, store::OpenMode::kCreateOrWrite);
+  auto db = store::open_store(request.db_path, store::OpenMode::kIngest);
   if (bundle_only && !store::find_run_id(*db, request.lane, request.run))
     throw Error(fmt::format("no run '{}' in lane '{}' in {}: ingest its logs first (or give PATHs)",
                             request.run, request.lane, request.db_path));
@@ -148,6 +155,8 @@ IngestSummary run_ingest(const IngestRequest& request) {
   analysis::analyze_runs(*db, writer.touched_runs());
   store::create_indexes(*db);
   writer.commit();
+  // A store created by this ingest was loaded in rollback-journal mode (store.cc).
+  store::switch_to_wal(*db, kWalSwitchWaitMs);
   return summary;
 }
 

@@ -10,12 +10,19 @@ namespace rcf::store {
 
 enum class OpenMode {
   kRead,           // the database must exist and be an rcf database of this version
-  kCreateOrWrite,  // created with the schema when missing or empty
+  kCreateOrWrite,  // created with the schema when missing or empty; WAL mode
+  kIngest,         // as kCreateOrWrite, but a store this call creates stays in rollback-journal
+                   // mode for its first load, until switch_to_wal() (see store.cc)
 };
 
 // Throws rcf::Error with a message naming the path and the problem (missing, not an rcf
 // database, schema version of another rcf, read-only location, ...).
 std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode);
+
+// Puts a store in WAL mode (readers then work during an ingest), waiting at most `wait_ms` for
+// other connections' locks; false if they held it all along (the next open for writing switches
+// it). A no-op on a store already in WAL mode. Not inside a transaction.
+bool switch_to_wal(Database& db, int wait_ms);
 
 // Creates the indexes (after a load, so the load itself does not maintain them).
 void create_indexes(Database& db);

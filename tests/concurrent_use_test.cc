@@ -153,6 +153,44 @@ TEST_F(ConcurrentUse, ReportsDuringAnIngestSeeTheDatabaseAsBeforeIt) {
             "big earlier");
 }
 
+// An ingest into a store it creates loads it in rollback-journal mode (its pages go straight into
+// the file, with no WAL copy to checkpoint after the commit) and then switches it to WAL mode, so
+// that later ingests have readers beside them. A reader holds the switch off; the next open for
+// writing then does it.
+TEST_F(ConcurrentUse, AStoreCreatedByAnIngestIsLoadedWithoutTheWalThenSwitched) {
+  ASSERT_EQ(testing::run_rcf({"ingest", "--db", "cli.db", kCompFailure}, in_tmp()).rc, 0);
+  {
+    auto db = store::open_store(path("cli.db"), store::OpenMode::kRead);
+    EXPECT_EQ(scalar(*db, "PRAGMA journal_mode"), "wal");
+    EXPECT_EQ(scalar(*db, "SELECT count(*) FROM compiles"), "1");
+  }
+  EXPECT_FALSE(fs::exists(path("cli.db-journal")));
+
+  {
+    auto db = store::open_store(path("new.db"), store::OpenMode::kIngest);
+    EXPECT_EQ(scalar(*db, "PRAGMA journal_mode"), "delete");
+    sqlite3* reader = nullptr;
+    ASSERT_EQ(sqlite3_open(path("new.db").c_str(), &reader), SQLITE_OK);
+    sqlite3_stmt* reading = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(reader, "SELECT text FROM strings UNION ALL SELECT 1", -1,
+                                 &reading, nullptr),
+              SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(reading), SQLITE_ROW);  // a read transaction stays open
+    EXPECT_FALSE(store::switch_to_wal(*db, 200));
+    EXPECT_EQ(scalar(*db, "PRAGMA journal_mode"), "delete");
+    sqlite3_finalize(reading);
+    sqlite3_close(reader);
+    EXPECT_TRUE(store::switch_to_wal(*db, 200));
+    EXPECT_EQ(scalar(*db, "PRAGMA journal_mode"), "wal");
+    EXPECT_TRUE(store::switch_to_wal(*db, 200));  // no-op
+  }
+  { auto left = store::open_store(path("left.db"), store::OpenMode::kIngest); }
+  auto again = store::open_store(path("left.db"), store::OpenMode::kIngest);
+  EXPECT_EQ(scalar(*again, "PRAGMA journal_mode"), "wal");
+  auto created = store::open_store(path("plain.db"), store::OpenMode::kCreateOrWrite);
+  EXPECT_EQ(scalar(*created, "PRAGMA journal_mode"), "wal");
+}
+
 // An ingest waits for another process's write lock instead of failing ...
 TEST_F(ConcurrentUse, AnIngestWaitsForAHeldLock) {
   ASSERT_EQ(testing::run_rcf({"ingest", "--db", "rcf.db", kCompFailure}, in_tmp()).rc, 0);
