@@ -1,0 +1,64 @@
+// The indexes an ingest leaves (store::create_indexes): every table the analysis reads per run is
+// found by run_id, so that analysing one run of a store of many does not scan the others; a store
+// built before the Dynamo tables' indexes were narrowed to run_id gets the new ones instead of the
+// old (run_id, rank, epoch, frame_id, frame_compile_id) ones.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "store/store.h"
+#include "tests/support/db_dump.h"
+#include "tests/support/temp_files.h"
+
+namespace rcf::store {
+namespace {
+
+// The plan SQLite picks for a count of one run's rows, as its detail lines.
+std::string plan_of_run_count(Database& db, const std::string& table) {
+  auto st = db.prepare("EXPLAIN QUERY PLAN SELECT count(*) FROM " + table + " WHERE run_id = 2");
+  std::string plan;
+  while (st.step()) plan += st.str(3) + "\n";
+  return plan;
+}
+
+TEST(StoreIndexes, EveryPerRunTableIsFoundByRunId) {
+  testing::TempDir dir;
+  auto db = open_store(dir.file("rcf.db"), OpenMode::kCreateOrWrite);
+  create_indexes(*db);
+  for (const std::string table :
+       {"source", "dynamo_compile_raw", "guard_failure", "graph_break", "recompile_limit_hit",
+        "guard", "phase_timing", "cache_outcome", "input_tensor", "compile_event", "xla_block",
+        "xla_execution_group", "xla_execution", "hlo_module", "step_timing", "step_marker",
+        "saved_graph", "jax_compile", "jax_cache_miss"}) {
+    const std::string plan = plan_of_run_count(*db, table);
+    EXPECT_NE(plan.find("USING COVERING INDEX " + table + "_run"), std::string::npos)
+        << table << ":\n"
+        << plan;
+  }
+}
+
+TEST(StoreIndexes, AnOldStoresFrameIndexesAreReplaced) {
+  testing::TempDir dir;
+  auto db = open_store(dir.file("rcf.db"), OpenMode::kCreateOrWrite);
+  db->exec(
+      "CREATE INDEX guard_failure_ref ON guard_failure(run_id, rank, epoch, frame_id, "
+      "frame_compile_id)");
+  db->exec(
+      "CREATE INDEX graph_break_ref ON graph_break(run_id, rank, epoch, frame_id, "
+      "frame_compile_id)");
+  create_indexes(*db);
+  EXPECT_EQ(testing::scalar(*db,
+                            "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master "
+                            "WHERE type = 'index' AND tbl_name IN ('guard_failure', "
+                            "'graph_break') ORDER BY name)"),
+            "graph_break_run guard_failure_run");
+  create_indexes(*db);  // again: nothing to do
+  EXPECT_EQ(testing::scalar(*db,
+                            "SELECT count(*) FROM sqlite_master WHERE name LIKE '%\\_ref' "
+                            "ESCAPE '\\'"),
+            "0");
+}
+
+}  // namespace
+}  // namespace rcf::store
