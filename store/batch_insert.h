@@ -36,6 +36,8 @@ class BatchInsert {
   BatchInsert& val(int64_t v) { return push(v); }
   BatchInsert& val(int v) { return push(static_cast<int64_t>(v)); }
   BatchInsert& val(bool v) { return push(static_cast<int64_t>(v)); }
+  // A string literal would otherwise bind as val(bool), storing 1: say val_unowned("...").
+  BatchInsert& val(const char*) = delete;
   BatchInsert& val(double v) { return push(v); }
   BatchInsert& val(std::string v) { return push(std::move(v)); }
   // Text kept by the caller until the row is written; NULL when empty with val_unowned_or_null.
