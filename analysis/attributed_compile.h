@@ -4,6 +4,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -56,6 +57,26 @@ struct AttributedCompile {
   std::string primary_reason;
   std::optional<int64_t> primary_reason_sid;  // its strings.string_id when known (else interned)
   int other_reasons = 0;
+
+  bool operator==(const AttributedCompile&) const = default;
+
+  // Back to a default compile, keeping the strings' buffers: a producer that fills one object
+  // per compile, and exchanges it with the writer's consumed ones, then allocates nothing for the
+  // texts that fit. Every field is reset, listed here or not; a string missing from the list only
+  // loses its buffer.
+  void reset() {
+    std::string* texts[] = {&site,          &program_key,   &kind,     &cause_reported,
+                            &cache,         &evidence_kind, &cause,    &prev_program_key,
+                            &detail,        &confidence,    &evidence, &subject,
+                            &primary_reason};
+    std::string kept[std::size(texts)];
+    for (size_t i = 0; i < std::size(texts); ++i) kept[i].swap(*texts[i]);
+    *this = AttributedCompile();
+    for (size_t i = 0; i < std::size(texts); ++i) {
+      kept[i].clear();
+      texts[i]->swap(kept[i]);
+    }
+  }
 };
 
 }  // namespace rcf::analysis

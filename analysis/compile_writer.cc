@@ -51,10 +51,10 @@ CompileWriter::CompileWriter(
                      "subject_sid", "reason_sid", "other_reasons"},
                     nullptr, kRowsPerInsert),
       feeder_([this](std::vector<AttributedCompile>& batch) { insert(batch); }, kBatchCompiles,
-              kMaxQueuedBatches, [this] { start(); }) {}
+              kMaxQueuedBatches, [this] { start(); }, /*reuse_items=*/true) {}
 
 void CompileWriter::write(AttributedCompile&& c) {
-  feeder_.add(std::move(c));
+  feeder_.exchange(c);
 }
 
 void CompileWriter::finish() {

@@ -34,7 +34,9 @@ class CompileWriter {
   CompileWriter(const CompileWriter&) = delete;
   CompileWriter& operator=(const CompileWriter&) = delete;
 
-  // Queues `c` (in ordinal order); blocks while the thread is a few batches behind.
+  // Queues `c` (in ordinal order); blocks while the thread is a few batches behind. Leaves in `c`
+  // a compile written earlier, or a default one: a caller that reset()s and refills it reuses
+  // the buffers of its strings instead of allocating new ones for every compile.
   void write(AttributedCompile&& c);
   // Waits until everything queued is written and stops the thread; rethrows the first error
   // a write raised (the compiles after it are not written). Without it, destroying the writer

@@ -18,14 +18,13 @@
 #include "ingest/compile_id.h"
 
 namespace rcf::analysis {
-namespace {
 
-// Reasons that explain a compile (as opposed to a limit warning, which explains why a compile did
-// NOT happen, or a profiler table, which is a summary).
 bool explains_compile(std::string_view origin) {
   return origin.starts_with("trace_") || origin == "text_recompiles" ||
          origin == "text_recompiles_verbose" || origin == "text_tuple_2023";
 }
+
+namespace {
 
 int kind_rank(std::string_view kind) {
   if (kind == "forward") return 0;
@@ -44,9 +43,6 @@ std::string_view origin_phrase(std::string_view origin) {
 
 std::string_view first_line_view(std::string_view text) {
   return text.substr(0, text.find('\n'));
-}
-std::string first_line(std::string_view text) {
-  return std::string(first_line_view(text));
 }
 
 // Orders numeric texts numerically, others lexically after them.
@@ -266,8 +262,9 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
   std::future<GraphBreakIndex> break_index_built =
       std::async(std::launch::async, [&in] { return GraphBreakIndex(in.breaks); });
   std::map<int64_t, std::string> source_name(in.source_names.begin(), in.source_names.end());
-  // Reasons repeat a lot (each recompile re-lists the older entries): each text is classified
-  // once while it stays in this bounded cache (dropped when full, so that memory does not grow
+  // Reasons repeat a lot (each recompile re-lists the older entries). The loader classifies each
+  // text of the store once (RunInputs::classified); any other text is classified once while it
+  // stays in this bounded cache (dropped when full, so that memory does not grow
   // with the number of distinct reasons; the older entries a recompile re-lists are recent).
   // It is dropped only between two compiles (forget_classified_if_full), so a returned reference
   // stays valid while one compile is attributed (unordered_map nodes never move).
@@ -281,11 +278,16 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
     }
   };
   std::unordered_map<std::pair<const char*, size_t>, GuardReason, TextAddressHash> classified;
-  auto classify = [&](std::string_view reason) -> const GuardReason& {
-    std::pair<const char*, size_t> where(reason.data(), reason.size());
+  // Classified by the loader when it could (RunInputs::classified), else here, once per text.
+  // The views returned stay valid until forget_classified_if_full().
+  auto classify = [&](const ReasonRecord& r) -> ReasonClass {
+    if (r.reason_sid)
+      if (std::optional<ReasonClass> known = in.classified.find(*r.reason_sid)) return *known;
+    std::pair<const char*, size_t> where(r.reason.data(), r.reason.size());
     auto it = classified.find(where);
-    if (it == classified.end()) it = classified.emplace(where, classify_guard_reason(reason)).first;
-    return it->second;
+    if (it == classified.end())
+      it = classified.emplace(where, classify_guard_reason(r.reason)).first;
+    return ReasonClass::of(it->second);
   };
   auto forget_classified_if_full = [&] {
     if (classified.size() >= kClassifiedCacheEntries) classified.clear();
@@ -451,6 +453,7 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
   }
 
   const GraphBreakIndex break_index = break_index_built.get();
+  in.classified.wait();  // the loader's classifications, made on another thread meanwhile
 
   // Several processes in one run: program keys get a rank (or file) prefix.
   std::set<std::pair<int64_t, int64_t>> processes;
@@ -464,9 +467,13 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
   };
 
   int64_t emitted = 0;
+  // One compile object, refilled for each compile: `emit` may leave in it what it likes (the
+  // writer leaves an older compile, whose strings' buffers are then reused), so every text is
+  // assigned or appended in place, never replaced by a new string.
+  AttributedCompile a;
   for (const Merged* m : order) {
     const CompileRecord& best = *m->best;
-    AttributedCompile a;
+    a.reset();
     a.key = m->key;
     a.ordinal = ++emitted;
     a.attempt = m->attempt;
@@ -474,7 +481,10 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
     a.rank = best.display_rank;
     a.start_us = best.start_us;
     a.compile_ms = best.duration_ms;
-    a.evidence_kind = best.kind == "forward" ? "compilation_metrics" : std::string(best.kind);
+    if (best.kind == "forward")
+      a.evidence_kind = "compilation_metrics";
+    else
+      a.evidence_kind = best.kind;
     a.site = sites.text(m->site_number);
     a.site_number = m->site_number;
     ingest::CompileId id;
@@ -492,21 +502,22 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
       if (!r.fail_type.empty() && r.has_guarded_code.value_or(0) == 0) failed = true;
     }
     a.kind = failed ? "dynamo_failed" : "dynamo";
-    a.cache = std::string(m->cache_state);
+    a.cache = m->cache_state;
 
     const auto rs = reasons_of(*m);
     for (uint32_t i : records_of(*m))
       if (!in.compiles[i].recompile_reason.empty())
-        a.cause_reported = std::string(in.compiles[i].recompile_reason);
-    if (a.cause_reported.empty() && !rs.empty())
-      a.cause_reported = rs.front()->old_compile_id.empty()
-                             ? first_line(rs.front()->reason)
-                             : fmt::format("{}: {}", rs.front()->old_compile_id,
-                                           first_line_view(rs.front()->reason));
+        a.cause_reported = in.compiles[i].recompile_reason;
+    if (a.cause_reported.empty() && !rs.empty()) {
+      if (rs.front()->old_compile_id.empty())
+        a.cause_reported = first_line_view(rs.front()->reason);
+      else
+        fmt::format_to(std::back_inserter(a.cause_reported), "{}: {}", rs.front()->old_compile_id,
+                       first_line_view(rs.front()->reason));
+    }
     if (failed && a.cause_reported.empty())
       for (uint32_t i : records_of(*m))
-        if (!in.compiles[i].fail_type.empty())
-          a.cause_reported = std::string(in.compiles[i].fail_type);
+        if (!in.compiles[i].fail_type.empty()) a.cause_reported = in.compiles[i].fail_type;
 
     // Primary reason: the newest rejected cache entry (highest old compile number).
     const ReasonRecord* primary = nullptr;
@@ -519,20 +530,19 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
         primary_c = c;
       }
     }
-    static const GuardReason kNoReason;
     forget_classified_if_full();
-    const GuardReason& g = primary ? classify(primary->reason) : kNoReason;
+    const ReasonClass g = primary ? classify(*primary) : ReasonClass();
     if (primary) {
       if (primary->reason_sid)
         a.primary_reason_sid = primary->reason_sid;  // written by id: no copy, no lookup
       else
-        a.primary_reason = std::string(primary->reason);
+        a.primary_reason = primary->reason;
       a.other_reasons = static_cast<int>(rs.size()) - 1;
       a.prev_program_key = primary->old_compile_id.empty()
                                ? ""
                                : program_key(m->key, best.display_rank, primary->old_compile_id);
-      a.evidence = fmt::format("{} at {}:{}", origin_phrase(primary->origin),
-                               source_name[primary->key.source_id], primary->line);
+      fmt::format_to(std::back_inserter(a.evidence), "{} at {}:{}", origin_phrase(primary->origin),
+                     source_name[primary->key.source_id], primary->line);
       a.subject = g.subject;
     }
 
@@ -600,17 +610,17 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
       // Built in place: appending to a copy of g.detail would reallocate it once per part.
       a.detail.reserve(g.detail.size() + g.user_code.size() + 96);
       a.detail = g.detail;
-      if (!g.user_code.empty() && g.detail.find(g.user_code) == std::string::npos)
+      if (!g.user_code.empty() && g.detail.find(g.user_code) == std::string_view::npos)
         fmt::format_to(std::back_inserter(a.detail), " [guard from: {}]", g.user_code);
       if (g.cause == "shape" && g.dim >= 0) {
         // Every value this dim has taken at this compile's frame: the entries' expectations plus
         // the new actual value.
         std::set<std::string> values;
         for (const ReasonRecord* r : rs) {
-          const GuardReason& other = classify(r->reason);
+          const ReasonClass other = classify(*r);
           if (other.cause == "shape" && other.subject == g.subject && other.dim == g.dim) {
-            if (!other.expected.empty()) values.insert(other.expected);
-            if (!other.actual.empty()) values.insert(other.actual);
+            if (!other.expected.empty()) values.emplace(other.expected);
+            if (!other.actual.empty()) values.emplace(other.actual);
           }
         }
         if (values.size() > 2) {
@@ -637,29 +647,30 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
                *best.accumulated_cache_size > 0) {
       a.cause = "object_identity";
       a.confidence = "medium";
-      a.detail = fmt::format(
+      fmt::format_to(
+          std::back_inserter(a.detail),
           "new cache entry without guard failures: cache_size=0 while the code object already has "
           "{} entries, i.e. the frame was called with different ID_MATCH'd objects (e.g. a new "
           "nn.Module instance)",
           *best.accumulated_cache_size);
-      a.evidence = fmt::format("compilation_metrics cache sizes at {}:{}",
-                               source_name[m->key.source_id], best.line);
+      fmt::format_to(std::back_inserter(a.evidence), "compilation_metrics cache sizes at {}:{}",
+                     source_name[m->key.source_id], best.line);
     } else if (best.kind == "recompile_block") {
       a.cause = "unknown";
       a.confidence = "low";
       a.detail =
           "its recompile block lists no guard failure (the log ends or was cut inside the block); "
           "capture the whole log with TORCH_LOGS=recompiles_verbose or TORCH_TRACE";
-      a.evidence =
-          fmt::format("recompile block at {}:{}", source_name[m->key.source_id], best.line);
+      fmt::format_to(std::back_inserter(a.evidence), "recompile block at {}:{}",
+                     source_name[m->key.source_id], best.line);
     } else {
       a.cause = "unknown";
       a.confidence = "low";
       a.detail =
           "no guard-failure reason was logged for this compile; enable TORCH_LOGS=recompiles "
           "(or TORCH_TRACE) to record why the cache missed";
-      a.evidence =
-          fmt::format("{} at {}:{}", a.evidence_kind, source_name[m->key.source_id], best.line);
+      fmt::format_to(std::back_inserter(a.evidence), "{} at {}:{}", a.evidence_kind,
+                     source_name[m->key.source_id], best.line);
     }
     emit(std::move(a));
   }

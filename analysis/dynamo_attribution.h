@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "analysis/attributed_compile.h"
+#include "analysis/classified_reasons.h"
+#include "analysis/texts_by_id.h"
 #include "util/large_array_allocator.h"
 
 namespace rcf::analysis {
@@ -66,8 +68,11 @@ struct RunInputs {
   util::LargeVector<ReasonRecord> reasons;
   util::LargeVector<BreakRecord> breaks;
   std::vector<CacheRecord> caches;
-  // Texts by string id, each stored once (node-based: views into it stay valid).
-  std::unordered_map<int64_t, std::string> texts;
+  // Texts by string id, each stored once (views into it stay valid).
+  TextsById texts;
+  // The classifications of reason texts by reason_sid, when the loader made them (a reason not
+  // found here is classified when attributing).
+  ClassifiedReasons classified;
   // Short texts without a string id (kinds, origins), each stored once.
   std::set<std::string, std::less<>> labels;
   std::string_view label(std::string_view text) {
@@ -102,12 +107,18 @@ MergedCompiles merge_dynamo_compiles(const RunInputs& inputs);
 // Builds the canonical compiles of one run, ordered by ordinal, each with its attribution.
 std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& inputs);
 // The same, handing each compile to `emit` in ordinal order (ordinals from 1) instead of holding
-// them; returns how many were emitted.
+// them; returns how many were emitted. `emit` may leave anything in the compile it is handed (it
+// is reset before the next one): CompileWriter::write leaves an older compile there, whose
+// strings' buffers are then refilled.
 int64_t attribute_dynamo_run(const RunInputs& inputs,
                              const std::function<void(AttributedCompile&&)>& emit);
 // The same, from the compiles of `inputs` merged beforehand.
 int64_t attribute_dynamo_run(const RunInputs& inputs, MergedCompiles merged,
                              const std::function<void(AttributedCompile&&)>& emit);
+
+// Whether a guard failure of this origin explains a compile (a limit warning explains why a
+// compile did NOT happen; a profiler table is a summary).
+bool explains_compile(std::string_view origin);
 
 // `torch_dynamo_resume_in_<fn>_at_<line>` (or 2023 `<resume in <fn>>`): the function and line of
 // the graph break that created the resume frame; nullopt for other names.

@@ -109,17 +109,39 @@ void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
     return last_label;
   };
 
+  const RunRows compile_rows = run_rows(db, "dynamo_compile_raw", run_id, only_run);
+  const RunRows reason_rows = run_rows(db, "guard_failure", run_id, only_run);
+  const RunRows break_rows = run_rows(db, "graph_break", run_id, only_run);
+
   // Texts by string id, each read once: function names, files and reasons repeat over a run.
+  // Looked up one at a time, a text costs a search of the strings table (0.4-0.5 s for the
+  // 637 000 texts of a 1 M-compile run); when the store holds no more texts than the run has rows
+  // that name them (a store of this run, or of a few), the table is read whole in one scan instead
+  // (0.07 s), its ids indexing an array. Memory then follows the run's rows either way.
   auto text_query = db.prepare("SELECT text FROM strings WHERE string_id=?");
+  bool all_texts = false;
+  {
+    auto max_id = db.prepare("SELECT max(string_id) FROM strings");
+    std::optional<int64_t> max_sid = max_id.step() ? max_id.opt_int64(0) : std::nullopt;
+    const size_t naming_rows = compile_rows.rows + reason_rows.rows + break_rows.rows;
+    constexpr int64_t kFewTexts = 1 << 16;
+    if (max_sid && *max_sid >= 0 && *max_sid < static_cast<int64_t>(naming_rows) + kFewTexts) {
+      all_texts = true;
+      in.texts.use_dense_ids(*max_sid + 1);
+      in.classified.use_dense_ids(*max_sid + 1);
+      auto every = db.prepare("SELECT string_id, text FROM strings");
+      while (every.step()) in.texts.add(every.int64(0), every.text(1));
+    }
+  }
   auto text_of = [&](std::optional<int64_t> sid) -> std::string_view {
     if (!sid) return {};
-    auto it = in.texts.find(*sid);
-    if (it == in.texts.end()) {
-      text_query.bind(1, *sid);
-      it = in.texts.emplace(*sid, text_query.step() ? text_query.str(0) : std::string()).first;
-      text_query.reset();
-    }
-    return it->second;
+    if (std::optional<std::string_view> known = in.texts.find(*sid)) return *known;
+    if (all_texts) return {};  // an id without a text, read as empty
+    text_query.bind(1, *sid);
+    std::string_view text =
+        in.texts.add(*sid, text_query.step() ? text_query.text(0) : std::string_view());
+    text_query.reset();
+    return text;
   };
 
   // Scans in row order (no sort, no joins): first the compiles' own records, then the compiles
@@ -132,7 +154,6 @@ void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
       "fail_reason_sid, recompile_reason_sid FROM dynamo_compile_raw WHERE ";
   // Sized up front for every record of the run, the most it can hold (pages never written are
   // never faulted in): growing a vector of a million records copies them and faults pages twice.
-  const RunRows compile_rows = run_rows(db, "dynamo_compile_raw", run_id, only_run);
   in.compiles.reserve(compile_rows.rows);
   auto read_compile = [&](store::Statement& st) {
     CompileRecord r;
@@ -199,12 +220,14 @@ void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
   compiles_loaded();
 
   // Guard failures in row order: attribute_dynamo_run orders the reasons of each compile itself.
-  const RunRows reason_rows = run_rows(db, "guard_failure", run_id, only_run);
   in.reasons.reserve(reason_rows.rows);
   auto reasons = db.prepare(std::string("SELECT ") + kKeyColumns +
                             ", line, entry_index, old_compile_id, reason_sid, origin "
                             "FROM guard_failure WHERE " +
                             reason_rows.where);
+  // Each reason text is classified on a thread of its own, from here until the attribution
+  // needs it: the attributing thread has no time to spare, and this one is busy with SQLite.
+  in.classified.start_background();
   RecordAppender<ReasonRecord> reasons_out(in.reasons);
   while (reasons.step()) {
     ReasonRecord r;
@@ -216,13 +239,13 @@ void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
     r.reason_sid = reasons.int64(9);
     r.reason = text_of(r.reason_sid);
     r.origin = label(reasons.text(10));
+    if (explains_compile(r.origin)) in.classified.add(*r.reason_sid, r.reason);
     reasons_out.add(std::move(r));
   }
   reasons_out.finish();
 
   // Graph breaks in log order (GraphBreakIndex prefers the first): row order is log order unless
   // sources were ingested out of order.
-  const RunRows break_rows = run_rows(db, "graph_break", run_id, only_run);
   in.breaks.reserve(break_rows.rows);
   auto breaks = db.prepare(std::string("SELECT ") + kKeyColumns +
                            ", line, user_file_sid, user_function_sid, gb_type_sid, reason_sid, "

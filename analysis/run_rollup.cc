@@ -11,7 +11,7 @@ RollupBuilder::RollupBuilder(const std::vector<ConvergencePoint>& curve,
                              std::optional<double> execute_ms, int64_t growth_step,
                              size_t expected_compiles) {
   groups_.reserve(expected_compiles);
-  keys_.reserve(expected_compiles);
+  program_keys_.reserve(expected_compiles);
   std::vector<CurvePoint> points;
   for (const auto& p : curve) {
     points.push_back({p.step, p.programs_cached, p.compiles_in_step});
@@ -25,7 +25,7 @@ RollupBuilder::RollupBuilder(const std::vector<ConvergencePoint>& curve,
 
 void RollupBuilder::add(const AttributedCompile& c, int64_t site_sid) {
   ++r_.compiles;
-  keys_.ordinal(c.program_key);
+  program_keys_.add(c.program_key);
   if (c.compile_ms) known_ms_ = known_ms_.value_or(0) + *c.compile_ms;
   if (c.cause == "first_compile") return;
   ++r_.recompiles;
@@ -117,7 +117,7 @@ RunRollup RollupBuilder::finish() && {
 
 RunRollup RollupBuilder::finish(const std::function<void(CauseGroup&&)>& each) && {
   RunRollup r = std::move(r_);
-  r.programs = static_cast<int64_t>(keys_.size());
+  r.programs = static_cast<int64_t>(program_keys_.count());
   if (!r.compile_ms) r.compile_ms = known_ms_;
   if (r.compile_ms && r.wall_ms && *r.wall_ms > 0) r.compile_share = *r.compile_ms / *r.wall_ms;
 

@@ -18,6 +18,7 @@
 #include "analysis/attributed_compile.h"
 #include "analysis/convergence_summary.h"
 #include "analysis/xla_compiles.h"
+#include "util/distinct_text_counter.h"
 #include "util/large_array_allocator.h"
 #include "util/text_table.h"
 
@@ -90,7 +91,7 @@ class RollupBuilder {
 
   RunRollup r_;
   std::map<int64_t, const ConvergencePoint*> point_at_;
-  util::TextTable keys_;  // distinct program keys
+  util::DistinctTextCounter program_keys_;  // every compile's, counted distinct by finish()
   std::optional<double> known_ms_;
   // Sites, causes and subjects are numbered (1, 2, ...; their texts by ordinal - 1), and
   // site_groups_[site - 1] is the index + 1 of the site's first group (a site has a few causes).

@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <future>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -46,6 +48,45 @@ TEST(BatchWorker, AnErrorInOnStartIsRethrownAndDropsTheBatches) {
   worker.hand_over({1, 2, 3});
   EXPECT_THROW(worker.finish(), std::runtime_error);
   EXPECT_EQ(consumed.load(), 0);
+}
+
+// exchange(): every item is consumed once, in order (the last partial batch too); what it leaves
+// behind is a default item or one consumed earlier, never one still queued.
+TEST(BatchFeeder, ExchangeHandsItemsOverAndLeavesConsumedOnes) {
+  std::vector<std::string> seen;  // the worker's until finish()
+  BatchFeeder<std::string> feeder(
+      [&](std::vector<std::string>& batch) { seen.insert(seen.end(), batch.begin(), batch.end()); },
+      /*batch_items=*/3, /*max_queued=*/1, nullptr, /*reuse_items=*/true);
+  std::vector<std::string> handed;
+  std::string item;
+  for (int i = 0; i < 100; ++i) {
+    std::string text = "item " + std::to_string(i) + std::string(40, 'x');  // not inline
+    handed.push_back(text);
+    item.assign(text);
+    feeder.exchange(item);
+    if (!item.empty()) {
+      // A consumed item: one handed over at least a batch earlier.
+      auto at = std::find(handed.begin(), handed.end(), item);
+      ASSERT_NE(at, handed.end()) << item;
+      EXPECT_LE(at - handed.begin(), i - 3) << item;
+    }
+  }
+  feeder.finish();
+  EXPECT_EQ(seen, handed);  // 33 full batches and a last one of 1
+}
+
+TEST(BatchFeeder, AddAfterReusedBatchesComeBack) {
+  std::vector<int> seen;
+  BatchFeeder<int> feeder(
+      [&](std::vector<int>& batch) { seen.insert(seen.end(), batch.begin(), batch.end()); },
+      /*batch_items=*/4, /*max_queued=*/1, nullptr, /*reuse_items=*/true);
+  std::vector<int> handed;
+  for (int i = 0; i < 50; ++i) {
+    handed.push_back(i);
+    feeder.add(int(i));
+  }
+  feeder.finish();
+  EXPECT_EQ(seen, handed);
 }
 
 }  // namespace

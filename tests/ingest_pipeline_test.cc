@@ -378,6 +378,38 @@ TEST_F(IngestPipelineTest, TheOnlyRunIngestedInTwoPartsIsAnalysedAsInOne) {
             "0");
 }
 
+// The analysis reads the texts its rows name one at a time when the store holds many more texts
+// than the run has rows (run_analysis.cc, load_run), else the strings table whole: both ways
+// give the same analysis.
+TEST_F(IngestPipelineTest, TextsLookedUpOneByOneGiveTheSameAnalysis) {
+  const std::string whole = db_path("whole.db"), one_by_one = db_path("one_by_one.db");
+  ingest({fixture(kRank1)}, whole);
+  ingest({fixture(kRank1)}, one_by_one);
+  // 100 000 texts no row names, ahead of the texts the second part adds.
+  raw_exec(one_by_one,
+           "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000) "
+           "INSERT INTO strings(text) SELECT 'filler ' || i FROM n");
+  ingest({fixture(kRank3)}, whole);
+  ingest({fixture(kRank3)}, one_by_one);
+  auto a = open(whole), b = open(one_by_one);
+  EXPECT_EQ(scalar(*b,
+                   "SELECT (SELECT max(string_id) FROM strings) > 65536 + "
+                   "(SELECT count(*) FROM dynamo_compile_raw) + (SELECT count(*) FROM "
+                   "guard_failure) + (SELECT count(*) FROM graph_break)"),
+            "1");
+  EXPECT_EQ(scalar(*a, "SELECT (SELECT max(string_id) FROM strings) < 65536"), "1");
+  const char* kAll =
+      "SELECT ordinal, step, site, program_key, prev_program_key, cause, detail, confidence, "
+      "evidence FROM recompiles ORDER BY ordinal";
+  const std::string expected = query_csv(*a, kAll);
+  EXPECT_GT(std::count(expected.begin(), expected.end(), '\n'), 5);
+  EXPECT_EQ(query_csv(*b, kAll), expected);
+  const char* kGroups =
+      "SELECT s.text, cause, recompiles, detail FROM cause_group g JOIN strings s ON "
+      "s.string_id = g.site_sid ORDER BY rank";
+  EXPECT_EQ(query_csv(*b, kGroups), query_csv(*a, kGroups));
+}
+
 TEST_F(IngestPipelineTest, SameFileTwiceAddsNothing) {
   ingest_fixture(kRank1);
   const std::string before_all = [&] {

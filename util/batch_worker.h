@@ -6,6 +6,10 @@
 // and cost locks and fragmentation). Memory stays bounded: hand_over() blocks while `max_queued`
 // batches wait.
 //
+// A feeder may also exchange items (BatchFeeder::exchange): then the consumed batches come back
+// with their items, and the producer refills those in place, so that an item's buffers (the
+// strings of an attributed compile) are reused instead of allocated and freed once per item.
+//
 // Used by the single SQLite writer of an ingest (store/ingest_writer.cc), and through BatchFeeder
 // (below: one item at a time) by the writer of a run's attributed compiles
 // (analysis/compile_writer.cc) and the loader of a run's records (analysis/run_analysis.cc).
@@ -30,11 +34,14 @@ class BatchWorker {
   // unconsumed and wait_idle() / finish() rethrow the exception. `on_start`, when given, runs on
   // the worker thread first, before any batch (so that its work overlaps the producer's filling
   // of the first one); an exception from it is handled as one from `consume`.
+  // `keep_items`: the batches hand_over() returns keep their consumed items (to be overwritten
+  // by the producer) instead of coming back empty.
   BatchWorker(std::function<void(std::vector<T>&)> consume, size_t max_queued,
-              std::function<void()> on_start = nullptr)
+              std::function<void()> on_start = nullptr, bool keep_items = false)
       : consume_(std::move(consume)),
         on_start_(std::move(on_start)),
         max_queued_(max_queued),
+        keep_items_(keep_items),
         busy_(on_start_ != nullptr),  // wait_idle() waits for on_start
         thread_([this] { loop(); }) {}
   // Consumes what is queued, then stops the thread (errors are dropped: call finish() to see
@@ -43,8 +50,8 @@ class BatchWorker {
   BatchWorker(const BatchWorker&) = delete;
   BatchWorker& operator=(const BatchWorker&) = delete;
 
-  // Queues `batch` (dropped when empty, or after a consumer error). Returns an emptied batch to
-  // fill next, its capacity kept, or {} when none is free.
+  // Queues `batch` (dropped when empty, or after a consumer error). Returns a consumed batch to
+  // fill next, its capacity kept (emptied, unless `keep_items`), or {} when none is free.
   std::vector<T> hand_over(std::vector<T>&& batch) {
     std::unique_lock lock(mu_);
     if (batch.empty()) return std::move(batch);
@@ -59,7 +66,7 @@ class BatchWorker {
     std::vector<T> spare = std::move(spare_.back());
     spare_.pop_back();
     lock.unlock();
-    spare.clear();
+    if (!keep_items_) spare.clear();
     return spare;
   }
 
@@ -132,6 +139,7 @@ class BatchWorker {
   std::function<void(std::vector<T>&)> consume_;
   std::function<void()> on_start_;
   size_t max_queued_;
+  bool keep_items_;
   std::mutex mu_;  // guards everything below but thread_
   std::condition_variable cv_;
   std::deque<std::vector<T>> queue_;
@@ -144,32 +152,62 @@ class BatchWorker {
 
 // Feeds a BatchWorker one item at a time: items gather in a batch of `batch_items`, handed over
 // when full (blocking while the worker is `max_queued` batches behind); `on_start` as for
-// BatchWorker. finish() hands over the
-// rest, waits until everything is consumed and stops the thread; it rethrows the consumer's
-// error. Destroyed without finish(), the items of the partial batch are dropped.
+// BatchWorker. finish() hands over the rest, waits until everything is consumed and stops the
+// thread; it rethrows the consumer's error. Destroyed without finish(), the items of the partial
+// batch are dropped.
 template <typename T>
 class BatchFeeder {
  public:
+  // `reuse_items`: consumed items come back to be exchanged (see exchange()).
   BatchFeeder(std::function<void(std::vector<T>&)> consume, size_t batch_items, size_t max_queued,
-              std::function<void()> on_start = nullptr)
-      : batch_items_(batch_items), worker_(std::move(consume), max_queued, std::move(on_start)) {
+              std::function<void()> on_start = nullptr, bool reuse_items = false)
+      : batch_items_(batch_items),
+        worker_(std::move(consume), max_queued, std::move(on_start), reuse_items) {
     batch_.reserve(batch_items_);
   }
 
   void add(T&& item) {
-    batch_.push_back(std::move(item));
-    if (batch_.size() < batch_items_) return;
-    batch_ = worker_.hand_over(std::move(batch_));
-    if (batch_.capacity() < batch_items_) batch_.reserve(batch_items_);
+    if (filled_ < batch_.size())
+      batch_[filled_] = std::move(item);
+    else
+      batch_.push_back(std::move(item));
+    filled();
   }
+
+  // Hands `item` over and leaves in its place an item consumed earlier (with `reuse_items`; a
+  // default T until consumed batches come back, or without it): its buffers are the producer's
+  // to refill. Everything allocated for items stays on the producer's thread.
+  void exchange(T& item) {
+    if (filled_ < batch_.size()) {
+      using std::swap;
+      swap(batch_[filled_], item);
+    } else {
+      batch_.emplace_back();
+      using std::swap;
+      swap(batch_.back(), item);
+    }
+    filled();
+  }
+
   void finish() {
+    batch_.resize(filled_);  // a reused batch's items past the last one handed over
+    filled_ = 0;
     batch_ = worker_.hand_over(std::move(batch_));
     worker_.finish();
   }
 
  private:
+  void filled() {
+    if (++filled_ < batch_items_) return;
+    batch_.resize(filled_);
+    filled_ = 0;
+    batch_ = worker_.hand_over(std::move(batch_));
+    if (batch_.capacity() < batch_items_) batch_.reserve(batch_items_);
+  }
+
   size_t batch_items_;
   std::vector<T> batch_;
+  size_t filled_ = 0;  // items of batch_ handed to this feeder; those after are consumed ones
   BatchWorker<T> worker_;
 };
 

@@ -1,0 +1,99 @@
+#include "analysis/classified_reasons.h"
+
+#include "util/batch_worker.h"
+
+namespace rcf::analysis {
+
+struct ClassifiedReasons::Background {
+  explicit Background(ClassifiedReasons& to)
+      : feeder(
+            [&to](std::vector<Pending>& batch) {
+              for (const Pending& p : batch) to.classify(p.sid, p.reason);
+            },
+            // Never blocks the loader: what waits is a few hundred thousand small items at most.
+            /*batch_items=*/1024, /*max_queued=*/size_t{1} << 20) {}
+  util::BatchFeeder<Pending> feeder;
+};
+
+ClassifiedReasons::ClassifiedReasons() = default;
+
+ClassifiedReasons::~ClassifiedReasons() {
+  wait_dropping_errors();
+}
+
+ClassifiedReasons::ClassifiedReasons(ClassifiedReasons&& other) noexcept {
+  other.wait_dropping_errors();
+  t_ = std::move(other.t_);
+}
+
+ClassifiedReasons& ClassifiedReasons::operator=(ClassifiedReasons&& other) noexcept {
+  wait_dropping_errors();
+  other.wait_dropping_errors();
+  t_ = std::move(other.t_);
+  return *this;
+}
+
+void ClassifiedReasons::wait_dropping_errors() noexcept {
+  try {
+    wait();
+  } catch (...) {  // nobody reads these classifications any more
+  }
+}
+
+void ClassifiedReasons::start_background() {
+  if (!background_) background_ = std::make_unique<Background>(*this);
+}
+
+void ClassifiedReasons::add(int64_t sid, std::string_view reason) {
+  if (!background_) {
+    classify(sid, reason);
+    return;
+  }
+  if (sid >= 0 && sid < static_cast<int64_t>(t_.dense.size())) {
+    if (t_.queued_dense.size() != t_.dense.size()) t_.queued_dense.resize(t_.dense.size());
+    if (t_.queued_dense[static_cast<size_t>(sid)]) return;
+    t_.queued_dense[static_cast<size_t>(sid)] = true;
+  } else if (!t_.queued_sparse.insert(sid).second) {
+    return;
+  }
+  background_->feeder.add({sid, reason});
+}
+
+void ClassifiedReasons::wait() const {
+  if (!background_) return;
+  std::unique_ptr<Background> running = std::move(background_);
+  running->feeder.finish();
+}
+
+void ClassifiedReasons::classify(int64_t sid, std::string_view reason) {
+  uint32_t* slot = nullptr;
+  if (sid >= 0 && sid < static_cast<int64_t>(t_.dense.size()))
+    slot = &t_.dense[static_cast<size_t>(sid)];
+  else
+    slot = &t_.sparse[sid];
+  if (*slot != 0) return;
+  const GuardReason g = classify_guard_reason(reason);
+  Entry e;
+  e.offset = t_.arena.size();
+  e.dim = g.dim;
+  const std::string* texts[kTexts] = {&g.cause,  &g.confidence, &g.subject, &g.expected,
+                                      &g.actual, &g.user_code,  &g.detail};
+  for (int i = 0; i < kTexts; ++i) {
+    e.size[i] = static_cast<uint32_t>(texts[i]->size());
+    t_.arena += *texts[i];
+  }
+  t_.entries.push_back(e);
+  *slot = static_cast<uint32_t>(t_.entries.size());
+}
+
+ReasonClass ClassifiedReasons::view(const Entry& e) const {
+  std::string_view texts[kTexts];
+  uint64_t at = e.offset;
+  for (int i = 0; i < kTexts; ++i) {
+    texts[i] = std::string_view(t_.arena.data() + at, e.size[i]);
+    at += e.size[i];
+  }
+  return {texts[0], texts[1], texts[2], texts[3], texts[4], texts[5], texts[6], e.dim};
+}
+
+}  // namespace rcf::analysis
