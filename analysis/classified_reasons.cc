@@ -1,5 +1,7 @@
 #include "analysis/classified_reasons.h"
 
+#include <cstring>
+
 #include "util/batch_worker.h"
 
 namespace rcf::analysis {
@@ -74,13 +76,17 @@ void ClassifiedReasons::classify(int64_t sid, std::string_view reason) {
   if (*slot != 0) return;
   const GuardReason g = classify_guard_reason(reason);
   Entry e;
-  e.offset = t_.arena.size();
   e.dim = g.dim;
   const std::string* texts[kTexts] = {&g.cause,  &g.confidence, &g.subject, &g.expected,
                                       &g.actual, &g.user_code,  &g.detail};
+  size_t total = 0;
+  for (const std::string* t : texts) total += t->size();
+  char* at = t_.arena.allocate(total);
+  e.at = at;
   for (int i = 0; i < kTexts; ++i) {
     e.size[i] = static_cast<uint32_t>(texts[i]->size());
-    t_.arena += *texts[i];
+    if (!texts[i]->empty()) std::memcpy(at, texts[i]->data(), texts[i]->size());
+    at += texts[i]->size();
   }
   t_.entries.push_back(e);
   *slot = static_cast<uint32_t>(t_.entries.size());
@@ -88,9 +94,9 @@ void ClassifiedReasons::classify(int64_t sid, std::string_view reason) {
 
 ReasonClass ClassifiedReasons::view(const Entry& e) const {
   std::string_view texts[kTexts];
-  uint64_t at = e.offset;
+  const char* at = e.at;
   for (int i = 0; i < kTexts; ++i) {
-    texts[i] = std::string_view(t_.arena.data() + at, e.size[i]);
+    texts[i] = std::string_view(at, e.size[i]);
     at += e.size[i];
   }
   return {texts[0], texts[1], texts[2], texts[3], texts[4], texts[5], texts[6], e.dim};

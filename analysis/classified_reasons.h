@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analysis/guard_reason.h"
+#include "util/text_arena.h"
 
 namespace rcf::analysis {
 
@@ -74,11 +75,11 @@ class ClassifiedReasons {
   size_t size() const { return t_.entries.size(); }
 
  private:
-  // The texts of an entry lie one after another in the arena, from `offset`, in ReasonClass's
+  // The texts of an entry lie one after another in the arena, from `at`, in ReasonClass's
   // order: cause, confidence, subject, expected, actual, user_code, detail.
   static constexpr int kTexts = 7;
   struct Entry {
-    uint64_t offset = 0;
+    const char* at = nullptr;
     uint32_t size[kTexts] = {};
     int32_t dim = -1;
   };
@@ -97,7 +98,7 @@ class ClassifiedReasons {
     std::vector<uint32_t> dense;  // entry number + 1 by id; 0: not classified
     std::unordered_map<int64_t, uint32_t> sparse;
     std::vector<Entry> entries;
-    std::string arena;
+    util::TextArena arena;
     // Ids queued for the background thread (the tables above are its own until wait()).
     std::vector<bool> queued_dense;
     std::unordered_set<int64_t> queued_sparse;

@@ -13,15 +13,12 @@ int64_t first_free_row(store::Database& db) {
 
 }  // namespace
 
-CompileWriter::CompileWriter(
-    store::Database& db, store::StringInterner& strings, int64_t run_id,
-    std::function<void()> before_first_write,
-    std::function<void(const AttributedCompile&, int64_t site_sid)> after_write)
+CompileWriter::CompileWriter(store::Database& db, store::StringInterner& strings, int64_t run_id,
+                             std::function<void()> before_first_write)
     : db_(db),
       strings_(strings),
       run_id_(run_id),
       before_first_write_(std::move(before_first_write)),
-      after_write_(std::move(after_write)),
       compiles_(db, "compile_event",
                 {"compile_row",
                  "run_id",
@@ -113,8 +110,6 @@ void CompileWriter::insert(const std::vector<AttributedCompile>& compiles) {
   }
   compiles_.flush();
   attributions_.flush();
-  if (after_write_)
-    for (size_t i = 0; i < compiles.size(); ++i) after_write_(compiles[i], batch_site_sids_[i]);
 }
 
 }  // namespace rcf::analysis

@@ -22,15 +22,10 @@ class CompileWriter {
  public:
   // `db` and `strings` must outlive the writer. `before_first_write`, when given, runs on the
   // writer thread as soon as it starts, before any insert: clearing a run's previous analysis
-  // there overlaps the caller's preparation of the first compiles. `after_write`, when given, is
-  // called on the writer thread with each compile once its rows are written, in ordinal order,
-  // and the string id of its site (the run's rollup is built there: that work leaves the
-  // attributing thread). From construction on, only the writer's thread may use `db`, `strings`
-  // and what `after_write` touches, until finish() returns.
-  CompileWriter(
-      store::Database& db, store::StringInterner& strings, int64_t run_id,
-      std::function<void()> before_first_write = nullptr,
-      std::function<void(const AttributedCompile&, int64_t site_sid)> after_write = nullptr);
+  // there overlaps the caller's preparation of the first compiles. From construction on, only
+  // the writer's thread may use `db` and `strings`, until finish() returns.
+  CompileWriter(store::Database& db, store::StringInterner& strings, int64_t run_id,
+                std::function<void()> before_first_write = nullptr);
   CompileWriter(const CompileWriter&) = delete;
   CompileWriter& operator=(const CompileWriter&) = delete;
 
@@ -42,6 +37,14 @@ class CompileWriter {
   // a write raised (the compiles after it are not written). Without it, destroying the writer
   // still writes what was handed over, but compiles in the last partial batch are dropped.
   void finish();
+
+  // After finish(): strings.string_id of the site numbered `site_number` by the compiles'
+  // producer (AttributedCompile::site_number), 0 when no compile written had that number.
+  int64_t site_sid_of(uint32_t site_number) const {
+    return site_number > 0 && site_number <= site_sids_.size() ? site_sids_[site_number - 1] : 0;
+  }
+  // The largest site number seen (after finish()).
+  uint32_t site_numbers() const { return static_cast<uint32_t>(site_sids_.size()); }
 
  private:
   static constexpr int kRowsPerInsert = 32;
@@ -56,7 +59,6 @@ class CompileWriter {
   store::StringInterner& strings_;
   int64_t run_id_;
   std::function<void()> before_first_write_;
-  std::function<void(const AttributedCompile&, int64_t site_sid)> after_write_;
   int64_t next_row_ = 0;                  // compile_row of the next compile
   std::vector<int64_t> site_sids_;        // strings.string_id by site_number - 1; 0: not known yet
   std::vector<int64_t> batch_site_sids_;  // the site ids of the batch being inserted

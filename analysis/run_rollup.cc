@@ -71,6 +71,12 @@ void RollupBuilder::add(const AttributedCompile& c, int64_t site_sid) {
   }
 }
 
+void RollupBuilder::set_site_sid(uint32_t site_number, int64_t site_sid) {
+  if (site_number == 0 || site_number > site_ordinals_.size()) return;
+  uint32_t site = site_ordinals_[site_number - 1];
+  if (site != 0 && site_sid != 0) site_sids_[site - 1] = site_sid;
+}
+
 RollupBuilder::Group& RollupBuilder::group_of(const AttributedCompile& c, int64_t site_sid) {
   auto site_ordinal = [&] {
     uint32_t site = sites_.ordinal(c.site);

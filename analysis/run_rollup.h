@@ -60,6 +60,10 @@ class RollupBuilder {
   // `site_sid`, when not 0, is strings.string_id of c.site (the compile writer knows it): the
   // site's groups carry it, so that writing them looks no site up again.
   void add(const AttributedCompile& c, int64_t site_sid = 0);
+  // strings.string_id of the site the producer numbered `site_number` (AttributedCompile::
+  // site_number), told after add() (the writer interns the sites on its own thread); ignored
+  // for a number add() never saw.
+  void set_site_sid(uint32_t site_number, int64_t site_sid);
   // The rollup, its groups in rank order.
   RunRollup finish() &&;
   // The rollup without its groups: each is handed to `each` in rank order instead, in one reused

@@ -7,11 +7,12 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include "util/text_arena.h"
 
 namespace rcf::analysis {
 
@@ -40,13 +41,9 @@ class TextsById {
   size_t size() const { return count_; }
 
  private:
-  std::string_view copy(std::string_view text);
-
-  static constexpr size_t kBlockBytes = 1 << 20;
   std::vector<std::string_view> dense_;  // by id; a null data() marks an id never added
   std::unordered_map<int64_t, std::string_view> sparse_;
-  std::vector<std::unique_ptr<char[]>> blocks_;  // the copies; a text never spans two blocks
-  size_t block_used_ = kBlockBytes;              // bytes used of blocks_.back()
+  util::TextArena arena_;  // the copies
   size_t count_ = 0;
 };
 

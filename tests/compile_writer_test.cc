@@ -64,32 +64,30 @@ TEST_F(CompileWriterTest, WritesEveryCompileInOrderAcrossBatches) {
   EXPECT_EQ(scalar("SELECT count(DISTINCT reason_sid) FROM attribution"), "1");
 }
 
-// after_write sees every compile once, in ordinal order, on the writer thread, after its rows
-// are in the table (the run's rollup is built there), with the string id of its site.
-TEST_F(CompileWriterTest, AfterWriteSeesEachCompileOnceWrittenInOrder) {
+// After finish(), the writer tells the string id it gave each numbered site, as its rows carry.
+TEST_F(CompileWriterTest, SiteIdsByNumberAreThoseOfTheRows) {
   store::StringInterner strings(*db_);
-  std::vector<int64_t> seen;
-  std::vector<bool> on_writer_thread, row_present;
-  const std::thread::id caller = std::this_thread::get_id();
-  store::Database& db = *db_;
-  CompileWriter writer(
-      *db_, strings, 1, nullptr, [&](const AttributedCompile& c, int64_t site_sid) {
-        seen.push_back(c.ordinal);
-        on_writer_thread.push_back(std::this_thread::get_id() != caller);
-        auto st =
-            db.prepare("SELECT count(*) FROM compile_event WHERE ordinal = ? AND site_sid = ?");
-        st.bind(1, c.ordinal).bind(2, site_sid);
-        row_present.push_back(st.step() && st.int64(0) == 1);
-      });
+  CompileWriter writer(*db_, strings, 1);
   const int n = 1500;  // three batches
-  for (int i = 1; i <= n; ++i) writer.write(compile(i));
-  writer.finish();
-  ASSERT_EQ(seen.size(), static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    EXPECT_EQ(seen[i], i + 1);
-    EXPECT_TRUE(on_writer_thread[i]) << i;
-    EXPECT_TRUE(row_present[i]) << i;
+  for (int i = 1; i <= n; ++i) {
+    AttributedCompile c = compile(i);
+    c.site = "site " + std::to_string(i % 7);
+    c.site_number = static_cast<uint32_t>(i % 7 + 1);
+    writer.write(std::move(c));
   }
+  writer.finish();
+  EXPECT_EQ(writer.site_numbers(), 7u);
+  for (uint32_t number = 1; number <= 7; ++number) {
+    auto st = db_->prepare(
+        "SELECT DISTINCT e.site_sid FROM compile_event e JOIN strings s ON s.string_id = "
+        "e.site_sid WHERE s.text = ?");
+    st.bind(1, "site " + std::to_string(number - 1));
+    ASSERT_TRUE(st.step());
+    EXPECT_EQ(writer.site_sid_of(number), st.int64(0)) << number;
+    EXPECT_FALSE(st.step());  // one id per site
+  }
+  EXPECT_EQ(writer.site_sid_of(0), 0);
+  EXPECT_EQ(writer.site_sid_of(8), 0);
 }
 
 TEST_F(CompileWriterTest, AWriteErrorIsRethrownByFinish) {
