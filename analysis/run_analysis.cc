@@ -115,17 +115,18 @@ void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
 
   // Texts by string id, each read once: function names, files and reasons repeat over a run.
   // Looked up one at a time, a text costs a search of the strings table (0.4-0.5 s for the
-  // 637 000 texts of a 1 M-compile run); when the store holds no more texts than the run has rows
-  // that name them (a store of this run, or of a few), the table is read whole in one scan instead
-  // (0.07 s), its ids indexing an array. Memory then follows the run's rows either way.
+  // 637 000 texts of a 1 M-compile run); when the store holds at most about two texts per row of
+  // the run that names one (a store of this run, or of a few), the table is read whole in one
+  // scan instead (0.07 s), its ids indexing an array. Memory then follows the run's rows either
+  // way, and a run without Dynamo rows reads no text.
   auto text_query = db.prepare("SELECT text FROM strings WHERE string_id=?");
   bool all_texts = false;
   {
     auto max_id = db.prepare("SELECT max(string_id) FROM strings");
     std::optional<int64_t> max_sid = max_id.step() ? max_id.opt_int64(0) : std::nullopt;
     const size_t naming_rows = compile_rows.rows + reason_rows.rows + break_rows.rows;
-    constexpr int64_t kFewTexts = 1 << 16;
-    if (max_sid && *max_sid >= 0 && *max_sid < static_cast<int64_t>(naming_rows) + kFewTexts) {
+    const auto most_texts = 2 * static_cast<int64_t>(naming_rows) + 4096;
+    if (naming_rows > 0 && max_sid && *max_sid >= 0 && *max_sid <= most_texts) {
       all_texts = true;
       in.texts.use_dense_ids(*max_sid + 1);
       in.classified.use_dense_ids(*max_sid + 1);
