@@ -34,17 +34,17 @@ struct ReasonClass {
 
 class ClassifiedReasons {
  public:
-  // Indexes ids 0 .. `limit` - 1 in an array (4 bytes an id); others go to a hash map. Call
-  // before the first add().
-  void use_dense_ids(int64_t limit) {
-    t_.dense.assign(static_cast<size_t>(limit > 0 ? limit : 0), 0);
-  }
-
   ClassifiedReasons();
   // These wait for the background thread (of both), if any, dropping its error.
   ~ClassifiedReasons();
   ClassifiedReasons(ClassifiedReasons&& other) noexcept;
   ClassifiedReasons& operator=(ClassifiedReasons&& other) noexcept;
+
+  // Indexes ids 0 .. `limit` - 1 in an array (4 bytes an id); others go to a hash map. Call
+  // before the first add().
+  void use_dense_ids(int64_t limit) {
+    t_.dense.assign(static_cast<size_t>(limit > 0 ? limit : 0), 0);
+  }
 
   // From now on, add() queues its text for a thread of its own, until wait().
   void start_background();
@@ -57,8 +57,8 @@ class ClassifiedReasons {
   // the classification threw. At once when nothing runs in the background. Call before find().
   void wait() const;
 
-  // The classification of `sid`'s text; nullopt when it was not added. The views stay valid until
-  // the next add().
+  // The classification of `sid`'s text; nullopt when it was not added. The views stay valid
+  // while this lives (moving it keeps them valid).
   std::optional<ReasonClass> find(int64_t sid) const {
     uint32_t n = 0;
     if (sid >= 0 && sid < static_cast<int64_t>(t_.dense.size())) {

@@ -86,6 +86,31 @@ TEST(RunRollup, GroupsCarryTheSiteIdTheyWereTold) {
   EXPECT_EQ(r.groups[2].site_sid, 0);
 }
 
+// Site ids told by site number after the compiles (the writer interns the sites on its own
+// thread): every group of a numbered site carries its id; unknown numbers change nothing.
+TEST(RunRollup, SiteIdsToldByNumberAfterTheCompiles) {
+  RollupBuilder b({}, std::nullopt);
+  AttributedCompile c1 = compile(1, "a.py:1 (f)", "shape", 1, 10);
+  AttributedCompile c2 = compile(2, "b.py:2 (g)", "shape", 2, 10);
+  AttributedCompile c3 = compile(3, "a.py:1 (f)", "constant", 2, 5);
+  AttributedCompile c4 = compile(4, "c.py:3 (h)", "shape", 3, 1);  // not numbered
+  c1.site_number = c3.site_number = 1;
+  c2.site_number = 2;
+  for (const AttributedCompile* c : {&c1, &c2, &c3, &c4}) b.add(*c);
+  b.set_site_sid(1, 11);
+  b.set_site_sid(2, 0);   // 0 tells nothing
+  b.set_site_sid(3, 33);  // no compile had number 3
+  b.set_site_sid(0, 44);  // nor 0
+  RunRollup r = std::move(b).finish();
+  ASSERT_EQ(r.groups.size(), 4u);
+  for (const CauseGroup& g : r.groups) {
+    if (g.site == "a.py:1 (f)")
+      EXPECT_EQ(g.site_sid, 11) << g.cause;
+    else
+      EXPECT_EQ(g.site_sid, 0) << g.site;
+  }
+}
+
 // The most frequent subject of a group; on a tie, the smallest text.
 TEST(RunRollup, GroupSubjectIsTheMostFrequentThenTheSmallest) {
   std::vector<AttributedCompile> cs = {
