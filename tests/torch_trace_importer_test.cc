@@ -250,7 +250,9 @@ TEST(TorchTraceImporter, RuntimeRank0ObjectIdRecompiles) {
   for (const Event& e : sink.events)
     std::visit(
         [](const auto& v) {
-          if constexpr (requires { v.ref; }) EXPECT_EQ(v.ref.rank, 0);
+          if constexpr (requires { v.ref; }) {
+            EXPECT_EQ(v.ref.rank, 0);
+          }
         },
         e);
   std::vector<GuardFailure> failures = sink.all<GuardFailure>();
