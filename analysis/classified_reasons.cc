@@ -52,7 +52,6 @@ void ClassifiedReasons::add(int64_t sid, std::string_view reason) {
     return;
   }
   if (sid >= 0 && sid < static_cast<int64_t>(t_.dense.size())) {
-    if (t_.queued_dense.size() != t_.dense.size()) t_.queued_dense.resize(t_.dense.size());
     if (t_.queued_dense[static_cast<size_t>(sid)]) return;
     t_.queued_dense[static_cast<size_t>(sid)] = true;
   } else if (!t_.queued_sparse.insert(sid).second) {

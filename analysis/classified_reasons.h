@@ -44,6 +44,7 @@ class ClassifiedReasons {
   // before the first add().
   void use_dense_ids(int64_t limit) {
     t_.dense.assign(static_cast<size_t>(limit > 0 ? limit : 0), 0);
+    t_.queued_dense.assign(t_.dense.size(), false);
   }
 
   // From now on, add() queues its text for a thread of its own, until wait().
