@@ -14,6 +14,7 @@ Command add_explain_command(CLI::App& app) {
     std::string db = "rcf.db";
     std::string lane;
     bool json = false;
+    bool all = false;
   };
   auto opt = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -21,13 +22,19 @@ Command add_explain_command(CLI::App& app) {
   cmd->add_option("--db", opt->db, "SQLite database")->capture_default_str();
   cmd->add_option("--lane", opt->lane, "Only this lane");
   cmd->add_flag("--json", opt->json, "Versioned JSON instead of text");
+  cmd->add_flag("--all", opt->all,
+                fmt::format("List every site, fix-first row and graph break (default: the first "
+                            "{} of each per run, the rest counted)",
+                            report::ExplainListing::kDefaultRows));
   return {cmd, [opt]() {
             auto db = store::open_store(opt->db, store::OpenMode::kRead);
             auto model = report::build_explain(*db, opt->lane);
             if (!opt->lane.empty() && model.runs.empty())
               throw Error(fmt::format("no lane named '{}' in {}", opt->lane, opt->db));
-            fmt::print("{}", opt->json ? report::render_explain_json(model)
-                                       : report::render_explain_text(model));
+            report::ExplainListing listing;
+            if (opt->all) listing.rows = 0;
+            fmt::print("{}", opt->json ? report::render_explain_json(model, listing)
+                                       : report::render_explain_text(model, listing));
             return kExitOk;
           }};
 }

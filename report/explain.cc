@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "analysis/convergence_summary.h"
 #include "analysis/guard_reason.h"
@@ -32,15 +33,21 @@ std::string site_of(const std::string& file, std::optional<int64_t> line, const 
   return line ? fmt::format("{}:{} ({})", where, *line, name) : fmt::format("{} ({})", where, name);
 }
 
-SiteSummary& site_entry(RunSummary& run, const std::string& site) {
-  for (auto& s : run.sites)
-    if (s.site == site) return s;
-  run.sites.push_back({});
-  run.sites.back().site = site;
-  return run.sites.back();
+// A run's sites by text -> their index in RunSummary::sites (a run of a million compiles may
+// have a hundred thousand sites: a linear search per compile row was quadratic).
+using SiteIndex = std::unordered_map<std::string, size_t>;
+
+// The entry of `site`, appended when new. The reference is valid until the next call.
+SiteSummary& site_entry(RunSummary& run, SiteIndex& index, const std::string& site) {
+  auto [it, added] = index.try_emplace(site, run.sites.size());
+  if (added) {
+    run.sites.push_back({});
+    run.sites.back().site = site;
+  }
+  return run.sites[it->second];
 }
 
-void load_compiles(store::Database& db, RunSummary& run) {
+void load_compiles(store::Database& db, RunSummary& run, SiteIndex& sites) {
   auto st = db.prepare(
       "SELECT site.text, c.program_key, c.kind, c.compile_ms, a.cause, a.confidence, a.detail, "
       "a.prev_program_key, a.evidence, subj.text, c.ordinal "
@@ -50,7 +57,7 @@ void load_compiles(store::Database& db, RunSummary& run) {
       "WHERE c.run_id = ? ORDER BY c.ordinal");
   st.bind(1, run.run_id);
   while (st.step()) {
-    SiteSummary& site = site_entry(run, st.str(0));
+    SiteSummary& site = site_entry(run, sites, st.str(0));
     std::string cause = st.str(4);
     double ms = st.opt_real(3).value_or(0);
     bool failed = st.text(2) == "dynamo_failed";
@@ -88,7 +95,7 @@ void load_compiles(store::Database& db, RunSummary& run) {
   }
 }
 
-void load_limit_hits(store::Database& db, RunSummary& run) {
+void load_limit_hits(store::Database& db, RunSummary& run, SiteIndex& sites) {
   auto st = db.prepare(
       "SELECT fn.text, f.text, h.firstlineno, h.limit_type, h.limit_value, lr.text, "
       "h.hard_failure, h.frame_id, h.frame_compile_id, h.attempt, h.rank, s.path, h.line "
@@ -109,12 +116,8 @@ void load_limit_hits(store::Database& db, RunSummary& run) {
     if (!hit.last_reason.empty())
       hit.last_reason_cause = analysis::classify_guard_reason(hit.last_reason).cause;
     std::string site = site_of(st.str(1), st.opt_int64(2), st.str(0));
-    // Attach to the compiled site of the same function when the file matches.
-    SiteSummary* target = nullptr;
-    for (auto& s : run.sites)
-      if (s.site == site) target = &s;
-    if (!target) target = &site_entry(run, site);
-    target->limit_hits.push_back(std::move(hit));
+    // Attached to the compiled site of the same function when the file matches.
+    site_entry(run, sites, site).limit_hits.push_back(std::move(hit));
   }
 }
 
@@ -216,8 +219,9 @@ ExplainModel build_explain(store::Database& db, const std::string& lane) {
     run.run = runs.str(2);
     run.sources = runs.int64(3);
     run.rejected_lines = runs.int64(4);
-    load_compiles(db, run);
-    load_limit_hits(db, run);
+    SiteIndex sites;
+    load_compiles(db, run, sites);
+    load_limit_hits(db, run, sites);
     load_graph_breaks(db, run);
     load_convergence(db, run);
     load_fix_first(db, run);
@@ -259,7 +263,7 @@ std::string ms_text(double ms) {
 
 }  // namespace
 
-std::string render_explain_text(const ExplainModel& model) {
+std::string render_explain_text(const ExplainModel& model, const ExplainListing& listing) {
   std::string out;
   if (model.runs.empty()) return "No runs in this database. Ingest logs with `rcf ingest`.\n";
   for (const auto& run : model.runs) {
@@ -278,7 +282,13 @@ std::string render_explain_text(const ExplainModel& model) {
                          ms_text(*run.compile_ms), ms_text(*run.wall_ms), *run.compile_share * 100);
     if (!run.fix_first.empty()) {
       out += "\n   fix first (by compile time lost):\n";
-      for (const auto& f : run.fix_first) {
+      for (size_t i = 0; i < run.fix_first.size(); ++i) {
+        if (listing.cuts(i)) {
+          out += fmt::format("        ... {} more (rcf explain --all, or the fix_first view)\n",
+                             run.fix_first.size() - i);
+          break;
+        }
+        const FixFirstItem& f = run.fix_first[i];
         std::string lost = !f.compile_ms_lost                   ? std::string("time unknown")
                            : f.compile_ms_basis == "step_share" ? "~" + ms_text(*f.compile_ms_lost)
                                                                 : ms_text(*f.compile_ms_lost);
@@ -296,7 +306,13 @@ std::string render_explain_text(const ExplainModel& model) {
     if (run.rejected_lines)
       out += fmt::format("   {} input lines rejected (see the ingest_stats view)\n",
                          run.rejected_lines);
-    for (const auto& site : run.sites) {
+    for (size_t i = 0; i < run.sites.size(); ++i) {
+      if (listing.cuts(i)) {
+        out += fmt::format("\n   ... {} more sites (rcf explain --all, or the recompiles view)\n",
+                           run.sites.size() - i);
+        break;
+      }
+      const SiteSummary& site = run.sites[i];
       out += fmt::format("\n   site {}\n", site.site);
       out += fmt::format("     {} compile{}, {} recompile{}", site.compiles,
                          site.compiles == 1 ? "" : "s", site.recompiles,
@@ -330,22 +346,30 @@ std::string render_explain_text(const ExplainModel& model) {
     }
     if (!run.graph_breaks.empty()) {
       out += "\n   graph breaks (distinct):\n";
-      for (const auto& b : run.graph_breaks)
+      for (size_t i = 0; i < run.graph_breaks.size(); ++i) {
+        if (listing.cuts(i)) {
+          out += fmt::format("     ... {} more (rcf explain --all, or the graph_break table)\n",
+                             run.graph_breaks.size() - i);
+          break;
+        }
+        const BreakInfo& b = run.graph_breaks[i];
         out += fmt::format("     {:>4}x {}{}{}\n", b.count,
                            b.location.empty() ? "" : b.location + ": ", b.gb_type,
                            b.sync_signature ? "  [host sync: sync_fragment]" : "");
+      }
     }
     out += "\n";
   }
   return out;
 }
 
-std::string render_explain_json(const ExplainModel& model) {
+std::string render_explain_json(const ExplainModel& model, const ExplainListing& listing) {
   using nlohmann::json;
   json runs = json::array();
   for (const auto& run : model.runs) {
     json sites = json::array();
     for (const auto& s : run.sites) {
+      if (listing.cuts(sites.size())) break;
       json reasons = json::array();
       for (const auto& g : s.reasons)
         reasons.push_back({{"cause", g.cause},
@@ -377,13 +401,16 @@ std::string render_explain_json(const ExplainModel& model) {
                        {"recompile_limit_hits", hits}});
     }
     json breaks = json::array();
-    for (const auto& b : run.graph_breaks)
+    for (const auto& b : run.graph_breaks) {
+      if (listing.cuts(breaks.size())) break;
       breaks.push_back({{"location", b.location},
                         {"gb_type", b.gb_type},
                         {"count", b.count},
                         {"sync_signature", b.sync_signature}});
+    }
     json fix = json::array();
-    for (const auto& f : run.fix_first)
+    for (const auto& f : run.fix_first) {
+      if (listing.cuts(fix.size())) break;
       fix.push_back({{"rank", f.rank},
                      {"site", f.site},
                      {"cause", f.cause},
@@ -395,6 +422,7 @@ std::string render_explain_json(const ExplainModel& model) {
                      {"detail", f.detail},
                      {"subject", f.subject},
                      {"remedy", f.remedy}});
+    }
     json convergence = {{"state", run.settle_state},
                         {"last_step", run.last_step},
                         {"settle_step", run.settle_step},
@@ -415,8 +443,11 @@ std::string render_explain_json(const ExplainModel& model) {
                     {"rejected_lines", run.rejected_lines},
                     {"convergence", convergence},
                     {"fix_first", fix},
+                    {"fix_first_not_listed", run.fix_first.size() - fix.size()},
                     {"sites", sites},
-                    {"graph_breaks", breaks}});
+                    {"sites_not_listed", run.sites.size() - sites.size()},
+                    {"graph_breaks", breaks},
+                    {"graph_breaks_not_listed", run.graph_breaks.size() - breaks.size()}});
   }
   json doc = {{"schema_version", kExplainJsonVersion}, {"tool", "rcf explain"}, {"runs", runs}};
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";

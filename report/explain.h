@@ -97,7 +97,18 @@ struct ExplainModel {
 
 // `lane` filters by lane name when non-empty.
 ExplainModel build_explain(store::Database& db, const std::string& lane);
-std::string render_explain_text(const ExplainModel& model);
-std::string render_explain_json(const ExplainModel& model);
+
+// How much of each per-run list (fix-first rows, sites, distinct graph breaks) the renderers
+// show: a run of a million compiles may have a hundred thousand sites, which no reader scrolls
+// through. What is cut is counted in the output; the SQLite views hold every row.
+struct ExplainListing {
+  static constexpr int64_t kDefaultRows = 40;
+  int64_t rows = kDefaultRows;  // per list; 0 = everything (`rcf explain --all`)
+  bool cuts(size_t shown) const { return rows > 0 && static_cast<int64_t>(shown) >= rows; }
+};
+
+std::string render_explain_text(const ExplainModel& model, const ExplainListing& listing = {});
+// Lists cut by `listing` carry `<list>_not_listed` counts beside them.
+std::string render_explain_json(const ExplainModel& model, const ExplainListing& listing = {});
 
 }  // namespace rcf::report

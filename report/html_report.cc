@@ -538,13 +538,24 @@ std::string limits_block(const LaneReport& lane) {
 
 std::string breaks_block(const LaneReport& lane) {
   std::string rows;
-  for (const auto& run : lane.runs)
-    for (const auto& b : run.summary.graph_breaks)
+  for (const auto& run : lane.runs) {
+    const auto& breaks = run.summary.graph_breaks;  // host syncs first, then by count
+    for (size_t i = 0; i < breaks.size(); ++i) {
+      if (static_cast<int64_t>(i) >= kMaxGraphBreakRows) {
+        rows += fmt::format(
+            R"(<tr><td>{}</td><td colspan="4" class="muted">&hellip; {} more distinct graph )"
+            R"(breaks (the graph_break table holds every one)</td></tr>)",
+            esc(run.summary.run), breaks.size() - i);
+        break;
+      }
+      const auto& b = breaks[i];
       rows +=
           fmt::format(R"(<tr><td>{}</td><td class="n">{}</td><td class="key">{}</td><td>{}</td>)"
                       R"(<td>{}</td></tr>)",
                       esc(run.summary.run), b.count, esc(b.location), esc(b.gb_type),
                       b.sync_signature ? cause_badge("sync_fragment") + " host sync" : "");
+    }
+  }
   if (rows.empty()) return "";
   return "<h3>Graph breaks</h3>"
          R"(<table><thead><tr><th>run</th><th>records</th><th>where</th><th>break</th>)"

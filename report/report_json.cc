@@ -91,11 +91,13 @@ json run_json(const RunReport& run) {
     sites.push_back(site_json(site, listed));
   }
   json breaks = json::array();
-  for (const auto& b : s.graph_breaks)
+  for (const auto& b : s.graph_breaks) {
+    if (static_cast<int64_t>(breaks.size()) >= kMaxGraphBreakRows) break;
     breaks.push_back({{"location", b.location},
                       {"gb_type", b.gb_type},
                       {"count", b.count},
                       {"sync_signature", b.sync_signature}});
+  }
   json sources = json::array();
   for (const auto& src : run.sources)
     sources.push_back({{"path", src.path},
@@ -153,6 +155,7 @@ json run_json(const RunReport& run) {
           {"sites", sites},
           {"sites_not_listed", sites_not_listed},
           {"graph_breaks", breaks},
+          {"graph_breaks_not_listed", s.graph_breaks.size() - breaks.size()},
           {"ingest",
            {{"sources", sources},
             {"sources_not_listed", run.sources_not_listed},
@@ -240,6 +243,7 @@ std::string render_report_json(const ReportModel& model) {
                 {"recompiles_latest_per_site", kRecompileTail},
                 {"sites_per_run", kMaxRecompileSites},
                 {"fix_first_rows", kMaxFixFirstRows},
+                {"graph_breaks_per_run", kMaxGraphBreakRows},
                 {"evidence_rows", kMaxEvidenceRows},
                 {"sources_per_run", kMaxSourcesListed}}},
               {"lanes", lanes}};

@@ -29,6 +29,7 @@ inline constexpr int64_t kRecompileHead = 12;      // first recompiles listed pe
 inline constexpr int64_t kRecompileTail = 4;       // and the latest ones
 inline constexpr int64_t kMaxRecompileSites = 40;  // sites with recompiles listed per run
 inline constexpr int64_t kMaxFixFirstRows = 40;    // fix-first rows per run
+inline constexpr int64_t kMaxGraphBreakRows = 40;  // distinct graph breaks per run
 inline constexpr int64_t kMaxEvidenceRows = 16;    // parameter / constant rows per recompile
 inline constexpr int64_t kMaxSourcesListed = 100;  // ingest-statistics rows per run
 

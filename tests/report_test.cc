@@ -5,6 +5,7 @@
 //
 // Regenerate the golden Markdown after an intended change:
 //   RCF_UPDATE_GOLDEN=1 ./rcf_tests --gtest_filter='Report*Golden*'
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "pipeline/ingest_pipeline.h"
+#include "report/explain.h"
 #include "report/html_report.h"
 #include "report/lane_diff.h"
 #include "report/markdown_report.h"
@@ -639,6 +641,76 @@ TEST(ReportScale, LargeRunStaysSmallAndComplete) {
   EXPECT_LT(html.size(), 2u * 1024 * 1024) << "HTML of a 60k-event run";
   EXPECT_NE(html.find("each column: 4 steps"), std::string::npos);
   EXPECT_LT(report::render_report_json(m).size(), 3u * 1024 * 1024);
+}
+
+// A run with more sites, fix-first rows and distinct graph breaks than any reader scrolls through
+// (a million Dynamo compiles had 182 000 sites and 728 000 breaks): explain and the reports list
+// the first ones of each and count the rest; `rcf explain --all` lists everything.
+TEST(ReportScale, ExplainAndReportListingsAreBoundedAndCountTheRest) {
+  TempDir dir;
+  const std::string db_path = dir.file("rcf.db");
+  testing::ReportStoreSpec spec;
+  spec.compiles = 6000;
+  spec.steps = 300;
+  spec.sites = 60;
+  {
+    auto db = store::open_store(db_path, store::OpenMode::kCreateOrWrite);
+    testing::generate_report_store(*db, spec);
+    store::create_indexes(*db);
+  }
+  auto db = store::open_store(db_path, store::OpenMode::kRead);
+  report::ExplainModel explain = report::build_explain(*db, "");
+  ASSERT_EQ(explain.runs.size(), 1u);
+  report::RunSummary& run = explain.runs[0];
+  ASSERT_EQ(run.sites.size(), 60u);  // every compile row found its site's one entry
+  int64_t compiles = 0;
+  for (const auto& site : run.sites) {
+    EXPECT_EQ(site.compiles, 100) << site.site;
+    compiles += site.compiles;
+  }
+  EXPECT_EQ(compiles, 6000);
+  for (int i = 0; i < 45; ++i)
+    run.graph_breaks.push_back({fmt::format("/work/train.py:{}", 100 + i), "Tensor.item", 1, true});
+  ASSERT_FALSE(run.fix_first.empty());
+  run.fix_first.resize(45, run.fix_first.front());
+
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const std::string text = report::render_explain_text(explain);
+  EXPECT_EQ(count(text, "\n   site "), 40u);
+  EXPECT_NE(text.find("... 20 more sites (rcf explain --all"), std::string::npos);
+  EXPECT_NE(text.find("... 5 more (rcf explain --all, or the fix_first view)"), std::string::npos);
+  EXPECT_NE(text.find("... 5 more (rcf explain --all, or the graph_break table)"),
+            std::string::npos);
+  EXPECT_EQ(count(text, "Tensor.item"), 40u);
+  report::ExplainListing all;
+  all.rows = 0;
+  const std::string whole = report::render_explain_text(explain, all);
+  EXPECT_EQ(count(whole, "\n   site "), 60u);
+  EXPECT_EQ(count(whole, "Tensor.item"), 45u);
+  EXPECT_EQ(whole.find(" more "), std::string::npos);
+
+  json j = json::parse(report::render_explain_json(explain));
+  EXPECT_EQ(j["runs"][0]["sites"].size(), 40u);
+  EXPECT_EQ(j["runs"][0]["sites_not_listed"], 20);
+  EXPECT_EQ(j["runs"][0]["fix_first_not_listed"], 5);
+  EXPECT_EQ(j["runs"][0]["graph_breaks"].size(), 40u);
+  EXPECT_EQ(j["runs"][0]["graph_breaks_not_listed"], 5);
+  j = json::parse(report::render_explain_json(explain, all));
+  EXPECT_EQ(j["runs"][0]["sites"].size(), 60u);
+  EXPECT_EQ(j["runs"][0]["graph_breaks_not_listed"], 0);
+
+  ReportModel m = report::build_report(*db, "");
+  m.lanes.at(0).runs.at(0).summary.graph_breaks = run.graph_breaks;
+  const std::string html = report::render_report_html(m);
+  EXPECT_EQ(count(html, "Tensor.item"), 40u);
+  EXPECT_NE(html.find("&hellip; 5 more distinct graph breaks"), std::string::npos);
+  j = json::parse(report::render_report_json(m));
+  EXPECT_EQ(j["lanes"][0]["runs"][0]["graph_breaks"].size(), 40u);
+  EXPECT_EQ(j["lanes"][0]["runs"][0]["graph_breaks_not_listed"], 5);
 }
 
 // ---------------------------------------------------------------------------------------------
