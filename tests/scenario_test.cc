@@ -225,6 +225,40 @@ TEST_P(Scenario, FixFirstOrderMatchesTruth) {
                            << rows;
 }
 
+// The details the issue asks for beyond the cause: grad-create vs grad-accumulate is named as an
+// alternation with both programs, and a dim that takes several values at a site lists them.
+std::vector<std::string> details(const IngestedScenario& s, const std::string& cause) {
+  auto st = s.db->prepare(
+      "SELECT detail FROM recompiles WHERE lane = ?1 AND cause = ?2 ORDER BY program_key");
+  st.bind(1, s.lane);
+  st.bind(2, cause);
+  std::vector<std::string> out;
+  while (st.step()) out.push_back(st.str(0));
+  return out;
+}
+
+TEST(ScenarioDetails, GradAlternationIsSaidToFlipBetweenTwoPrograms) {
+  std::vector<std::string> got = details(ingested("grad_alternation"), "graph_structure");
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].rfind("alternation: this site flips between two programs forever", 0), 0u)
+      << got[0];
+  EXPECT_NE(got[0].find("in 13 steps (1..25)"), std::string::npos) << got[0];
+  EXPECT_NE(got[0].find("in 12 steps (2..24)"), std::string::npos) << got[0];
+  EXPECT_NE(got[0].find("grad-create vs grad-accumulate"), std::string::npos) << got[0];
+}
+
+TEST(ScenarioDetails, CapacityShapeListsEveryValueTheDimTook) {
+  std::vector<std::string> got = details(ingested("capacity_shape"), "shape");
+  ASSERT_EQ(got.size(), 2u);
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got[0],
+            "param 0 dim 1: 2048 -> 2056; param 1 dim 1: 2048 -> 2056; param 0 dim 1 took 3 "
+            "values at this site: 2048, 2056, 2064");
+  EXPECT_EQ(got[1],
+            "param 0 dim 1: 2056 -> 2064; param 1 dim 1: 2056 -> 2064; param 0 dim 1 took 3 "
+            "values at this site: 2048, 2056, 2064");
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, Scenario, ::testing::ValuesIn(scenario_names()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
