@@ -152,8 +152,8 @@ void load_graph_breaks(store::Database& db, RunSummary& run) {
 void load_convergence(store::Database& db, RunSummary& run) {
   auto st = db.prepare(
       "SELECT state, first_step, last_step, settle_step, programs_at_settle, final_programs, "
-      "new_after_growth_step, growth_step, compile_ms, wall_ms, compile_share, compiles "
-      "FROM convergence_summary WHERE run_id = ?");
+      "new_after_growth_step, growth_step, compile_ms, wall_ms, compile_share, compiles, "
+      "execute_ms FROM convergence_summary WHERE run_id = ?");
   st.bind(1, run.run_id);
   if (!st.step()) return;
   analysis::ConvergenceSummary c;
@@ -179,6 +179,7 @@ void load_convergence(store::Database& db, RunSummary& run) {
   run.compile_ms = st.opt_real(8);
   run.wall_ms = st.opt_real(9);
   run.compile_share = st.opt_real(10);
+  run.execute_ms = st.opt_real(12);
 }
 
 void load_fix_first(store::Database& db, RunSummary& run) {
@@ -261,7 +262,23 @@ std::string ms_text(double ms) {
   return fmt::format("{:.0f} ms", ms);
 }
 
+// "; execute 4.1 s, other 2.0 s" when the execute time is known, else "".
+template <typename Text>
+std::string time_split_text(const RunSummary& run, Text text) {
+  if (!run.execute_ms) return "";
+  std::optional<double> other = other_step_ms(run);
+  return fmt::format("; execute {}, other {}", text(*run.execute_ms),
+                     other ? text(*other) : std::string("unknown (execution overlaps host time)"));
+}
+
 }  // namespace
+
+std::optional<double> other_step_ms(const RunSummary& run) {
+  if (!run.wall_ms || !run.compile_ms || !run.execute_ms) return std::nullopt;
+  double other = *run.wall_ms - *run.compile_ms - *run.execute_ms;
+  if (other < 0) return std::nullopt;
+  return other;
+}
 
 std::string render_explain_text(const ExplainModel& model, const ExplainListing& listing) {
   std::string out;
@@ -278,8 +295,9 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
     if (!run.convergence_text.empty())
       out += fmt::format("   convergence: {}\n", run.convergence_text);
     if (run.compile_ms && run.wall_ms && run.compile_share)
-      out += fmt::format("   compile time {} of {} step wall time ({:.0f}%)\n",
-                         ms_text(*run.compile_ms), ms_text(*run.wall_ms), *run.compile_share * 100);
+      out += fmt::format("   compile time {} of {} step wall time ({:.0f}%){}\n",
+                         ms_text(*run.compile_ms), ms_text(*run.wall_ms), *run.compile_share * 100,
+                         time_split_text(run, ms_text));
     if (!run.fix_first.empty()) {
       out += "\n   fix first (by compile time lost):\n";
       for (size_t i = 0; i < run.fix_first.size(); ++i) {
@@ -423,6 +441,7 @@ std::string render_explain_json(const ExplainModel& model, const ExplainListing&
                      {"subject", f.subject},
                      {"remedy", f.remedy}});
     }
+    const std::optional<double> other = other_step_ms(run);
     json convergence = {{"state", run.settle_state},
                         {"last_step", run.last_step},
                         {"settle_step", run.settle_step},
@@ -431,7 +450,9 @@ std::string render_explain_json(const ExplainModel& model, const ExplainListing&
                         {"text", run.convergence_text},
                         {"compile_ms", run.compile_ms ? json(*run.compile_ms) : json()},
                         {"wall_ms", run.wall_ms ? json(*run.wall_ms) : json()},
-                        {"compile_share", run.compile_share ? json(*run.compile_share) : json()}};
+                        {"compile_share", run.compile_share ? json(*run.compile_share) : json()},
+                        {"execute_ms", run.execute_ms ? json(*run.execute_ms) : json()},
+                        {"other_ms", other ? json(*other) : json()}};
     runs.push_back({{"lane", run.lane},
                     {"run", run.run},
                     {"sources", run.sources},

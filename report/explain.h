@@ -88,12 +88,18 @@ struct RunSummary {
   int64_t final_programs = 0;    // programs cached at the last step
   std::string convergence_text;  // analysis::describe_convergence sentence
   std::optional<double> compile_ms, wall_ms, compile_share;
+  std::optional<double> execute_ms;  // the XLA metrics' ExecuteTime, when a metrics report exists
   std::vector<FixFirstItem> fix_first;  // rank order
 };
 
 struct ExplainModel {
   std::vector<RunSummary> runs;
 };
+
+// Step wall time spent neither compiling nor executing (host work, input pipeline, syncs):
+// wall - compile - execute, when all three are known and that is not negative (ExecuteTime may
+// overlap host time when execution runs ahead asynchronously); nullopt otherwise.
+std::optional<double> other_step_ms(const RunSummary& run);
 
 // `lane` filters by lane name when non-empty.
 ExplainModel build_explain(store::Database& db, const std::string& lane);

@@ -375,11 +375,17 @@ std::string fix_first_block(const LaneReport& lane) {
       out += fmt::format(R"(<p class="muted">{} more groups: see the fix_first view.</p>)",
                          list.size() - kMaxFixFirstRows);
     if (run.summary.compile_ms || run.summary.wall_ms)
-      out += fmt::format("<p>Compile time {} of {} step wall time{}.</p>",
-                         esc(ms_text(run.summary.compile_ms)), esc(ms_text(run.summary.wall_ms)),
-                         run.summary.compile_share
-                             ? fmt::format(" ({:.0f}%)", *run.summary.compile_share * 100)
-                             : "");
+      out += fmt::format(
+          "<p>Compile time {} of {} step wall time{}{}.</p>", esc(ms_text(run.summary.compile_ms)),
+          esc(ms_text(run.summary.wall_ms)),
+          run.summary.compile_share ? fmt::format(" ({:.0f}%)", *run.summary.compile_share * 100)
+                                    : "",
+          !run.summary.execute_ms
+              ? std::string()
+              : fmt::format("; execute {}, other {}", esc(ms_text(run.summary.execute_ms)),
+                            other_step_ms(run.summary)
+                                ? esc(ms_text(other_step_ms(run.summary)))
+                                : std::string("unknown (execution overlaps host time)")));
   }
   return out;
 }

@@ -80,11 +80,18 @@ std::string counts_claim(const RunReport& run) {
   else
     out += fmt::format("; {}: {}", plural(s.recompiles, "recompile"), causes_text(s.causes));
   out += ".";
-  if (s.compile_ms && s.wall_ms && s.compile_share)
-    out += fmt::format(" Compile time {} of {} step wall time ({:.0f}%).",
+  if (s.compile_ms && s.wall_ms && s.compile_share) {
+    out += fmt::format(" Compile time {} of {} step wall time ({:.0f}%)",
                        analysis::duration_text(*s.compile_ms), analysis::duration_text(*s.wall_ms),
                        *s.compile_share * 100);
-  else if (s.compile_ms)
+    if (s.execute_ms) {
+      std::optional<double> other = other_step_ms(s);
+      out += fmt::format("; execute {}, other {}", analysis::duration_text(*s.execute_ms),
+                         other ? analysis::duration_text(*other)
+                               : std::string("unknown (execution overlaps host time)"));
+    }
+    out += ".";
+  } else if (s.compile_ms)
     out += fmt::format(" Compile time {}.", analysis::duration_text(*s.compile_ms));
   return out;
 }

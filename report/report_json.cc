@@ -139,6 +139,7 @@ json run_json(const RunReport& run) {
             {"compile_ms", opt(s.compile_ms)},
             {"wall_ms", opt(s.wall_ms)},
             {"execute_ms", opt(run.execute_ms)},
+            {"other_ms", opt(other_step_ms(s))},
             {"compile_share", opt(s.compile_share)}}},
           {"chart", chart_json(run.chart)},
           {"first_failing_frontier", frontier},
