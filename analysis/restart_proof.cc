@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "store/store.h"
 #include "util/base_name.h"
 #include "util/error.h"
 
@@ -887,13 +888,13 @@ RunRestartFacts load_restart_facts(store::Database& db, int64_t run_id) {
     MetricsFact m;
     m.source = join(metric_sources, ", ");
     m.step = last_step;
-    auto values = db.prepare(
+    auto values = db.prepare(fmt::format(
         "SELECT m.source_id, n.text, m.field, m.value FROM metric_sample m "
         "JOIN strings n ON n.string_id = m.name_sid WHERE m.run_id = ? AND n.text IN "
         "('CompileTime', 'XrtCompile', 'UncachedCompile', 'CachedCompile', 'PersistentCacheHit', "
         "'PersistentCacheMiss', 'PersistentCacheDeserializeFailure', 'PersistentCacheLoad', "
-        "'MarkStep') AND m.field IN ('TotalSamples', 'Accumulator', 'Value') "
-        "ORDER BY m.source_id, m.report_index, m.line");
+        "'MarkStep') AND {} ORDER BY m.source_id, m.report_index, m.line",
+        store::kMetricFieldsTerm));
     values.bind(1, run_id);
     std::map<std::pair<int64_t, std::string>, double> latest;
     while (values.step())

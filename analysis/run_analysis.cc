@@ -17,6 +17,7 @@
 #include "analysis/xla_compiles.h"
 #include "analysis/xla_run_loader.h"
 #include "store/batch_insert.h"
+#include "store/store.h"
 #include "store/string_interner.h"
 #include "util/base_name.h"
 #include "util/batch_worker.h"
@@ -353,12 +354,12 @@ void write_rollup(store::Database& db, store::StringInterner& strings, int64_t r
 
 // ExecuteTime accumulator of the run's last metrics report, in milliseconds.
 std::optional<double> load_execute_ms(store::Database& db, int64_t run_id) {
-  // The IN term repeats the WHERE of the metric_timer index (store/store.cc), so it is used.
-  auto st = db.prepare(
+  // The IN term repeats the WHERE of the metric_fields index (store/store.h), so it is used.
+  auto st = db.prepare(fmt::format(
       "SELECT value FROM metric_sample m JOIN strings n ON n.string_id = m.name_sid WHERE "
-      "run_id=? AND n.text='ExecuteTime' AND field IN ('TotalSamples', 'Accumulator') AND "
-      "field='Accumulator' ORDER BY source_id DESC, line "
-      "DESC LIMIT 1");
+      "run_id=? AND n.text='ExecuteTime' AND {} AND field='Accumulator' ORDER BY source_id DESC, "
+      "line DESC LIMIT 1",
+      store::kMetricFieldsTerm));
   st.bind(1, run_id);
   if (st.step()) return st.real(0) / 1e6;
   return std::nullopt;

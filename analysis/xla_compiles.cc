@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 #include <tuple>
@@ -94,6 +95,28 @@ void mark_alternation(std::vector<AttributedCompile>& compiles,
           why, c.detail.empty() ? "" : "; ", c.detail);
     }
   }
+}
+
+// What, besides the compile block's own cause line, shows that a host sync happened around
+// `step`: "" when nothing does. The counter's growth in the compile's step is the closest
+// evidence; a run-wide count or the profiler's warning still shows that the step does sync.
+std::string host_sync_corroboration(const HostSyncCounts& h, std::optional<int64_t> step) {
+  if (step) {
+    auto it = h.scalar_dense_by_step.find(*step);
+    if (it != h.scalar_dense_by_step.end()) {
+      double before = it == h.scalar_dense_by_step.begin() ? 0 : std::prev(it)->second;
+      if (it->second > before)
+        return fmt::format("the metrics counter aten::_local_scalar_dense grew by {} in step {}",
+                           it->second - before, *step);
+    }
+  }
+  if (h.scalar_dense_max > 0)
+    return fmt::format("the metrics counter aten::_local_scalar_dense reached {} at {}",
+                       h.scalar_dense_max, h.scalar_dense_where);
+  if (!h.transfer_warning.empty())
+    return fmt::format("pt-xla-profiler: TransferFromDeviceTime too frequent at {}",
+                       h.transfer_warning);
+  return "";
 }
 
 }  // namespace
@@ -216,13 +239,21 @@ XlaRunResult analyze_xla_run(XlaRunInputs in, int64_t first_ordinal) {
     a.evidence = where;
     if (b.cause_class == "tensor_value_access") {
       a.cause = "sync_fragment";
-      a.confidence = "high";
       std::string culprit = user ? frame_text(*user) : std::string("an unknown frame");
       a.subject = user ? fmt::format("{}:{}", user->file, user->line) : "";
       a.detail = fmt::format(
           "graph cut mid-step by a host sync in {}: .item(), .cpu(), print(tensor) or a "
           "data-dependent Python branch forced execution before the step-end sync",
           culprit);
+      // The cause line alone is one artifact's word: `medium` until a runtime count agrees.
+      std::string corroboration = host_sync_corroboration(in.host_syncs, b.step);
+      if (corroboration.empty()) {
+        a.confidence = "medium";
+        a.detail += "; seen only in PT_XLA_DEBUG (an XLA_METRICS_FILE report would confirm it)";
+      } else {
+        a.confidence = "high";
+        a.evidence += "; " + corroboration;
+      }
     } else if (first_at_site) {
       a.cause = "first_compile";
       a.confidence = "high";

@@ -87,6 +87,18 @@ struct ConvergencePoint {
   std::optional<double> wall_ms;
 };
 
+// Runtime counts that a host sync happened, independent of the compile block's own cause line:
+// the metrics report's `aten::_local_scalar_dense` counter (one per `.item()`) and
+// pt-xla-profiler's "TransferFromDeviceTime too frequent". A sync fragment seen only in
+// PT_XLA_DEBUG is `medium`; one of these makes it `high`.
+struct HostSyncCounts {
+  // Counter value of the last metrics block of each step ([MetricsData; step=N]).
+  std::map<int64_t, double> scalar_dense_by_step;
+  double scalar_dense_max = 0;     // largest value in any block, with or without a step
+  std::string scalar_dense_where;  // "file:line" of the block holding that value
+  std::string transfer_warning;    // "file:line" of a TransferFromDeviceTime too-frequent note
+};
+
 // Executions of one program (graph hash) over a run: how many, in how many steps, first and last.
 struct ExecutionSpan {
   int64_t executions = 0;
@@ -108,6 +120,7 @@ struct XlaRunInputs {
   std::map<int64_t, ProgramView> hlo_programs;
   // Graph hash -> where its Execution blocks fall (PT_XLA_DEBUG_LEVEL=2); empty without them.
   std::map<std::string, ExecutionSpan> executions_by_hash;
+  HostSyncCounts host_syncs;
 };
 
 struct XlaRunResult {

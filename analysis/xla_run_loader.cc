@@ -8,6 +8,7 @@
 #include <set>
 
 #include "analysis/program_loader.h"
+#include "store/store.h"
 
 namespace rcf::analysis {
 namespace {
@@ -77,6 +78,13 @@ void load_execution_spans(store::Database& db, int64_t run_id,
     p.last_step = step;
   }
   for (auto& [hash, p] : programs) out[hash] = p.span;
+}
+
+std::string source_line(const std::vector<std::pair<int64_t, std::string>>& source_names,
+                        int64_t source_id, int64_t line) {
+  for (const auto& [id, name] : source_names)
+    if (id == source_id) return fmt::format("{}:{}", name, line);
+  return fmt::format("source {}:{}", source_id, line);
 }
 
 }  // namespace
@@ -170,18 +178,41 @@ XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
   while (modules.step())
     in.hlo_modules.push_back(
         {modules.int64(0), modules.str(1), modules.str(2), modules.str(3), modules.opt_int64(4)});
-  auto compile_time = db.prepare(
-      "SELECT step, field, value FROM metric_sample m JOIN strings n ON n.string_id = m.name_sid "
-      "WHERE run_id=? AND n.text='CompileTime' AND field IN ('TotalSamples', 'Accumulator') AND "
-      "step IS NOT NULL ORDER BY source_id, line");
-  compile_time.bind(1, run_id);
-  while (compile_time.step()) {
-    int64_t step = compile_time.int64(0);
-    if (compile_time.text(1) == "TotalSamples")
-      in.compile_time_steps.push_back({step, compile_time.real(2), std::nullopt});
-    else if (!in.compile_time_steps.empty() && in.compile_time_steps.back().step == step)
-      in.compile_time_steps.back().accumulator_ns = compile_time.real(2);
+  // The CompileTime timer (convergence) and the aten::_local_scalar_dense counter (host syncs) in
+  // one pass over the run's metric samples.
+  auto metric_rows = db.prepare(fmt::format(
+      "SELECT n.text, source_id, line, step, field, value FROM metric_sample m JOIN strings n ON "
+      "n.string_id = m.name_sid WHERE run_id = ? AND n.text IN ('CompileTime', "
+      "'aten::_local_scalar_dense') AND {} ORDER BY source_id, line",
+      store::kMetricFieldsTerm));
+  metric_rows.bind(1, run_id);
+  HostSyncCounts& syncs = in.host_syncs;
+  while (metric_rows.step()) {
+    std::optional<int64_t> step = metric_rows.opt_int64(3);
+    std::string_view field = metric_rows.text(4);
+    double value = metric_rows.real(5);
+    if (metric_rows.text(0) == "CompileTime") {
+      if (!step) continue;
+      if (field == "TotalSamples")
+        in.compile_time_steps.push_back({*step, value, std::nullopt});
+      else if (field == "Accumulator" && !in.compile_time_steps.empty() &&
+               in.compile_time_steps.back().step == *step)
+        in.compile_time_steps.back().accumulator_ns = value;
+    } else if (field == "Value") {
+      if (step) syncs.scalar_dense_by_step[*step] = value;
+      if (value > syncs.scalar_dense_max) {
+        syncs.scalar_dense_max = value;
+        syncs.scalar_dense_where =
+            source_line(source_names, metric_rows.int64(1), metric_rows.int64(2));
+      }
+    }
   }
+  auto warning = db.prepare(
+      "SELECT source_id, line FROM xla_profiler_note WHERE run_id = ? AND kind = 'too_frequent' "
+      "AND metric = 'TransferFromDeviceTime' ORDER BY source_id, line LIMIT 1");
+  warning.bind(1, run_id);
+  if (warning.step())
+    syncs.transfer_warning = source_line(source_names, warning.int64(0), warning.int64(1));
   auto step_times = db.prepare(
       "SELECT step, wall_ms, compile_ms FROM step_timing WHERE run_id=? ORDER BY source_id, line");
   step_times.bind(1, run_id);

@@ -24,6 +24,12 @@ std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode);
 // it). A no-op on a store already in WAL mode. Not inside a transaction.
 bool switch_to_wal(Database& db, int wait_ms);
 
+// The WHERE term of the partial index metric_fields on metric_sample(run_id, name_sid). A query
+// uses that index only when its WHERE repeats this term word for word (SQLite does not prove that
+// a narrower IN list implies it); narrow further with another term on `field`.
+inline constexpr const char* kMetricFieldsTerm =
+    "field IN ('TotalSamples', 'Accumulator', 'Value')";
+
 // Creates the indexes (after a load, so the load itself does not maintain them).
 void create_indexes(Database& db);
 

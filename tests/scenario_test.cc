@@ -3,6 +3,7 @@
 // with their truth.json: the compiles, per-recompile cause accuracy >= 95 %, the convergence
 // summary, and the fix-first order. Failures list every mismatch: they tell the attribution
 // engine what to fix. The generator must reproduce the checked-in files byte for byte.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -257,6 +258,29 @@ TEST(ScenarioDetails, CapacityShapeListsEveryValueTheDimTook) {
   EXPECT_EQ(got[1],
             "param 0 dim 1: 2056 -> 2064; param 1 dim 1: 2056 -> 2064; param 0 dim 1 took 3 "
             "values at this site: 2048, 2056, 2064");
+}
+
+// A fragment is `high` only when a second artifact agrees with PT_XLA_DEBUG's cause line: here
+// the metrics report's aten::_local_scalar_dense counter grows in the fragment's step (by 4: the
+// lane calls .item() four times a step).
+TEST(ScenarioDetails, ItemSyncFragmentsAreConfirmedByTheMetricsCounter) {
+  const IngestedScenario& s = ingested("item_sync");
+  auto st = s.db->prepare(
+      "SELECT step, confidence, evidence FROM recompiles WHERE lane = ?1 AND "
+      "cause = 'sync_fragment' ORDER BY ordinal");
+  st.bind(1, s.lane);
+  int fragments = 0;
+  while (st.step()) {
+    ++fragments;
+    std::string evidence = st.str(2);
+    EXPECT_EQ(st.str(1), "high") << evidence;
+    EXPECT_NE(
+        evidence.find(fmt::format(
+            "the metrics counter aten::_local_scalar_dense grew by 4 in step {}", st.int64(0))),
+        std::string::npos)
+        << evidence;
+  }
+  EXPECT_GT(fragments, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, Scenario, ::testing::ValuesIn(scenario_names()),

@@ -26,16 +26,39 @@ TEST(StoreIndexes, EveryPerRunTableIsFoundByRunId) {
   testing::TempDir dir;
   auto db = open_store(dir.file("rcf.db"), OpenMode::kCreateOrWrite);
   create_indexes(*db);
-  for (const std::string table :
-       {"source", "dynamo_compile_raw", "guard_failure", "graph_break", "recompile_limit_hit",
-        "guard", "phase_timing", "cache_outcome", "input_tensor", "compile_event", "xla_block",
-        "xla_execution_group", "xla_execution", "hlo_module", "step_timing", "step_marker",
-        "saved_graph", "jax_compile", "jax_cache_miss"}) {
+  for (const std::string table : {"source",         "dynamo_compile_raw",  "guard_failure",
+                                  "graph_break",    "recompile_limit_hit", "guard",
+                                  "phase_timing",   "cache_outcome",       "input_tensor",
+                                  "compile_event",  "xla_block",           "xla_execution_group",
+                                  "xla_execution",  "hlo_module",          "step_timing",
+                                  "step_marker",    "saved_graph",         "jax_compile",
+                                  "jax_cache_miss", "xla_profiler_note"}) {
     const std::string plan = plan_of_run_count(*db, table);
     EXPECT_NE(plan.find("USING COVERING INDEX " + table + "_run"), std::string::npos)
         << table << ":\n"
         << plan;
   }
+}
+
+// The metric samples the analysis reads (timers and counter values) are found through the partial
+// index metric_fields when a query repeats its term; the old two-field metric_timer is dropped.
+TEST(StoreIndexes, MetricQueriesThatRepeatTheTermUseTheMetricFieldsIndex) {
+  testing::TempDir dir;
+  auto db = open_store(dir.file("rcf.db"), OpenMode::kCreateOrWrite);
+  db->exec(
+      "CREATE INDEX metric_timer ON metric_sample(run_id, name_sid) WHERE field IN "
+      "('TotalSamples', 'Accumulator')");
+  create_indexes(*db);
+  auto st = db->prepare(std::string("EXPLAIN QUERY PLAN SELECT value FROM metric_sample WHERE "
+                                    "run_id = 2 AND name_sid = 7 AND ") +
+                        kMetricFieldsTerm + " AND field = 'Value'");
+  std::string plan;
+  while (st.step()) plan += st.str(3) + "\n";
+  EXPECT_NE(plan.find("USING INDEX metric_fields"), std::string::npos) << plan;
+  EXPECT_EQ(testing::scalar(*db,
+                            "SELECT group_concat(name, ' ') FROM sqlite_master WHERE type = "
+                            "'index' AND tbl_name = 'metric_sample'"),
+            "metric_fields");
 }
 
 TEST(StoreIndexes, AnOldStoresFrameIndexesAreReplaced) {
