@@ -6,6 +6,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include "analysis/program_loader.h"
@@ -42,6 +43,10 @@ std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
 
+constexpr std::string_view kLevel2Hint =
+    "PT_XLA_DEBUG_LEVEL=2 (Execution blocks) would show whether this site alternates between "
+    "its programs";
+
 // Two programs flip-flopping at one site (grad-create vs grad-accumulate with
 // zero_grad(set_to_none=True)): both keep executing step after step (level-2 executions), or the
 // compiles at the site keep switching between two structures.
@@ -65,7 +70,9 @@ void mark_alternation(std::vector<AttributedCompile>& compiles,
     bool flipping = distinct.size() == 2 && switches >= 2;
     for (size_t i : indices) {
       AttributedCompile& c = compiles[i];
-      if (c.cause != "graph_structure" && !(flipping && c.cause == "unknown" && i != indices[0]))
+      const bool no_hlo = c.cause == "unknown" && c.subject == "no HLO";
+      if (c.cause != "graph_structure" && !no_hlo &&
+          !(flipping && c.cause == "unknown" && i != indices[0]))
         continue;
       std::string why;
       auto p = executions.find(c.prev_program_key);
@@ -82,6 +89,15 @@ void mark_alternation(std::vector<AttributedCompile>& compiles,
         why =
             fmt::format("the compiles at this site switch {} times between 2 structures", switches);
       } else {
+        // Level-1 logs print compiles only: a program that is compiled once and then reused every
+        // other step looks like one recompile. Execution blocks would show it.
+        if (executions.empty() && c.detail.find(kLevel2Hint) == std::string::npos)
+          c.detail += fmt::format("; {}", kLevel2Hint);
+        continue;
+      }
+      if (no_hlo) {
+        // The flip-flop is seen, what differs between the two programs is not: still unknown.
+        c.detail = fmt::format("the site alternates between two programs ({}); {}", why, c.detail);
         continue;
       }
       if (c.cause == "unknown") c.detail.clear();
