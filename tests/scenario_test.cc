@@ -16,9 +16,11 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pipeline/ingest_pipeline.h"
+#include "report/explain.h"
 #include "store/store.h"
 #include "tests/support/temp_files.h"
 
@@ -224,6 +226,38 @@ TEST_P(Scenario, FixFirstOrderMatchesTruth) {
   EXPECT_EQ(got, expected) << s().name << ": the first " << want.size()
                            << " fix_first rows differ from truth.json; the view holds:\n"
                            << rows;
+}
+
+// `rcf explain` shows the fix-first list first: right after the run's header lines (counts,
+// causes, convergence, compile time), before any site, in the order of truth.json.
+TEST_P(Scenario, ExplainShowsFixFirstRightAfterTheRunHeader) {
+  const std::string text = report::render_explain_text(report::build_explain(*s().db, s().lane));
+  const size_t fix = text.find("\n   fix first (by compile time lost):\n");
+  ASSERT_NE(fix, std::string::npos) << text;
+  const size_t first_site = text.find("\n   site ");
+  ASSERT_NE(first_site, std::string::npos) << text;
+  EXPECT_LT(fix, first_site) << text;
+  // Everything before the list is the header: lines that start "== lane" or three spaces and a
+  // header word.
+  size_t pos = 0;
+  for (size_t end; (end = text.find('\n', pos)) < fix; pos = end + 1) {
+    std::string_view line(text.data() + pos, end - pos);
+    bool header =
+        line.starts_with("== lane ") ||
+        (line.starts_with("   ") && !line.starts_with("   site ") && !line.starts_with("    "));
+    EXPECT_TRUE(header) << "not a header line before the fix-first list: " << line << "\n" << text;
+  }
+  size_t at = fix;
+  int rank = 0;
+  for (const auto& g : s().truth.at("fix_first")) {
+    const std::string item =
+        fmt::format("   {:>3}. {} at {}: ", ++rank, g.at("cause").get<std::string>(),
+                    g.at("site").get<std::string>());
+    size_t found = text.find(item, at);
+    EXPECT_NE(found, std::string::npos) << item << "\n" << text;
+    EXPECT_LT(found, first_site) << item;
+    if (found != std::string::npos) at = found;
+  }
 }
 
 // The details the issue asks for beyond the cause: grad-create vs grad-accumulate is named as an
