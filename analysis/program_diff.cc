@@ -302,6 +302,10 @@ ProgramDiff diff_constants(const ProgramView& previous, const ProgramView& curre
               "HLO constants");
 }
 
+constexpr std::string_view kAttributesOnly =
+    "same inputs and the same ops wired the same way; only op attributes or the shapes they give "
+    "differ (a Python number baked into the graph as a slice bound, a pad, reshape or iota size)";
+
 ProgramDiff diff_with_hlo(const ProgramView& previous, const ProgramView& current) {
   const auto& prev = previous.parameters;
   const auto& cur = current.parameters;
@@ -318,6 +322,14 @@ ProgramDiff diff_with_hlo(const ProgramView& previous, const ProgramView& curren
   const bool structure_differs =
       structure_known ? previous.structure_fingerprint != current.structure_fingerprint
                       : previous.op_histogram != current.op_histogram;
+  const bool skeleton_equal = !previous.skeleton_fingerprint.empty() &&
+                              previous.skeleton_fingerprint == current.skeleton_fingerprint;
+  if (structure_differs && structure_known && skeleton_equal) {
+    ProgramDiff d = make("constant", "medium", "op attributes", std::string(kAttributesOnly),
+                         "HLO skeleton and structure fingerprints");
+    d.op_attributes_only = true;
+    return d;
+  }
   if (structure_differs) {
     std::string delta = histogram_delta(previous.op_histogram, current.op_histogram);
     return make("graph_structure", structure_known ? "high" : "medium", "ops",

@@ -44,8 +44,10 @@ struct ProgramView {
   std::vector<ProgramParameter> parameters;  // entry parameters by number (when has_hlo)
   std::vector<ProgramConstant> constants;    // in module order (when has_hlo)
   std::map<std::string, int64_t> op_histogram;
-  std::string structure_fingerprint;  // ignores names/ids and constant values
-  std::string full_fingerprint;       // ignores only names/ids
+  std::string structure_fingerprint;     // ignores names/ids and constant values
+  std::string full_fingerprint;          // ignores only names/ids
+  std::string skeleton_fingerprint;      // ignores also instruction shapes and attribute values
+  std::optional<int64_t> hlo_module_id;  // the module the view was loaded from (when has_hlo)
 };
 
 // The input signature of a program: dtype and dims of every parameter in order, e.g.
@@ -60,6 +62,7 @@ struct ProgramDiff {
   std::string evidence;    // which artifacts decided it: "HLO parameters", "HLO constants", ...
   // For shape changes: the parameter number and dim index that changed (first one), so callers can
   // gather every value a dim takes at a site. -1 when not a shape change.
+  bool op_attributes_only = false;  // rule 4a: the HLO text can say which attributes differ
   int64_t shape_param = -1;
   int64_t shape_dim = -1;
   std::optional<int64_t> old_dim_value, new_dim_value;
@@ -86,6 +89,10 @@ struct ProgramDiff {
 //      changes say "param 2: rank 2 -> 3 (f32[8,128] -> f32[8,128,4])"), every changed dim listed,
 //      high; subject and shape_param/shape_dim/old/new describe the first change (a rank change:
 //      subject "param 2", shape_dim -1, no values); unbounded dynamic dims print as "?";
+//   4a. same signature, structure fingerprints differ, skeleton fingerprints equal (the same ops
+//      wired the same way) -> constant, medium, subject "op attributes": "same inputs and ops; only
+//      op attributes or the shapes they give differ (...)"; `op_attributes_only` is set so that
+//      the caller can name the instructions from the HLO text (analysis/op_attribute_diff.h);
 //   4. same signature, structure fingerprints differ -> graph_structure with the op-histogram delta
 //      sorted by opcode ("same inputs, different ops: +1 add, -2 multiply"; "same inputs, ops
 //      differ (same op counts; order or operands changed)" when the histograms are equal), high

@@ -56,8 +56,8 @@ std::map<int64_t, ProgramView> load_hlo_programs(store::Database& db, int64_t ru
   constexpr const char* kLinkable =
       "run_id = ?1 AND (graph_hash IS NOT NULL OR stage IS NULL OR stage = 'before_optimizations')";
   auto modules = db.prepare(
-      std::string("SELECT hlo_module_id, structure_fingerprint, full_fingerprint, op_histogram "
-                  "FROM hlo_module WHERE ") +
+      std::string("SELECT hlo_module_id, structure_fingerprint, full_fingerprint, op_histogram, "
+                  "skeleton_fingerprint FROM hlo_module WHERE ") +
       kLinkable);
   modules.bind(1, run_id);
   while (modules.step()) {
@@ -65,6 +65,8 @@ std::map<int64_t, ProgramView> load_hlo_programs(store::Database& db, int64_t ru
     p.has_hlo = true;
     p.structure_fingerprint = modules.str(1);
     p.full_fingerprint = modules.str(2);
+    p.skeleton_fingerprint = modules.str(4);
+    p.hlo_module_id = modules.int64(0);
     auto hist = nlohmann::json::parse(modules.text(3), nullptr, /*allow_exceptions=*/false);
     if (hist.is_object())
       for (const auto& [op, n] : hist.items())

@@ -135,6 +135,23 @@ std::string host_sync_corroboration(const HostSyncCounts& h, std::optional<int64
   return "";
 }
 
+// Program_diff rule 4a says only that op attributes differ; the HLO text names them.
+void name_op_attribute_changes(const XlaRunInputs& in, const ProgramView& before,
+                               const ProgramView& after, ProgramDiff& d) {
+  std::string why = "no HLO text to read again";
+  std::optional<OpAttributeChanges> named;
+  if (in.describe_op_attributes && before.hlo_module_id && after.hlo_module_id)
+    named = in.describe_op_attributes(*before.hlo_module_id, *after.hlo_module_id, &why);
+  if (!named) {
+    d.detail += fmt::format("; which ones is not known: {}", why);
+    return;
+  }
+  d.confidence = "high";
+  d.subject = named->subject;
+  d.detail = named->detail;
+  d.evidence = "HLO op attributes (the two modules read again)";
+}
+
 }  // namespace
 
 std::optional<FrameRecord> innermost_user_frame(const std::vector<FrameRecord>& frames) {
@@ -284,6 +301,7 @@ XlaRunResult analyze_xla_run(XlaRunInputs in, int64_t first_ordinal) {
           a.program_key);
     } else {
       ProgramDiff d = diff_programs(*earlier[prev], view);
+      if (d.op_attributes_only) name_op_attribute_changes(in, *earlier[prev], view, d);
       a.cause = d.cause;
       a.confidence = d.confidence;
       a.subject = d.subject;

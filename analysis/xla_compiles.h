@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "analysis/attributed_compile.h"
+#include "analysis/op_attribute_diff.h"
 #include "analysis/program_diff.h"
 
 namespace rcf::analysis {
@@ -121,6 +122,9 @@ struct XlaRunInputs {
   // Graph hash -> where its Execution blocks fall (PT_XLA_DEBUG_LEVEL=2); empty without them.
   std::map<std::string, ExecutionSpan> executions_by_hash;
   HostSyncCounts host_syncs;
+  // Names the instructions behind an op-attribute-only change (program_diff rule 4a) by reading
+  // the two modules again; unset, such a change is said without them.
+  OpAttributeDescriber describe_op_attributes;
 };
 
 struct XlaRunResult {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "analysis/op_attribute_diff.h"
 #include "analysis/program_loader.h"
 #include "store/store.h"
 
@@ -219,6 +220,7 @@ XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
   while (step_times.step())
     in.step_times.push_back({step_times.int64(0), step_times.opt_real(1), step_times.opt_real(2)});
   in.hlo_programs = load_hlo_programs(db, run_id);
+  in.describe_op_attributes = store_op_attribute_describer(db);
   load_execution_spans(db, run_id, in.executions_by_hash);
   return in;
 }

@@ -468,6 +468,11 @@ struct HloTextParser::State {
   std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> ops;
   uint64_t structure_hash = kFnvOffset;
   uint64_t full_hash = kFnvOffset;
+  uint64_t skeleton_hash = kFnvOffset;
+  std::vector<HloInstructionText>* recorded = nullptr;  // see record_instructions()
+  // Scratch of parse_instruction: canon ranges left out of the skeleton, and the skeleton.
+  std::vector<std::pair<size_t, size_t>> cut;
+  std::string skeleton;
   std::string canon;    // scratch: canonical record of the current line
   std::string literal;  // scratch: canonical constant literal
 
@@ -478,10 +483,19 @@ struct HloTextParser::State {
     module.line = line_no;
   }
 
+  // The canonical record of the current line joins the structure and full hashes; `skeleton` is
+  // its part without instruction shapes and attribute values (the whole record by default).
   void add_record() {
     uint64_t h = fnv1a(canon);
     structure_hash = chain(structure_hash, h);
     full_hash = chain(full_hash, h);
+    skeleton_hash = chain(skeleton_hash, h);
+  }
+  void add_record(std::string_view skeleton_part) {
+    uint64_t h = fnv1a(canon);
+    structure_hash = chain(structure_hash, h);
+    full_hash = chain(full_hash, h);
+    skeleton_hash = chain(skeleton_hash, fnv1a(skeleton_part));
   }
 
   void append_ordinal(std::string_view name) {
@@ -558,6 +572,7 @@ struct HloTextParser::State {
     module.truncated = truncated;
     module.structure_fingerprint = hex64(structure_hash);
     module.full_fingerprint = hex64(full_hash);
+    module.skeleton_fingerprint = hex64(skeleton_hash);
     for (auto& [op, count] : ops) module.op_histogram.emplace(op, count);
     done.push_back(std::move(module));
 
@@ -574,7 +589,7 @@ struct HloTextParser::State {
     have_entry_params = false;
     names.clear();
     ops.clear();
-    structure_hash = full_hash = kFnvOffset;
+    structure_hash = full_hash = skeleton_hash = kFnvOffset;
   }
 
   // `HloModule <name>, attr=..., ...`; s starts at "HloModule".
@@ -603,7 +618,7 @@ struct HloTextParser::State {
       split_top_level(
           list, [&](std::string_view piece) { layout_params.push_back(strip_comments(piece)); });
     });
-    add_record();
+    add_record("M");  // the layout repeats the parameter and result shapes
   }
 
   // `[ROOT] [%]name = shape opcode(operands), attributes`. False (nothing changed) when the line
@@ -656,8 +671,20 @@ struct HloTextParser::State {
     canon.assign(root ? "R" : "I");
     append_ordinal(name);
     canon.push_back(' ');
+    const size_t shape_from = canon.size();
     append_canon(canon, shape);
+    const size_t shape_to = canon.size();
+    cut.assign(1, {shape_from, shape_to});
     canon.push_back(' ');
+    HloInstructionText* record = nullptr;
+    if (recorded) {
+      record = &recorded->emplace_back();
+      record->ordinal = names.get(name).ordinal;
+      record->name = std::string(name);
+      record->opcode = std::string(opcode);
+      record->shape = canon.substr(shape_from, shape_to - shape_from);
+      record->shown_shape = strip_comments(shape);
+    }
     canon.append(opcode);
     canon.push_back('(');
     bool is_constant = opcode == "constant";
@@ -696,6 +723,7 @@ struct HloTextParser::State {
           NameTable::Entry e = names.get(word);
           canon.push_back('#');
           append_int(canon, e.ordinal);
+          if (record) record->operands.push_back(e.ordinal);
           if (e.constant >= 0) {
             module.constants[e.constant].user_op = std::string(opcode);
             e.constant = -1;
@@ -710,18 +738,37 @@ struct HloTextParser::State {
     for_each_attribute(s, args_end, [&](std::string_view key, std::string_view value) {
       if (key == "metadata") {
         if (constant) parse_metadata(value, *constant);
+        if (record) {
+          HloConstant where;
+          parse_metadata(value, where);
+          record->op_name = std::move(where.op_name);
+          record->source_file = std::move(where.source_file);
+          record->source_line = where.source_line;
+        }
         return;
       }
       canon.push_back(',');
       canon.append(key);
       canon.push_back('=');
+      const size_t value_from = canon.size();
       if (names_references(key)) {
         append_renamed(value);
       } else {
         append_canon(canon, value);
+        cut.push_back({value_from, canon.size()});
       }
+      if (record)
+        record->attributes.push_back({std::string(key), canon.substr(value_from),
+                                      strip_comments(value), names_references(key)});
     });
-    add_record();
+    skeleton.clear();
+    size_t kept_from = 0;
+    for (const auto& [from, to] : cut) {
+      skeleton.append(canon, kept_from, from - kept_from);
+      kept_from = to;
+    }
+    skeleton.append(canon, kept_from);
+    add_record(skeleton);
     if (is_constant) full_hash = chain(full_hash, fnv1a(literal));
     return true;
   }
@@ -897,6 +944,10 @@ std::vector<HloModule> HloTextParser::take_modules() {
 
 void HloTextParser::finish() {
   state_->complete_module();
+}
+
+void HloTextParser::record_instructions(std::vector<HloInstructionText>* out) {
+  state_->recorded = out;
 }
 
 }  // namespace rcf::ingest

@@ -26,6 +26,10 @@ class HloTextParser {
   std::vector<HloModule> take_modules();
   // End of input: completes the open module (marked truncated if it was cut off).
   void finish();
+  // From now on, appends every instruction parsed to `*out` (nullptr stops). For re-reading one
+  // module to compare its op attributes; ingest does not record them. `out` must outlive the
+  // parser or the next call.
+  void record_instructions(std::vector<HloInstructionText>* out);
 
  private:
   struct State;

@@ -122,6 +122,25 @@ struct HloConstant {
   int64_t source_line = -1;
 };
 
+// One instruction as HloTextParser::record_instructions() gives it: what an attribute diff of two
+// modules with the same skeleton compares (analysis/op_attribute_diff.h).
+struct HloInstructionText {
+  int32_t ordinal = 0;  // of its name within the module (names are not compared)
+  std::string name, opcode;
+  std::string shape;        // canonical: comments and blanks removed
+  std::string shown_shape;  // as printed, comments removed
+  struct Attribute {
+    std::string key;
+    std::string canonical;  // blanks removed, referenced computations as name ordinals
+    std::string shown;      // as printed, comments removed
+    bool calls = false;     // names computations (calls=, to_apply=, body=, ...)
+  };
+  std::vector<Attribute> attributes;  // in printed order, metadata left out
+  std::vector<int32_t> operands;      // operand name ordinals
+  std::string op_name, source_file;   // metadata, "" if none
+  int64_t source_line = -1;
+};
+
 // One HLO module, from a --xla_dump_to file or embedded in a saved graph.
 struct HloModule {
   int64_t line = 0;                  // line of `HloModule`
@@ -136,7 +155,11 @@ struct HloModule {
   int64_t instruction_count = 0;
   std::string structure_fingerprint;  // hex; ignores instruction names/ids and constant values
   std::string full_fingerprint;       // hex; ignores only instruction names/ids
-  bool truncated = false;             // cut off before its closing brace
+  // hex; the structure without instruction shapes and attribute values: which ops, wired how.
+  // Two modules with the same inputs and skeleton differ only in op attributes and the shapes
+  // those give (a Python int baked in as a slice bound, a pad size, a reshape).
+  std::string skeleton_fingerprint;
+  bool truncated = false;  // cut off before its closing brace
   std::string graph_hash;  // set by the saved-graph importer for embedded modules, else ""
 };
 

@@ -382,6 +382,7 @@ CREATE TABLE hlo_module (
   instruction_count INTEGER NOT NULL,  -- instructions over all computations
   structure_fingerprint TEXT NOT NULL, -- ignores instruction names/ids and constant values
   full_fingerprint TEXT NOT NULL,      -- ignores only instruction names/ids
+  skeleton_fingerprint TEXT NOT NULL,  -- ignores also instruction shapes and attribute values: the ops and their wiring
   op_histogram TEXT NOT NULL,  -- JSON object opcode -> count
   truncated INTEGER NOT NULL,  -- 1 when the module was cut off
   graph_hash TEXT              -- torch_xla graph hash when embedded in a saved graph, else NULL

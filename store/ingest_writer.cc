@@ -175,7 +175,7 @@ class EventRowWriter {
             db, "hlo_module",
             {"hlo_module_id", "run_id", "source_id", "line", "module_name_sid", "module_id",
              "stage", "file_name", "entry_layout_sid", "instruction_count", "structure_fingerprint",
-             "full_fingerprint", "op_histogram", "truncated", "graph_hash"},
+             "full_fingerprint", "skeleton_fingerprint", "op_histogram", "truncated", "graph_hash"},
             &all_),
         hlo_param_(db, "hlo_parameter",
                    {"hlo_module_id", "number", "name", "dtype", "dims", "layout", "shape_text"},
@@ -428,6 +428,7 @@ class EventRowWriter {
         .val(m.instruction_count)
         .val(m.structure_fingerprint)
         .val(m.full_fingerprint)
+        .val(m.skeleton_fingerprint)
         .val(nlohmann::json(m.op_histogram).dump())
         .val(m.truncated)
         .val(opt_text(m.graph_hash));

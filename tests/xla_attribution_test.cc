@@ -3,6 +3,7 @@
 // the artifacts cannot decide names the artifact that would.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -89,6 +90,44 @@ TEST(XlaAttribution, AStructureChangeInALevelOneLogSaysLevelTwoWouldShowAlternat
   EXPECT_EQ(c.detail,
             "same inputs, different ops: +1 add; PT_XLA_DEBUG_LEVEL=2 (Execution blocks) would "
             "show whether this site alternates between its programs");
+}
+
+TEST(XlaAttribution, AnAttributeOnlyChangeIsAConstantEvenWhenItsInstructionsCannotBeNamed) {
+  XlaRunInputs in = two_programs_at_one_site();
+  int64_t id = 1;
+  for (const char* hash : {"aa01", "bb02"}) {
+    in.hlo_modules.push_back({id, "SyncTensorsGraph.1", "", hash, std::nullopt});
+    ProgramView v;
+    v.has_hlo = true;
+    v.hlo_module_id = id;
+    v.parameters = {{0, "f32", {8, 256}, "f32[8,256]"}};
+    v.op_histogram = {{"parameter", 1}, {"slice", 1}};
+    v.structure_fingerprint = id == 1 ? "s1" : "s2";
+    v.full_fingerprint = id == 1 ? "f1" : "f2";
+    v.skeleton_fingerprint = "k1";  // the same ops wired the same way
+    in.hlo_programs[id++] = std::move(v);
+  }
+  XlaRunInputs failing = in;
+  const AttributedCompile c = second(analyze_xla_run(std::move(in), 1));
+  EXPECT_EQ(c.cause, "constant");
+  EXPECT_EQ(c.confidence, "medium");
+  EXPECT_EQ(c.subject, "op attributes");
+  EXPECT_NE(c.detail.find("; which ones is not known: no HLO text to read again"),
+            std::string::npos)
+      << c.detail;
+
+  failing.describe_op_attributes = [](int64_t before, int64_t after, std::string* error) {
+    EXPECT_EQ(before, 1);
+    EXPECT_EQ(after, 2);
+    *error = "/gone/save_tensors.hlo.0: No such file or directory";
+    return std::optional<OpAttributeChanges>();
+  };
+  const AttributedCompile f = second(analyze_xla_run(std::move(failing), 1));
+  EXPECT_EQ(f.cause, "constant");
+  EXPECT_NE(f.detail.find(
+                "; which ones is not known: /gone/save_tensors.hlo.0: No such file or directory"),
+            std::string::npos)
+      << f.detail;
 }
 
 XlaRunInputs one_fragment() {

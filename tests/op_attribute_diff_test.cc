@@ -1,0 +1,190 @@
+// A recompile whose HLO differs only in op attributes (a Python int baked into the graph as a
+// slice bound) is a `constant`, and the instructions behind it are named from the HLO text:
+// the skeleton fingerprint of the parser, the attribute diff of analysis/op_attribute_diff.h, the
+// re-read of a module from its file, and the whole path from logs to the recompiles view.
+#include "analysis/op_attribute_diff.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "ingest/hlo_text_parser.h"
+#include "pipeline/ingest_pipeline.h"
+#include "store/store.h"
+#include "tests/support/db_dump.h"
+#include "tests/support/temp_files.h"
+
+namespace rcf::analysis {
+namespace {
+
+using ingest::HloInstructionText;
+using ingest::HloModule;
+
+// A torch_xla module that slices the first `width` columns of its input and scales them.
+std::string slicing_module(int width, const std::string& extra_op = "") {
+  const std::string w = std::to_string(width);
+  return "HloModule SyncTensorsGraph.12, entry_computation_layout={(f32[8,256]{1,0})->(f32[8," + w +
+         "]{1,0})}\n"
+         "\n"
+         "ENTRY %SyncTensorsGraph.12 (p0.1: f32[8,256]) -> (f32[8," +
+         w +
+         "]) {\n"
+         "  %p0.1 = f32[8,256]{1,0} parameter(0)\n"
+         "  %slice.2 = f32[8," +
+         w + "]{1,0} slice(f32[8,256]{1,0} %p0.1), slice={[0:8], [0:" + w +
+         "]}, metadata={op_type=\"xla__select\" op_name=\"xla__select\" "
+         "source_file=\"forward@model.py\" source_line=42}\n"
+         "  %constant.3 = f32[] constant(2)\n"
+         "  %broadcast.4 = f32[8," +
+         w +
+         "]{1,0} broadcast(f32[] %constant.3), dimensions={}\n"
+         "  %multiply.5 = f32[8," +
+         w + "]{1,0} multiply(f32[8," + w + "]{1,0} %slice.2, f32[8," + w +
+         "]{1,0} %broadcast.4)\n" + extra_op + "  ROOT %tuple.6 = (f32[8," + w +
+         "]{1,0}) tuple(f32[8," + w +
+         "]{1,0} %multiply.5)\n"
+         "}\n";
+}
+
+// Parses `text`, recording its instructions when `recorded` is given.
+HloModule parse(const std::string& text, std::vector<HloInstructionText>* recorded = nullptr) {
+  ingest::HloTextParser parser;
+  parser.record_instructions(recorded);
+  int64_t line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    parser.feed(std::string_view(text).substr(pos, nl - pos), ++line_no);
+    pos = nl + 1;
+  }
+  parser.finish();
+  auto modules = parser.take_modules();
+  EXPECT_EQ(modules.size(), 1u);
+  return modules.empty() ? HloModule() : std::move(modules[0]);
+}
+
+TEST(OpAttributeDiff, ASliceBoundChangesTheStructureButNotTheSkeleton) {
+  HloModule a = parse(slicing_module(128));
+  HloModule b = parse(slicing_module(136));
+  EXPECT_NE(a.structure_fingerprint, b.structure_fingerprint);
+  EXPECT_EQ(a.skeleton_fingerprint, b.skeleton_fingerprint);
+  EXPECT_EQ(a.op_histogram, b.op_histogram);
+  // Another op, or the same ops wired otherwise, is another skeleton.
+  HloModule added = parse(
+      slicing_module(128, "  %negate.7 = f32[8,128]{1,0} negate(f32[8,128]{1,0} %multiply.5)\n"));
+  EXPECT_NE(a.skeleton_fingerprint, added.skeleton_fingerprint);
+  std::string rewired = slicing_module(128);
+  rewired.replace(rewired.find("%slice.2, f32[8,128]{1,0} %broadcast.4"),
+                  std::string("%slice.2, f32[8,128]{1,0} %broadcast.4").size(),
+                  "%broadcast.4, f32[8,128]{1,0} %slice.2");
+  EXPECT_NE(a.skeleton_fingerprint, parse(rewired).skeleton_fingerprint);
+}
+
+TEST(OpAttributeDiff, TheSliceIsTheOriginAndItsUsersFollow) {
+  std::vector<HloInstructionText> before, after;
+  parse(slicing_module(128), &before);
+  parse(slicing_module(136), &after);
+  ASSERT_EQ(before.size(), 6u);
+  EXPECT_EQ(after[1].opcode, "slice");
+  EXPECT_EQ(after[1].op_name, "xla__select");
+  EXPECT_EQ(after[1].source_file, "forward@model.py");
+  EXPECT_EQ(after[1].source_line, 42);
+  EXPECT_EQ(after[4].operands.size(), 2u);
+
+  auto changes = describe_op_attribute_changes(before, after);
+  ASSERT_TRUE(changes.has_value());
+  EXPECT_EQ(changes->subject, "slice attributes");
+  // The broadcast of a scalar takes its shape from nothing HLO shows: it is counted as an origin
+  // too; the multiply and the tuple follow from their operands.
+  EXPECT_EQ(changes->detail,
+            "same inputs and ops; 4 instructions differ in op attributes or shape, 2 at the "
+            "origin: slice.2 (slice): slice={[0:8], [0:128]} -> {[0:8], [0:136]}, shape "
+            "f32[8,128]{1,0} -> f32[8,136]{1,0} (xla__select; forward@model.py:42); broadcast.4 "
+            "(broadcast): shape f32[8,128]{1,0} -> f32[8,136]{1,0}; the other 2 follow from "
+            "their operands");
+
+  EXPECT_FALSE(describe_op_attribute_changes(before, before).has_value());
+  std::vector<HloInstructionText> added;
+  parse(slicing_module(136, "  %negate.7 = f32[8,136]{1,0} negate(f32[8,136]{1,0} %multiply.5)\n"),
+        &added);
+  EXPECT_FALSE(describe_op_attribute_changes(before, added).has_value());
+}
+
+TEST(OpAttributeDiff, AModuleIsReadAgainFromItsLineAndCheckedAgainstItsFingerprint) {
+  testing::TempDir dir;
+  const std::string path = dir.file("save_tensors.hlo.0");
+  // Embedded in a saved graph: the module ends at a line that is not HLO.
+  const std::string text = "[ScheduleSyncTensorsGraph]\n## BEGIN_GRAPH\n" + slicing_module(128) +
+                           "\nGraph Hash: aa01\n\n## END_GRAPH\n\n## BEGIN_GRAPH\n" +
+                           slicing_module(136) + "\n## END_GRAPH\n";
+  testing::write_file(path, text);
+  const std::string fingerprint = parse(slicing_module(136)).structure_fingerprint;
+  const int64_t second_line = 19;  // the second "HloModule" line
+  std::string error;
+  auto instructions = reread_module_instructions(path, second_line, fingerprint, &error);
+  ASSERT_TRUE(instructions.has_value()) << error;
+  EXPECT_EQ(instructions->size(), 6u);
+  EXPECT_EQ(instructions->at(1).attributes.at(0).shown, "{[0:8], [0:136]}");
+
+  EXPECT_FALSE(reread_module_instructions(path, 3, fingerprint, &error).has_value());
+  EXPECT_EQ(error, path + ":3 changed since it was ingested");
+  EXPECT_FALSE(reread_module_instructions(path, 2, fingerprint, &error).has_value());
+  EXPECT_EQ(error, path + ":2 holds no HloModule any more");
+  EXPECT_FALSE(reread_module_instructions(dir.file("absent"), 1, fingerprint, &error).has_value());
+  EXPECT_NE(error.find("absent"), std::string::npos) << error;
+}
+
+std::string compile_block(const std::string& hash) {
+  std::string p = "Compilation Analysis: ";
+  return p + "================================================================================\n" +
+         p + "Compilation Cause\n" + p + "  user mark_step\n" + p + "Graph Info: \n" + p +
+         "  Graph Hash: " + hash + "\n" + p + "  Number of Graph Inputs: 1\n" + p +
+         "  Number of Graph Outputs: 1\n" + p + "Python Frame Triggered Execution: \n" + p +
+         "  mark_step "
+         "(/usr/local/lib/python3.10/dist-packages/torch_xla/core/xla_model.py:1061)\n" +
+         p + "  train_loop (/work/train.py:88)\n" + p +
+         "--------------------------------------------------------------------------------\n" + p +
+         "================================================================================\n";
+}
+
+std::string saved_graph(const std::string& hash, int width) {
+  return "[ScheduleSyncTensorsGraph]\nTensorsGraphInfo:\n  mark_step "
+         "(/usr/local/lib/python3.10/dist-packages/torch_xla/core/xla_model.py:1061)\n  "
+         "train_loop (/work/train.py:88)\n\nRoot Hashes: (7e1f2a3b4c5d6e7f8091a2b3c4d5e6f7)\n\n"
+         "## BEGIN_GRAPH\n" +
+         slicing_module(width) + "\nGraph Hash: " + hash + "\n\n## END_GRAPH\n\n";
+}
+
+TEST(OpAttributeDiff, IngestNamesTheSliceOfARecompileFromTheSavedGraphs) {
+  testing::TempDir dir;
+  const std::string a = "5f0c1b2e3d4a69788796a5b4c3d2e1f0", b = "9a8b7c6d5e4f30211203f4e5d6c7b8a9";
+  testing::write_file(dir.file("pt_xla_debug.log"), "Epoch 0: step 1\n\n" + compile_block(a) +
+                                                        "Epoch 0: step 2\n\n" + compile_block(b));
+  testing::write_file(dir.file("save_tensors.hlo.0"), saved_graph(a, 128) + saved_graph(b, 136));
+  pipeline::IngestRequest req;
+  req.db_path = dir.file("rcf.db");
+  req.lane = "slice";
+  req.run = "r1";
+  req.paths = {dir.file("pt_xla_debug.log"), dir.file("save_tensors.hlo.0")};
+  auto summary = pipeline::run_ingest(req);
+  EXPECT_EQ(summary.rejected, 0);
+  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  EXPECT_EQ(testing::query_csv(*db,
+                               "SELECT ordinal, cause, confidence, prev_program_key FROM "
+                               "recompiles ORDER BY ordinal"),
+            "ordinal,cause,confidence,prev_program_key\n2,constant,high," + a + "\n");
+  const std::string detail =
+      testing::scalar(*db, "SELECT detail FROM recompiles WHERE ordinal = 2");
+  EXPECT_EQ(detail.rfind("same inputs and ops; 4 instructions differ in op attributes or shape, "
+                         "2 at the origin: slice.2 (slice): slice={[0:8], [0:128]} -> {[0:8], "
+                         "[0:136]}",
+                         0),
+            0u)
+      << detail;
+  EXPECT_EQ(testing::scalar(*db, "SELECT subject FROM fix_first"), "slice attributes");
+}
+
+}  // namespace
+}  // namespace rcf::analysis
