@@ -3,6 +3,7 @@
 // the artifacts cannot decide names the artifact that would.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -42,6 +43,31 @@ const AttributedCompile& second(const XlaRunResult& r) {
   return r.compiles.at(1);
 }
 
+// An HLO view with one f32[8] parameter; its full fingerprint follows the structure.
+ProgramView hlo_view(std::map<std::string, int64_t> ops, const std::string& structure,
+                     const std::string& skeleton) {
+  ProgramView v;
+  v.has_hlo = true;
+  v.parameters = {{0, "f32", {8}, "f32[8]"}};
+  v.op_histogram = std::move(ops);
+  v.structure_fingerprint = structure;
+  v.full_fingerprint = "full " + structure;
+  v.skeleton_fingerprint = skeleton;
+  return v;
+}
+
+// Links `before` and `after` to the two compiles (graph hashes aa01, bb02) as HLO modules 1, 2.
+XlaRunInputs with_hlo(XlaRunInputs in, ProgramView before, ProgramView after) {
+  int64_t id = 1;
+  for (ProgramView* v : {&before, &after}) {
+    const char* hash = id == 1 ? "aa01" : "bb02";
+    in.hlo_modules.push_back({id, "SyncTensorsGraph.1", "", hash, std::nullopt});
+    v->hlo_module_id = id;
+    in.hlo_programs[id++] = std::move(*v);
+  }
+  return in;
+}
+
 TEST(XlaAttribution, WithoutHloOrExecutionsTheDetailNamesBothArtifactsThatWouldDecide) {
   XlaRunResult r = analyze_xla_run(two_programs_at_one_site(), 1);
   const AttributedCompile& c = second(r);
@@ -71,19 +97,9 @@ TEST(XlaAttribution, ExecutionsWithoutHloShowTheAlternationButNotItsCause) {
 }
 
 TEST(XlaAttribution, AStructureChangeInALevelOneLogSaysLevelTwoWouldShowAlternation) {
-  XlaRunInputs in = two_programs_at_one_site();
-  int64_t id = 1;
-  for (const char* hash : {"aa01", "bb02"}) {
-    in.hlo_modules.push_back({id, "SyncTensorsGraph.1", "", hash, std::nullopt});
-    ProgramView v;
-    v.has_hlo = true;
-    v.parameters = {{0, "f32", {8}, "f32[8]"}};
-    v.op_histogram = {{"parameter", 1}, {"multiply", 1}};
-    if (id == 2) v.op_histogram["add"] = 1;
-    v.structure_fingerprint = id == 1 ? "s1" : "s2";
-    v.full_fingerprint = id == 1 ? "f1" : "f2";
-    in.hlo_programs[id++] = std::move(v);
-  }
+  ProgramView before = hlo_view({{"parameter", 1}, {"multiply", 1}}, "s1", "k1");
+  ProgramView after = hlo_view({{"parameter", 1}, {"multiply", 1}, {"add", 1}}, "s2", "k2");
+  XlaRunInputs in = with_hlo(two_programs_at_one_site(), before, after);
   XlaRunResult r = analyze_xla_run(std::move(in), 1);
   const AttributedCompile& c = second(r);
   EXPECT_EQ(c.cause, "graph_structure");
@@ -93,20 +109,10 @@ TEST(XlaAttribution, AStructureChangeInALevelOneLogSaysLevelTwoWouldShowAlternat
 }
 
 TEST(XlaAttribution, AnAttributeOnlyChangeIsAConstantEvenWhenItsInstructionsCannotBeNamed) {
-  XlaRunInputs in = two_programs_at_one_site();
-  int64_t id = 1;
-  for (const char* hash : {"aa01", "bb02"}) {
-    in.hlo_modules.push_back({id, "SyncTensorsGraph.1", "", hash, std::nullopt});
-    ProgramView v;
-    v.has_hlo = true;
-    v.hlo_module_id = id;
-    v.parameters = {{0, "f32", {8, 256}, "f32[8,256]"}};
-    v.op_histogram = {{"parameter", 1}, {"slice", 1}};
-    v.structure_fingerprint = id == 1 ? "s1" : "s2";
-    v.full_fingerprint = id == 1 ? "f1" : "f2";
-    v.skeleton_fingerprint = "k1";  // the same ops wired the same way
-    in.hlo_programs[id++] = std::move(v);
-  }
+  // The same ops wired the same way (one skeleton), another structure.
+  ProgramView before = hlo_view({{"parameter", 1}, {"slice", 1}}, "s1", "k1");
+  ProgramView after = hlo_view({{"parameter", 1}, {"slice", 1}}, "s2", "k1");
+  XlaRunInputs in = with_hlo(two_programs_at_one_site(), before, after);
   XlaRunInputs failing = in;
   const AttributedCompile c = second(analyze_xla_run(std::move(in), 1));
   EXPECT_EQ(c.cause, "constant");
