@@ -606,19 +606,26 @@ TEST(ReportHostileInput, EveryLogStringIsEscaped) {
 // ---------------------------------------------------------------------------------------------
 // Size: a generated run with many events stays bounded.
 
-TEST(ReportScale, LargeRunStaysSmallAndComplete) {
-  TempDir dir;
+// A store of one generated run (tests/support/report_store_generator.h), indexed and opened for
+// reading; it lives in `dir`.
+std::unique_ptr<store::Database> generated_store(const TempDir& dir, int64_t compiles,
+                                                 int64_t steps, int64_t sites) {
   const std::string db_path = dir.file("rcf.db");
   testing::ReportStoreSpec spec;
-  spec.compiles = 60000;
-  spec.steps = 3000;
-  spec.sites = 120;
+  spec.compiles = compiles;
+  spec.steps = steps;
+  spec.sites = sites;
   {
     auto db = store::open_store(db_path, store::OpenMode::kCreateOrWrite);
     testing::generate_report_store(*db, spec);
     store::create_indexes(*db);
   }
-  auto db = store::open_store(db_path, store::OpenMode::kRead);
+  return store::open_store(db_path, store::OpenMode::kRead);
+}
+
+TEST(ReportScale, LargeRunStaysSmallAndComplete) {
+  TempDir dir;
+  auto db = generated_store(dir, 60000, 3000, 120);
   ReportModel m = report::build_report(*db, "");
   const auto& run = m.lanes.at(0).runs.at(0);
   EXPECT_EQ(run.summary.compiles, 60000);
@@ -648,17 +655,7 @@ TEST(ReportScale, LargeRunStaysSmallAndComplete) {
 // the first ones of each and count the rest; `rcf explain --all` lists everything.
 TEST(ReportScale, ExplainAndReportListingsAreBoundedAndCountTheRest) {
   TempDir dir;
-  const std::string db_path = dir.file("rcf.db");
-  testing::ReportStoreSpec spec;
-  spec.compiles = 6000;
-  spec.steps = 300;
-  spec.sites = 60;
-  {
-    auto db = store::open_store(db_path, store::OpenMode::kCreateOrWrite);
-    testing::generate_report_store(*db, spec);
-    store::create_indexes(*db);
-  }
-  auto db = store::open_store(db_path, store::OpenMode::kRead);
+  auto db = generated_store(dir, 6000, 300, 60);
   report::ExplainModel explain = report::build_explain(*db, "");
   ASSERT_EQ(explain.runs.size(), 1u);
   report::RunSummary& run = explain.runs[0];
