@@ -260,7 +260,7 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
   // The graph-break index needs only the breaks: it is built on a second thread while the
   // reasons are attached to the compiles and the compiles ordered.
   std::future<GraphBreakIndex> break_index_built =
-      std::async(std::launch::async, [&in] { return GraphBreakIndex(in.breaks); });
+      std::async(std::launch::async, [&in] { return GraphBreakIndex(in.breaks, in.break_frames); });
   std::map<int64_t, std::string> source_name(in.source_names.begin(), in.source_names.end());
   // Reasons repeat a lot (each recompile re-lists the older entries). The loader classifies each
   // text of the store once (RunInputs::classified); any other text is classified once while it

@@ -48,13 +48,24 @@ struct ReasonRecord {  // one guard_failure row
   std::string_view origin;
 };
 
+// One frame of a graph break's user stack: the frame the break happened in and each frame that
+// called it inside the compiled region. A resume function is split from one of them (the
+// outermost, or with nested resumption an inner one), at that frame's line.
+struct BreakFrame {
+  std::string_view file, function;
+  int64_t line = -1;
+};
+
 struct BreakRecord {  // one graph_break row
   DynamoKey key;      // the compile being traced when it broke (frame_id -1 if unknown)
   int64_t line = 0;
+  // Where it broke: the innermost user frame (or the `in user code at F:L` header).
   std::string_view user_file, user_function, gb_type, reason;
   int64_t user_line = -1;
   bool sync_signature = false;
   std::string_view origin;
+  // Its user stack, when the log printed one: RunInputs::break_frames[frames_begin, frames_end).
+  uint32_t frames_begin = 0, frames_end = 0;
 };
 
 struct CacheRecord {  // one cache_outcome row
@@ -67,6 +78,7 @@ struct RunInputs {
   util::LargeVector<CompileRecord> compiles;
   util::LargeVector<ReasonRecord> reasons;
   util::LargeVector<BreakRecord> breaks;
+  std::vector<BreakFrame> break_frames;  // the breaks' user stacks, outermost frame first
   std::vector<CacheRecord> caches;
   // Texts by string id, each stored once (views into it stay valid).
   TextsById texts;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <future>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
 #include <unordered_set>
@@ -85,6 +86,27 @@ class RecordAppender : public util::BatchFeeder<Record> {
 };
 
 // Whether `run_id` is the store's only run: then every row of every table is its own.
+// The frames of a graph break's user_stack JSON (written by store/ingest_writer.cc, outermost
+// first) appended to in.break_frames, their texts held once in in.labels. A stack that is not
+// such a list adds no frame: the break then matches by its innermost location alone.
+void read_break_stack(std::string_view stack_json, RunInputs& in, BreakRecord& b) {
+  nlohmann::json stack = nlohmann::json::parse(stack_json, nullptr, /*allow_exceptions=*/false);
+  if (!stack.is_array()) return;
+  b.frames_begin = static_cast<uint32_t>(in.break_frames.size());
+  for (const nlohmann::json& frame : stack) {
+    if (!frame.is_object()) continue;
+    BreakFrame f;
+    if (auto it = frame.find("file"); it != frame.end() && it->is_string())
+      f.file = in.label(it->get_ref<const std::string&>());
+    if (auto it = frame.find("function"); it != frame.end() && it->is_string())
+      f.function = in.label(it->get_ref<const std::string&>());
+    if (auto it = frame.find("line"); it != frame.end() && it->is_number_integer())
+      f.line = it->get<int64_t>();
+    in.break_frames.push_back(f);
+  }
+  b.frames_end = static_cast<uint32_t>(in.break_frames.size());
+}
+
 bool only_run_in_store(store::Database& db, int64_t run_id) {
   auto runs = db.prepare("SELECT count(*), min(run_id) FROM run_table");
   return runs.step() && runs.int64(0) == 1 && runs.int64(1) == run_id;
@@ -247,7 +269,7 @@ void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
   in.breaks.reserve(break_rows.rows);
   auto breaks = db.prepare(std::string("SELECT ") + kKeyColumns +
                            ", line, user_file_sid, user_function_sid, gb_type_sid, reason_sid, "
-                           "user_line, sync_signature, origin FROM graph_break WHERE " +
+                           "user_line, sync_signature, origin, user_stack FROM graph_break WHERE " +
                            break_rows.where);
   RecordAppender<BreakRecord> breaks_out(in.breaks);
   while (breaks.step()) {
@@ -261,6 +283,7 @@ void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
     b.user_line = breaks.opt_int64(11).value_or(-1);
     b.sync_signature = breaks.int64(12) != 0;
     b.origin = label(breaks.text(13));
+    if (!breaks.is_null(14)) read_break_stack(breaks.text(14), in, b);
     breaks_out.add(std::move(b));
   }
   breaks_out.finish();

@@ -1,5 +1,6 @@
 // GraphBreakIndex picks the break that made a resume function by line, function, file and
-// process, prefers a host-sync break among equals, then the first in log order.
+// process, never one that disagrees on what both know, prefers a host-sync break among equals,
+// then the first in log order.
 #include "analysis/graph_break_index.h"
 
 #include <gtest/gtest.h>
@@ -37,10 +38,56 @@ TEST(GraphBreakIndex, BestScoreThenSyncThenLogOrder) {
   // process: only the break logged by process 2 matches all three for process 2.
   EXPECT_EQ(index.find(-1, "forward", "/m/a.py", 2)->line, 40);
   EXPECT_EQ(index.find(-1, "forward", "/m/a.py", 1)->line, 20);
-  // Line without function still matches (score 8 and up); nothing at all: nullptr.
-  EXPECT_EQ(index.find(99, "other", "/m/a.py", 1)->line, 50);
+  // A resume function with no name to go by matches by line and file (score 8 and up); one
+  // whose function is another than the break's is another frame; nothing at all: nullptr.
+  EXPECT_EQ(index.find(99, "", "/m/a.py", 1)->line, 50);
+  EXPECT_EQ(index.find(99, "other", "/m/a.py", 1), nullptr);
   EXPECT_EQ(index.find(7, "nothing", "/m/a.py", 1), nullptr);
   EXPECT_EQ(index.find(-1, "", "/m/a.py", 1), nullptr);
+}
+
+// The demo's corpus lane once linked a resume function of /home/.../block.py:172 (forward) to
+// an .item() break at /workspaces/.../base.py:32 (forward) of another project: the function name
+// was all they shared. A location that names another file or another line is another frame.
+TEST(GraphBreakIndex, ALocationThatDisagreesOnWhatBothKnowIsAnotherFrame) {
+  std::vector<BreakRecord> breaks = {
+      brk(32, "forward", "/workspaces/molpot/base.py", 1, true, 10),
+      brk(-1, "forward", "", 1, false, 20),      // function only, no file or line
+      brk(318, "", "/m/nam52.py", 1, true, 30),  // `in user code at F:L`, stack suppressed
+  };
+  GraphBreakIndex index(breaks);
+  // Another file and another line: only the break that knows nothing else can match.
+  EXPECT_EQ(index.find(172, "forward", "/home/based/block.py", 2)->line, 20);
+  // Same file, other line: the line decides against it.
+  EXPECT_EQ(index.find(172, "forward", "/workspaces/molpot/base.py", 1)->line, 20);
+  EXPECT_EQ(index.find(32, "forward", "/workspaces/molpot/base.py", 2)->line, 10);
+  // A suppressed-stack break matches by file and line; the function is unknown to it.
+  EXPECT_EQ(index.find(318, "forward", "/m/nam52.py", 1)->line, 30);
+
+  // Without the function-only break nothing matches block.py:172, nor line 318 in another file.
+  breaks.erase(breaks.begin() + 1);
+  GraphBreakIndex strict(breaks);
+  EXPECT_EQ(strict.find(172, "forward", "/home/based/block.py", 2), nullptr);
+  EXPECT_EQ(strict.find(318, "forward", "/m/other.py", 1), nullptr);
+}
+
+// A break inside a nested call: the `.item()` is in Block.forward, and the resume function is
+// split from the outer Model.forward at the line of the call. The break's stack holds both.
+TEST(GraphBreakIndex, AResumeFunctionMatchesAnOuterFrameOfTheBreaksStack) {
+  std::vector<BreakFrame> frames = {
+      {"/m/model.py", "forward", 57},  // outermost: the frame Dynamo compiled
+      {"/m/block.py", "forward", 12},  // innermost: where .item() was called
+  };
+  std::vector<BreakRecord> breaks = {brk(12, "forward", "/m/block.py", 1, true, 10)};
+  breaks[0].frames_begin = 0;
+  breaks[0].frames_end = 2;
+  GraphBreakIndex index(breaks, frames);
+  EXPECT_EQ(index.find(57, "forward", "/m/model.py", 1)->line, 10);
+  EXPECT_EQ(index.find(12, "forward", "/m/block.py", 1)->line, 10);
+  EXPECT_EQ(index.find(58, "forward", "/m/model.py", 1), nullptr);
+  // Without its stack the break is known only where it happened.
+  GraphBreakIndex without_stack(breaks);
+  EXPECT_EQ(without_stack.find(57, "forward", "/m/model.py", 1), nullptr);
 }
 
 TEST(GraphBreakIndex, AMillionBreaksAtOneSiteStayOneCandidate) {
