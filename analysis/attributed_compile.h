@@ -7,6 +7,7 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace rcf::analysis {
 
@@ -24,6 +25,13 @@ struct DynamoKey {
   int64_t line_if_no_id = 0;  // text logs of eras without compile ids: one compile per block
   auto operator<=>(const DynamoKey&) const = default;
 };
+
+// Texts of the attribution that decide which remedy a cause group shows (remedy_variant in
+// analysis/run_rollup.h): the subject of an alternation, and the phrase a resume function's
+// detail carries when the graph break that made it is not a host sync.
+inline constexpr std::string_view kSubjectAlternatingPrograms = "alternating programs";
+inline constexpr std::string_view kBreakNotAHostSync =
+    "the break is not a host sync (.item()/data-dependent) but still splits the graph";
 
 struct AttributedCompile {
   DynamoKey key;

@@ -588,8 +588,7 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
         fmt::format_to(std::back_inserter(a.evidence), "{}graph break at {}:{}",
                        a.evidence.empty() ? "" : "; ", source_name[brk->key.source_id], brk->line);
         if (!brk->sync_signature)
-          a.detail +=
-              "; the break is not a host sync (.item()/data-dependent) but still splits the graph";
+          fmt::format_to(std::back_inserter(a.detail), "; {}", kBreakNotAHostSync);
       } else {
         fmt::format_to(std::back_inserter(a.detail),
                        "resume function {} exists because of a graph break in {}; the break itself "

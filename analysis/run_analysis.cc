@@ -329,7 +329,7 @@ void write_rollup(store::Database& db, store::StringInterner& strings, int64_t r
   store::BatchInsert groups(
       db, "cause_group",
       {"run_id", "site_sid", "cause", "recompiles", "compile_ms_lost", "compile_ms_basis",
-       "first_step", "last_step", "detail", "subject_sid", "rank"},
+       "first_step", "last_step", "detail", "subject_sid", "remedy_variant", "rank"},
       nullptr, 32);
   const RunRollup r = std::move(rollup).finish([&](CauseGroup&& g) {
     groups.val(run_id)
@@ -344,7 +344,7 @@ void write_rollup(store::Database& db, store::StringInterner& strings, int64_t r
       groups.null();
     else
       groups.val(std::move(g.detail));
-    groups.val(strings.id_or_null(g.subject)).val(g.rank);
+    groups.val(strings.id_or_null(g.subject)).val(g.remedy_variant).val(g.rank);
   });
   groups.flush();
 

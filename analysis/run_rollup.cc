@@ -174,10 +174,19 @@ RunRollup RollupBuilder::finish(const std::function<void(CauseGroup&&)>& each) &
       g.subject = subject_texts_[best - 1];
     else
       g.subject.clear();
+    g.remedy_variant = remedy_variant(g.cause, g.subject, g.detail);
     g.rank = static_cast<int64_t>(rank) + 1;
     each(std::move(g));
   }
   return r;
+}
+
+std::string remedy_variant(std::string_view cause, std::string_view subject,
+                           std::string_view detail) {
+  if (cause == "sync_fragment" && detail.find(kBreakNotAHostSync) != std::string_view::npos)
+    return "graph_break";
+  if (cause == "graph_structure" && subject != kSubjectAlternatingPrograms) return "ops_changed";
+  return "";
 }
 
 RunRollup roll_up_run(const std::vector<AttributedCompile>& compiles,

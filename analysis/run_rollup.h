@@ -32,10 +32,19 @@ struct CauseGroup {
   std::optional<double> compile_ms_lost;  // NULL when no compile time of the group is known
   std::string compile_ms_basis;           // measured, step_share or unknown
   std::optional<int64_t> first_step, last_step;
-  std::string detail;   // detail of the group's latest recompile
-  std::string subject;  // most frequent subject (ties: smallest)
-  int64_t rank = 0;     // 1 = fix first
+  std::string detail;          // detail of the group's latest recompile
+  std::string subject;         // most frequent subject (ties: smallest)
+  std::string remedy_variant;  // remedy_variant(cause, subject, detail)
+  int64_t rank = 0;            // 1 = fix first
 };
+
+// Which of its cause's remedies (sql/schema.sql cause_remedy) a group shows, from the group's
+// representative subject and detail (the fix-first row shows that detail as its example):
+// "graph_break" for a sync_fragment made by a graph break that is not a host sync (an unsupported
+// call or torch._dynamo.graph_break(): there is no .item() to remove), "ops_changed" for a
+// graph_structure change that is not an alternation (no accumulation chain to wrap), else "".
+std::string remedy_variant(std::string_view cause, std::string_view subject,
+                           std::string_view detail);
 
 struct RunRollup {
   ConvergenceSummary convergence;

@@ -102,7 +102,7 @@ void mark_alternation(std::vector<AttributedCompile>& compiles,
       }
       if (c.cause == "unknown") c.detail.clear();
       c.cause = "graph_structure";
-      c.subject = "alternating programs";
+      c.subject = kSubjectAlternatingPrograms;
       c.confidence = "high";
       c.detail = fmt::format(
           "alternation: this site flips between two programs forever ({}){}{}; the typical "

@@ -569,29 +569,40 @@ CREATE TABLE cause_group (
   last_step INTEGER,           -- step of the last one
   detail TEXT,                 -- one representative detail (a shape dim lists every value it took)
   subject_sid INTEGER,         -- what changed, for the most common subject
+  remedy_variant TEXT NOT NULL DEFAULT '',  -- which remedy of the cause fits this group (see
+                               -- cause_remedy): 'graph_break', 'ops_changed' or '' (the standard
+                               -- one), decided from the representative subject and detail
   rank INTEGER NOT NULL,       -- fix-first rank within the run (1 = fix first): compile_ms_lost
                                -- desc (unknown last), then recompiles desc, site, cause
   PRIMARY KEY (run_id, site_sid, cause)
 );
 
--- The standard remedy for each cause, shown in the fix-first list.
+-- The standard remedy for each cause, shown in the fix-first list, and the remedies of the cases
+-- where the standard one does not apply (cause_group.remedy_variant).
 CREATE TABLE cause_remedy (
-  cause TEXT PRIMARY KEY,      -- cause of the vocabulary
-  remedy TEXT NOT NULL         -- what to change in the code
+  cause TEXT NOT NULL,         -- cause of the vocabulary
+  variant TEXT NOT NULL DEFAULT '',  -- '' = the standard remedy of the cause; else the case:
+                               -- 'graph_break' (a sync_fragment made by a graph break that is
+                               -- not a host sync), 'ops_changed' (a graph_structure change that
+                               -- is not an alternation)
+  remedy TEXT NOT NULL,        -- what to change in the code
+  PRIMARY KEY (cause, variant)
 );
-INSERT INTO cause_remedy(cause, remedy) VALUES
-  ('constant', 'keep counters and scalars that reach the graph in tensors or register_buffer, updated in place, instead of Python attributes; clamp values computed from the batch to the configured ones'),
-  ('key_subset', 'canonicalise optional batch keys to a fixed structure: always present, same shape and dtype, masked when inactive'),
-  ('shape', 'pad or clamp dynamic dimensions to a fixed set of sizes (static top-k, fixed capacity, padded sequence length)'),
-  ('dtype', 'fix input dtypes before the compiled region (cast explicitly; avoid XLA_USE_BF16 and autocast flips)'),
-  ('sync_fragment', 'remove .item(), .cpu(), print(tensor) and data-dependent Python branches from the step; keep the result on device'),
-  ('graph_structure', 'wrap the whole accumulation chain in one compiled region and do not use zero_grad(set_to_none=True) inside it'),
-  ('tensor_meta', 'keep requires_grad, device and grad mode of inputs the same across calls (or compile eval and train separately)'),
-  ('global_state', 'keep grad mode, autocast and other global state the same at every call of the compiled function'),
-  ('object_identity', 'reuse the same module and object instances across calls; do not rebuild them per step'),
-  ('type', 'pass the same Python and tensor types every call (e.g. Parameter vs Tensor, list vs tuple)'),
-  ('backend', 'compile with one backend callable, created once'),
-  ('unknown', 'capture the artifact named in the detail (HLO via XLA_SAVE_TENSORS_FMT=hlo or --xla_dump_to, PT_XLA_DEBUG_LEVEL=2, TORCH_LOGS=recompiles) and re-run rcf');
+INSERT INTO cause_remedy(cause, variant, remedy) VALUES
+  ('constant', '', 'keep counters and scalars that reach the graph in tensors or register_buffer, updated in place, instead of Python attributes; clamp values computed from the batch to the configured ones'),
+  ('key_subset', '', 'canonicalise optional batch keys to a fixed structure: always present, same shape and dtype, masked when inactive'),
+  ('shape', '', 'pad or clamp dynamic dimensions to a fixed set of sizes (static top-k, fixed capacity, padded sequence length)'),
+  ('dtype', '', 'fix input dtypes before the compiled region (cast explicitly; avoid XLA_USE_BF16 and autocast flips)'),
+  ('sync_fragment', 'graph_break', 'remove the graph break the detail names (an unsupported call, or torch._dynamo.graph_break()): use a supported equivalent or move it out of the compiled function; TORCH_LOGS=graph_breaks lists every break'),
+  ('sync_fragment', '', 'remove .item(), .cpu(), print(tensor) and data-dependent Python branches from the step; keep the result on device'),
+  ('graph_structure', 'ops_changed', 'make the traced ops the same at every step: a Python branch, flag or mode that changes them (train/eval, an optional layer, a data-dependent path) becomes a tensor op (torch.where) or a compiled function of its own; the op delta in the detail shows what changed'),
+  ('graph_structure', '', 'wrap the whole accumulation chain in one compiled region and do not use zero_grad(set_to_none=True) inside it'),
+  ('tensor_meta', '', 'keep requires_grad, device and grad mode of inputs the same across calls (or compile eval and train separately)'),
+  ('global_state', '', 'keep grad mode, autocast and other global state the same at every call of the compiled function'),
+  ('object_identity', '', 'reuse the same module and object instances across calls; do not rebuild them per step'),
+  ('type', '', 'pass the same Python and tensor types every call (e.g. Parameter vs Tensor, list vs tuple)'),
+  ('backend', '', 'compile with one backend callable, created once'),
+  ('unknown', '', 'capture the artifact the detail names (torch.compile: TORCH_LOGS=recompiles_verbose or TORCH_TRACE; torch_xla: HLO via XLA_SAVE_TENSORS_FMT=hlo or --xla_dump_to, PT_XLA_DEBUG_LEVEL=2) and re-run rcf');
 
 -- ---------------------------------------------------------------------------------------------
 -- Public views.
@@ -658,7 +669,7 @@ FROM cause_group g
 JOIN run_table r ON r.run_id = g.run_id
 JOIN strings site ON site.string_id = g.site_sid
 LEFT JOIN strings s ON s.string_id = g.subject_sid
-LEFT JOIN cause_remedy m ON m.cause = g.cause;
+LEFT JOIN cause_remedy m ON m.cause = g.cause AND m.variant = g.remedy_variant;
 
 -- ingest_stats: one row per source; every line is parsed or counted under a named reason.
 CREATE VIEW ingest_stats AS

@@ -128,6 +128,32 @@ TEST(RunRollup, GroupSubjectIsTheMostFrequentThenTheSmallest) {
   EXPECT_EQ(r.groups[2].subject, "");
 }
 
+// A group whose example is a graph break that is not a host sync, or a structure change that is
+// not an alternation, gets the remedy of that case (cause_remedy.variant), not the cause's
+// standard one: there is no .item() to remove, no accumulation chain to wrap.
+TEST(RunRollup, GroupsGetTheRemedyVariantOfTheirExample) {
+  const std::string not_sync =
+      "resume function torch_dynamo_resume_in_fn_at_9551 exists because of a graph break in fn at "
+      "line 9551: skip function graph_break in file torch/_dynamo/decorators.py; " +
+      std::string(kBreakNotAHostSync);
+  std::vector<AttributedCompile> cs = {
+      compile(1, "t.py:9551", "sync_fragment", 1, 40, not_sync),
+      compile(2, "m.py:318", "sync_fragment", 1, 30,
+              "resume function torch_dynamo_resume_in_forward_at_318 exists because of a graph "
+              "break in forward at line 318: Graph break from `Tensor.item()` (m.py:318)"),
+      compile(3, "x.py:4", "graph_structure", 1, 20, "same inputs, different ops: +1 add", "ops"),
+      compile(4, "y.py:7", "graph_structure", 1, 10, "alternation: ...",
+              std::string(kSubjectAlternatingPrograms)),
+      compile(5, "z.py:1", "constant", 1, 5, std::string(kBreakNotAHostSync)),
+  };
+  auto r = roll_up_run(cs, {}, std::nullopt);
+  ASSERT_EQ(r.groups.size(), 5u);
+  std::vector<std::string> variants;
+  for (const CauseGroup& g : r.groups) variants.push_back(g.site + " " + g.remedy_variant);
+  EXPECT_EQ(variants, (std::vector<std::string>{"t.py:9551 graph_break", "m.py:318 ",
+                                                "x.py:4 ops_changed", "y.py:7 ", "z.py:1 "}));
+}
+
 TEST(RunRollup, StepShareWhenOnlyStepCompileTimeIsKnown) {
   std::vector<AttributedCompile> cs = {
       compile(1, "a.py:1", "first_compile", 1),
