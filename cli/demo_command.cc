@@ -100,7 +100,7 @@ Command add_demo_command(CLI::App& app) {
               fmt::print("[{}/{}] {}", s.lane, s.run, pipeline::render_ingest_summary(summary));
             }
             auto db = store::open_store(db_path, store::OpenMode::kRead);
-            auto model = report::build_explain(*db, "");
+            auto model = report::build_explain(*db, "", report::ExplainListing{});
             std::string text = report::render_explain_text(model);
             write_file(opt->out + "/explain.txt", text);
             write_file(opt->out + "/explain.json", report::render_explain_json(model));

@@ -28,11 +28,11 @@ Command add_explain_command(CLI::App& app) {
                             report::ExplainListing::kDefaultRows));
   return {cmd, [opt]() {
             auto db = store::open_store(opt->db, store::OpenMode::kRead);
-            auto model = report::build_explain(*db, opt->lane);
-            if (!opt->lane.empty() && model.runs.empty())
-              throw Error(fmt::format("no lane named '{}' in {}", opt->lane, opt->db));
             report::ExplainListing listing;
             if (opt->all) listing.rows = 0;
+            auto model = report::build_explain(*db, opt->lane, listing);
+            if (!opt->lane.empty() && model.runs.empty())
+              throw Error(fmt::format("no lane named '{}' in {}", opt->lane, opt->db));
             fmt::print("{}", opt->json ? report::render_explain_json(model, listing)
                                        : report::render_explain_text(model, listing));
             return kExitOk;

@@ -303,7 +303,7 @@ int run_capture(const CaptureRequest& req, std::FILE* messages) {
     fmt::print(messages, "rcf capture: {}", render_ingest_summary(summary));
 
     auto db = store::open_store(req.db_path, store::OpenMode::kRead);
-    report::ExplainModel model = report::build_explain(*db, names.lane);
+    report::ExplainModel model = report::build_explain(*db, names.lane, report::ExplainListing{});
     std::erase_if(model.runs, [&](const report::RunSummary& r) { return r.run != names.run; });
     std::string explain = report::render_explain_text(model);
     write_text(layout.dir + "/explain.txt", explain);

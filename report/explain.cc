@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -47,20 +48,41 @@ SiteSummary& site_entry(RunSummary& run, SiteIndex& index, const std::string& si
   return run.sites[it->second];
 }
 
-void load_compiles(store::Database& db, RunSummary& run, SiteIndex& sites) {
+// A site x cause x subject group while the compiles are read: the texts of its latest recompile
+// are read only if its site is listed (fill_reasons).
+struct PendingReason {
+  std::string cause;  // short: held inline
+  std::optional<int64_t> subject_sid;
+  int64_t count = 0;
+  int64_t latest_ordinal = 0;
+};
+
+// The compile rows of a run, in ordinal order, counted per site (sites keyed by strings id: a
+// site's text is read once, when it first appears). `pending[i]` gets the reason groups of
+// run.sites[i].
+void load_compiles(store::Database& db, RunSummary& run, SiteIndex& sites,
+                   std::vector<std::vector<PendingReason>>& pending) {
   auto st = db.prepare(
-      "SELECT site.text, c.program_key, c.kind, c.compile_ms, a.cause, a.confidence, a.detail, "
-      "a.prev_program_key, a.evidence, subj.text, c.ordinal "
+      "SELECT c.site_sid, c.kind, c.compile_ms, a.cause, a.subject_sid, c.ordinal "
       "FROM compile_event c JOIN attribution a ON a.compile_row = c.compile_row "
-      "JOIN strings site ON site.string_id = c.site_sid "
-      "LEFT JOIN strings subj ON subj.string_id = a.subject_sid "
       "WHERE c.run_id = ? ORDER BY c.ordinal");
   st.bind(1, run.run_id);
+  auto site_text = db.prepare("SELECT text FROM strings WHERE string_id = ?");
+  std::unordered_map<int64_t, size_t> by_sid;
   while (st.step()) {
-    SiteSummary& site = site_entry(run, sites, st.str(0));
-    std::string cause = st.str(4);
-    double ms = st.opt_real(3).value_or(0);
-    bool failed = st.text(2) == "dynamo_failed";
+    const int64_t sid = st.int64(0);
+    auto [at, added] = by_sid.try_emplace(sid, 0);
+    if (added) {
+      site_text.reset();
+      site_text.bind(1, sid);
+      at->second = static_cast<size_t>(
+          &site_entry(run, sites, site_text.step() ? site_text.str(0) : "") - run.sites.data());
+      if (pending.size() < run.sites.size()) pending.resize(run.sites.size());
+    }
+    SiteSummary& site = run.sites[at->second];
+    const std::string cause(st.text(3));  // a cause name fits a string's inline buffer
+    double ms = st.opt_real(2).value_or(0);
+    bool failed = st.text(1) == "dynamo_failed";
     ++site.compiles;
     ++run.compiles;
     site.compile_ms += ms;
@@ -75,24 +97,60 @@ void load_compiles(store::Database& db, RunSummary& run, SiteIndex& sites) {
     run.recompile_ms += ms;
     ++site.causes[cause];
     ++run.causes[cause];
-    std::string subject = st.str(9);
-    auto it = std::find_if(site.reasons.begin(), site.reasons.end(), [&](const ReasonGroup& g) {
-      return g.cause == cause && g.subject == subject;
+    const std::optional<int64_t> subject = st.opt_int64(4);
+    auto& groups = pending[at->second];
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const PendingReason& g) {
+      return g.subject_sid == subject && g.cause == cause;
     });
-    if (it == site.reasons.end()) {
-      site.reasons.push_back({});
-      it = site.reasons.end() - 1;
-      it->cause = cause;
-      it->subject = subject;
-    }
+    if (it == groups.end()) it = groups.insert(groups.end(), {cause, subject, 0, 0});
     ++it->count;
-    // Rows come in ordinal order: the last one seen is the most recent recompile.
-    it->confidence = st.str(5);
-    it->detail = st.str(6);
-    it->program_key = st.str(1);
-    it->prev_program_key = st.str(7);
-    it->evidence = st.str(8);
+    it->latest_ordinal = st.int64(5);  // rows come in ordinal order: the latest so far
   }
+}
+
+// Reads the texts of listed sites' reason groups: one statement of each kind per run.
+struct ReasonTexts {
+  store::Statement latest, subject_text;
+  explicit ReasonTexts(store::Database& db)
+      : latest(db.prepare(
+            "SELECT c.program_key, a.confidence, a.detail, a.prev_program_key, a.evidence "
+            "FROM compile_event c JOIN attribution a ON a.compile_row = c.compile_row "
+            "WHERE c.run_id = ? AND c.ordinal = ?")),
+        subject_text(db.prepare("SELECT text FROM strings WHERE string_id = ?")) {}
+};
+
+// The reason groups of one listed site, with the texts of each group's latest recompile, sorted
+// by count, cause and subject.
+void fill_reasons(ReasonTexts& texts, int64_t run_id, const std::vector<PendingReason>& pending,
+                  SiteSummary& site) {
+  store::Statement& latest = texts.latest;
+  store::Statement& subject_text = texts.subject_text;
+  for (const PendingReason& p : pending) {
+    ReasonGroup g;
+    g.cause = p.cause;
+    g.count = p.count;
+    if (p.subject_sid) {
+      subject_text.reset();
+      subject_text.bind(1, *p.subject_sid);
+      if (subject_text.step()) g.subject = subject_text.str(0);
+    }
+    latest.reset();
+    latest.bind(1, run_id).bind(2, p.latest_ordinal);
+    if (latest.step()) {
+      g.program_key = latest.str(0);
+      g.confidence = latest.str(1);
+      g.detail = latest.str(2);
+      g.prev_program_key = latest.str(3);
+      g.evidence = latest.str(4);
+    }
+    site.reasons.push_back(std::move(g));
+  }
+  std::sort(site.reasons.begin(), site.reasons.end(),
+            [](const ReasonGroup& a, const ReasonGroup& b) {
+              if (a.count != b.count) return a.count > b.count;
+              if (a.cause != b.cause) return a.cause < b.cause;
+              return a.subject < b.subject;
+            });
 }
 
 void load_limit_hits(store::Database& db, RunSummary& run, SiteIndex& sites) {
@@ -182,11 +240,14 @@ void load_convergence(store::Database& db, RunSummary& run) {
   run.execute_ms = st.opt_real(12);
 }
 
-void load_fix_first(store::Database& db, RunSummary& run) {
+// The first `rows` fix-first rows (0: all) and the run's totals. Ranks are 1..N within a run,
+// so the first rows are found without sorting the others.
+void load_fix_first(store::Database& db, RunSummary& run, int64_t rows) {
   auto st = db.prepare(
       "SELECT rank, site, cause, recompiles, compile_ms_lost, compile_ms_basis, first_step, "
-      "last_step, detail, subject, remedy FROM fix_first WHERE run_id = ? ORDER BY rank");
-  st.bind(1, run.run_id);
+      "last_step, detail, subject, remedy FROM fix_first WHERE run_id = ? AND rank <= ? "
+      "ORDER BY rank");
+  st.bind(1, run.run_id).bind(2, rows > 0 ? rows : std::numeric_limits<int64_t>::max());
   while (st.step()) {
     FixFirstItem f;
     f.rank = st.int64(0);
@@ -202,11 +263,19 @@ void load_fix_first(store::Database& db, RunSummary& run) {
     f.remedy = st.str(10);
     run.fix_first.push_back(std::move(f));
   }
+  auto totals = db.prepare(
+      "SELECT count(*), coalesce(sum(cause = 'unknown'), 0) FROM cause_group WHERE run_id = ?");
+  totals.bind(1, run.run_id);
+  if (totals.step()) {
+    run.fix_first_total = totals.int64(0);
+    run.fix_first_unknown = totals.int64(1);
+  }
 }
 
 }  // namespace
 
-ExplainModel build_explain(store::Database& db, const std::string& lane) {
+ExplainModel build_explain(store::Database& db, const std::string& lane,
+                           const ExplainListing& loaded) {
   ExplainModel model;
   auto runs = db.prepare(
       "SELECT run_id, lane, run, source_count, "
@@ -221,26 +290,34 @@ ExplainModel build_explain(store::Database& db, const std::string& lane) {
     run.sources = runs.int64(3);
     run.rejected_lines = runs.int64(4);
     SiteIndex sites;
-    load_compiles(db, run, sites);
+    std::vector<std::vector<PendingReason>> pending;
+    load_compiles(db, run, sites, pending);
     load_limit_hits(db, run, sites);
+    pending.resize(run.sites.size());
     load_graph_breaks(db, run);
     load_convergence(db, run);
-    load_fix_first(db, run);
-    for (auto& site : run.sites)
-      std::sort(site.reasons.begin(), site.reasons.end(),
-                [](const ReasonGroup& a, const ReasonGroup& b) {
-                  if (a.count != b.count) return a.count > b.count;
-                  if (a.cause != b.cause) return a.cause < b.cause;
-                  return a.subject < b.subject;
-                });
+    load_fix_first(db, run, loaded.rows);
     // Sites with the most recompiles first, then limit hits, then by name.
-    std::sort(run.sites.begin(), run.sites.end(), [](const SiteSummary& a, const SiteSummary& b) {
+    std::vector<size_t> order(run.sites.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&run](size_t x, size_t y) {
+      const SiteSummary& a = run.sites[x];
+      const SiteSummary& b = run.sites[y];
       if (a.recompiles != b.recompiles) return a.recompiles > b.recompiles;
       if (a.limit_hits.size() != b.limit_hits.size())
         return a.limit_hits.size() > b.limit_hits.size();
       if (a.compiles != b.compiles) return a.compiles > b.compiles;
       return a.site < b.site;
     });
+    std::vector<SiteSummary> sorted;
+    sorted.reserve(order.size());
+    ReasonTexts texts(db);
+    for (size_t rank = 0; rank < order.size(); ++rank) {
+      sorted.push_back(std::move(run.sites[order[rank]]));
+      if (!loaded.cuts(rank) || !sorted.back().limit_hits.empty())
+        fill_reasons(texts, run.run_id, pending[order[rank]], sorted.back());
+    }
+    run.sites = std::move(sorted);
     model.runs.push_back(std::move(run));
   }
   return model;
@@ -300,13 +377,9 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
                          time_split_text(run, ms_text));
     if (!run.fix_first.empty()) {
       out += "\n   fix first (by compile time lost):\n";
-      for (size_t i = 0; i < run.fix_first.size(); ++i) {
-        if (listing.cuts(i)) {
-          out += fmt::format("        ... {} more (rcf explain --all, or the fix_first view)\n",
-                             run.fix_first.size() - i);
-          break;
-        }
-        const FixFirstItem& f = run.fix_first[i];
+      size_t shown = 0;
+      for (; shown < run.fix_first.size() && !listing.cuts(shown); ++shown) {
+        const FixFirstItem& f = run.fix_first[shown];
         std::string lost = !f.compile_ms_lost                   ? std::string("time unknown")
                            : f.compile_ms_basis == "step_share" ? "~" + ms_text(*f.compile_ms_lost)
                                                                 : ms_text(*f.compile_ms_lost);
@@ -320,6 +393,9 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
         if (!f.detail.empty()) out += fmt::format("        e.g. {}\n", first_line(f.detail));
         if (!f.remedy.empty()) out += fmt::format("        fix: {}\n", f.remedy);
       }
+      if (run.fix_first_total > static_cast<int64_t>(shown))
+        out += fmt::format("        ... {} more (rcf explain --all, or the fix_first view)\n",
+                           run.fix_first_total - static_cast<int64_t>(shown));
     }
     if (run.rejected_lines)
       out += fmt::format("   {} input lines rejected (see the ingest_stats view)\n",
@@ -464,7 +540,8 @@ std::string render_explain_json(const ExplainModel& model, const ExplainListing&
                     {"rejected_lines", run.rejected_lines},
                     {"convergence", convergence},
                     {"fix_first", fix},
-                    {"fix_first_not_listed", run.fix_first.size() - fix.size()},
+                    {"fix_first_not_listed",
+                     std::max<int64_t>(0, run.fix_first_total - static_cast<int64_t>(fix.size()))},
                     {"sites", sites},
                     {"sites_not_listed", run.sites.size() - sites.size()},
                     {"graph_breaks", breaks},

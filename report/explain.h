@@ -57,6 +57,8 @@ struct FixFirstItem {
 
 struct SiteSummary {
   std::string site;
+  // Counts and causes are those of every compile at the site; `reasons` is loaded only for the
+  // sites build_explain was asked to list (see ExplainListing) and is empty for the others.
   int64_t compiles = 0;
   int64_t recompiles = 0;
   int64_t failed = 0;
@@ -89,7 +91,9 @@ struct RunSummary {
   std::string convergence_text;  // analysis::describe_convergence sentence
   std::optional<double> compile_ms, wall_ms, compile_share;
   std::optional<double> execute_ms;  // the XLA metrics' ExecuteTime, when a metrics report exists
-  std::vector<FixFirstItem> fix_first;  // rank order
+  std::vector<FixFirstItem> fix_first;  // rank order: the first ones (see build_explain)
+  int64_t fix_first_total = 0;          // rows of the run in the fix_first view
+  int64_t fix_first_unknown = 0;        // of them, with cause `unknown`
 };
 
 struct ExplainModel {
@@ -101,9 +105,6 @@ struct ExplainModel {
 // overlap host time when execution runs ahead asynchronously); nullopt otherwise.
 std::optional<double> other_step_ms(const RunSummary& run);
 
-// `lane` filters by lane name when non-empty.
-ExplainModel build_explain(store::Database& db, const std::string& lane);
-
 // How much of each per-run list (fix-first rows, sites, distinct graph breaks) the renderers
 // show: a run of a million compiles may have a hundred thousand sites, which no reader scrolls
 // through. What is cut is counted in the output; the SQLite views hold every row.
@@ -112,6 +113,14 @@ struct ExplainListing {
   int64_t rows = kDefaultRows;  // per list; 0 = everything (`rcf explain --all`)
   bool cuts(size_t shown) const { return rows > 0 && static_cast<int64_t>(shown) >= rows; }
 };
+
+// `lane` filters by lane name when non-empty. `loaded` bounds what is read in full: the first
+// `loaded.rows` fix-first rows, and the reasons of the first `loaded.rows` sites (in the order
+// listed) and of every site with a recompile-limit hit; counts, causes and limit hits are those of
+// every site. Render with the same listing (or a shorter one). A million compiles at 182 000
+// sites then take tens of MB instead of most of a GB. The default loads everything.
+ExplainModel build_explain(store::Database& db, const std::string& lane,
+                           const ExplainListing& loaded = ExplainListing{0});
 
 std::string render_explain_text(const ExplainModel& model, const ExplainListing& listing = {});
 // Lists cut by `listing` carry `<list>_not_listed` counts beside them.

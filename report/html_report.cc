@@ -371,9 +371,9 @@ std::string fix_first_block(const LaneReport& lane) {
           esc(f.detail), esc(f.remedy));
     }
     out += "</tbody></table>";
-    if (static_cast<int64_t>(list.size()) > kMaxFixFirstRows)
+    if (run.summary.fix_first_total > shown)
       out += fmt::format(R"(<p class="muted">{} more groups: see the fix_first view.</p>)",
-                         list.size() - kMaxFixFirstRows);
+                         run.summary.fix_first_total - shown);
     if (run.summary.compile_ms || run.summary.wall_ms)
       out += fmt::format(
           "<p>Compile time {} of {} step wall time{}{}.</p>", esc(ms_text(run.summary.compile_ms)),

@@ -160,9 +160,10 @@ std::string fix_first_table(const RunReport& run) {
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", f.rank, cell_code(f.site),
                        cell_code(f.cause), f.recompiles, lost_text(f), steps, md_text(f.detail));
   }
-  if (static_cast<int64_t>(list.size()) > kFixFirstInNote)
-    out +=
-        fmt::format("\n{} more groups in the `fix_first` view.\n", list.size() - kFixFirstInNote);
+  const int64_t listed = std::min<int64_t>(kFixFirstInNote, static_cast<int64_t>(list.size()));
+  if (run.summary.fix_first_total > listed)
+    out += fmt::format("\n{} more groups in the `fix_first` view.\n",
+                       run.summary.fix_first_total - listed);
   return out;
 }
 
@@ -221,11 +222,19 @@ std::string lane_note(const LaneReport& lane) {
           "{}: no training steps in the logs, so convergence is unchecked (ingest step timings, "
           "`--step-pattern`, or the XLA metrics file).",
           label));
+    int64_t unknown_listed = 0;
     for (const auto& f : s.fix_first)
-      if (f.cause == "unknown")
+      if (f.cause == "unknown") {
+        ++unknown_listed;
         risk.push_back(fmt::format("{}: {} at {} with cause `unknown`: {}", label,
                                    plural(f.recompiles, "recompile"), code(f.site),
                                    md_text(f.detail)));
+      }
+    if (s.fix_first_unknown > unknown_listed)
+      risk.push_back(
+          fmt::format("{}: {} more sites with cause `unknown` (the `fix_first` view "
+                      "lists them).",
+                      label, s.fix_first_unknown - unknown_listed));
     for (const auto& site : s.sites)
       for (const auto& h : site.limit_hits)
         risk.push_back(fmt::format(

@@ -152,7 +152,7 @@ json run_json(const RunReport& run) {
                                        : json(nullptr)},
           {"fix_first", fix},
           {"fix_first_not_listed",
-           std::max<int64_t>(0, static_cast<int64_t>(s.fix_first.size()) - kMaxFixFirstRows)},
+           std::max<int64_t>(0, s.fix_first_total - static_cast<int64_t>(fix.size()))},
           {"sites", sites},
           {"sites_not_listed", sites_not_listed},
           {"graph_breaks", breaks},

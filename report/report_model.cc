@@ -600,7 +600,9 @@ std::vector<RestartReport> lane_restart_proofs(store::Database& db, const std::s
 ReportModel build_report(store::Database& db, const std::string& lane) {
   ReportModel model;
   model.database = db.path();
-  ExplainModel explain = build_explain(db, lane);
+  // Reasons and fix-first rows are loaded for what the reports list (the rest is counted).
+  ExplainModel explain =
+      build_explain(db, lane, ExplainListing{std::max(kMaxFixFirstRows, kMaxRecompileSites)});
   if (!lane.empty() && explain.runs.empty())
     throw Error(fmt::format("no lane named '{}' in {} (lanes: {})", lane, db.path(), lanes_of(db)));
   bool any_curve = false;

@@ -670,6 +670,7 @@ TEST(ReportScale, ExplainAndReportListingsAreBoundedAndCountTheRest) {
     run.graph_breaks.push_back({fmt::format("/work/train.py:{}", 100 + i), "Tensor.item", 1, true});
   ASSERT_FALSE(run.fix_first.empty());
   run.fix_first.resize(45, run.fix_first.front());
+  run.fix_first_total = 45;
 
   auto count = [](const std::string& text, const std::string& what) {
     size_t n = 0;
@@ -708,6 +709,37 @@ TEST(ReportScale, ExplainAndReportListingsAreBoundedAndCountTheRest) {
   j = json::parse(report::render_report_json(m));
   EXPECT_EQ(j["lanes"][0]["runs"][0]["graph_breaks"].size(), 40u);
   EXPECT_EQ(j["lanes"][0]["runs"][0]["graph_breaks_not_listed"], 5);
+}
+
+// build_explain told what will be listed reads the texts of only that much (the reasons of the
+// first sites, the first fix-first rows), and renders exactly what the whole model renders.
+TEST(ReportScale, ExplainLoadsOnlyWhatItListsAndRendersTheSame) {
+  TempDir dir;
+  auto db = generated_store(dir, 6000, 300, 60);
+  const report::ExplainModel whole = report::build_explain(*db, "");
+  const report::ExplainListing listing;  // the first 40 of each list
+  const report::ExplainModel bounded = report::build_explain(*db, "", listing);
+  ASSERT_EQ(whole.runs.size(), 1u);
+  ASSERT_EQ(bounded.runs.size(), 1u);
+  const report::RunSummary& w = whole.runs[0];
+  const report::RunSummary& b = bounded.runs[0];
+  EXPECT_GT(w.fix_first.size(), 40u);
+  EXPECT_EQ(static_cast<int64_t>(w.fix_first.size()), w.fix_first_total);
+  EXPECT_EQ(b.fix_first.size(), 40u);
+  EXPECT_EQ(b.fix_first_total, w.fix_first_total);
+  EXPECT_EQ(b.fix_first_unknown, w.fix_first_unknown);
+  ASSERT_EQ(b.sites.size(), w.sites.size());
+  for (size_t i = 0; i < b.sites.size(); ++i) {
+    EXPECT_EQ(b.sites[i].site, w.sites[i].site);
+    EXPECT_EQ(b.sites[i].recompiles, w.sites[i].recompiles);
+    EXPECT_EQ(b.sites[i].causes, w.sites[i].causes);
+    EXPECT_FALSE(w.sites[i].reasons.empty()) << w.sites[i].site;
+    EXPECT_EQ(b.sites[i].reasons.empty(), i >= 40) << i;
+  }
+  EXPECT_EQ(report::render_explain_text(bounded, listing),
+            report::render_explain_text(whole, listing));
+  EXPECT_EQ(report::render_explain_json(bounded, listing),
+            report::render_explain_json(whole, listing));
 }
 
 // ---------------------------------------------------------------------------------------------
