@@ -1,7 +1,8 @@
 // A recompile whose HLO differs only in op attributes (a Python int baked into the graph as a
 // slice bound) is a `constant`, and the instructions behind it are named from the HLO text:
 // the skeleton fingerprint of the parser, the attribute diff of analysis/op_attribute_diff.h, the
-// re-read of a module from its file, and the whole path from logs to the recompiles view.
+// re-read of a module from its file, and the whole path from logs to the recompiles view. Its
+// counterpart, a module with one more op, is a `graph_structure` change.
 #include "analysis/op_attribute_diff.h"
 
 #include <gtest/gtest.h>
@@ -149,12 +150,12 @@ std::string compile_block(const std::string& hash) {
          "================================================================================\n";
 }
 
-std::string saved_graph(const std::string& hash, int width) {
+std::string saved_graph(const std::string& hash, int width, const std::string& extra_op = "") {
   return "[ScheduleSyncTensorsGraph]\nTensorsGraphInfo:\n  mark_step "
          "(/usr/local/lib/python3.10/dist-packages/torch_xla/core/xla_model.py:1061)\n  "
          "train_loop (/work/train.py:88)\n\nRoot Hashes: (7e1f2a3b4c5d6e7f8091a2b3c4d5e6f7)\n\n"
          "## BEGIN_GRAPH\n" +
-         slicing_module(width) + "\nGraph Hash: " + hash + "\n\n## END_GRAPH\n\n";
+         slicing_module(width, extra_op) + "\nGraph Hash: " + hash + "\n\n## END_GRAPH\n\n";
 }
 
 TEST(OpAttributeDiff, IngestNamesTheSliceOfARecompileFromTheSavedGraphs) {
@@ -184,6 +185,33 @@ TEST(OpAttributeDiff, IngestNamesTheSliceOfARecompileFromTheSavedGraphs) {
             0u)
       << detail;
   EXPECT_EQ(testing::scalar(*db, "SELECT subject FROM fix_first"), "slice attributes");
+}
+
+// The same site compiling a program with one more op (not a flip-flop between two programs): a
+// structure change, and the fix-first row tells to make the traced ops the same every step, not
+// the alternation's remedy of wrapping an accumulation chain.
+TEST(OpAttributeDiff, AnExtraOpIsAStructureChangeWithItsOwnRemedy) {
+  testing::TempDir dir;
+  const std::string a = "5f0c1b2e3d4a69788796a5b4c3d2e1f0", b = "9a8b7c6d5e4f30211203f4e5d6c7b8a9";
+  testing::write_file(dir.file("pt_xla_debug.log"), "Epoch 0: step 1\n\n" + compile_block(a) +
+                                                        "Epoch 0: step 2\n\n" + compile_block(b));
+  const std::string add =
+      "  %add.7 = f32[8,128]{1,0} add(f32[8,128]{1,0} %multiply.5, f32[8,128]{1,0} "
+      "%multiply.5)\n";
+  testing::write_file(dir.file("save_tensors.hlo.0"),
+                      saved_graph(a, 128) + saved_graph(b, 128, add));
+  pipeline::IngestRequest req;
+  req.db_path = dir.file("rcf.db");
+  req.paths = {dir.file("pt_xla_debug.log"), dir.file("save_tensors.hlo.0")};
+  EXPECT_EQ(pipeline::run_ingest(req).rejected, 0);
+  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  EXPECT_EQ(testing::query_csv(*db, "SELECT cause, detail, remedy FROM fix_first"),
+            "cause,detail,remedy\ngraph_structure,\"same inputs, different ops: +1 add; "
+            "PT_XLA_DEBUG_LEVEL=2 (Execution blocks) would show whether this site alternates "
+            "between its programs\",\"make the traced ops the same at every step: a Python "
+            "branch, flag or mode that changes them (train/eval, an optional layer, a "
+            "data-dependent path) becomes a tensor op (torch.where) or a compiled function of its "
+            "own; the op delta in the detail shows what changed\"\n");
 }
 
 }  // namespace
