@@ -85,7 +85,6 @@ class RecordAppender : public util::BatchFeeder<Record> {
             /*batch_items=*/2048, /*max_queued=*/4) {}
 };
 
-// Whether `run_id` is the store's only run: then every row of every table is its own.
 // The frames of a graph break's user_stack JSON (written by store/ingest_writer.cc, outermost
 // first) appended to in.break_frames, their texts held once in in.labels. A stack that is not
 // such a list adds no frame: the break then matches by its innermost location alone.
@@ -107,6 +106,7 @@ void read_break_stack(std::string_view stack_json, RunInputs& in, BreakRecord& b
   b.frames_end = static_cast<uint32_t>(in.break_frames.size());
 }
 
+// Whether `run_id` is the store's only run: then every row of every table is its own.
 bool only_run_in_store(store::Database& db, int64_t run_id) {
   auto runs = db.prepare("SELECT count(*), min(run_id) FROM run_table");
   return runs.step() && runs.int64(0) == 1 && runs.int64(1) == run_id;

@@ -371,9 +371,11 @@ std::string fix_first_block(const LaneReport& lane) {
           esc(f.detail), esc(f.remedy));
     }
     out += "</tbody></table>";
-    if (run.summary.fix_first_total > shown)
+    // `shown` counts the row that stopped the loop too: the rows listed are at most the bound.
+    const int64_t listed = std::min<int64_t>(kMaxFixFirstRows, static_cast<int64_t>(list.size()));
+    if (run.summary.fix_first_total > listed)
       out += fmt::format(R"(<p class="muted">{} more groups: see the fix_first view.</p>)",
-                         run.summary.fix_first_total - shown);
+                         run.summary.fix_first_total - listed);
     if (run.summary.compile_ms || run.summary.wall_ms)
       out += fmt::format(
           "<p>Compile time {} of {} step wall time{}{}.</p>", esc(ms_text(run.summary.compile_ms)),
