@@ -26,6 +26,9 @@ bool explains_compile(std::string_view origin) {
 
 namespace {
 
+// Site text of the compiles that no Dynamo frame made (see is_frameless_compile).
+constexpr std::string_view kFramelessSite = "(no Dynamo frame: AOT / export compile)";
+
 int kind_rank(std::string_view kind) {
   if (kind == "forward") return 0;
   if (kind == "recompile_block") return 1;
@@ -100,8 +103,20 @@ struct Merged {
   uint32_t first_record = 0, records = 0;  // range of its records in the record order
   uint32_t first_reason = 0, reasons = 0;  // range of its explaining reasons in the reason order
   bool referenced_only = true;
+  // A compile that no Dynamo frame made (AOT Inductor, torch.export): its compilation_metrics
+  // name no compile id and no code object. It is compiled once, never a recompile of a frame
+  // (docs/aot_compiles.md).
+  bool frameless = false;
   uint32_t site_number = 0;  // SiteNumbers
 };
+
+// Whether merged compile `m` is a frameless compile (Merged::frameless): a compilation_metrics
+// record with no compile id and no code object. (A Dynamo compile always names its code object,
+// also in the text-log eras that printed no compile id.)
+bool is_frameless_compile(const Merged& m) {
+  return m.key.frame_id < 0 && m.key.ca_id < 0 && m.best && m.best->kind == "forward" &&
+         m.co_name.empty() && m.co_filename.empty() && !m.co_firstlineno;
+}
 
 // The merged compile of `key`, nullptr if none; `merged` is sorted by key.
 Merged* find_merged(util::LargeVector<Merged>& merged, const DynamoKey& key) {
@@ -144,6 +159,7 @@ class SiteNumbers {
     }
   };
   static Key key_of(const Merged& m) {
+    if (m.frameless) return {kFramelessSite.data(), nullptr, kFramelessSite.size(), 0, -1, false};
     return {m.co_filename.data(),          m.co_name.data(),
             m.co_filename.size(),          m.co_name.size(),
             m.co_firstlineno.value_or(-1), m.co_firstlineno.has_value()};
@@ -151,7 +167,10 @@ class SiteNumbers {
   static bool same_site(const Merged& a, const Merged& b) { return key_of(a) == key_of(b); }
   uint32_t of(const Merged& m) {
     auto [it, added] = numbers_.try_emplace(key_of(m), 0);
-    if (added) {
+    if (added && m.frameless) {
+      texts_.emplace_back(kFramelessSite);
+      it->second = static_cast<uint32_t>(texts_.size());
+    } else if (added) {
       std::string_view where = m.co_filename.empty() ? "<unknown file>" : m.co_filename;
       std::string_view name = m.co_name.empty() ? "?" : m.co_name;
       texts_.push_back(m.co_firstlineno ? fmt::format("{}:{} ({})", where, *m.co_firstlineno, name)
@@ -215,6 +234,7 @@ MergedCompiles merge_dynamo_compiles(const RunInputs& in) {
     m.attempt = std::max(m.attempt, r.attempt);
     if (r.kind != "referenced") m.referenced_only = false;
   }
+  for (Merged& m : merged) m.frameless = is_frameless_compile(m);
   out.impl_->sites.number(merged);
   return out;
 }
@@ -491,9 +511,10 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
     id.frame = static_cast<int32_t>(m->key.frame_id);
     id.compile = static_cast<int32_t>(m->key.frame_compile_id);
     id.compiled_autograd = static_cast<int32_t>(m->key.ca_id);
+    std::string_view unnamed = m->frameless ? "aot" : "?";
     std::string id_text = id.known()
                               ? id.text_without_attempt()
-                              : fmt::format("{}@{}:{}", m->co_name.empty() ? "?" : m->co_name,
+                              : fmt::format("{}@{}:{}", m->co_name.empty() ? unnamed : m->co_name,
                                             source_name[m->key.source_id], best.line);
     a.program_key = program_key(m->key, best.display_rank, id_text);
     bool failed = false;
@@ -603,6 +624,16 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
       a.cause = "first_compile";
       a.confidence = "high";
       a.evidence = "first compile of this frame";
+    } else if (m->frameless && !primary) {
+      // Not a recompile: nothing was compiled before it for a frame (docs/aot_compiles.md).
+      a.cause = "first_compile";
+      a.confidence = "high";
+      a.detail =
+          "compile with no Dynamo frame (compile_id null: AOT Inductor, torch.export or "
+          "aot_compile); it is compiled once and is never a recompile of a frame";
+      fmt::format_to(std::back_inserter(a.evidence),
+                     "compilation_metrics without a compile id at {}:{}",
+                     source_name[m->key.source_id], best.line);
     } else if (primary) {
       a.cause = g.cause;
       a.confidence = g.confidence;
