@@ -12,11 +12,13 @@
 namespace rcf::ingest {
 
 const std::vector<ImporterInfo>& importer_registry() {
-  // Order matters only for equal sniff scores. Adding a format = one line here.
+  // Order matters only for equal sniff scores. Adding a format = one line here. plain_text
+  // sniffs 0, so it never wins against a real format: it is read only when named (--format) or
+  // for an unrecognised file under --step-pattern (docs/plain_text.md).
   static const std::vector<ImporterInfo> registry = {
       torch_trace_importer_info(), dynamo_text_importer_info(),     pt_xla_debug_importer_info(),
       xla_metrics_importer_info(), xla_saved_graph_importer_info(), hlo_text_importer_info(),
-      jax_log_importer_info(),     step_timing_importer_info(),
+      jax_log_importer_info(),     step_timing_importer_info(),     plain_text_importer_info(),
   };
   return registry;
 }

@@ -1,0 +1,116 @@
+// The formats the README documents are the formats rcf has: every `--format` name it lists
+// resolves, `plain_text` included, and `--step-pattern` reads step timings out of a plain
+// training log that no importer recognises (docs/plain_text.md).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ingest/importer.h"
+#include "store/store.h"
+#include "tests/support/db_dump.h"
+#include "tests/support/rcf_process.h"
+#include "tests/support/temp_files.h"
+
+namespace rcf {
+namespace {
+
+using testing::query_csv;
+using testing::read_file;
+using testing::run_rcf;
+using testing::scalar;
+using testing::TempDir;
+
+const std::string kPlainLog = std::string(RCF_FIXTURES_DIR) + "/plain_text/plain_training.log";
+const std::string kStepPattern = R"(step (?P<step>\d+)/\d+ \|.* (?P<ms>[\d.]+)ms)";
+
+// The backquoted names in the README's "`--format` overrides (...)" sentence.
+std::vector<std::string> readme_format_names() {
+  const std::string readme = read_file(std::string(RCF_FIXTURES_DIR) + "/../README.md");
+  const std::string marker = "`--format` overrides (";
+  size_t at = readme.find(marker);
+  if (at == std::string::npos) return {};
+  size_t end = readme.find(')', at + marker.size());
+  std::string list = readme.substr(at + marker.size(), end - at - marker.size());
+  std::vector<std::string> names;
+  for (size_t open = list.find('`'); open != std::string::npos; open = list.find('`', open)) {
+    size_t close = list.find('`', open + 1);
+    if (close == std::string::npos) break;
+    names.push_back(list.substr(open + 1, close - open - 1));
+    open = close + 1;
+  }
+  return names;
+}
+
+TEST(PlainTextFormat, EveryFormatTheReadmeNamesResolves) {
+  std::vector<std::string> names = readme_format_names();
+  ASSERT_GE(names.size(), 9u) << "README sentence about --format not found or changed";
+  for (const std::string& name : names) {
+    const ingest::ImporterInfo* info = ingest::find_importer(name);
+    ASSERT_NE(info, nullptr) << "README names --format " << name;
+    EXPECT_EQ(info->name, name);
+  }
+  EXPECT_NE(std::find(names.begin(), names.end(), "plain_text"), names.end());
+}
+
+TEST(PlainTextFormat, NeverWinsASniff) {
+  const ingest::ImporterInfo* plain = ingest::find_importer("plain_text");
+  ASSERT_NE(plain, nullptr);
+  const std::string log = read_file(kPlainLog);
+  EXPECT_EQ(plain->sniff(log), 0);
+  EXPECT_EQ(plain->sniff("step,wall_ms\n1,12.5\n"), 0);
+  // The training log is in no real format: sniffing finds nothing, and real formats still win.
+  EXPECT_EQ(ingest::sniff_importer(log), nullptr);
+  const ingest::ImporterInfo* csv = ingest::sniff_importer("step,wall_ms\n1,12.5\n2,11.0\n");
+  ASSERT_NE(csv, nullptr);
+  EXPECT_EQ(csv->name, "step_timing");
+}
+
+TEST(PlainTextFormat, StepPatternReadsAPlainTrainingLog) {
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  testing::RcfRun r = run_rcf({"ingest", "--db", db, "--step-pattern", kStepPattern, kPlainLog});
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("(plain_text 1)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" 24 events, 0 rejected lines"), std::string::npos) << r.out;
+
+  auto store = store::open_store(db, store::OpenMode::kRead);
+  EXPECT_EQ(scalar(*store, "SELECT format FROM ingest_stats"), "plain_text");
+  // Step lines only: not the eval line, the eval announcement or the data-loader warning.
+  EXPECT_EQ(query_csv(*store,
+                      "SELECT step, wall_ms, compile_ms FROM step_timing ORDER BY step "
+                      "LIMIT 4"),
+            "step,wall_ms,compile_ms\n1,41250.3,\n2,3823.6,\n3,3816.5,\n4,116.4,\n");
+  EXPECT_EQ(scalar(*store,
+                   "SELECT count(*) || ' ' || min(step) || ' ' || max(step) || ' ' || "
+                   "count(DISTINCT step) FROM step_timing"),
+            "24 1 24 24");
+  EXPECT_EQ(scalar(*store, "SELECT wall_ms FROM step_timing WHERE step = 13"), "3922.4");
+  EXPECT_EQ(scalar(*store, "SELECT line FROM step_timing WHERE step = 1"), "7");
+  EXPECT_EQ(scalar(*store, "SELECT count(*) FROM step_timing WHERE wall_ms IN (2431.7, 38.0)"),
+            "0");
+}
+
+TEST(PlainTextFormat, NamedPlainTextIsAcceptedAndOnlyCounted) {
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  testing::RcfRun r = run_rcf({"ingest", "--db", db, "--format", "plain_text", kPlainLog});
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("(plain_text 1)"), std::string::npos) << r.out;
+  auto store = store::open_store(db, store::OpenMode::kRead);
+  EXPECT_EQ(scalar(*store, "SELECT count(*) FROM step_timing"), "0");
+  EXPECT_EQ(scalar(*store, "SELECT events || ' ' || rejected FROM ingest_stats"), "0 0");
+}
+
+TEST(PlainTextFormat, WithoutAStepPatternAPlainLogIsStillUnrecognised) {
+  TempDir dir;
+  testing::RcfRun r = run_rcf({"ingest", "--db", dir.file("t.db"), kPlainLog});
+  EXPECT_EQ(r.rc, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("not a recognised log format"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace rcf
