@@ -20,6 +20,7 @@ enum class DynamoBlockKind : uint8_t {
   kCompileTimes,   // `TorchDynamo compilation metrics:` table (tabulate or comma form)
   kExplain,        // printed `torch._dynamo.explain()` summary with `Break Reasons:`
   kProfilerTable,  // CompileProfiler `Function  Recompiles  Recompile Reasons` table
+  kCudagraphSkip,  // Inductor `skipping cudagraphs due to ...` (+ `Found from :` stack lines)
 };
 
 struct BlockLine {

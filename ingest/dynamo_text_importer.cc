@@ -24,6 +24,7 @@
 #include "ingest/dynamo_limit_warning.h"
 #include "ingest/dynamo_recompile_block.h"
 #include "ingest/dynamo_text_block.h"
+#include "ingest/inductor_cudagraph_skip.h"
 #include "ingest/log_prefix.h"
 #include "ingest/text_util.h"
 
@@ -148,6 +149,10 @@ std::optional<DynamoBlockKind> header_kind(std::string_view message,
     case 'T':
       if (is_compile_times_title(message)) return DynamoBlockKind::kCompileTimes;
       break;
+    case 's':
+    case 'c':  // Inductor perf hints (docs/cudagraph_skips.md)
+      if (is_cudagraph_skip_header(message)) return DynamoBlockKind::kCudagraphSkip;
+      break;
   }
   return std::nullopt;
 }
@@ -179,6 +184,7 @@ std::optional<DynamoBlockKind> printed_header_kind(std::string_view text) {
   if (is_compile_times_title(text)) return DynamoBlockKind::kCompileTimes;
   if (is_explain_header(text)) return DynamoBlockKind::kExplain;
   if (is_compile_profiler_header(text)) return DynamoBlockKind::kProfilerTable;
+  if (is_cudagraph_skip_header(text)) return DynamoBlockKind::kCudagraphSkip;
   return std::nullopt;
 }
 
@@ -211,6 +217,8 @@ bool accepts_unprefixed(const OpenBlock& open, std::string_view text) {
       return continues_explain(text);
     case DynamoBlockKind::kProfilerTable:
       return continues_compile_profiler(open.block, text);
+    case DynamoBlockKind::kCudagraphSkip:
+      return continues_cudagraph_skip(text);
   }
   return false;
 }
@@ -218,7 +226,8 @@ bool accepts_unprefixed(const OpenBlock& open, std::string_view text) {
 // The last line of a record that announces its own end.
 bool ends_block(DynamoBlockKind kind, std::string_view text) {
   return (kind == DynamoBlockKind::kLimitWarning && is_limit_warning_trailer(text)) ||
-         (kind == DynamoBlockKind::kUnsupported && is_verbose_trailer(text));
+         (kind == DynamoBlockKind::kUnsupported && is_verbose_trailer(text)) ||
+         (kind == DynamoBlockKind::kCudagraphSkip && is_whole_cudagraph_skip(text));
 }
 
 std::string_view empty_block_reason(DynamoBlockKind kind) {
@@ -447,6 +456,9 @@ class DynamoTextImporter : public Importer {
       case DynamoBlockKind::kProfilerTable:
         parse_compile_profiler_block(block, out);
         break;
+      case DynamoBlockKind::kCudagraphSkip:
+        parse_cudagraph_skip_block(block, out);
+        break;
     }
     out.finish(empty_block_reason(block.kind));
     for (auto it = trailing_blanks.rbegin(); it != trailing_blanks.rend(); ++it)
@@ -520,6 +532,8 @@ int sniff_dynamo_text(std::string_view head) {
       "TorchDynamo compilation metrics",
       "CompilationMetrics(",
       "Recompile Reasons",
+      "skipping cudagraphs due to",
+      "cudagraph partition due to",
   };
   for (std::string_view marker : kMarkers)
     if (contains(head, marker)) return 80;

@@ -167,6 +167,21 @@ struct StackVersion {
   std::string value;  // as printed ("2.6.0a0+giteece9ec"); python: the version number only
 };
 
+// Inductor did not use CUDA graphs for a compiled graph, or for part of it, and said why
+// (`skipping cudagraphs due to ...`, `cudagraph partition due to ...`, TORCH_TRACE
+// compilation_metrics.cudagraph_skip_reason; docs/cudagraph_skips.md).
+struct CudagraphSkip {
+  int64_t line = 0;
+  CompileRef ref;  // the compile whose graph it is (id unknown when the line names none)
+  // "skipped" (the graph runs without CUDA graphs), "partitioned" (the named ops run outside
+  // CUDA graphs, the rest of the graph in them), "rerecord_limit" (CUDA graph trees stopped
+  // re-recording a function and run it eagerly).
+  std::string kind;
+  std::string reason;                  // why, as printed (without the `... due to` lead-in)
+  std::vector<StackFrame> user_stack;  // the `Found from :` stack, outermost first
+  std::string origin;                  // "text_perf_hints", "trace_compilation_metrics"
+};
+
 // One row of a `compile_times` table (`TorchDynamo compilation metrics:`).
 struct CompileTimesRow {
   int64_t line = 0;
@@ -179,7 +194,8 @@ using Event = std::variant<DynamoCompile, GuardFailure, GraphBreak, RecompileLim
                            // XLA side (ingest/xla_events.h)
                            XlaAnalysisBlock, XlaExecutionGroup, XlaExecutions, XlaPostCompile,
                            XlaProfilerNote, MetricSample, StepMarker, HloModule, SavedGraph,
-                           JaxCompile, JaxCacheMiss, JaxPersistentCache, StepTiming, StackVersion>;
+                           JaxCompile, JaxCacheMiss, JaxPersistentCache, StepTiming, StackVersion,
+                           CudagraphSkip>;
 
 // What happened to an input line that did not become (part of) an event.
 enum class LineFate {

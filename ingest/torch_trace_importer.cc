@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "ingest/inductor_cudagraph_skip.h"
 #include "ingest/json_skim.h"
 #include "ingest/md5.h"
 #include "ingest/sync_signature.h"
@@ -801,7 +802,7 @@ class TorchTraceImporter : public Importer {
     compile.line = r.line;
     compile.kind = kind;
     compile.ref = ref_for(r.ids);
-    std::string compile_id_field;
+    std::string compile_id_field, cudagraph_skip_reason;
     std::optional<double> start_time_s, duration_us, frame_compile_time_s, dynamo_cumulative_us;
     // One pass over the (large) metrics object; values we do not use are only skimmed.
     json_skim::for_each_member(r.meta, [&](std::string_view key, std::string_view value) {
@@ -845,6 +846,8 @@ class TorchTraceImporter : public Importer {
         compile.fail_reason = skim_string(value);
       } else if (key == "recompile_reason") {
         compile.recompile_reason = skim_string(value);
+      } else if (key == "cudagraph_skip_reason") {
+        cudagraph_skip_reason = skim_string(value);
       } else if (key == "restart_reasons") {
         json_skim::for_each_element(value, [&](std::string_view item) {
           if (std::optional<std::string> reason = json_skim::to_string(item))
@@ -898,6 +901,13 @@ class TorchTraceImporter : public Importer {
       }
     }
     dynamo_errors_.erase(key);
+    // Why Inductor did not use CUDA graphs for this compile (docs/cudagraph_skips.md).
+    if (std::optional<CudagraphSkip> skip = parse_cudagraph_skip_text(cudagraph_skip_reason)) {
+      skip->line = r.line;
+      skip->ref = compile.ref;
+      skip->origin = "trace_compilation_metrics";
+      sink_.emit(std::move(*skip));
+    }
 
     // Reasons: the recompile_reasons artifact lists them all; the metrics field only the first,
     // so it is used only for compiles that had no artifact.

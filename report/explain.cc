@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
 #include <unordered_map>
 
 #include "analysis/convergence_summary.h"
@@ -207,11 +209,83 @@ void load_graph_breaks(store::Database& db, RunSummary& run) {
             });
 }
 
+// The run's cudagraph_skips rows grouped by kind, reason, compile and user location; each group
+// keeps its first message (source, line) as evidence.
+void load_cudagraph_skips(store::Database& db, RunSummary& run) {
+  auto st = db.prepare(
+      "SELECT kind, reason, coalesce(program_key, CASE WHEN frame_id >= 0 THEN frame_id || '/' "
+      "|| frame_compile_id END, ''), coalesce(site, ''), coalesce(user_file, ''), user_line, "
+      "coalesce(user_function, ''), source, line "
+      "FROM cudagraph_skips WHERE run_id = ? ORDER BY source, line");
+  st.bind(1, run.run_id);
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, size_t> group_of;
+  while (st.step()) {
+    CudagraphSkipInfo k;
+    k.kind = st.str(0);
+    k.reason = first_line(st.str(1));
+    k.program_key = st.str(2);
+    k.site = st.str(3);
+    if (!st.str(4).empty()) {
+      k.user_location = st.is_null(5) ? st.str(4) : fmt::format("{}:{}", st.str(4), st.int64(5));
+      if (!st.str(6).empty()) k.user_location += fmt::format(" ({})", st.str(6));
+    }
+    auto [it, added] =
+        group_of.try_emplace(std::make_tuple(k.kind, k.reason, k.program_key, k.user_location),
+                             run.cudagraph_skips.size());
+    if (!added) {
+      ++run.cudagraph_skips[it->second].count;
+      continue;
+    }
+    k.count = 1;
+    k.where = fmt::format("{}:{}", base_name(st.str(7)), st.int64(8));
+    run.cudagraph_skips.push_back(std::move(k));
+  }
+  std::stable_sort(run.cudagraph_skips.begin(), run.cudagraph_skips.end(),
+                   [](const CudagraphSkipInfo& a, const CudagraphSkipInfo& b) {
+                     return std::tie(b.count, a.kind, a.reason, a.program_key, a.user_location) <
+                            std::tie(a.count, b.kind, b.reason, b.program_key, b.user_location);
+                   });
+}
+
+void render_cudagraph_skips_text(const RunSummary& run, const ExplainListing& listing,
+                                 std::string& out) {
+  if (run.cudagraph_skips.empty()) return;
+  out += "\n   CUDA graphs not used (Inductor's reasons, distinct):\n";
+  for (size_t i = 0; i < run.cudagraph_skips.size(); ++i) {
+    if (listing.cuts(i)) {
+      out += fmt::format("     ... {} more (rcf explain --all, or the cudagraph_skips view)\n",
+                         run.cudagraph_skips.size() - i);
+      break;
+    }
+    const CudagraphSkipInfo& k = run.cudagraph_skips[i];
+    out += fmt::format("     {:>4}x {}{}: {}\n", k.count, k.kind,
+                       k.program_key.empty() ? "" : " at " + k.program_key, k.reason);
+    std::string from = k.user_location.empty() ? "" : "from " + k.user_location + "; ";
+    out += fmt::format("           {}{}evidence: {}\n", from,
+                       k.site.empty() ? "" : "site " + k.site + "; ", k.where);
+  }
+}
+
+nlohmann::json cudagraph_skips_json(const RunSummary& run, const ExplainListing& listing) {
+  nlohmann::json skips = nlohmann::json::array();
+  for (const auto& k : run.cudagraph_skips) {
+    if (listing.cuts(skips.size())) break;
+    skips.push_back({{"kind", k.kind},
+                     {"reason", k.reason},
+                     {"program_key", k.program_key},
+                     {"site", k.site},
+                     {"user_location", k.user_location},
+                     {"count", k.count},
+                     {"where", k.where}});
+  }
+  return skips;
+}
+
 void load_convergence(store::Database& db, RunSummary& run) {
   auto st = db.prepare(
       "SELECT state, first_step, last_step, settle_step, programs_at_settle, final_programs, "
       "new_after_growth_step, growth_step, compile_ms, wall_ms, compile_share, compiles, "
-      "execute_ms FROM convergence_summary WHERE run_id = ?");
+      "execute_ms, counted_compiles, counted_by FROM convergence_summary WHERE run_id = ?");
   st.bind(1, run.run_id);
   if (!st.step()) return;
   analysis::ConvergenceSummary c;
@@ -238,6 +312,8 @@ void load_convergence(store::Database& db, RunSummary& run) {
   run.wall_ms = st.opt_real(9);
   run.compile_share = st.opt_real(10);
   run.execute_ms = st.opt_real(12);
+  run.counted_compiles = st.opt_int64(13);
+  run.counted_by = st.str(14);
 }
 
 // The first `rows` fix-first rows (0: all) and the run's totals. Ranks are 1..N within a run,
@@ -295,6 +371,7 @@ ExplainModel build_explain(store::Database& db, const std::string& lane,
     load_limit_hits(db, run, sites);
     pending.resize(run.sites.size());
     load_graph_breaks(db, run);
+    load_cudagraph_skips(db, run);
     load_convergence(db, run);
     load_fix_first(db, run, loaded.rows);
     // Sites with the most recompiles first, then limit hits, then by name.
@@ -348,6 +425,21 @@ std::string time_split_text(const RunSummary& run, Text text) {
                      other ? text(*other) : std::string("unknown (execution overlaps host time)"));
 }
 
+// The run's compile and recompile counts. A metrics report's count is said where it is more
+// than the compile records show: alone, it counts compiles and names none (docs/xla_formats.md).
+std::string compile_count_text(const RunSummary& run) {
+  const int64_t counted = run.counted_compiles.value_or(0);
+  if (run.compiles == 0 && counted > 0)
+    return fmt::format(
+        "   {} compiles (evidence: {}), recompiles not known: the metrics count compiles but name "
+        "no program (PT_XLA_DEBUG_LEVEL=1 names each one and its cause)",
+        counted, run.counted_by);
+  std::string text = fmt::format("   {} compiles, {} recompiles", run.compiles, run.recompiles);
+  if (counted > run.compiles)
+    text += fmt::format(" ({} compiles counted, evidence: {})", counted, run.counted_by);
+  return text;
+}
+
 }  // namespace
 
 std::optional<double> other_step_ms(const RunSummary& run) {
@@ -363,7 +455,7 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
   for (const auto& run : model.runs) {
     out += fmt::format("== lane {} / run {}  ({} source{})\n", run.lane, run.run, run.sources,
                        run.sources == 1 ? "" : "s");
-    out += fmt::format("   {} compiles, {} recompiles", run.compiles, run.recompiles);
+    out += compile_count_text(run);
     if (run.failed) out += fmt::format(", {} failed", run.failed);
     if (run.recompile_ms > 0)
       out += fmt::format(", {} spent recompiling", ms_text(run.recompile_ms));
@@ -452,6 +544,7 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
                            b.sync_signature ? "  [host sync: sync_fragment]" : "");
       }
     }
+    render_cudagraph_skips_text(run, listing, out);
     out += "\n";
   }
   return out;
@@ -533,6 +626,9 @@ std::string render_explain_json(const ExplainModel& model, const ExplainListing&
                     {"run", run.run},
                     {"sources", run.sources},
                     {"compiles", run.compiles},
+                    {"counted_compiles",
+                     run.counted_compiles ? json(*run.counted_compiles) : json()},
+                    {"counted_by", run.counted_by.empty() ? json() : json(run.counted_by)},
                     {"recompiles", run.recompiles},
                     {"failed", run.failed},
                     {"recompile_ms", run.recompile_ms},
@@ -546,6 +642,9 @@ std::string render_explain_json(const ExplainModel& model, const ExplainListing&
                     {"sites_not_listed", run.sites.size() - sites.size()},
                     {"graph_breaks", breaks},
                     {"graph_breaks_not_listed", run.graph_breaks.size() - breaks.size()}});
+    json skips = cudagraph_skips_json(run, listing);
+    runs.back()["cudagraph_skips_not_listed"] = run.cudagraph_skips.size() - skips.size();
+    runs.back()["cudagraph_skips"] = std::move(skips);
   }
   json doc = {{"schema_version", kExplainJsonVersion}, {"tool", "rcf explain"}, {"runs", runs}};
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";

@@ -44,6 +44,18 @@ struct BreakInfo {
   bool sync_signature = false;
 };
 
+// Why Inductor did not use CUDA graphs for a compiled graph or part of it: the messages of one
+// kind, reason, compile and user location (docs/cudagraph_skips.md).
+struct CudagraphSkipInfo {
+  std::string kind;           // skipped, partitioned, rerecord_limit
+  std::string reason;         // first line of the reason as printed
+  std::string program_key;    // the compile ("0/0"; the run's key when it has the compile), or ""
+  std::string site;           // the compile's site when the run has the compile, else ""
+  std::string user_location;  // innermost `Found from :` frame ("model.py:31 (forward)"), or ""
+  int64_t count = 0;          // messages
+  std::string where;          // source:line of the first
+};
+
 // One row of the fix-first list: recompiles at one site with one cause, ranked by time lost.
 struct FixFirstItem {
   int64_t rank = 0;
@@ -81,6 +93,7 @@ struct RunSummary {
   std::map<std::string, int64_t> causes;
   std::vector<SiteSummary> sites;
   std::vector<BreakInfo> graph_breaks;
+  std::vector<CudagraphSkipInfo> cudagraph_skips;  // most messages first
   int64_t rejected_lines = 0;
   // Convergence, when the run's compiles carry steps (or metrics give compiles per step).
   std::string settle_state = "no_data";  // settled, not_settled, still_growing, no_data
@@ -91,6 +104,9 @@ struct RunSummary {
   std::string convergence_text;  // analysis::describe_convergence sentence
   std::optional<double> compile_ms, wall_ms, compile_share;
   std::optional<double> execute_ms;  // the XLA metrics' ExecuteTime, when a metrics report exists
+  // Compiles a metrics report counts, named by a record or not (docs/xla_formats.md).
+  std::optional<int64_t> counted_compiles;
+  std::string counted_by;  // where that count was read
   std::vector<FixFirstItem> fix_first;  // rank order: the first ones (see build_explain)
   int64_t fix_first_total = 0;          // rows of the run in the fix_first view
   int64_t fix_first_unknown = 0;        // of them, with cause `unknown`

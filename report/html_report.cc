@@ -571,6 +571,33 @@ std::string breaks_block(const LaneReport& lane) {
          rows + "</tbody></table>";
 }
 
+// Inductor's reasons for not using CUDA graphs (docs/cudagraph_skips.md).
+std::string cudagraph_block(const LaneReport& lane) {
+  std::string rows;
+  for (const auto& run : lane.runs) {
+    const auto& skips = run.summary.cudagraph_skips;  // most messages first
+    for (size_t i = 0; i < skips.size(); ++i) {
+      if (static_cast<int64_t>(i) >= kMaxGraphBreakRows) {
+        rows += fmt::format(R"(<tr><td>{}</td><td colspan="5" class="muted">&hellip; {} more (the )"
+                            R"(cudagraph_skips view holds every one)</td></tr>)",
+                            esc(run.summary.run), skips.size() - i);
+        break;
+      }
+      const auto& k = skips[i];
+      rows +=
+          fmt::format(R"(<tr><td>{}</td><td class="n">{}</td><td>{}</td><td class="key">{}</td>)"
+                      R"(<td>{}</td><td class="key">{}</td></tr>)",
+                      esc(run.summary.run), k.count, esc(k.kind), esc(k.program_key), esc(k.reason),
+                      esc(k.user_location));
+    }
+  }
+  if (rows.empty()) return "";
+  return "<h3>CUDA graphs not used</h3>"
+         R"(<table><thead><tr><th>run</th><th>messages</th><th>kind</th><th>compile</th>)"
+         R"(<th>reason</th><th>from</th></tr></thead><tbody>)" +
+         rows + "</tbody></table>";
+}
+
 std::string restart_block(const LaneReport& lane) {
   std::string out = "<h3>Restart proofs</h3>";
   if (lane.restarts.empty())
@@ -905,6 +932,7 @@ std::string render_report_html(const ReportModel& model) {
     body += sites_block(lane);
     body += limits_block(lane);
     body += breaks_block(lane);
+    body += cudagraph_block(lane);
     body += restart_block(lane);
     body += ingest_block(lane);
     body += "</section>\n";

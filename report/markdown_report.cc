@@ -167,6 +167,24 @@ std::string fix_first_table(const RunReport& run) {
   return out;
 }
 
+// Inductor's reasons for not using CUDA graphs in one run (docs/cudagraph_skips.md).
+std::string cudagraph_table(const RunReport& run) {
+  const auto& skips = run.summary.cudagraph_skips;
+  std::string out = "| messages | kind | compile | reason | from |\n|---:|---|---|---|---|\n";
+  for (size_t i = 0; i < skips.size(); ++i) {
+    if (static_cast<int64_t>(i) >= kMaxGraphBreakRows) {
+      out += fmt::format("\n{} more (the `cudagraph_skips` view holds every one).\n",
+                         skips.size() - i);
+      break;
+    }
+    const CudagraphSkipInfo& k = skips[i];
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", k.count, k.kind,
+                       k.program_key.empty() ? "" : cell_code(k.program_key), cell_code(k.reason),
+                       k.user_location.empty() ? "" : cell_code(k.user_location));
+  }
+  return out;
+}
+
 std::string lane_note(const LaneReport& lane) {
   std::string out = fmt::format("## Lane {}\n\n", code(lane.lane));
   std::string bundle = bundle_text(lane);
@@ -189,6 +207,11 @@ std::string lane_note(const LaneReport& lane) {
     if (run.summary.fix_first.empty()) continue;
     out += fmt::format("\n### Fix first (run {})\n\n", code(run.summary.run));
     out += fix_first_table(run);
+  }
+  for (const auto& run : lane.runs) {
+    if (run.summary.cudagraph_skips.empty()) continue;
+    out += fmt::format("\n### CUDA graphs not used (run {})\n\n", code(run.summary.run));
+    out += cudagraph_table(run);
   }
 
   // Validated default: only what held in the checked path.

@@ -21,6 +21,22 @@ json reason_json(const ReasonGroup& g) {
           {"evidence", g.evidence}};
 }
 
+// Inductor's reasons for not using CUDA graphs, the first kMaxGraphBreakRows groups.
+json cudagraph_skips_json(const RunSummary& s) {
+  json skips = json::array();
+  for (const auto& k : s.cudagraph_skips) {
+    if (static_cast<int64_t>(skips.size()) >= kMaxGraphBreakRows) break;
+    skips.push_back({{"kind", k.kind},
+                     {"reason", k.reason},
+                     {"program_key", k.program_key},
+                     {"site", k.site},
+                     {"user_location", k.user_location},
+                     {"count", k.count},
+                     {"where", k.where}});
+  }
+  return skips;
+}
+
 json limit_hit_json(const LimitHitInfo& h) {
   return {{"limit_type", h.limit_type},
           {"limit_value", opt(h.limit_value)},
@@ -116,6 +132,8 @@ json run_json(const RunReport& run) {
   if (run.first_recompile)
     frontier = {{"site", run.first_recompile_site},
                 {"recompile", recompile_json(*run.first_recompile)}};
+  const int64_t skips_not_listed =
+      std::max<int64_t>(0, static_cast<int64_t>(s.cudagraph_skips.size()) - kMaxGraphBreakRows);
   return {{"lane", s.lane},
           {"run", s.run},
           {"bundle", bundle},
@@ -157,6 +175,8 @@ json run_json(const RunReport& run) {
           {"sites_not_listed", sites_not_listed},
           {"graph_breaks", breaks},
           {"graph_breaks_not_listed", s.graph_breaks.size() - breaks.size()},
+          {"cudagraph_skips", cudagraph_skips_json(s)},
+          {"cudagraph_skips_not_listed", skips_not_listed},
           {"ingest",
            {{"sources", sources},
             {"sources_not_listed", run.sources_not_listed},

@@ -180,6 +180,29 @@ CREATE TABLE recompile_limit_hit (
   origin TEXT NOT NULL         -- where it came from
 );
 
+-- Inductor did not use CUDA graphs for a compiled graph or part of it, and said why
+-- (docs/cudagraph_skips.md).
+CREATE TABLE cudagraph_skip (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line of the message
+  rank INTEGER NOT NULL,       -- compile reference (see header); frame_id -1 if the line has none
+  epoch INTEGER NOT NULL,
+  frame_id INTEGER NOT NULL,
+  frame_compile_id INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  ca_id INTEGER NOT NULL,
+  kind TEXT NOT NULL,          -- 'skipped' (no CUDA graphs for the graph), 'partitioned' (these ops
+                               -- run outside CUDA graphs), 'rerecord_limit' (CUDA graph trees gave up
+                               -- re-recording and run the function eagerly)
+  reason_sid INTEGER NOT NULL, -- the reason as printed, without the 'skipping cudagraphs due to' lead-in
+  user_file_sid INTEGER,       -- innermost frame of the 'Found from :' stack, NULL if none printed
+  user_line INTEGER,           -- its line
+  user_function_sid INTEGER,   -- its function
+  user_stack TEXT,             -- JSON list of frames, outermost first, NULL if none printed
+  origin TEXT NOT NULL         -- 'text_perf_hints' (Dynamo/Inductor text log) or 'trace_compilation_metrics'
+);
+
 -- Guards installed by a compile, one row per guard.
 CREATE TABLE guard (
   run_id INTEGER NOT NULL,     -- run
@@ -693,6 +716,24 @@ LEFT JOIN strings f ON f.string_id = g.user_file_sid
 LEFT JOIN strings fn ON fn.string_id = g.user_function_sid
 LEFT JOIN strings gt ON gt.string_id = g.gb_type_sid
 LEFT JOIN strings rs ON rs.string_id = g.reason_sid;
+
+-- cudagraph_skips: why CUDA graphs were not used, with the compile it belongs to when the run has
+-- it (program_key and site from compiles; NULL when the log names no compile id or the compile
+-- is not in the run).
+CREATE VIEW cudagraph_skips AS
+SELECT k.run_id, r.lane, r.run, s.path AS source, k.line, k.rank, k.frame_id, k.frame_compile_id,
+       k.attempt, c.program_key, site.text AS site, k.kind, rs.text AS reason,
+       f.text AS user_file, k.user_line, fn.text AS user_function, k.user_stack, k.origin
+FROM cudagraph_skip k
+JOIN run_table r ON r.run_id = k.run_id
+JOIN source s ON s.source_id = k.source_id
+JOIN strings rs ON rs.string_id = k.reason_sid
+LEFT JOIN compile_event c ON k.frame_id >= 0 AND c.run_id = k.run_id AND c.source_id = k.source_id
+  AND c.rank = k.rank AND c.epoch = k.epoch AND c.ca_id = k.ca_id AND c.frame_id = k.frame_id
+  AND c.frame_compile_id = k.frame_compile_id
+LEFT JOIN strings site ON site.string_id = c.site_sid
+LEFT JOIN strings f ON f.string_id = k.user_file_sid
+LEFT JOIN strings fn ON fn.string_id = k.user_function_sid;
 
 -- recompile_limit_hits: recompile_limit_hit with text decoded.
 CREATE VIEW recompile_limit_hits AS

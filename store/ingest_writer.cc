@@ -138,6 +138,10 @@ class EventRowWriter {
                with_ref({"limit_type", "limit_value", "function_sid", "file_sid", "firstlineno",
                          "last_reason_sid", "hard_failure", "origin"}),
                &all_),
+        cudagraph_skip_(db, "cudagraph_skip",
+                        with_ref({"kind", "reason_sid", "user_file_sid", "user_line",
+                                  "user_function_sid", "user_stack", "origin"}),
+                        &all_),
         guard_(db, "guard", with_ref({"format", "ordinal", "code_sid"}), &all_),
         phase_(db, "phase_timing", with_ref({"name_sid", "start_us", "duration_us"}), &all_),
         cache_(db, "cache_outcome", with_ref({"cache", "state", "key_sid", "detail_sid"}), &all_),
@@ -299,6 +303,20 @@ class EventRowWriter {
         .val(strings_.id_or_null(h.last_reason))
         .val(h.hard_failure)
         .val(h.origin);
+  }
+
+  void row(const ingest::CudagraphSkip& k) {
+    ref(cudagraph_skip_, k.line, k.ref).val(k.kind).val(strings_.id(k.reason));
+    if (k.user_stack.empty()) {
+      cudagraph_skip_.null().null().null().null();
+    } else {
+      const ingest::StackFrame& inner = k.user_stack.back();
+      cudagraph_skip_.val(strings_.id_or_null(inner.file))
+          .val(inner.line)
+          .val(strings_.id_or_null(inner.function))
+          .val(frames_json(k.user_stack));
+    }
+    cudagraph_skip_.val(k.origin);
   }
 
   void row(const ingest::GuardSet& s) {
@@ -501,7 +519,8 @@ class EventRowWriter {
   Database& db_;
   StringInterner strings_;
   std::vector<BatchInsert*> all_;  // every inserter below, in declaration order
-  BatchInsert compile_, failure_, graph_break_, limit_, guard_, phase_, cache_, input_, times_;
+  BatchInsert compile_, failure_, graph_break_, limit_, cudagraph_skip_, guard_, phase_, cache_,
+      input_, times_;
   BatchInsert xla_block_, xla_execution_group_, xla_execution_, xla_post_, xla_profiler_, metric_,
       step_marker_, hlo_module_, hlo_param_, hlo_const_, saved_graph_, jax_compile_, jax_miss_,
       jax_pcache_, step_timing_;

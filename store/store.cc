@@ -39,6 +39,7 @@ CREATE INDEX IF NOT EXISTS dynamo_compile_raw_run ON dynamo_compile_raw(run_id);
 CREATE INDEX IF NOT EXISTS guard_failure_run ON guard_failure(run_id);
 CREATE INDEX IF NOT EXISTS graph_break_run ON graph_break(run_id);
 CREATE INDEX IF NOT EXISTS recompile_limit_hit_run ON recompile_limit_hit(run_id);
+CREATE INDEX IF NOT EXISTS cudagraph_skip_run ON cudagraph_skip(run_id);
 CREATE INDEX IF NOT EXISTS guard_run ON guard(run_id);
 CREATE INDEX IF NOT EXISTS phase_timing_run ON phase_timing(run_id);
 CREATE INDEX IF NOT EXISTS cache_outcome_run ON cache_outcome(run_id);
