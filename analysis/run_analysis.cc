@@ -375,6 +375,14 @@ void write_rollup(store::Database& db, store::StringInterner& strings, int64_t r
   insert_run.run();
 }
 
+// The compile count a metrics report gives (docs/xla_formats.md), next to the run's facts.
+void write_counted_compiles(store::Database& db, int64_t run_id, const CountedCompiles& counted) {
+  auto st = db.prepare(
+      "UPDATE run_convergence SET counted_compiles = ?, counted_by = ? WHERE run_id = ?");
+  st.bind(1, counted.count).bind(2, counted.counted_by).bind(3, run_id);
+  st.run();
+}
+
 // ExecuteTime accumulator of the run's last metrics report, in milliseconds.
 std::optional<double> load_execute_ms(store::Database& db, int64_t run_id) {
   // The IN term repeats the WHERE of the metric_fields index (store/store.h), so it is used.
@@ -470,6 +478,7 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
       rollup.set_site_sid(n, writer.site_sid_of(n));
     write_convergence(db, run_id, xla.convergence);
     write_rollup(db, strings, run_id, std::move(rollup));
+    if (xla.counted) write_counted_compiles(db, run_id, *xla.counted);
     lap(t.finish_s);
   }
 }

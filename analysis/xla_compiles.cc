@@ -152,6 +152,235 @@ void name_op_attribute_changes(const XlaRunInputs& in, const ProgramView& before
   d.evidence = "HLO op attributes (the two modules read again)";
 }
 
+// The old -> new value of a static argument from a `different value of static args` explanation
+// (`now 3 and before 2`), "" when not printed (docs/xla_formats.md).
+std::string static_value_change(const std::string& detail) {
+  size_t at = detail.find("static");
+  if (at == std::string::npos) return "";
+  size_t now = detail.find("now ", at);
+  if (now == std::string::npos) return "";
+  size_t end = detail.find('\n', now);
+  std::string_view line = std::string_view(detail).substr(
+      now + 4, end == std::string::npos ? std::string::npos : end - now - 4);
+  size_t before = line.find(" and before ");
+  if (before == std::string_view::npos) return "";
+  std::string_view new_value = line.substr(0, before), old_value = line.substr(before + 12);
+  while (!old_value.empty() && (old_value.back() == ' ' || old_value.back() == '.'))
+    old_value.remove_suffix(1);
+  return fmt::format("{} -> {}", old_value, new_value);
+}
+
+// `never seen function` ... `but seen another function defined on the same line`: a new function
+// object at each call (a closure or lambda defined inside the step).
+bool redefined_function(const JaxMissRecord& m) {
+  return m.cause_class == "never_seen" &&
+         (m.detail.find("re-defined repeatedly") != std::string::npos ||
+          m.detail.find("seen another function defined on the same line") != std::string::npos);
+}
+
+// JAX compiles and their attribution. Compile records are `Finished XLA compilation` lines (or
+// `Compiling` lines where the log has no finish records for that function); a tracing cache miss
+// explains the next compile record of its function. A miss that no compile record of its
+// function follows (jax_explain_cache_misses without jax_log_compiles, or a retrace of an inner
+// function) is itself the record of a retrace and compile, so it is counted as one.
+class JaxAttributor {
+ public:
+  JaxAttributor(const XlaRunInputs& in, std::map<int64_t, std::string>& source_name,
+                int64_t& ordinal, std::vector<AttributedCompile>& out)
+      : in_(in), source_name_(source_name), ordinal_(ordinal), out_(out) {}
+
+  void run() {
+    for (const auto& c : in_.jax_compiles)
+      if (c.phase == "compile") functions_with_finish_.insert(c.function);
+    std::vector<Event> events = merged_events();
+    pair_misses(events);
+    for (const Event& e : events) {
+      if (e.miss)
+        on_miss(*e.miss, e.paired);
+      else
+        on_record(*e.record, e.paired_miss);
+    }
+  }
+
+ private:
+  struct Event {
+    const JaxCompileRecord* record = nullptr;
+    const JaxMissRecord* miss = nullptr;
+    bool paired = false;                         // a miss that a compile record explains
+    const JaxMissRecord* paired_miss = nullptr;  // a compile record's explaining miss
+  };
+
+  bool is_compile(const JaxCompileRecord& c) const {
+    return c.phase == "compile" ||
+           (c.phase == "compiling" && !functions_with_finish_.count(c.function));
+  }
+
+  // Compile records and misses in log order (misses first on one line).
+  std::vector<Event> merged_events() const {
+    std::vector<Event> events;
+    size_t m = 0;
+    auto miss_before = [&](const JaxCompileRecord& c) {
+      const JaxMissRecord& x = in_.jax_misses[m];
+      return std::tie(x.source_id, x.line) < std::tie(c.source_id, c.line);
+    };
+    for (const auto& c : in_.jax_compiles) {
+      for (; m < in_.jax_misses.size() && miss_before(c); ++m)
+        events.push_back({nullptr, &in_.jax_misses[m]});
+      events.push_back({&c, nullptr});
+    }
+    for (; m < in_.jax_misses.size(); ++m) events.push_back({nullptr, &in_.jax_misses[m]});
+    return events;
+  }
+
+  // A miss explains the next compile record of its function, unless another miss of the function
+  // comes first.
+  void pair_misses(std::vector<Event>& events) const {
+    std::map<std::string, size_t> pending;  // function -> index of its unexplained miss
+    for (size_t i = 0; i < events.size(); ++i) {
+      Event& e = events[i];
+      if (e.miss) {
+        pending[e.miss->function] = i;
+        continue;
+      }
+      if (!is_compile(*e.record)) continue;
+      auto it = pending.find(e.record->function);
+      if (it == pending.end()) continue;
+      events[it->second].paired = true;
+      e.paired_miss = events[it->second].miss;
+      pending.erase(it);
+    }
+  }
+
+  AttributedCompile start(int64_t source_id, int64_t line, const std::string& site) {
+    AttributedCompile a;
+    a.key.source_id = source_id;
+    a.ordinal = ordinal_++;
+    a.line = line;
+    a.kind = "jax";
+    a.site = site;
+    a.prev_program_key = last_key_[site];
+    return a;
+  }
+
+  void finish(AttributedCompile&& a) {
+    last_key_[a.site] = a.program_key;
+    out_.push_back(std::move(a));
+  }
+
+  // Cause of a compile that `miss` explains; `n` = earlier compiles of the function.
+  void explain(AttributedCompile& a, const JaxMissRecord& miss, size_t n) {
+    a.cause_reported = first_line(miss.detail);
+    a.detail = miss.detail;
+    a.evidence =
+        fmt::format("jax_explain_cache_misses at {}:{}", source_name_[miss.source_id], miss.line);
+    if (redefined_function(miss)) {
+      a.cause = "object_identity";
+      a.subject = miss.function;
+      a.detail = fmt::format(
+          "a new function object at every call: {} is defined again on the same line each time "
+          "(a closure or lambda created inside the step), so JAX traces and compiles it again",
+          miss.function);
+    } else if (n == 0 && miss.cause_class == "never_seen") {
+      a.cause = "first_compile";
+    } else {
+      a.cause = jax_cause(miss.cause_class);
+    }
+    if (a.cause == "constant") {
+      std::string change = static_value_change(miss.detail);
+      a.subject = "static argument";
+      a.detail = change.empty()
+                     ? "a static argument (static_argnums / static_argnames) took a new value"
+                     : fmt::format("a static argument took a new value: {}", change);
+    }
+    a.confidence = a.cause == "unknown" ? "low" : "high";
+  }
+
+  // A miss no compile record follows: the retrace is the compile's only record.
+  void on_miss(const JaxMissRecord& miss, bool paired) {
+    if (paired) return;
+    const std::string& fn =
+        miss.function.empty() ? std::string("<unknown function>") : miss.function;
+    AttributedCompile a = start(miss.source_id, miss.line, fn);
+    a.program_key = fmt::format("{} @{}:{}", fn, source_name_[miss.source_id], miss.line);
+    a.evidence_kind = "jax_explain_cache_misses";
+    explain(a, miss, seen_[fn]++);
+    finish(std::move(a));
+  }
+
+  void on_record(const JaxCompileRecord& c, const JaxMissRecord* miss) {
+    if (c.phase == "compiling" && !c.signature.empty()) last_signature_[c.function] = c.signature;
+    if (!is_compile(c)) return;
+    AttributedCompile a = start(c.source_id, c.line, c.function);
+    std::string sig = !c.signature.empty() ? c.signature : last_signature_[c.function];
+    a.program_key = sig.empty() ? c.function : c.function + " " + sig;
+    if (c.seconds) a.compile_ms = *c.seconds * 1000;
+    a.evidence_kind = "jax_log_compiles";
+    size_t n = seen_[c.function]++;
+    if (miss) {
+      explain(a, *miss, n);
+    } else if (n == 0) {
+      a.cause = "first_compile";
+      a.confidence = "medium";
+      a.evidence = fmt::format("first jax compile of {} at {}:{}", c.function,
+                               source_name_[c.source_id], c.line);
+    } else {
+      unexplained(a, c, sig);
+    }
+    if (!sig.empty()) last_signature_compiled_[c.function] = sig;
+    finish(std::move(a));
+  }
+
+  // A recompile without an explanation: the `Compiling f with global shapes and types [...]`
+  // signatures may still show a changed argument shape, dtype or argument count.
+  void unexplained(AttributedCompile& a, const JaxCompileRecord& c, const std::string& sig) {
+    a.cause = "unknown";
+    a.confidence = "low";
+    a.detail =
+        "JAX compiled this function again without an explanation in the logs; set "
+        "jax_explain_cache_misses=True (JAX_EXPLAIN_CACHE_MISSES=1) to record why";
+    a.evidence = fmt::format("jax_log_compiles at {}:{}", source_name_[c.source_id], c.line);
+    ProgramView now, before;
+    auto sig_it = last_signature_compiled_.find(c.function);
+    if (sig_it == last_signature_compiled_.end() || !parse_jax_signature(sig, now.parameters) ||
+        !parse_jax_signature(sig_it->second, before.parameters))
+      return;
+    now.has_hlo = before.has_hlo = true;  // parameters are comparable; nothing else is
+    ProgramDiff d = diff_programs(before, now);
+    if (d.cause == "shape" || d.cause == "dtype" || d.cause == "key_subset") {
+      a.cause = d.cause;
+      a.confidence = "medium";
+      a.subject = d.subject;
+      a.detail = d.detail + " (from the argument signatures of jax_log_compiles)";
+    }
+  }
+
+  const XlaRunInputs& in_;
+  std::map<int64_t, std::string>& source_name_;
+  int64_t& ordinal_;
+  std::vector<AttributedCompile>& out_;
+  std::set<std::string> functions_with_finish_;
+  std::map<std::string, std::string> last_signature_;  // function -> its last Compiling signature
+  std::map<std::string, std::string> last_signature_compiled_;  // function -> its last compile's
+  std::map<std::string, size_t> seen_;                          // function -> compiles so far
+  std::map<std::string, std::string> last_key_;
+};
+
+// Where a compile belongs: the innermost user frame, else the first frame, else (VLOG lines
+// and blocks without Python frames) the device or nothing.
+std::string site_of(const XlaBlockRecord& b, const std::optional<FrameRecord>& user) {
+  std::string site;
+  if (user)
+    site = frame_text(*user);
+  else if (!b.frames.empty())
+    site = frame_text(b.frames.front());
+  else if (b.origin == "vlog")
+    site = fmt::format("<no python frames> device {}", b.device.empty() ? "?" : b.device);
+  else
+    site = "<no python frames>";
+  if (!b.graph_name.empty()) site += " [" + b.graph_name + "]";
+  return site;
+}
+
 }  // namespace
 
 std::optional<FrameRecord> innermost_user_frame(const std::vector<FrameRecord>& frames) {
@@ -163,6 +392,7 @@ std::optional<FrameRecord> innermost_user_frame(const std::vector<FrameRecord>& 
 XlaRunResult analyze_xla_run(XlaRunInputs in, int64_t first_ordinal) {
   std::map<int64_t, std::string> source_name(in.source_names.begin(), in.source_names.end());
   XlaRunResult out;
+  out.counted = in.counted;
 
   // 1. Steps were computed by the loader.
   int64_t steps_seen = in.steps_seen;
@@ -231,15 +461,11 @@ XlaRunResult analyze_xla_run(XlaRunInputs in, int64_t first_ordinal) {
     a.kind = "xla";
     a.cache = "miss";
     a.cause_reported = b.cause;
-    a.evidence_kind = "pt_xla_debug_compilation_analysis";
+    const bool vlog = b.origin == "vlog";
+    a.evidence_kind = vlog ? "xla_vlog_compile" : "pt_xla_debug_compilation_analysis";
+    a.compile_ms = b.compile_ms;
     auto user = innermost_user_frame(b.frames);
-    if (user)
-      a.site = frame_text(*user);
-    else if (!b.frames.empty())
-      a.site = frame_text(b.frames.front());
-    else
-      a.site = "<no python frames>";
-    if (!b.graph_name.empty()) a.site += " [" + b.graph_name + "]";
+    a.site = site_of(b, user);
     a.program_key = !b.graph_hash.empty()
                         ? b.graph_hash
                         : fmt::format("<no graph hash>@{}:{}", source_name[b.source_id], b.line);
@@ -262,8 +488,9 @@ XlaRunResult analyze_xla_run(XlaRunInputs in, int64_t first_ordinal) {
     view.input_count = b.inputs;
     view.output_count = b.outputs;
 
-    std::string where =
-        fmt::format("PT_XLA_DEBUG Compilation Analysis at {}:{}", source_name[b.source_id], b.line);
+    std::string where = fmt::format(
+        "{} at {}:{}", vlog ? "VLOG Compiling IR graph hash" : "PT_XLA_DEBUG Compilation Analysis",
+        source_name[b.source_id], b.line);
     SiteState& site = sites[a.site];
     bool first_at_site = site.keys.empty();
     const std::vector<const ProgramView*>& earlier = site.programs;
@@ -314,6 +541,10 @@ XlaRunResult analyze_xla_run(XlaRunInputs in, int64_t first_ordinal) {
         shape_compiles.push_back({out.compiles.size(), {a.site, d.shape_param, d.shape_dim}});
       }
     }
+    if (vlog && a.cause == "unknown")
+      a.detail += fmt::format(
+          "; VLOG lines name no Python frame, so compiles are grouped by device: "
+          "PT_XLA_DEBUG_LEVEL=1 would name the frame and cause of each");
     compile_structure.resize(out.compiles.size() + 1);
     compile_structure.back() = view.has_hlo ? view.structure_fingerprint : "";
     if (site.keys.insert(a.program_key).second) {
@@ -342,86 +573,8 @@ XlaRunResult analyze_xla_run(XlaRunInputs in, int64_t first_ordinal) {
   }
   mark_alternation(out.compiles, compile_structure, in.executions_by_hash);
 
-  // 4. JAX compiles: `Finished XLA compilation` records (or `Compiling` lines where the log has
-  // no finish records for that function).
-  std::set<std::string> functions_with_finish;
-  for (const auto& c : in.jax_compiles)
-    if (c.phase == "compile") functions_with_finish.insert(c.function);
-  std::map<std::string, std::string> last_signature;  // function -> signature of its last Compiling
-  std::map<std::string, size_t> jax_seen;             // function -> compiles so far
-  std::map<std::string, std::string> last_key;
-  std::map<std::string, std::string>
-      last_signature_compiled;  // function -> signature of its last compile
-  size_t miss_pos = 0;
-  std::map<std::string, const JaxMissRecord*> pending_miss;  // function -> miss since last compile
-  for (const auto& c : in.jax_compiles) {
-    while (miss_pos < in.jax_misses.size() &&
-           std::tie(in.jax_misses[miss_pos].source_id, in.jax_misses[miss_pos].line) <
-               std::tie(c.source_id, c.line)) {
-      pending_miss[in.jax_misses[miss_pos].function] = &in.jax_misses[miss_pos];
-      ++miss_pos;
-    }
-    if (c.phase == "compiling" && !c.signature.empty()) last_signature[c.function] = c.signature;
-    bool is_compile = c.phase == "compile" ||
-                      (c.phase == "compiling" && !functions_with_finish.count(c.function));
-    if (!is_compile) continue;
-    AttributedCompile a;
-    a.key.source_id = c.source_id;
-    a.ordinal = ordinal++;
-    a.line = c.line;
-    a.kind = "jax";
-    a.site = c.function;
-    std::string sig = !c.signature.empty() ? c.signature : last_signature[c.function];
-    a.program_key = sig.empty() ? c.function : c.function + " " + sig;
-    if (c.seconds) a.compile_ms = *c.seconds * 1000;
-    a.evidence_kind = "jax_log_compiles";
-    a.prev_program_key = last_key[c.function];
-    size_t n = jax_seen[c.function]++;
-    const JaxMissRecord* miss = nullptr;
-    if (auto it = pending_miss.find(c.function); it != pending_miss.end()) {
-      miss = it->second;
-      pending_miss.erase(it);
-    }
-    if (miss) {
-      a.cause_reported = first_line(miss->detail);
-      a.cause = n == 0 && miss->cause_class == "never_seen" ? "first_compile"
-                                                            : jax_cause(miss->cause_class);
-      a.confidence = a.cause == "unknown" ? "low" : "high";
-      a.detail = miss->detail;
-      a.evidence = fmt::format("jax_explain_cache_misses at {}:{}", source_name[miss->source_id],
-                               miss->line);
-    } else if (n == 0) {
-      a.cause = "first_compile";
-      a.confidence = "medium";
-      a.evidence = fmt::format("first jax compile of {} at {}:{}", c.function,
-                               source_name[c.source_id], c.line);
-    } else {
-      a.cause = "unknown";
-      a.confidence = "low";
-      a.detail =
-          "JAX compiled this function again without an explanation in the logs; set "
-          "jax_explain_cache_misses=True (JAX_EXPLAIN_CACHE_MISSES=1) to record why";
-      a.evidence = fmt::format("jax_log_compiles at {}:{}", source_name[c.source_id], c.line);
-      // The `Compiling f with global shapes and types [...]` signatures still show a changed
-      // argument shape, dtype or argument count.
-      ProgramView now, before;
-      auto sig_it = last_signature_compiled.find(c.function);
-      if (sig_it != last_signature_compiled.end() && parse_jax_signature(sig, now.parameters) &&
-          parse_jax_signature(sig_it->second, before.parameters)) {
-        now.has_hlo = before.has_hlo = true;  // parameters are comparable; nothing else is
-        ProgramDiff d = diff_programs(before, now);
-        if (d.cause == "shape" || d.cause == "dtype" || d.cause == "key_subset") {
-          a.cause = d.cause;
-          a.confidence = "medium";
-          a.subject = d.subject;
-          a.detail = d.detail + " (from the argument signatures of jax_log_compiles)";
-        }
-      }
-    }
-    if (!sig.empty()) last_signature_compiled[c.function] = sig;
-    last_key[c.function] = a.program_key;
-    out.compiles.push_back(std::move(a));
-  }
+  // 4. JAX compiles (JaxAttributor).
+  JaxAttributor(in, source_name, ordinal, out.compiles).run();
 
   // 5. Convergence, with compile time per step: the step-timing file's compile column, else the
   // growth of the CompileTime accumulator between metrics blocks, else the known compile times.

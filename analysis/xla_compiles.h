@@ -33,12 +33,17 @@ struct FrameRecord {
 };
 
 // A Compilation Analysis block, with its step already computed by the loader (see the header
-// comment for the precedence): executions are only counted, never loaded.
+// comment for the precedence): executions are only counted, never loaded. A run without such
+// blocks takes its compiles from VLOG `Compiling IR graph hash` lines instead (origin "vlog"):
+// no cause, no frames, no step; the site is the device (docs/xla_formats.md).
 struct XlaBlockRecord {
   int64_t source_id = 0;
   int64_t line = 0;
   std::optional<int64_t> step;
-  std::string kind;  // compile
+  std::string kind;                     // compile
+  std::string origin = "pt_xla_debug";  // "pt_xla_debug" or "vlog"
+  std::string device;                   // vlog: the device it compiled for
+  std::optional<double> compile_ms;     // vlog: from the start and done timestamps
   std::string cause, cause_class, graph_name, graph_hash;
   std::optional<int64_t> inputs, outputs;
   std::vector<FrameRecord> frames;  // innermost first
@@ -107,6 +112,13 @@ struct ExecutionSpan {
   int64_t first_step = 0, last_step = 0;
 };
 
+// How many compiles a runtime counter says the run did, whether or not records name them
+// (docs/xla_formats.md): a metrics report alone gives a count and nothing else.
+struct CountedCompiles {
+  int64_t count = 0;
+  std::string counted_by;  // "metrics CompileTime TotalSamples at report.txt:3"
+};
+
 struct XlaRunInputs {
   std::vector<XlaBlockRecord> blocks;  // compile blocks in (source_id, line) order
   int64_t steps_seen = 0;              // most steps any source shows (markers or step ends)
@@ -122,6 +134,7 @@ struct XlaRunInputs {
   // Graph hash -> where its Execution blocks fall (PT_XLA_DEBUG_LEVEL=2); empty without them.
   std::map<std::string, ExecutionSpan> executions_by_hash;
   HostSyncCounts host_syncs;
+  std::optional<CountedCompiles> counted;  // from the metrics reports, when one counts compiles
   // Names the instructions behind an op-attribute-only change (program_diff rule 4a) by reading
   // the two modules again; unset, such a change is said without them.
   OpAttributeDescriber describe_op_attributes;
@@ -130,6 +143,7 @@ struct XlaRunInputs {
 struct XlaRunResult {
   std::vector<AttributedCompile> compiles;  // ordinals start at 1
   std::vector<ConvergencePoint> convergence;
+  std::optional<CountedCompiles> counted;  // XlaRunInputs::counted, passed on
 };
 
 // `first_ordinal` lets the caller append these after the run's Dynamo compiles. Takes the inputs

@@ -88,6 +88,75 @@ std::string source_line(const std::vector<std::pair<int64_t, std::string>>& sour
   return fmt::format("source {}:{}", source_id, line);
 }
 
+// `Compiling IR graph hash` records of torch_xla VLOG output, as compile blocks without frames.
+void load_vlog_compiles(store::Database& db, int64_t run_id, std::vector<XlaBlockRecord>& out) {
+  auto rows = db.prepare(
+      "SELECT source_id, line, graph_hash, device, compile_ms FROM xla_vlog WHERE run_id = ? AND "
+      "kind = 'compile' ORDER BY source_id, line");
+  rows.bind(1, run_id);
+  while (rows.step()) {
+    XlaBlockRecord r;
+    r.source_id = rows.int64(0);
+    r.line = rows.int64(1);
+    r.kind = "compile";
+    r.origin = "vlog";
+    r.cause_class = "unknown";
+    r.graph_hash = rows.str(2);
+    r.device = rows.str(3);
+    r.compile_ms = rows.opt_real(4);
+    out.push_back(std::move(r));
+  }
+}
+
+// The run's compile count from its metrics reports (docs/xla_formats.md): per source, the last
+// (cumulative) CompileTime TotalSamples, else the last UncachedCompile counter; over sources, the
+// largest (the sources of one run may be reports of one process printed at different times).
+class CompileCounter {
+ public:
+  explicit CompileCounter(const std::vector<std::pair<int64_t, std::string>>& names)
+      : names_(names) {}
+
+  // Rows in (source, line) order.
+  void add(std::string_view name, std::string_view field, int64_t source, int64_t line,
+           double value) {
+    bool samples = name == "CompileTime" && field == "TotalSamples";
+    bool uncached = name == "UncachedCompile" && field == "Value";
+    if (!samples && !uncached) return;
+    if (source != source_) close_source();
+    source_ = source;
+    Seen& seen = samples ? samples_ : uncached_;
+    seen = {static_cast<int64_t>(value), line, true};
+  }
+
+  std::optional<CountedCompiles> result() {
+    close_source();
+    return best_;
+  }
+
+ private:
+  struct Seen {
+    int64_t value = 0;
+    int64_t line = 0;
+    bool any = false;
+  };
+
+  void close_source() {
+    const Seen& s = samples_.any ? samples_ : uncached_;
+    if (s.any && (!best_ || s.value > best_->count)) {
+      best_ = CountedCompiles{
+          s.value, fmt::format("metrics {} at {}",
+                               samples_.any ? "CompileTime TotalSamples" : "UncachedCompile",
+                               source_line(names_, source_, s.line))};
+    }
+    samples_ = uncached_ = {};
+  }
+
+  const std::vector<std::pair<int64_t, std::string>>& names_;
+  int64_t source_ = -1;
+  Seen samples_, uncached_;
+  std::optional<CountedCompiles> best_;
+};
+
 }  // namespace
 
 XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
@@ -148,6 +217,9 @@ XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
       r.step = ends_before + 1;
     in.blocks.push_back(std::move(r));
   }
+  // VLOG compiles stand in for Compilation Analysis blocks only where there are none: with both
+  // switched on, each compile would be counted twice.
+  if (in.blocks.empty()) load_vlog_compiles(db, run_id, in.blocks);
   auto jax = db.prepare(
       "SELECT source_id, line, f.text, phase, s.text, seconds FROM jax_compile j "
       "JOIN strings f ON f.string_id = j.function_sid "
@@ -184,14 +256,17 @@ XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
   auto metric_rows = db.prepare(fmt::format(
       "SELECT n.text, source_id, line, step, field, value FROM metric_sample m JOIN strings n ON "
       "n.string_id = m.name_sid WHERE run_id = ? AND n.text IN ('CompileTime', "
-      "'aten::_local_scalar_dense') AND {} ORDER BY source_id, line",
+      "'aten::_local_scalar_dense', 'UncachedCompile') AND {} ORDER BY source_id, line",
       store::kMetricFieldsTerm));
   metric_rows.bind(1, run_id);
   HostSyncCounts& syncs = in.host_syncs;
+  CompileCounter counter(source_names);
   while (metric_rows.step()) {
     std::optional<int64_t> step = metric_rows.opt_int64(3);
     std::string_view field = metric_rows.text(4);
     double value = metric_rows.real(5);
+    counter.add(metric_rows.text(0), field, metric_rows.int64(1), metric_rows.int64(2), value);
+    if (metric_rows.text(0) == "UncachedCompile") continue;
     if (metric_rows.text(0) == "CompileTime") {
       if (!step) continue;
       if (field == "TotalSamples")
@@ -208,6 +283,7 @@ XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
       }
     }
   }
+  in.counted = counter.result();
   auto warning = db.prepare(
       "SELECT source_id, line FROM xla_profiler_note WHERE run_id = ? AND kind = 'too_frequent' "
       "AND metric = 'TransferFromDeviceTime' ORDER BY source_id, line LIMIT 1");

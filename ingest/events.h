@@ -195,7 +195,7 @@ using Event = std::variant<DynamoCompile, GuardFailure, GraphBreak, RecompileLim
                            XlaAnalysisBlock, XlaExecutionGroup, XlaExecutions, XlaPostCompile,
                            XlaProfilerNote, MetricSample, StepMarker, HloModule, SavedGraph,
                            JaxCompile, JaxCacheMiss, JaxPersistentCache, StepTiming, StackVersion,
-                           CudagraphSkip>;
+                           CudagraphSkip, XlaVlogRecord, XlaDumpFile>;
 
 // What happened to an input line that did not become (part of) an event.
 enum class LineFate {

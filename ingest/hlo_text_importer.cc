@@ -88,17 +88,30 @@ class HloTextImporter : public Importer {
 
 // 90 when a line of `head` starts (after indentation) with "HloModule "; buffer-assignment dumps
 // start with "BufferAssignment:" and are never HLO text.
+// `%name = <shape> <opcode>(...)` or `ROOT %name = ...`: an instruction of the long printing style.
+// Saved-graph IR lines (`%0 = f32[] aten::mul(...)`) name ops with `::` and are not HLO.
+bool looks_like_hlo_instruction(std::string_view line) {
+  if (line.starts_with("ROOT ")) line.remove_prefix(5);
+  if (!line.starts_with("%")) return false;
+  size_t eq = line.find(" = ");
+  return eq != std::string_view::npos && line.find('(', eq) != std::string_view::npos &&
+         line.find("::") == std::string_view::npos;
+}
+
 int sniff_hlo_text(std::string_view head) {
   size_t pos = 0;
+  int instructions = 0;
   while (pos < head.size()) {
     size_t end = head.find('\n', pos);
     if (end == std::string_view::npos) end = head.size();
     std::string_view line = ltrim(head.substr(pos, end - pos));
     if (line.starts_with("BufferAssignment:")) return 0;
     if (line.starts_with("HloModule ")) return 90;
+    instructions += looks_like_hlo_instruction(line);
     pos = end + 1;
   }
-  return 0;
+  // A fragment pasted without its HloModule line (docs/xla_formats.md): read as a truncated module.
+  return instructions >= 3 ? 50 : 0;
 }
 
 }  // namespace

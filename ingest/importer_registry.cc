@@ -6,8 +6,10 @@
 #include "ingest/pt_xla_debug_importer.h"
 #include "ingest/step_timing_importer.h"
 #include "ingest/torch_trace_importer.h"
+#include "ingest/xla_dump_listing_importer.h"
 #include "ingest/xla_metrics_importer.h"
 #include "ingest/xla_saved_graph_importer.h"
+#include "ingest/xla_vlog_importer.h"
 
 namespace rcf::ingest {
 
@@ -16,9 +18,12 @@ const std::vector<ImporterInfo>& importer_registry() {
   // sniffs 0, so it never wins against a real format: it is read only when named (--format) or
   // for an unrecognised file under --step-pattern (docs/plain_text.md).
   static const std::vector<ImporterInfo> registry = {
-      torch_trace_importer_info(), dynamo_text_importer_info(),     pt_xla_debug_importer_info(),
-      xla_metrics_importer_info(), xla_saved_graph_importer_info(), hlo_text_importer_info(),
-      jax_log_importer_info(),     step_timing_importer_info(),     plain_text_importer_info(),
+      torch_trace_importer_info(),     dynamo_text_importer_info(),
+      pt_xla_debug_importer_info(),    xla_metrics_importer_info(),
+      xla_saved_graph_importer_info(), hlo_text_importer_info(),
+      jax_log_importer_info(),         step_timing_importer_info(),
+      xla_vlog_importer_info(),        xla_dump_listing_importer_info(),
+      plain_text_importer_info(),
   };
   return registry;
 }

@@ -526,6 +526,12 @@ void take_function(std::string_view t, JaxCacheMiss* miss) {
   if (!loc.empty()) miss->location = std::string(loc);
 }
 
+bool mentions_static(const std::vector<std::string>& body) {
+  for (const std::string& line : body)
+    if (contains(line, "static") || contains(line, "Static")) return true;
+  return false;
+}
+
 // Builds the event; false when the explanation says too little to name its cause (cut off).
 bool build_cache_miss(const Explanation& e, JaxCacheMiss* miss) {
   miss->line = e.line;
@@ -564,7 +570,9 @@ bool build_cache_miss(const Explanation& e, JaxCacheMiss* miss) {
       miss->cause_class = "context";
       return true;
     case Category::kPytree:
-      miss->cause_class = "pytree";
+      // HEAD keeps static arguments in the input pytree: a differing static node is a static
+      // argument that took a new value (docs/xla_formats.md).
+      miss->cause_class = mentions_static(e.body) ? "static_arg" : "pytree";
       return true;
     case Category::kStatic:
       miss->cause_class = "static_arg";
@@ -662,6 +670,9 @@ class JaxLogImporter : public Importer {
       sink_.note(line_no, LineFate::kRejected, "bad_cache_miss_header", line);
       return;
     }
+    // jax 0.6-0.8: `TRACING CACHE MISS at <callsite> costing <t> ms because:`.
+    if (size_t costing = callsite.rfind(" costing "); costing != std::string_view::npos)
+      callsite = callsite.substr(0, costing);
     open_ = Explanation{};
     open_->line = line_no;
     open_->callsite = callsite_location(callsite);

@@ -79,6 +79,24 @@ struct XlaProfilerNote {
   std::string text;               // op list, frame text or the raw message
 };
 
+// One torch_xla VLOG line about a graph (TF_CPP_VMODULE=tensor=5 before 2023,
+// xla_graph_executor=5 after; docs/xla_formats.md). A compile is one `Compiling IR graph hash`
+// record: its `... done!` line, when seen, gives compile_ms (from the two timestamps) and is not
+// a record of its own. `line` is the start line (the done line when the start was not seen).
+struct XlaVlogRecord {
+  int64_t line = 0;
+  // "compile", "execute" (Executing IR graph hash), "tensors_graph" (Tensors graph hash),
+  // "parameter_sequence", "cache_hit" (Graph hash: <h>), "get_tensor" (Trying to get the value of
+  // N tensor(s): user code read tensor values, a host sync), "graph_size" (SyncTensorsGraphSize=N).
+  std::string kind;
+  std::string graph_hash;  // as printed: hex (17-32 digits) or 2019-era decimal; "" when none
+  std::string device;      // "TPU:0", "CPU:0"; "" when the line names none
+  int64_t thread = -1;     // glog thread id when printed, else -1
+  std::optional<int64_t> count;       // get_tensor: tensors; graph_size: IR nodes
+  std::optional<double> compile_ms;   // compile: start to `done!` when both carry a timestamp
+  bool finished = false;              // compile: its `done!` line was seen
+};
+
 // One value of a metrics report. A `[MetricsData; step=N]` block gives the step.
 struct MetricSample {
   int64_t line = 0;
@@ -195,6 +213,17 @@ struct JaxCacheMiss {
   // "never_seen", "shape", "dtype", "weak_type", "static_arg", "pytree", "context", "other"
   std::string cause_class;
   std::string detail;  // the explanation lines joined with '\n'
+};
+
+// One file name of an `--xla_dump_to` directory listing (`ls` output pasted into a report):
+// which modules and stages a dump holds. A listing holds no module text, so it decides no
+// compile of its own.
+struct XlaDumpFile {
+  int64_t line = 0;
+  std::optional<int64_t> module_id;  // module_NNNN
+  std::string module_name;           // "SyncTensorsGraph.68", "jit_train_step"
+  std::string stage;                 // as ingest/hlo_dump_file_name.h names it, "" when none
+  std::string file_name;             // the name as listed
 };
 
 // JAX persistent compilation cache line.

@@ -7,6 +7,8 @@
 // sorted runs (lazy, then runtime registry), so a repeated name means a second report was pasted
 // or printed without a header.
 //
+// 2019 reports name a metric's sum `Counter:` (later `Accumulator:`); it is read as Accumulator.
+//
 // Line fates: header, field and blank lines are parsed (blank: skipped "blank"); field lines
 // before any block (a snippet that starts mid-block) are skipped "orphan_field"; anything else
 // is skipped "other_output". Malformed values are rejected with one note per line and give no
@@ -65,15 +67,30 @@ class XlaMetricsImporter : public Importer {
     if (line.starts_with(kMetricHeader))
       return on_block_header(BlockKind::kMetric, line.substr(kMetricHeader.size()), raw_line,
                              line_no);
-    if (line.starts_with(kCounterHeader))
-      return on_block_header(BlockKind::kCounter, line.substr(kCounterHeader.size()), raw_line,
-                             line_no);
+    if (line.starts_with(kCounterHeader)) {
+      std::string_view rest = line.substr(kCounterHeader.size());
+      if (is_2019_sum_field(rest)) return on_field_2019_sum(rest, raw_line, line_no);
+      return on_block_header(BlockKind::kCounter, rest, raw_line, line_no);
+    }
     on_field(line, raw_line, line_no);
   }
 
   void finish() override { close_block(); }
 
  private:
+  // 2019 reports (docs/xla_formats.md) call a metric's sum `Counter:` where later ones print
+  // `Accumulator:`: inside an open Metric block, `Counter: <time, size or number>` is that field,
+  // not the header of a Counter block (whose name is never a value).
+  bool is_2019_sum_field(std::string_view rest) const {
+    return block_.kind == BlockKind::kMetric && !block_.complete &&
+           parse_metric_value(trim(rest)).has_value();
+  }
+
+  void on_field_2019_sum(std::string_view value, std::string_view raw_line, int64_t line_no) {
+    if (!parse_field("Accumulator", trim(value), line_no))
+      sink_.note(line_no, LineFate::kRejected, "bad_metric_value", raw_line);
+  }
+
   void on_step_header(std::string_view line, std::string_view raw_line, int64_t line_no) {
     close_block();
     start_report();

@@ -422,6 +422,11 @@ int sniff(std::string_view head) {
        {"## BEGIN_GRAPH", "[ScheduleSyncTensorsGraph]", "TensorsGraphInfo:"})
     // Above hlo_text (90): an XLA_SAVE_TENSORS_FMT=hlo file also holds HloModule lines.
     if (head.find(marker) != std::string_view::npos) return 95;
+  // The summary scripts/grab_graphs.py prints over such a file (docs/xla_formats.md).
+  if (head.find(" graph(s)") != std::string_view::npos &&
+      (head.find("Frame has ") != std::string_view::npos ||
+       head.find("Parsed ") != std::string_view::npos))
+    return 60;
   return 0;
 }
 

@@ -486,6 +486,34 @@ CREATE TABLE jax_persistent_cache (
   seconds REAL                 -- time when printed
 );
 
+-- torch_xla VLOG graph lines (TF_CPP_VMODULE=tensor=5 / xla_graph_executor=5; docs/xla_formats.md).
+-- A compile is one 'Compiling IR graph hash' record; its 'done!' line is folded into it.
+CREATE TABLE xla_vlog (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line (a compile: its start line, or its done line without one)
+  kind TEXT NOT NULL,          -- compile, execute, tensors_graph, parameter_sequence, cache_hit,
+                               -- get_tensor (user code read tensor values: a host sync), graph_size
+  graph_hash TEXT,             -- as printed (hex, or the 2019 decimal form), NULL when none
+  device TEXT,                 -- device named by the line (TPU:0), NULL when none
+  thread INTEGER,              -- glog thread id, NULL when not printed
+  count INTEGER,               -- get_tensor: tensors read; graph_size: IR nodes; else NULL
+  compile_ms REAL,             -- compile: start to done from the timestamps, NULL when unknown
+  finished INTEGER NOT NULL    -- compile: 1 when its done line was seen
+);
+
+-- File names of a pasted --xla_dump_to directory listing (docs/xla_formats.md): which modules and
+-- stages a dump held. A listing decides no compile.
+CREATE TABLE xla_dump_file (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line
+  module_id INTEGER,           -- module_NNNN
+  module_name_sid INTEGER,     -- module name (SyncTensorsGraph.68, jit_train_step), NULL if none
+  stage TEXT,                  -- before_optimizations, after_optimizations, ..., NULL if unknown
+  file_name TEXT NOT NULL      -- the name as listed
+);
+
 -- Step timings (CSV, JSONL, --step-pattern).
 CREATE TABLE step_timing (
   run_id INTEGER NOT NULL,     -- run
@@ -575,7 +603,13 @@ CREATE TABLE run_convergence (
                                -- of the compiles' known compile_ms; NULL when unknown
   wall_ms REAL,                -- sum of step wall times (step timings), NULL when none
   execute_ms REAL,             -- ExecuteTime accumulator of the last metrics block, NULL when none
-  compile_share REAL           -- compile_ms / wall_ms when both are known, else NULL
+  compile_share REAL,          -- compile_ms / wall_ms when both are known, else NULL
+  counted_compiles INTEGER,    -- compiles a runtime counter says the run did, named by no record or
+                               -- not: the last metrics report's CompileTime TotalSamples, else
+                               -- UncachedCompile (largest over the run's sources); NULL when no
+                               -- report counts them (docs/xla_formats.md)
+  counted_by TEXT              -- where that count was read, e.g. 'metrics CompileTime TotalSamples
+                               -- at report.txt:3'; NULL with counted_compiles
 );
 
 -- Recompiles aggregated per run x site x cause (the fix-first list ranks these).
@@ -680,7 +714,7 @@ CREATE VIEW convergence_summary AS
 SELECT c.run_id, r.lane, r.run, c.state, c.first_step, c.last_step, c.settle_step,
        c.programs_at_settle, c.final_programs, c.new_after_growth_step, c.growth_step,
        c.compiles, c.programs, c.recompiles, c.compile_ms, c.wall_ms, c.execute_ms,
-       c.compile_share
+       c.compile_share, c.counted_compiles, c.counted_by
 FROM run_convergence c JOIN run_table r ON r.run_id = c.run_id;
 
 -- fix_first: recompiles per run x site x cause, ranked by compile time lost, with the remedy.

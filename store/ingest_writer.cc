@@ -200,7 +200,13 @@ class EventRowWriter {
         jax_pcache_(db, "jax_persistent_cache",
                     with_src({"event", "key_sid", "function_sid", "seconds"}), &all_),
         step_timing_(db, "step_timing", with_src({"step", "wall_ms", "compile_ms", "timestamp_s"}),
-                     &all_) {
+                     &all_),
+        xla_vlog_(
+            db, "xla_vlog",
+            with_src({"kind", "graph_hash", "device", "thread", "count", "compile_ms", "finished"}),
+            &all_),
+        xla_dump_file_(db, "xla_dump_file",
+                       with_src({"module_id", "module_name_sid", "stage", "file_name"}), &all_) {
     auto next = db.prepare("SELECT coalesce(max(hlo_module_id), 0) + 1 FROM hlo_module");
     next.step();
     next_hlo_id_ = next.int64(0);
@@ -512,6 +518,24 @@ class EventRowWriter {
     src(step_timing_, t.line).val(t.step).val(t.wall_ms).val(t.compile_ms).val(t.timestamp_s);
   }
 
+  void row(const ingest::XlaVlogRecord& r) {
+    src(xla_vlog_, r.line)
+        .val(r.kind)
+        .val(opt_text(r.graph_hash))
+        .val(opt_text(r.device))
+        .val(r.thread >= 0 ? std::optional<int64_t>(r.thread) : std::nullopt)
+        .val(r.count)
+        .val(r.compile_ms)
+        .val(r.finished);
+  }
+  void row(const ingest::XlaDumpFile& f) {
+    src(xla_dump_file_, f.line)
+        .val(f.module_id)
+        .val(strings_.id_or_null(f.module_name))
+        .val(opt_text(f.stage))
+        .val(f.file_name);
+  }
+
   // A handful per source: written straight into the run's bundle (inside the source's savepoint,
   // so a duplicate source leaves no trace).
   void row(const ingest::StackVersion& v) { add_logged_version(db_, run_id_, v.key, v.value); }
@@ -524,6 +548,7 @@ class EventRowWriter {
   BatchInsert xla_block_, xla_execution_group_, xla_execution_, xla_post_, xla_profiler_, metric_,
       step_marker_, hlo_module_, hlo_param_, hlo_const_, saved_graph_, jax_compile_, jax_miss_,
       jax_pcache_, step_timing_;
+  BatchInsert xla_vlog_, xla_dump_file_;  // docs/xla_formats.md
   int64_t next_hlo_id_ = 1;
   // Execution groups: the importer numbers them per source from 0; ids continue across sources.
   int64_t next_group_id_ = 1;

@@ -41,6 +41,7 @@ CREATE INDEX IF NOT EXISTS graph_break_run ON graph_break(run_id);
 CREATE INDEX IF NOT EXISTS recompile_limit_hit_run ON recompile_limit_hit(run_id);
 CREATE INDEX IF NOT EXISTS cudagraph_skip_run ON cudagraph_skip(run_id);
 CREATE INDEX IF NOT EXISTS guard_run ON guard(run_id);
+CREATE INDEX IF NOT EXISTS xla_vlog_run ON xla_vlog(run_id, kind);
 CREATE INDEX IF NOT EXISTS phase_timing_run ON phase_timing(run_id);
 CREATE INDEX IF NOT EXISTS cache_outcome_run ON cache_outcome(run_id);
 CREATE INDEX IF NOT EXISTS input_tensor_run ON input_tensor(run_id);

@@ -45,7 +45,13 @@ TEST(HloTextImporter, Sniff) {
   EXPECT_EQ(sniff(fixture("hlo_before_opt_issue7053.txt")), 90);
   EXPECT_EQ(sniff(fixture("hlo_pr3920_hlo_debug.txt")), 90);
   EXPECT_EQ(sniff(fixture("hlo_jax_openxla_test.txt")), 90);        // indented header
-  EXPECT_EQ(sniff(fixture("hlo_pr4205_no_python_frames.txt")), 0);  // no HloModule line
+  // No HloModule line: a fragment of instructions, recognised with less confidence.
+  EXPECT_EQ(sniff(fixture("hlo_pr4205_no_python_frames.txt")), 50);
+  EXPECT_EQ(sniff("  %a = f32[] parameter(0)\n  %b = f32[] negate(%a)\n"), 0);  // too few
+  // Saved-graph IR is not HLO.
+  EXPECT_EQ(sniff("  %0 = f32[] xla::device_data()\n  %1 = f32[] aten::mul(%0, %0)\n"
+                  "  %2 = f32[] aten::add(%1, %0)\n"),
+            0);
   EXPECT_EQ(sniff("some log\nHloModule jit_f\n"), 90);
   // Other files of a dump directory.
   EXPECT_EQ(sniff("BufferAssignment:\nallocation 0: size 4, parameter 0, shape |f32[]| at "
