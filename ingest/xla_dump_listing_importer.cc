@@ -62,8 +62,10 @@ class XlaDumpListingImporter : public Importer {
 // Most non-blank head lines are dump file names (a listing may open with `total N` or a path,
 // and a paste may carry other output between its lines).
 int sniff_xla_dump_listing(std::string_view head) {
+  // The first lines decide; a large file of another format costs no more than them.
+  constexpr size_t kLinesLooked = 64;
   size_t lines = 0, names = 0;
-  for (size_t pos = 0; pos < head.size();) {
+  for (size_t pos = 0; pos < head.size() && lines < kLinesLooked;) {
     size_t end = head.find('\n', pos);
     if (end == std::string_view::npos) end = head.size();
     std::string_view line = head.substr(pos, end - pos);
