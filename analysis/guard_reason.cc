@@ -397,6 +397,8 @@ bool ClassifyGlobalState(string_view g, GuardReason* r) {
        "global state changed: torch_function (torch function enabled/disabled)"},
       {"___check_torch_function_mode_stack()", "torch_function_mode_stack",
        "global state changed: the torch function mode stack"},
+      {"___get_torch_function_mode_stack_at(", "torch_function_mode_stack",
+       "global state changed: a TorchFunctionMode on the mode stack (its state or identity)"},
       {"utils_device.CURRENT_DEVICE", "default_device",
        "global state changed: default device (torch.set_default_device or a torch.device "
        "context)"},
@@ -495,9 +497,60 @@ bool ClassifyIdentity(string_view g, GuardReason* r) {
         "dict " + Quoted(subject) + " was mutated since compile (dict version changed)");
     return true;
   }
-  if (g.starts_with("___guarded_code.valid")) {
-    Set(r, "object_identity", "medium", "",
-        "the compiled code was invalidated (a guarded object was mutated or freed)");
+  // 2022: a weakly referenced guarded object was garbage-collected (a module instance replaced).
+  static const RE2 kFinalized(
+      R"(Object \d+ of type (<class '[^']*'>) is weakref'd by this code, but has been finalized.*)");
+  std::string type;
+  if (g.starts_with("Object ") && RE2::FullMatch(g, kFinalized, &type)) {
+    Set(r, "object_identity", "medium", type,
+        "a guarded object of type " + type +
+            " was freed (finalized) since compile: a new instance was passed in its place");
+    return true;
+  }
+  return false;
+}
+
+// 2022 `___guarded_code.valid` alone: the compiled code was invalidated (a guarded object was
+// mutated or freed), and the text does not say which object.
+bool ClassifyGuardedCodeValid(string_view g, GuardReason* r) {
+  if (!g.starts_with("___guarded_code.valid")) return false;
+  Set(r, "unknown", "low", "",
+      "the compiled code was invalidated (___guarded_code.valid: a guarded object was mutated or "
+      "freed) and this 2022 text does not say which; rerun on a PyTorch that names the failing "
+      "guard (2023+) with TORCH_LOGS=recompiles");
+  return true;
+}
+
+// `isinstance(L['x'], bool)` (a LAMBDA_GUARD, printed in GuardDebugInfo).
+bool ClassifyIsInstance(string_view g, GuardReason* r) {
+  std::vector<string_view> args;
+  string_view rest;
+  if (!ParseCall(g, "isinstance", &args, &rest) || args.size() != 2) return false;
+  std::string subject = strip_local_scope(args[0]);
+  r->expected = std::string(Trim(args[1]));
+  Set(r, "type", "medium", subject,
+      "type of " + Quoted(subject) + " changed (compiled for isinstance " + r->expected + ")");
+  return true;
+}
+
+// Evaluating a guard raised because an attribute or key it reads is gone (`AttributeError: 'A'
+// object has no attribute 'a'`, `KeyError: 'b'`): what was there at compile time vanished.
+bool ClassifyVanishedMember(string_view g, GuardReason* r) {
+  static const RE2 kAttribute(R"(.*AttributeError:? .*has no attribute '([^']+)'.*)");
+  static const RE2 kKey(R"(.*KeyError:? ?(?:on )?(.+))");
+  std::string member;
+  if (g.find("AttributeError") != npos && RE2::FullMatch(g, kAttribute, &member)) {
+    Set(r, "key_subset", "medium", member,
+        "attribute '" + member +
+            "' that a guard reads no longer exists (evaluating the guard raised AttributeError)");
+    return true;
+  }
+  if (g.find("KeyError") != npos && RE2::FullMatch(g, kKey, &member)) {
+    member = std::string(Trim(member));
+    Set(r, "key_subset", "medium", member,
+        "key " + member +
+            " that a guard reads is no longer present (evaluating the guard raised "
+            "KeyError)");
     return true;
   }
   return false;
@@ -720,13 +773,7 @@ void ClassifyUnknown(string_view g, GuardReason* r) {
             "; " + more);
     return;
   }
-  if (g.starts_with("___check_tensors(")) {
-    Set(r, "unknown", "low", "",
-        "2022 tensor guard ___check_tensors failed (a tensor's shape, stride, dtype, device or "
-        "requires_grad changed; this version does not say which): rerun on a PyTorch that prints "
-        "per-tensor reasons (2023+) with TORCH_LOGS=recompiles");
-    return;
-  }
+
   // Python exception text from evaluating a guard while building the reason (`name 'Trunc' is
   // not defined`): the real failing guard is hidden behind it.
   static const RE2 kPythonError(
@@ -740,8 +787,23 @@ void ClassifyUnknown(string_view g, GuardReason* r) {
   Set(r, "unknown", "low", "", "unrecognised guard text: " + std::string(g) + "; " + more);
 }
 
+// 2022 `___check_tensors(input)`: one guard for every tensor property. A changed size is by far
+// the commonest failure, but the text cannot rule out the others: shape, at low confidence.
+bool ClassifyCheckTensors(string_view g, GuardReason* r) {
+  if (!g.starts_with("___check_tensors(")) return false;
+  Set(r, "shape", "low", "",
+      "2022 tensor guard ___check_tensors failed: most often a changed size, but this version does "
+      "not say whether shape, stride, dtype, device or requires_grad changed; rerun on a PyTorch "
+      "that prints per-tensor reasons (2023+) with TORCH_LOGS=recompiles");
+  return true;
+}
+
 void Classify(string_view g, string_view comment, GuardReason* r) {
   if (ClassifyTensor(g, r)) return;
+  if (ClassifyCheckTensors(g, r)) return;
+  if (ClassifyGuardedCodeValid(g, r)) return;
+  if (ClassifyIsInstance(g, r)) return;
+  if (ClassifyVanishedMember(g, r)) return;
   if (ClassifyTensorType(g, r)) return;
   if (ClassifyGlobalState(g, r)) return;
   if (ClassifyTypeId(g, r)) return;
@@ -778,6 +840,10 @@ GuardReason classify_guard_reason(std::string_view reason) {
                      text.starts_with("Duplicate tensor");
   std::vector<string_view> parts =
       tensor_text ? std::vector<string_view>{text} : SplitVerbose(text);
+  // `___guarded_code.valid` next to real guards (2022 lists join an entry's failures) says less
+  // than they do: let the first real guard decide.
+  while (parts.size() > 1 && Trim(parts.front()).starts_with("___guarded_code.valid"))
+    parts.erase(parts.begin());
   string_view part = TrimRight(parts.front());
   r.more_failures = static_cast<int>(parts.size()) - 1;
 

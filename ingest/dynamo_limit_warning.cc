@@ -67,6 +67,12 @@ GuardFailure reason_failure(int64_t line_no, const CompileRef& ref, int32_t inde
 bool emit_reason_list(std::string_view list, int64_t line_no, const CompileRef& ref,
                       RecompileLimitHit* hit, BlockOutput& out) {
   auto items = parse_python_string_sequence(list);
+  // The one-line 2022 form runs on into `to diagnose ...` with no space after the list.
+  if (!items) {
+    size_t close = list.rfind(']');
+    if (close != std::string_view::npos)
+      items = parse_python_string_sequence(list.substr(0, close + 1));
+  }
   if (!items) return false;
   for (size_t i = 0; i < items->size(); ++i)
     out.emit(reason_failure(line_no, ref, int32_t(i), (*items)[i], "text_reasons_2022"));
@@ -154,6 +160,32 @@ RecompileLimitHit parse_limit_warning(const DynamoBlock& block, BlockOutput& out
         out.note(i, LineFate::kRejected, "bad_reasons_list");
     } else {
       out.note(i, LineFate::kRejected, "bad_limit_line");
+    }
+  }
+  return hit;
+}
+
+bool is_unsupported_limit_block(const DynamoBlock& block) {
+  return !block.lines.empty() &&
+         block.lines[0].text.find("Unsupported: Dynamo recompile limit exceeded") !=
+             std::string_view::npos;
+}
+
+RecompileLimitHit parse_unsupported_limit(const DynamoBlock& block, BlockOutput& out) {
+  RecompileLimitHit hit;
+  hit.line = block.lines[0].line_no;
+  hit.ref = block.ref;
+  hit.origin = "text_unsupported_limit";
+  out.claim();
+  constexpr std::string_view kLimitType = "Limit type: ";
+  constexpr std::string_view kCurrently = "(currently set to ";
+  for (const BlockLine& line : block.lines) {
+    std::string_view text = line.text;
+    if (size_t at = text.find(kLimitType); at != std::string_view::npos)
+      hit.limit_type = std::string(trim(text.substr(at + kLimitType.size())));
+    if (size_t at = text.find(kCurrently); at != std::string_view::npos) {
+      std::string_view rest = text.substr(at + kCurrently.size());
+      if (auto value = parse_int64(rest.substr(0, rest.find(')')))) hit.limit_value = *value;
     }
   }
   return hit;

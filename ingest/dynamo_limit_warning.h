@@ -28,6 +28,14 @@ bool starts_limit_warning_fragment(std::string_view message);
 // learn from a following `FailOnRecompileLimitHit` that the hit was a hard failure).
 RecompileLimitHit parse_limit_warning(const DynamoBlock& block, BlockOutput& out);
 
+// True for a `torch._dynamo.exc.Unsupported: Dynamo recompile limit exceeded` block (2026): the
+// limit hit raised as an exception rather than logged as a warning.
+bool is_unsupported_limit_block(const DynamoBlock& block);
+
+// Parses such a block: the limit type from `Limit type: <name>`, its value from `(currently set to
+// N)` in the explanation; the last reason is not printed in this form.
+RecompileLimitHit parse_unsupported_limit(const DynamoBlock& block, BlockOutput& out);
+
 // `...FailOnRecompileLimitHit: <limit_type> reached with fullgraph=True. ...` or
 // `...FailOnRecompileLimitHit: Hard failure due to ...`: a hit with hard_failure set and the limit
 // type when printed; nullopt when `text` is not such an exception line.

@@ -85,7 +85,11 @@ bool is_fail_on_recompile_header(std::string_view line) {
 }
 
 bool continues_recompile_block(std::string_view line) {
-  return is_blank(line) || line[0] == ' ' || line[0] == '\t';
+  if (is_blank(line)) return true;
+  if (line[0] != ' ' && line[0] != '\t') return false;
+  // An entry, or a deeper-indented line of a multi-line entry; an indented line of unrelated
+  // output (`  warnings.warn(`) is not one.
+  return starts_recompile_fragment(line) || line.starts_with("      ") || line[0] == '\t';
 }
 
 bool starts_recompile_fragment(std::string_view message) {
@@ -123,12 +127,53 @@ std::optional<RecompileHeader> parse_recompile_header(std::string_view text) {
   return header;
 }
 
-void parse_recompile_block(const DynamoBlock& block, BlockOutput& out,
+// The id of the compile a block announces when its header carries none (logging without a
+// format, e.g. a notebook's set_logs): Dynamo lists one reason per cache entry of the frame, so
+// when the entries named are all of one frame F and are exactly F/0 .. F/N, the new entry is
+// F/N+1. Anything less complete decides nothing.
+std::optional<CompileId> inferred_compile_id(const DynamoBlock& block) {
+  std::vector<bool> seen;
+  std::optional<CompileId> frame;
+  for (const BlockLine& line : block.lines) {
+    std::string_view text = trim(line.text);
+    if (!text.starts_with("- ")) continue;
+    std::string_view id_text, reason;
+    if (!split_compile_id(text.substr(2), &id_text, &reason)) return std::nullopt;
+    auto id = CompileId::parse(id_text);
+    if (!id || id->frame < 0 || id->compile < 0 || id->attempt != 0) return std::nullopt;
+    if (frame && (frame->frame != id->frame || frame->compiled_autograd != id->compiled_autograd))
+      return std::nullopt;
+    frame = id;
+    if (seen.size() <= size_t(id->compile)) seen.resize(id->compile + 1, false);
+    seen[id->compile] = true;
+  }
+  if (!frame) return std::nullopt;
+  for (bool s : seen)
+    if (!s) return std::nullopt;
+  CompileId next = *frame;
+  next.compile = int32_t(seen.size());
+  return next;
+}
+
+void parse_recompile_block(const DynamoBlock& block_in, BlockOutput& out,
                            EmittedCompileRefs* emitted) {
-  const std::string origin =
+  DynamoBlock block_copy;
+  const DynamoBlock* source = &block_in;
+  if (!block_in.ref.id.known() && !block_in.headless) {
+    if (auto id = inferred_compile_id(block_in)) {
+      block_copy = block_in;
+      block_copy.ref.id = *id;
+      source = &block_copy;
+    }
+  }
+  const DynamoBlock& block = *source;
+  std::string origin =
       block.artifact == "recompiles_verbose" ? "text_recompiles_verbose" : "text_recompiles";
   RecompileHeader header;
   size_t first_entry_line = 0;
+  // A recompile refused under set_stance("fail_on_recompile"): its guard failures are logged,
+  // but no compile happened.
+  bool refused = false;
   if (!block.headless) {
     first_entry_line = 1;
     std::optional<RecompileHeader> parsed;
@@ -136,6 +181,8 @@ void parse_recompile_block(const DynamoBlock& block, BlockOutput& out,
       parsed = parse_recompile_header(*text);
     } else {
       parsed = parse_fail_on_recompile_header(block.lines[0].text);
+      refused = is_fail_on_recompile_header(block.lines[0].text);
+      if (refused) origin = "text_fail_on_recompile";
     }
     if (parsed) {
       header = std::move(*parsed);
@@ -143,7 +190,10 @@ void parse_recompile_block(const DynamoBlock& block, BlockOutput& out,
       out.note(0, LineFate::kRejected, "bad_recompile_header");
     }
   }
-  out.emit(make_compile(block.lines[0].line_no, block.ref, "recompile_block", header));
+  if (!refused)
+    out.emit(make_compile(block.lines[0].line_no, block.ref, "recompile_block", header));
+  else
+    out.claim();
   // A record without a header (a block whose start is not in the log) names no function: a later
   // block's mention of the compile, which carries one, is still emitted.
   const bool named = !header.co_name.empty();
@@ -230,6 +280,15 @@ bool parse_recompile_tuple(std::string_view message, const CompileRef& ref, int6
   size_t colon = trigger.find(':');
   if (colon == std::string_view::npos) return false;
   std::string_view reason = ltrim(trigger.substr(colon + 1));
+  // `report_all_guard_failures` (Oct 2023): a list of the entry's failing guards, kept together as
+  // recompiles_verbose joins them (`a; b`) so that the first decides and the rest are counted.
+  std::string joined;
+  if (reason.starts_with("[")) {
+    if (auto items = parse_python_string_sequence(reason)) {
+      for (const auto& item : *items) joined += (joined.empty() ? "" : "; ") + item;
+      reason = joined;
+    }
+  }
 
   sink.emit(make_compile(line_no, ref, "recompile_block", *header));
   GuardFailure failure;

@@ -21,6 +21,7 @@
 #include "ingest/compile_times_table.h"
 #include "ingest/dynamo_explain.h"
 #include "ingest/dynamo_graph_break.h"
+#include "ingest/dynamo_guard_error.h"
 #include "ingest/dynamo_limit_warning.h"
 #include "ingest/dynamo_recompile_block.h"
 #include "ingest/dynamo_text_block.h"
@@ -54,7 +55,13 @@ struct OpenBlock {
   std::string process;
   Continuation continuation = Continuation::kPrefixed;
   size_t bytes = 0;
+  int interleaved = 0;          // unrelated lines seen inside it so far (printed records only)
+  bool unrelated_last = false;  // the last line read after it was unrelated output
 };
+
+// Unrelated lines (a notebook's cell output, a training loop's prints) that may fall inside one
+// printed record before it counts as ended.
+constexpr int kMaxInterleavedLines = 4;
 
 // memmem (glibc: two-way search with a vectorised skip) rather than string_view::find, which
 // stops at every occurrence of the needle's first byte: sniffing a 64 KiB head for a dozen
@@ -178,6 +185,10 @@ std::optional<DynamoBlockKind> fragment_kind(const LogPrefix& p,
 // Kind of a printed (unprefixed) record that starts at `text`.
 std::optional<DynamoBlockKind> printed_header_kind(std::string_view text) {
   if (text.starts_with("torch._dynamo.exc.Unsupported: ")) return DynamoBlockKind::kUnsupported;
+  // Logging set up without a format (a notebook's `set_logs`) prints the bare message.
+  if (text.starts_with("Recompiling function ")) return DynamoBlockKind::kRecompile;
+  // 2022 torchdynamo printed limit warnings without any logger prefix.
+  if (is_limit_warning_header(text)) return DynamoBlockKind::kLimitWarning;
   if (text.starts_with("torch._dynamo.exc.RecompileError: Recompiling function ") ||
       is_fail_on_recompile_header(text))
     return DynamoBlockKind::kRecompile;
@@ -186,6 +197,27 @@ std::optional<DynamoBlockKind> printed_header_kind(std::string_view text) {
   if (is_compile_profiler_header(text)) return DynamoBlockKind::kProfilerTable;
   if (is_cudagraph_skip_header(text)) return DynamoBlockKind::kCudagraphSkip;
   return std::nullopt;
+}
+
+// Whether `p` continues `open`, a record whose first line lost the start of its glog prefix
+// (`site-packages/torch/...py:964] [11/8] ...` followed by `W0701 ... 65418 site-packages/...`).
+bool continues_trimmed_record(const OpenBlock& open, const LogPrefix& p) {
+  return open.form == PrefixForm::kTrimmedGlog && p.form == PrefixForm::kGlog &&
+         !open.key.empty() && p.key.ends_with(open.key);
+}
+
+void adopt_prefix(OpenBlock* open, const LogPrefix& p) {
+  open->key = std::string(p.key);
+  open->form = p.form;
+  open->rank = p.rank;
+  open->process = std::string(p.process);
+}
+
+// `raise FailOnRecompileLimitHit(` as a traceback frame prints it.
+bool raises_fail_on_recompile_limit(std::string_view text) {
+  text = ltrim(text);
+  return text.starts_with("raise ") &&
+         text.find("FailOnRecompileLimitHit(") != std::string_view::npos;
 }
 
 // A record on one line: a FailOnRecompileLimitHit exception line or a CompilationMetrics repr.
@@ -223,6 +255,25 @@ bool accepts_unprefixed(const OpenBlock& open, std::string_view text) {
   return false;
 }
 
+// Whether `text`, which `open` does not take, may be unrelated output printed in the middle of
+// it: `open` is a printed recompile or limit record, and `text` starts no record of its own.
+bool tolerates_interleaved(const OpenBlock& open, std::string_view text) {
+  if (open.continuation != Continuation::kAdjacent || open.interleaved >= kMaxInterleavedLines)
+    return false;
+  if (open.block.kind != DynamoBlockKind::kRecompile &&
+      open.block.kind != DynamoBlockKind::kLimitWarning)
+    return false;
+  return !printed_header_kind(text) && !is_one_line_record(text) &&
+         !text.starts_with("('Recompiling function ");
+}
+
+// Whether an unprefixed line after a bracket-date header shows that this era prints bare
+// continuation lines (torch 2.0). An indented line of unrelated output must not decide it: a
+// recompile block's bare continuation is its `triggered by` line or a `- ` reason.
+bool decides_bare_continuation(DynamoBlockKind kind, std::string_view text) {
+  return kind != DynamoBlockKind::kRecompile || starts_recompile_fragment(text);
+}
+
 // The last line of a record that announces its own end.
 bool ends_block(DynamoBlockKind kind, std::string_view text) {
   return (kind == DynamoBlockKind::kLimitWarning && is_limit_warning_trailer(text)) ||
@@ -250,6 +301,9 @@ class DynamoTextImporter : public Importer {
   void on_line(std::string_view line, int64_t line_no) override {
     if (held_hit_ && line_no - held_hit_line_ > kHardFailureWindow) flush_held_hit();
     LogPrefix prefix = parse_log_prefix(line);
+    // A launcher tag (`[default1]:`, `(pid=N)`) names the worker where the log prefix does not.
+    if (prefix.rank < 0) prefix.rank = origin_.rank;
+    if (prefix.process.empty()) prefix.process = origin_.pid;
     if (prefix.form == PrefixForm::kNone) {
       on_unprefixed(prefix, line, line_no);
     } else {
@@ -257,8 +311,11 @@ class DynamoTextImporter : public Importer {
     }
   }
 
+  void set_line_origin(const LineOrigin& origin) override { origin_ = origin; }
+
   void finish() override {
-    while (!open_.empty()) close(open_.front().get(), /*at_eof=*/true);
+    // A printed record followed by unrelated output had ended before the end of the file.
+    while (!open_.empty()) close(open_.front().get(), !open_.front()->unrelated_last);
     flush_held_hit();
   }
 
@@ -273,6 +330,10 @@ class DynamoTextImporter : public Importer {
     for (size_t i = 0; i < open_.size();) {
       OpenBlock* open = open_[i].get();
       if (open->key == p.key) {
+        same = open;
+      } else if (continues_trimmed_record(*open, p)) {
+        // The record's first line was pasted without the start of its prefix.
+        adopt_prefix(open, p);
         same = open;
       } else if (open->form == p.form && open->rank == p.rank && open->process == p.process) {
         close(open, false);
@@ -311,6 +372,7 @@ class DynamoTextImporter : public Importer {
       open_block(*kind, /*headless=*/true, p, continuation_of(p), message, line_no);
       return;
     }
+    if (guard_errors_.read(message, p.rank, line, line_no)) return;
     sink_.note(line_no, LineFate::kSkipped, module ? "unused_dynamo_message" : "other_logger",
                line);
   }
@@ -318,9 +380,18 @@ class DynamoTextImporter : public Importer {
   void on_unprefixed(const LogPrefix& p, std::string_view line, int64_t line_no) {
     std::string_view text = p.message;
     if (OpenBlock* adjacent = adjacent_) {
-      if (adjacent->block.ref.rank == p.rank && accepts_unprefixed(*adjacent, text)) {
+      if (adjacent->block.ref.rank == p.rank && accepts_unprefixed(*adjacent, text) &&
+          (adjacent->continuation != Continuation::kUndetermined ||
+           decides_bare_continuation(adjacent->block.kind, text))) {
         adjacent->continuation = Continuation::kAdjacent;
         append(adjacent, text, line, line_no);
+        return;
+      }
+      if (tolerates_interleaved(*adjacent, text)) {
+        // stdout and stderr interleave: the record may go on after this line.
+        ++adjacent->interleaved;
+        adjacent->unrelated_last = true;
+        sink_.note(line_no, LineFate::kSkipped, is_blank(text) ? "blank" : "unprefixed_text", line);
         return;
       }
       adjacent_ = nullptr;
@@ -330,12 +401,28 @@ class DynamoTextImporter : public Importer {
       on_one_line_record(text, p.rank, line, line_no);
       return;
     }
+    if (raises_fail_on_recompile_limit(text)) {
+      // A traceback whose exception line was cut still shows the raise statement.
+      RecompileLimitHit hard;
+      hard.hard_failure = true;
+      hard.origin = "text_fail_on_recompile_limit";
+      on_hard_failure(std::move(hard), p.rank, line_no);
+      return;
+    }
+    if (text.starts_with("('Recompiling function ")) {
+      LogPrefix raw;
+      raw.rank = p.rank;
+      if (!parse_recompile_tuple(text, ref_of(raw), line_no, sink_))
+        sink_.note(line_no, LineFate::kRejected, "bad_recompile_tuple", line);
+      return;
+    }
     if (auto kind = printed_header_kind(text)) {
       LogPrefix raw;
       raw.rank = p.rank;
       open_block(*kind, /*headless=*/false, raw, Continuation::kAdjacent, text, line_no);
       return;
     }
+    if (guard_errors_.read(text, p.rank, line, line_no)) return;
     sink_.note(line_no, LineFate::kSkipped, is_blank(text) ? "blank" : "unprefixed_text", line);
   }
 
@@ -408,6 +495,7 @@ class DynamoTextImporter : public Importer {
       return;
     }
     open->bytes += text.size();
+    open->unrelated_last = false;
     open->block.lines.push_back({line_no, std::string(text)});
     if (ends_block(open->block.kind, text)) close(open, false);
   }
@@ -442,9 +530,15 @@ class DynamoTextImporter : public Importer {
       case DynamoBlockKind::kLimitWarning:
         hold_hit(parse_limit_warning(block, out), block.lines.back().line_no);
         break;
+      case DynamoBlockKind::kUnsupported:
+        if (is_unsupported_limit_block(block)) {
+          hold_hit(parse_unsupported_limit(block, out), block.lines.back().line_no);
+          break;
+        }
+        parse_graph_break_block(block, out);
+        break;
       case DynamoBlockKind::kGraphBreak:
       case DynamoBlockKind::kItemWarning:
-      case DynamoBlockKind::kUnsupported:
         parse_graph_break_block(block, out);
         break;
       case DynamoBlockKind::kCompileTimes:
@@ -478,6 +572,8 @@ class DynamoTextImporter : public Importer {
   }
 
   EventSink& sink_;
+  LineOrigin origin_;  // launcher identity of the current lines (set_line_origin)
+  GuardErrorReader guard_errors_{sink_};
   std::vector<std::unique_ptr<OpenBlock>> open_;  // in order of their first line
   OpenBlock* adjacent_ = nullptr;  // block that takes the next unprefixed lines; owned by open_
   EmittedCompileRefs emitted_;     // compiles of this source with a record already
@@ -532,6 +628,9 @@ int sniff_dynamo_text(std::string_view head) {
       "TorchDynamo compilation metrics",
       "CompilationMetrics(",
       "Recompile Reasons",
+      "Detected recompile when torch.compile stance",
+      "ERROR RUNNING GUARDS",
+      "Guard failed on the same frame it was created",
       "skipping cudagraphs due to",
       "cudagraph partition due to",
   };

@@ -9,18 +9,23 @@
 #include <vector>
 
 #include "ingest/events.h"
+#include "ingest/line_frame.h"
 
 namespace rcf::ingest {
 
 class Importer {
  public:
   virtual ~Importer() = default;
-  // One physical line without its '\n' (a trailing '\r' is already removed). `line` is valid only
+  // One physical line without its '\n', as line framing left it: wrapper and glue removed. `line` is valid only
   // during the call. `line_no` is 1-based and increases by one per call.
   virtual void on_line(std::string_view line, int64_t line_no) = 0;
   // Called once before the first line with the source's path ("-" for stdin), for formats whose
   // file name carries data (an --xla_dump_to file name holds the module id and stage).
   virtual void set_source_name(std::string_view /*path*/) {}
+  // The worker identity that line framing found in a launcher tag in front of the lines that
+  // follow (docs/line_framing.md); called before on_line only when it changes. `origin.pid`
+  // stays valid until the next call. Importers use it where a line carries no rank or pid.
+  virtual void set_line_origin(const LineOrigin& /*origin*/) {}
   // End of input: flush any open block (a block cut off by the end of the file is kept as far as
   // it goes and noted as a kWarning "truncated_block").
   virtual void finish() = 0;

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "ingest/importer.h"
+#include "ingest/line_frame.h"
 #include "ingest/line_reader.h"
 #include "ingest/step_pattern_tap.h"
 
@@ -36,6 +37,28 @@ std::string_view whole_lines(std::string_view head, bool at_eof) {
   return nl == std::string_view::npos ? head : head.substr(0, nl + 1);
 }
 
+// Counts the lines framing changed, under the wrapper's name or `glued_text`.
+void note_framing(std::string_view wrapper_reason, const FramedLine& framed, std::string_view raw,
+                  int64_t line_no, EventSink& sink) {
+  if (framed.unwrapped) sink.note(line_no, LineFate::kFramed, wrapper_reason, raw);
+  if (framed.unglued) sink.note(line_no, LineFate::kFramed, "glued_text", raw);
+}
+
+// Tells the importer when the launcher identity of the lines changes; owns the pid's bytes.
+class OriginTracker {
+ public:
+  void follow(const LineOrigin& origin, Importer& importer) {
+    if (origin.rank == current_.rank && origin.pid == pid_) return;
+    pid_.assign(origin.pid);
+    current_ = LineOrigin{origin.rank, pid_};
+    importer.set_line_origin(current_);
+  }
+
+ private:
+  std::string pid_;
+  LineOrigin current_;
+};
+
 }  // namespace
 
 std::optional<int64_t> rank_from_file_name(const std::string& path) {
@@ -66,6 +89,10 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
   if (options.hash_prefix_bytes >= 0) reader.hash_prefix(options.hash_prefix_bytes);
 
   std::string_view head = reader.head(kSniffBytes);
+  const bool whole_file = head.size() < kSniffBytes;
+  // The wrapper is learned once from the head; sniffers see the head as framing leaves it.
+  const LineFramer framer = LineFramer::learn(whole_lines(head, whole_file));
+  std::string framed_head_storage;
   std::unique_ptr<StepPatternTap> tap;
   if (!options.step_pattern.empty()) {
     std::string error;
@@ -75,7 +102,7 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
   if (!options.forced_format.empty()) {
     info = find_importer(options.forced_format);
   } else {
-    info = sniff_importer(whole_lines(head, head.size() < kSniffBytes));
+    info = sniff_importer(framer.frame_head(whole_lines(head, whole_file), &framed_head_storage));
   }
   if (!info && tap) info = find_importer("plain_text");
   if (!info) {
@@ -95,6 +122,8 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
   stats->format = info->name;
 
   TallySink tally(sink, *stats);
+  OriginTracker origins;
+  const std::string wrapper_reason = framer.note_reason();
   auto importer = info->create(tally);
   importer->set_source_name(path);
   std::string_view line;
@@ -105,10 +134,13 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
       tally.note(line_no, LineFate::kRejected, "line_too_long", line.substr(0, 200));
       continue;
     }
+    FramedLine framed = framer.frame(line);
+    note_framing(wrapper_reason, framed, line, line_no, tally);
+    origins.follow(framed.origin, *importer);
     if (tap) {
-      if (auto timing = tap->match(line, line_no)) tally.emit(std::move(*timing));
+      if (auto timing = tap->match(framed.text, line_no)) tally.emit(std::move(*timing));
     }
-    importer->on_line(line, line_no);
+    importer->on_line(framed.text, line_no);
     if (options.progress && reader.bytes_consumed() >= next_progress) {
       options.progress(source->raw_bytes_read(), source->raw_size());
       next_progress = reader.bytes_consumed() + (int64_t{16} << 20);

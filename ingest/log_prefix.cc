@@ -152,6 +152,8 @@ bool parse_glog_at(std::string_view line, size_t p, LogPrefix* out) {
   return true;
 }
 
+bool parse_logger_level_at(std::string_view line, size_t i, LogPrefix* out);
+
 // `[YYYY-MM-DD HH:MM:SS,mmm] <logger>: [LEVEL] <msg>` at `p` (2022 and 2023 eras).
 bool parse_bracket_date_at(std::string_view line, size_t p, LogPrefix* out) {
   const size_t n = line.size();
@@ -162,7 +164,22 @@ bool parse_bracket_date_at(std::string_view line, size_t p, LogPrefix* out) {
       line[p + 17] != ':' || !digits_at(line, p + 18, 2) || line[p + 20] != ',' ||
       !digits_at(line, p + 21, 3) || line[p + 24] != ']' || line[p + 25] != ' ')
     return false;
-  size_t i = p + 26;
+  if (!parse_logger_level_at(line, p + 26, out)) return false;
+  out->timestamp = line.substr(p + 1, 23);
+  return true;
+}
+
+// `[<compile id>] ` (Sep 2023 on) then `<logger>: [LEVEL] <msg>` at `i`: the part of the
+// bracket-date form after the date, which users also paste with the date cut away.
+bool parse_logger_level_at(std::string_view line, size_t i, LogPrefix* out) {
+  const size_t n = line.size();
+  std::string_view trace_id;
+  if (i + 1 < n && line[i] == '[') {
+    size_t close = scan_trace_id(line, i + 1);
+    if (close == kNpos || close + 1 >= n || line[close + 1] != ' ') return false;
+    trace_id = line.substr(i + 1, close - i - 1);
+    i = close + 2;
+  }
   size_t logger_start = i;
   while (i < n && (is_word(line[i]) || line[i] == '.')) ++i;
   if (i == logger_start || line.compare(i, 3, ": [") != 0) return false;
@@ -172,7 +189,7 @@ bool parse_bracket_date_at(std::string_view line, size_t p, LogPrefix* out) {
   while (i < n && is_upper(line[i])) ++i;
   if (i == level_start || i >= n || line[i] != ']') return false;
   out->form = PrefixForm::kBracketDate;
-  out->timestamp = line.substr(p + 1, 23);
+  out->trace_id = trace_id;
   out->logger = line.substr(logger_start, logger_end - logger_start);
   out->level = line.substr(level_start, i - level_start);
   ++i;
@@ -292,6 +309,13 @@ LogPrefix parse_log_prefix(std::string_view line) {
       artifact_from_logger(&out);
       return out;
     }
+  }
+  // The 2023 bracket-date form with its date cut away: ` [0/1] torch._dynamo.guards.__guards:`.
+  if (size_t at = line.find_first_not_of(' ', start);
+      at != kNpos && line[at] == '[' && at + 1 < line.size() && is_digit(line[at + 1]) &&
+      parse_logger_level_at(line, at, &out)) {
+    artifact_from_logger(&out);
+    return out;
   }
   // Junk before a glog prefix: every glog time has a ':' 8 bytes after the level letter.
   for (size_t colon = line.find(':', start + 8); colon != kNpos; colon = line.find(':', colon + 1))

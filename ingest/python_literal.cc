@@ -136,7 +136,10 @@ std::optional<std::vector<std::string>> parse_python_string_sequence(std::string
   std::vector<std::string> items;
   i = skip_spaces(s, i + 1);
   while (i < s.size() && s[i] != close) {
-    if (s[i] == '[') {
+    if (s.compare(i, 4, "{...") == 0) {
+      // `{... 62 more times...}`: 2022 Dynamo elided repeated cache entries.
+      i = skip_python_value(s, i);
+    } else if (s[i] == '[') {
       // Nested list: one cache entry's failures in the May 2022 limit warning.
       size_t nested_end = skip_python_value(s, i);
       auto nested = parse_python_string_sequence(s.substr(i, nested_end - i));

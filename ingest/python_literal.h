@@ -17,7 +17,8 @@ std::optional<std::string> read_python_string(std::string_view s, size_t* pos);
 
 // Items of a list / set / tuple repr of strings: `['a', "b"]`, `{'a'}`, `('a', 'b')`, `set()`,
 // `[]`. A nested list of strings becomes one item, its strings joined by "; " (the 2022
-// `[['___check_tensors(input)'], ...]` form). nullopt when `s` (trimmed) is anything else.
+// `[['___check_tensors(input)'], ...]` form); a `{... N more times...}` elision is skipped.
+// nullopt when `s` (trimmed) is anything else.
 std::optional<std::vector<std::string>> parse_python_string_sequence(std::string_view s);
 
 // Index just past the Python value starting at `s[pos]`, at the first top-level ',' or closing

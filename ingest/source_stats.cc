@@ -43,6 +43,7 @@ void SourceStats::add_note(int64_t line, LineFate fate, std::string_view reason,
                            std::string_view excerpt) {
   const char* fate_name = fate == LineFate::kSkipped    ? "skipped"
                           : fate == LineFate::kRejected ? "rejected"
+                          : fate == LineFate::kFramed   ? "framed"
                                                         : "warning";
   auto& tally = reasons[{fate_name, std::string(reason)}];
   if (tally.count++ == 0) {
@@ -55,6 +56,8 @@ void SourceStats::add_note(int64_t line, LineFate fate, std::string_view reason,
       break;
     case LineFate::kWarning:
       ++warnings;
+      break;
+    case LineFate::kFramed:
       break;
     case LineFate::kRejected:
       ++rejected;

@@ -42,7 +42,7 @@ struct SourceStats {
   std::string first_error;  // "path:line: reason"
   std::string read_error;   // set when reading stopped early
   std::optional<int64_t> file_rank;
-  // (fate, reason) -> tally. fate is "skipped", "rejected" or "warning".
+  // (fate, reason) -> tally. fate is "skipped", "rejected", "warning" or "framed".
   std::map<std::pair<std::string, std::string>, ReasonTally> reasons;
   std::vector<RejectedLine> rejected_lines;  // first kMaxKeptRejects
 

@@ -61,7 +61,8 @@ CREATE TABLE source (
 -- Counts of input lines per fate and reason; with the parsed lines they add up to source.lines.
 CREATE TABLE line_note (
   source_id INTEGER NOT NULL REFERENCES source(source_id),  -- source of the lines
-  fate TEXT NOT NULL,       -- 'skipped', 'rejected' or 'warning'
+  fate TEXT NOT NULL,       -- 'skipped', 'rejected', 'warning', or 'framed' (read after a wrapper
+                            -- or glue was removed; not part of the sum, docs/line_framing.md)
   reason TEXT NOT NULL,     -- snake_case reason, e.g. 'bad_json', 'no_glog_prefix', 'other_logger'
   count INTEGER NOT NULL,   -- number of lines (warnings: records) with this fate and reason
   first_line INTEGER NOT NULL,  -- 1-based line number of the first one

@@ -201,10 +201,10 @@ class EventRowWriter {
                     with_src({"event", "key_sid", "function_sid", "seconds"}), &all_),
         step_timing_(db, "step_timing", with_src({"step", "wall_ms", "compile_ms", "timestamp_s"}),
                      &all_),
-        xla_vlog_(
-            db, "xla_vlog",
-            with_src({"kind", "graph_hash", "device", "thread", "count", "compile_ms", "finished"}),
-            &all_),
+        xla_vlog_(db, "xla_vlog",
+                  with_src({"kind", "graph_hash", "device", "thread", "count", "compile_ms",
+                            "finished"}),
+                  &all_),
         xla_dump_file_(db, "xla_dump_file",
                        with_src({"module_id", "module_name_sid", "stage", "file_name"}), &all_) {
     auto next = db.prepare("SELECT coalesce(max(hlo_module_id), 0) + 1 FROM hlo_module");

@@ -826,10 +826,11 @@ TEST(DynamoTextImporter, ShortFormatContinuationLines) {
           "To log all recompilation reasons, use TORCH_LOGS=\"recompiles\".\n"
           "To diagnose recompilation issues, see https://pytorch.org/docs/main/x.html\n"
           "Epoch 3\n");
-  EXPECT_EQ(all<DynamoCompile>(sink), (Strings{"L1 recompile_block r-1 - f @ /tmp/a.py:3",
+  // The header has no id; the reasons list every entry of frame 0 (just 0/0): it is 0/1.
+  EXPECT_EQ(all<DynamoCompile>(sink), (Strings{"L1 recompile_block r-1 0/1 f @ /tmp/a.py:3",
                                                "L3 referenced r-1 0/0 f @ /tmp/a.py:3"}));
   EXPECT_EQ(all<GuardFailure>(sink),
-            (Strings{"L3 r-1 - #0 g-1 old=0/0 text_recompiles | n == 1",
+            (Strings{"L3 r-1 0/1 #0 g-1 old=0/0 text_recompiles | n == 1",
                      "L7 r-1 - #0 g-1 old=0/7 text_limit_warning | n == 8"}));
   EXPECT_EQ(all<RecompileLimitHit>(sink),
             (Strings{"L5 r-1 - recompile_limit=8 f @ /tmp/a.py:3 hard=0 text_limit_warning | "
@@ -926,10 +927,10 @@ TEST(DynamoTextImporter, RecompileErrorExceptionText) {
           "    triggered by the following guard failure(s):\n"
           "    - 0/0: L['n'] == 1\n"
           "done\n");
-  EXPECT_EQ(all<DynamoCompile>(sink), (Strings{"L1 recompile_block r-1 - f @ /w/a.py:3",
+  EXPECT_EQ(all<DynamoCompile>(sink), (Strings{"L1 recompile_block r-1 0/1 f @ /w/a.py:3",
                                                "L3 referenced r-1 0/0 f @ /w/a.py:3"}));
   EXPECT_EQ(all<GuardFailure>(sink),
-            (Strings{"L3 r-1 - #0 g-1 old=0/0 text_recompiles | L['n'] == 1"}));
+            (Strings{"L3 r-1 0/1 #0 g-1 old=0/0 text_recompiles | L['n'] == 1"}));
   EXPECT_EQ(sink.note_counts(), (Notes{{"skipped:unprefixed_text", 1}}));
 }
 
@@ -939,11 +940,11 @@ TEST(DynamoTextImporter, FailOnRecompileStanceError) {
           "filename: '/w/a.py', function name: 'f', line number: 3\n"
           "    triggered by the following guard failure(s):\n"
           "    - 0/0: tensor 'x' size mismatch at index 0. expected 2, actual 3\n");
-  EXPECT_EQ(all<DynamoCompile>(sink), (Strings{"L1 recompile_block r-1 - f @ /w/a.py:3",
-                                               "L3 referenced r-1 0/0 f @ /w/a.py:3"}));
+  // Refused, not compiled: the failure is kept, the only compile is the entry it names.
+  EXPECT_EQ(all<DynamoCompile>(sink), (Strings{"L3 referenced r-1 0/0 f @ /w/a.py:3"}));
   EXPECT_EQ(all<GuardFailure>(sink),
-            (Strings{"L3 r-1 - #0 g-1 old=0/0 text_recompiles | tensor 'x' size mismatch at index "
-                     "0. expected 2, actual 3"}));
+            (Strings{"L3 r-1 0/1 #0 g-1 old=0/0 text_fail_on_recompile | tensor 'x' size "
+                     "mismatch at index 0. expected 2, actual 3"}));
   EXPECT_EQ(sink.note_counts(), (Notes{{"warning:truncated_block", 1}}));
 }
 

@@ -136,7 +136,24 @@ const std::vector<Case> kCases = {
     {"doc §4.3 DICT_VERSION", "___dict_version(G['CFG']) == 12345",
      "object_identity", "medium", "G['CFG']", -1, "12345", "",
      "dict 'G['CFG']' was mutated since compile (dict version changed)"},
-    {"doc §4.3 2022", "___guarded_code.valid", "object_identity", "medium", "", -1, "", ""},
+    // Alone it does not say which guarded object was mutated or freed (corpus pr494: unknown).
+    {"cache_size_limit_torchdynamo_pr494_2022_old_and_new_wording.txt", "___guarded_code.valid",
+     "unknown", "low", "", -1, "", ""},
+    // Next to a real guard of the same entry, the real guard decides.
+    {"2022 reasons list, nested entry", "___guarded_code.valid; L['n'] == 3", "constant", "medium",
+     "n", -1, "3", ""},
+    {"cache_size_limit_torchdynamo_pr496_2022_weakref_finalized.txt",
+     "Object 140487837021376 of type <class '__main__.TestMod'> is weakref'd by this code, but has "
+     "been finalized",
+     "object_identity", "medium", "<class '__main__.TestMod'>", -1, "", ""},
+    {"fail_on_recompile_pytorch_pr156433_guard_debug_info_type.txt", "isinstance(L['x'], bool)",
+     "type", "medium", "x", -1, "bool", ""},
+    {"guard_eval_error_pytorch_issue111522_attributeerror_2023.txt",
+     "AttributeError: 'A' object has no attribute 'a'", "key_subset", "medium", "a", -1, "", ""},
+    {"guard raised KeyError", "KeyError: 'labels'", "key_subset", "medium", "'labels'", -1, "", ""},
+    {"guard_sanity_pytorch_issue172088_indented_same_frame_mode_count.txt",
+     "___get_torch_function_mode_stack_at(0).count == 5", "global_state", "high",
+     "torch_function_mode_stack", -1, "", ""},
 
     // ---- §4.3 key-subset family ----
     {"doc §4.3 DICT_CONTAINS", "___dict_contains('labels', L['batch'])",
@@ -219,7 +236,9 @@ const std::vector<Case> kCases = {
      "unknown", "low", "y", -1, "", ""},
     {"doc §4.3 subclass", "___check_metadata_140062263790704_c0(L['x'])", "unknown", "low", "", -1, "", ""},
     {"doc §4.3 DTensor", "__dtensor_spec_3(L['w'])", "unknown", "low", "", -1, "", ""},
-    {"doc §4.3 2022", "___check_tensors(input)", "unknown", "low", "", -1, "", ""},
+    // One guard for every tensor property: most often a size, but the text cannot say (low).
+    {"cache_size_limit_torchdynamo_pr281_2022_gt_quoted_check_tensors.txt", "___check_tensors(input)",
+     "shape", "low", "", -1, "", ""},
     {"doc §5 row 16 python error", "'NoneType' object has no attribute 'size'", "unknown", "low", "", -1, "", ""},
     {"doc §5 row 16 anything else", "some future guard text", "unknown", "low", "", -1, "", ""},
 
