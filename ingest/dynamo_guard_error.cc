@@ -46,6 +46,10 @@ void GuardErrorReader::emit(std::string_view reason, std::string_view old_id, co
 bool GuardErrorReader::read(std::string_view text, int32_t rank, std::string_view line,
                             int64_t line_no) {
   text = ltrim(text);
+  // Runs on every line no other record took: dispatch on the first byte of the records it reads.
+  if (guard_error_line_ == 0 &&
+      (text.empty() || (text[0] != 'E' && text[0] != 'A' && text[0] != 'G' && text[0] != 'v')))
+    return false;
   if (text.starts_with(kErrorRunningGuards)) {
     guard_error_line_ = line_no;
     sink_.note(line_no, LineFate::kSkipped, "guard_eval_error_context", line);
@@ -63,7 +67,8 @@ bool GuardErrorReader::read(std::string_view text, int32_t rank, std::string_vie
       return true;
     }
   }
-  if (text.find(kSameFrame) != std::string_view::npos) {
+  // Checked by prefix, not searched for: this runs on every line no other record took.
+  if (text.starts_with("AssertionError: ") && text.substr(16).starts_with(kSameFrame)) {
     sink_.note(line_no, LineFate::kSkipped, "guard_sanity_context", line);
     return true;
   }

@@ -186,9 +186,10 @@ std::optional<DynamoBlockKind> fragment_kind(const LogPrefix& p,
 std::optional<DynamoBlockKind> printed_header_kind(std::string_view text) {
   if (text.starts_with("torch._dynamo.exc.Unsupported: ")) return DynamoBlockKind::kUnsupported;
   // Logging set up without a format (a notebook's `set_logs`) prints the bare message.
-  if (text.starts_with("Recompiling function ")) return DynamoBlockKind::kRecompile;
+  if (text.starts_with('R') && text.starts_with("Recompiling function "))
+    return DynamoBlockKind::kRecompile;
   // 2022 torchdynamo printed limit warnings without any logger prefix.
-  if (is_limit_warning_header(text)) return DynamoBlockKind::kLimitWarning;
+  if (text.starts_with('t') && is_limit_warning_header(text)) return DynamoBlockKind::kLimitWarning;
   if (text.starts_with("torch._dynamo.exc.RecompileError: Recompiling function ") ||
       is_fail_on_recompile_header(text))
     return DynamoBlockKind::kRecompile;
@@ -401,7 +402,7 @@ class DynamoTextImporter : public Importer {
       on_one_line_record(text, p.rank, line, line_no);
       return;
     }
-    if (raises_fail_on_recompile_limit(text)) {
+    if ((text.starts_with(' ') || text.starts_with('r')) && raises_fail_on_recompile_limit(text)) {
       // A traceback whose exception line was cut still shows the raise statement.
       RecompileLimitHit hard;
       hard.hard_failure = true;

@@ -365,6 +365,12 @@ LineFramer LineFramer::learn(std::string_view head) {
 
 FramedLine LineFramer::frame(std::string_view line) const {
   FramedLine out;
+  // The common case, on every line of every source: nothing to remove.
+  if (!has_wrapper() && (line.empty() || (line[0] != '.' && line[0] != '`')) &&
+      memchr(line.data(), '\r', line.size()) == nullptr) {
+    out.text = line;
+    return out;
+  }
   std::string_view text = cut_leading_glue(cut_redraws(line, &out.unglued), &out.unglued);
   if (lead_indent_ > 0) {
     size_t n = std::min(lead_indent_, leading_spaces(text));
