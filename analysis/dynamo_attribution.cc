@@ -479,8 +479,10 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
   std::set<std::pair<int64_t, int64_t>> processes;
   for (const Merged* m : order) processes.insert({m->key.source_id, m->key.rank});
   bool prefix = processes.size() > 1;
+  // After a torch._dynamo.reset() ids start again: `e1:0/0` names the second epoch's 0/0.
   auto program_key = [&](const DynamoKey& key, int64_t display_rank,
-                         const std::string& id_text) -> std::string {
+                         const std::string& compile_id) -> std::string {
+    std::string id_text = key.epoch > 0 ? fmt::format("e{}:{}", key.epoch, compile_id) : compile_id;
     if (!prefix) return id_text;
     if (display_rank >= 0) return fmt::format("rank{}:{}", display_rank, id_text);
     return fmt::format("{}:{}", source_name[key.source_id], id_text);

@@ -80,6 +80,16 @@ bool emit_reason_list(std::string_view list, int64_t line_no, const CompileRef& 
   return true;
 }
 
+// The hit a limit block describes, at its first line; the block's lines belong to it.
+RecompileLimitHit claimed_hit(const DynamoBlock& block, const char* origin, BlockOutput& out) {
+  RecompileLimitHit hit;
+  hit.line = block.lines[0].line_no;
+  hit.ref = block.ref;
+  hit.origin = origin;
+  out.claim();
+  return hit;
+}
+
 }  // namespace
 
 bool is_limit_warning_header(std::string_view message) {
@@ -107,11 +117,7 @@ bool starts_limit_warning_fragment(std::string_view message) {
 }
 
 RecompileLimitHit parse_limit_warning(const DynamoBlock& block, BlockOutput& out) {
-  RecompileLimitHit hit;
-  hit.line = block.lines[0].line_no;
-  hit.ref = block.ref;
-  hit.origin = "text_limit_warning";
-  out.claim();
+  RecompileLimitHit hit = claimed_hit(block, "text_limit_warning", out);
 
   size_t first = 0;
   if (!block.headless) {
@@ -172,11 +178,7 @@ bool is_unsupported_limit_block(const DynamoBlock& block) {
 }
 
 RecompileLimitHit parse_unsupported_limit(const DynamoBlock& block, BlockOutput& out) {
-  RecompileLimitHit hit;
-  hit.line = block.lines[0].line_no;
-  hit.ref = block.ref;
-  hit.origin = "text_unsupported_limit";
-  out.claim();
+  RecompileLimitHit hit = claimed_hit(block, "text_unsupported_limit", out);
   constexpr std::string_view kLimitType = "Limit type: ";
   constexpr std::string_view kCurrently = "(currently set to ";
   for (const BlockLine& line : block.lines) {

@@ -19,6 +19,7 @@
 #include "ingest/compilation_metrics_repr.h"
 #include "ingest/compile_profiler_table.h"
 #include "ingest/compile_times_table.h"
+#include "ingest/dynamo_epochs.h"
 #include "ingest/dynamo_explain.h"
 #include "ingest/dynamo_graph_break.h"
 #include "ingest/dynamo_guard_error.h"
@@ -314,6 +315,22 @@ class DynamoTextImporter : public Importer {
 
   void set_line_origin(const LineOrigin& origin) override { origin_ = origin; }
 
+  // A recompile header may prove a torch._dynamo.reset() of its stream (ingest/dynamo_epochs.h).
+  void note_epoch_evidence(const LogPrefix& p, std::string_view message) {
+    auto id = CompileId::parse(p.trace_id);
+    constexpr std::string_view kHeader = "Recompiling function ";
+    if (!id || !message.starts_with(kHeader)) return;
+    auto header = parse_recompile_header(message.substr(kHeader.size()));
+    if (header)
+      epochs_.on_header(p.rank, p.process, *id, header->co_name, header->co_filename, p.artifact);
+  }
+
+  CompileRef ref_in_epoch(const LogPrefix& p) const {
+    CompileRef ref = ref_of(p);
+    ref.epoch = epochs_.current(p.rank, p.process);
+    return ref;
+  }
+
   void finish() override {
     // A printed record followed by unrelated output had ended before the end of the file.
     while (!open_.empty()) close(open_.front().get(), !open_.front()->unrelated_last);
@@ -347,7 +364,7 @@ class DynamoTextImporter : public Importer {
     std::string_view message = p.message;
     if (message.starts_with("('Recompiling function ")) {
       if (same) close(same, false);
-      if (!parse_recompile_tuple(message, ref_of(p), line_no, sink_))
+      if (!parse_recompile_tuple(message, ref_in_epoch(p), line_no, sink_))
         sink_.note(line_no, LineFate::kRejected, "bad_recompile_tuple", line);
       return;
     }
@@ -366,6 +383,7 @@ class DynamoTextImporter : public Importer {
     }
     if (same) close(same, false);
     if (header) {
+      if (*header == DynamoBlockKind::kRecompile) note_epoch_evidence(p, message);
       open_block(*header, /*headless=*/false, p, continuation_of(p), message, line_no);
       return;
     }
@@ -474,7 +492,7 @@ class DynamoTextImporter : public Importer {
     open->block.headless = headless;
     open->block.era_2022 =
         p.form == PrefixForm::kTorchdynamoBare || p.logger.starts_with("torchdynamo");
-    open->block.ref = ref_of(p);
+    open->block.ref = ref_in_epoch(p);
     open->block.artifact = std::string(p.artifact);
     open->continuation = continuation;
     // Printed records (kNone) have no key: they only ever continue as the adjacent block.
@@ -575,6 +593,7 @@ class DynamoTextImporter : public Importer {
   EventSink& sink_;
   LineOrigin origin_;  // launcher identity of the current lines (set_line_origin)
   GuardErrorReader guard_errors_{sink_};
+  DynamoEpochs epochs_;                           // torch._dynamo.reset()s seen per stream
   std::vector<std::unique_ptr<OpenBlock>> open_;  // in order of their first line
   OpenBlock* adjacent_ = nullptr;  // block that takes the next unprefixed lines; owned by open_
   EmittedCompileRefs emitted_;     // compiles of this source with a record already

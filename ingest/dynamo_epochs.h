@@ -1,0 +1,44 @@
+// Dynamo epochs in text logs (docs/dynamo_text.md, "Compile identity"): a compile id `F/C` is
+// unique only within one process and one Dynamo epoch. `torch._dynamo.reset()` (experiments in one
+// script, re-run notebook cells, test suites) starts the ids again at 0/0. A recompile header is
+// evidence of a new epoch of its stream (rank + pid) when its frame's compile ids go back, the
+// same id is announced again, or the frame id now names another function.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "ingest/compile_id.h"
+
+namespace rcf::ingest {
+
+class DynamoEpochs {
+ public:
+  // The epoch of the stream's records from now on (0 until a reset is seen).
+  int32_t current(int32_t rank, std::string_view process) const;
+  // A `Recompiling function <function> in <file>` header with compile id `id`; starts a new epoch
+  // of the stream when the header proves one.
+  // `artifact` ("recompiles" / "recompiles_verbose"): both announce the same compile when both
+  // are enabled, which is no reset.
+  void on_header(int32_t rank, std::string_view process, const CompileId& id,
+                 std::string_view function, std::string_view file, std::string_view artifact);
+
+ private:
+  struct FrameState {
+    int32_t last_compile = -1;
+    int32_t last_attempt = -1;
+    std::string artifact;  // that announced the last compile
+    std::string function;
+    std::string file;
+  };
+  struct Stream {
+    int32_t epoch = 0;
+    std::map<std::pair<int32_t, int32_t>, FrameState> frames;  // (compiled autograd, frame)
+  };
+  std::map<std::pair<int32_t, std::string>, Stream, std::less<>> streams_;
+};
+
+}  // namespace rcf::ingest

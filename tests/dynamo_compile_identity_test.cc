@@ -1,0 +1,45 @@
+// Compile identity across torch._dynamo.reset() in Dynamo text logs (ingest/dynamo_epochs.h): ids
+// that start again are a new epoch, so no two compiles share a key and no reasons mix.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "pipeline/ingest_pipeline.h"
+#include "store/store.h"
+#include "tests/support/db_dump.h"
+#include "tests/support/temp_files.h"
+
+namespace rcf {
+namespace {
+
+using testing::column;
+using testing::scalar;
+using testing::TempDir;
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : " | ") + s;
+  return out;
+}
+
+TEST(DynamoCompileIdentity, ResetsStartNewEpochsAndKeepEveryCompile) {
+  TempDir dir;
+  pipeline::IngestRequest req;
+  req.db_path = dir.file("rcf.db");
+  req.paths = {std::string(RCF_FIXTURES_DIR) +
+               "/dynamo_identity/reset_between_experiments_constructed.log"};
+  pipeline::run_ingest(req);
+  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  EXPECT_EQ(scalar(*db, "SELECT count(*) FROM compiles"), "7");
+  EXPECT_EQ(joined(column(*db,
+                          "SELECT program_key || ' ' || coalesce(prev_program_key, '-') || ' ' || "
+                          "cause FROM recompiles ORDER BY program_key")),
+            "0/1 0/0 constant | 0/2 0/1 constant | e1:0/1 e1:0/0 shape | e2:0/1 e2:0/0 dtype");
+  // Each recompile keeps its own reasons: the dtype flip is not shown with the size change.
+  EXPECT_EQ(scalar(*db, "SELECT detail FROM recompiles WHERE program_key = 'e2:0/1'"),
+            "tensor 'x' dtype: Float -> Half");
+  EXPECT_EQ(scalar(*db, "SELECT count(DISTINCT epoch) FROM guard_failures"), "3");
+}
+
+}  // namespace
+}  // namespace rcf
