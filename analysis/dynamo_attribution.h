@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/attributed_compile.h"
+#include "analysis/same_process_sources.h"
 #include "analysis/classified_reasons.h"
 #include "analysis/texts_by_id.h"
 #include "util/large_array_allocator.h"
@@ -93,6 +94,8 @@ struct RunInputs {
   }
   // source_id -> short name for evidence texts (file name without directories).
   std::vector<std::pair<int64_t, std::string>> source_names;
+  // Text logs read as the same process as a TORCH_TRACE log (analysis/same_process_sources.h).
+  std::vector<SourceAlias> merged_sources;
 };
 
 // The compile records of a run merged into one entry per compile (sorted by key, their sites

@@ -15,6 +15,7 @@
 #include "analysis/compile_writer.h"
 #include "analysis/dynamo_attribution.h"
 #include "analysis/run_rollup.h"
+#include "analysis/same_process_sources.h"
 #include "analysis/xla_compiles.h"
 #include "analysis/xla_run_loader.h"
 #include "store/batch_insert.h"
@@ -115,8 +116,32 @@ bool only_run_in_store(store::Database& db, int64_t run_id) {
 // Loads the Dynamo records of `run_id` into `in` (empty). `compiles_loaded` is called once
 // in.compiles is complete, before the other records are read: it may start work on the compiles
 // (merge_dynamo_compiles) on another thread, which then overlaps their reading.
+// Drops the reasons that a text log of the same process as a TORCH_TRACE log gave for compiles
+// the trace explains itself: the structured reasons come first, the text adds what it alone has.
+void drop_repeated_reasons(RunInputs& in, const std::vector<bool>& from_alias) {
+  std::set<DynamoKey> explained;
+  for (size_t i = 0; i < in.reasons.size(); ++i)
+    if (!from_alias[i] && explains_compile(in.reasons[i].origin))
+      explained.insert(in.reasons[i].key);
+  size_t kept = 0;
+  for (size_t i = 0; i < in.reasons.size(); ++i) {
+    if (from_alias[i] && explained.count(in.reasons[i].key)) continue;
+    if (kept != i) in.reasons[kept] = std::move(in.reasons[i]);
+    ++kept;
+  }
+  in.reasons.resize(kept);
+}
+
 void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
               const std::function<void()>& compiles_loaded) {
+  // A text log of the same process as a TORCH_TRACE log is read under the trace's keys.
+  const SameProcessSources same_process = SameProcessSources::find(db, run_id);
+  in.merged_sources = same_process.aliases();
+  auto key_at = [&](const store::Statement& st, int64_t line) {
+    DynamoKey key = read_key(st, 0, line);
+    same_process.apply(&key);
+    return key;
+  };
   std::map<int64_t, std::optional<int64_t>> file_rank;
   auto sources = db.prepare("SELECT source_id, path, file_rank FROM source WHERE run_id=?");
   sources.bind(1, run_id);
@@ -183,7 +208,7 @@ void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
   auto read_compile = [&](store::Statement& st) {
     CompileRecord r;
     r.line = st.int64(6);
-    r.key = read_key(st, 0, r.line);
+    r.key = key_at(st, r.line);
     r.kind = label(st.text(8));
     r.attempt = st.int64(7);
     r.co_name = text_of(st.opt_int64(9));
@@ -230,7 +255,7 @@ void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
     auto refs = db.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns +
                            compile_rows.where + " AND kind = 'referenced' ORDER BY raw_id");
     while (refs.step()) {
-      DynamoKey key = read_key(refs, 0, refs.int64(6));
+      DynamoKey key = key_at(refs, refs.int64(6));
       if (std::binary_search(with_record.begin(), with_record.end(), key)) continue;
       if (kept.insert(key).second) in.compiles.push_back(read_compile(refs));
     }
@@ -249,10 +274,15 @@ void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
   // needs it: the attributing thread has no time to spare, and this one is busy with SQLite.
   in.classified.start_background();
   RecordAppender<ReasonRecord> reasons_out(in.reasons);
+  std::vector<bool> reason_from_alias;  // filled only when the run has an alias
   while (reasons.step()) {
     ReasonRecord r;
     r.line = reasons.int64(6);
     r.key = read_key(reasons, 0, r.line);
+    if (!in.merged_sources.empty()) {
+      reason_from_alias.push_back(same_process.is_alias(r.key.source_id));
+      same_process.apply(&r.key);
+    }
     r.key.line_if_no_id = 0;  // resolved by attribute_dynamo_run
     r.entry_index = reasons.int64(7);
     r.old_compile_id = reasons.str(8);
@@ -263,6 +293,7 @@ void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
     reasons_out.add(std::move(r));
   }
   reasons_out.finish();
+  if (!in.merged_sources.empty()) drop_repeated_reasons(in, reason_from_alias);
 
   // Graph breaks in log order (GraphBreakIndex prefers the first): row order is log order unless
   // sources were ingested out of order.
@@ -275,7 +306,7 @@ void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
   while (breaks.step()) {
     BreakRecord b;
     b.line = breaks.int64(6);
-    b.key = read_key(breaks, 0, 0);
+    b.key = key_at(breaks, 0);
     b.user_file = text_of(breaks.opt_int64(7));
     b.user_function = text_of(breaks.opt_int64(8));
     b.gb_type = text_of(breaks.opt_int64(9));
@@ -298,7 +329,7 @@ void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
   caches.bind(1, run_id);
   while (caches.step()) {
     CacheRecord c;
-    c.key = read_key(caches, 0, 0);
+    c.key = key_at(caches, 0);
     c.cache = label(caches.text(6));
     c.state = label(caches.text(7));
     in.caches.push_back(c);
@@ -396,6 +427,21 @@ std::optional<double> load_execute_ms(store::Database& db, int64_t run_id) {
   return std::nullopt;
 }
 
+// Says which logs of the run were read as one process (the merged_sources view).
+void record_merged_sources(store::Database& db, int64_t run_id,
+                           const std::vector<SourceAlias>& merged) {
+  auto clear = db.prepare("DELETE FROM source_merge WHERE run_id=?");
+  clear.bind(1, run_id);
+  clear.run();
+  auto insert = db.prepare(
+      "INSERT INTO source_merge(run_id, source_id, same_process_as, evidence) VALUES (?,?,?,?)");
+  for (const SourceAlias& a : merged) {
+    insert.bind(1, run_id).bind(2, int64_t{a.source_id}).bind(3, int64_t{a.to_source_id});
+    insert.bind(4, a.evidence);
+    insert.run();
+  }
+}
+
 // Deletes the derived rows of `run_id`. When the run is the store's only one (a store of one
 // run, analysed again by each `rcf ingest` of more of its logs), the two large tables are emptied
 // whole, which SQLite does by dropping their pages instead of deleting a million rows one by one
@@ -447,6 +493,7 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
       merging = std::async(std::launch::async, [&dynamo] { return merge_dynamo_compiles(dynamo); });
     });
     lap(t.load_dynamo_s);
+    record_merged_sources(db, run_id, dynamo.merged_sources);
     XlaRunResult xla = analyze_xla_run(load_xla_run(db, run_id, dynamo.source_names), 1);
     RollupBuilder rollup(xla.convergence, load_execute_ms(db, run_id), kDefaultGrowthStep,
                          dynamo.compiles.size() + xla.compiles.size());

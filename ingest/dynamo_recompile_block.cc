@@ -14,9 +14,10 @@ constexpr std::string_view kStanceMarker =
 constexpr std::string_view kTriggeredBy = "triggered by the following guard failure";
 
 DynamoCompile make_compile(int64_t line_no, const CompileRef& ref, std::string kind,
-                           const RecompileHeader& header) {
+                           const RecompileHeader& header, int64_t pid = -1) {
   DynamoCompile compile;
   compile.line = line_no;
+  compile.pid = pid;
   compile.ref = ref;
   compile.kind = std::move(kind);
   compile.co_name = header.co_name;
@@ -191,7 +192,7 @@ void parse_recompile_block(const DynamoBlock& block_in, BlockOutput& out,
     }
   }
   if (!refused)
-    out.emit(make_compile(block.lines[0].line_no, block.ref, "recompile_block", header));
+    out.emit(make_compile(block.lines[0].line_no, block.ref, "recompile_block", header, block.pid));
   else
     out.claim();
   // A record without a header (a block whose start is not in the log) names no function: a later
@@ -253,7 +254,7 @@ void parse_recompile_block(const DynamoBlock& block_in, BlockOutput& out,
         CompileRef old_ref = block.ref;
         old_ref.id = *CompileId::parse(id);
         if (!emitted || !named || emitted->insert(old_ref))
-          out.emit(make_compile(failure.line, old_ref, "referenced", header));
+          out.emit(make_compile(failure.line, old_ref, "referenced", header, block.pid));
       }
     } else {
       failure.reason = std::string(entry);

@@ -34,6 +34,7 @@ struct DynamoBlock {
   bool era_2022 = false;  // torchdynamo-era logger (`Torchdynamo:`, `torchdynamo.<module>`)
   CompileRef ref;         // rank and trace id of the first line (id unknown when not printed)
   std::string artifact;   // "recompiles", "recompiles_verbose", "graph_breaks", or ""
+  int64_t pid = -1;       // process id of the glog prefix, -1 when none
   std::vector<BlockLine> lines;
 };
 

@@ -493,6 +493,8 @@ class DynamoTextImporter : public Importer {
     open->block.era_2022 =
         p.form == PrefixForm::kTorchdynamoBare || p.logger.starts_with("torchdynamo");
     open->block.ref = ref_in_epoch(p);
+    if (p.form == PrefixForm::kGlog)
+      if (auto pid = parse_int64(p.process)) open->block.pid = *pid;
     open->block.artifact = std::string(p.artifact);
     open->continuation = continuation;
     // Printed records (kNone) have no key: they only ever continue as the adjacent block.

@@ -67,6 +67,9 @@ struct DynamoCompile {
   std::string recompile_reason;  // compilation_metrics.recompile_reason (first reason only)
   std::vector<std::string> restart_reasons;
   std::vector<StackFrame> user_stack;  // dynamo_start stack, outermost first, torch frames dropped
+  // Process id from the glog prefix of the record (TORCH_TRACE envelope, Dynamo text line); -1
+  // when the log printed none. With the compile id it tells whether two logs saw one process.
+  int64_t pid = -1;
 };
 
 // One rejected cache entry's reason for a recompile: the `- <old id>: <reason>` line of a

@@ -83,6 +83,14 @@ void for_each_line(std::string_view text, Fn&& fn) {
   }
 }
 
+// The process id of a glog prefix already checked by envelope_offset (the digits at 22), or -1.
+int64_t glog_pid(std::string_view line) {
+  int64_t pid = 0;
+  size_t i = 22;
+  for (; i < line.size() && i < 40 && is_digit(line[i]); ++i) pid = pid * 10 + (line[i] - '0');
+  return i > 22 ? pid : -1;
+}
+
 // Offset of the JSON envelope in a line that starts with the TORCH_TRACE glog prefix
 // `V0721 16:11:45.673000 98102 torch/_dynamo/convert_frame.py:1123] `, or kNpos. Equivalent to
 // the anchored `([VIWEC])\d{4} \d\d:\d\d:\d\d\.\d{6} \d+ (.+?):\d+\] `.
@@ -475,6 +483,7 @@ class TorchTraceImporter : public Importer {
     std::string_view meta;
     std::string meta_storage;
     EnvelopeIds ids;
+    int64_t pid = -1;  // the glog prefix's process id
     bool has_payload = false;
     bool expected_md5_valid = false;
     Md5Digest expected_md5{};
@@ -569,6 +578,7 @@ class TorchTraceImporter : public Importer {
     r.artifact_name.clear();
     r.meta = {};
     r.ids = EnvelopeIds{};
+    r.pid = glog_pid(line);
     r.has_payload = false;
     r.expected_md5_valid = false;
     r.keep_payload = false;
@@ -802,6 +812,7 @@ class TorchTraceImporter : public Importer {
     compile.line = r.line;
     compile.kind = kind;
     compile.ref = ref_for(r.ids);
+    compile.pid = r.pid;
     std::string compile_id_field, cudagraph_skip_reason;
     std::optional<double> start_time_s, duration_us, frame_compile_time_s, dynamo_cumulative_us;
     // One pass over the (large) metrics object; values we do not use are only skimmed.

@@ -117,7 +117,8 @@ CREATE TABLE dynamo_compile_raw (
   fail_reason_sid INTEGER,     -- exception text of a failed compile
   recompile_reason_sid INTEGER,  -- compilation_metrics.recompile_reason (first reason only)
   restart_reasons TEXT,        -- JSON list of graph-break restart reasons, NULL if none
-  user_stack TEXT              -- JSON list of {file,line,function,code} frames, outermost first
+  user_stack TEXT,             -- JSON list of {file,line,function,code} frames, outermost first
+  pid INTEGER                  -- process id of the glog prefix, NULL if the log printed none
 );
 
 -- One rejected cache entry's reason for a recompile.
@@ -635,6 +636,15 @@ CREATE TABLE cause_group (
   PRIMARY KEY (run_id, site_sid, cause)
 );
 
+-- Text logs that analysis read as the same process as a TORCH_TRACE log of their run, so that each
+-- compile is counted once (analysis/same_process_sources.h); rewritten by every analysis.
+CREATE TABLE source_merge (
+  run_id INTEGER NOT NULL,           -- run
+  source_id INTEGER NOT NULL,        -- the text log
+  same_process_as INTEGER NOT NULL,  -- the TORCH_TRACE log whose compiles it also describes
+  evidence TEXT NOT NULL             -- why: the pid and the compiles that agree
+);
+
 -- The standard remedy for each cause, shown in the fix-first list, and the remedies of the cases
 -- where the standard one does not apply (cause_group.remedy_variant).
 CREATE TABLE cause_remedy (
@@ -733,6 +743,12 @@ LEFT JOIN cause_remedy m ON m.cause = g.cause AND m.variant = g.remedy_variant;
 CREATE VIEW ingest_stats AS
 SELECT path AS source, format, lines, bytes, events, rejected, first_error
 FROM source;
+
+-- merged_sources: logs of one process read as one (source_merge with paths).
+CREATE VIEW merged_sources AS
+SELECT m.run_id, s.path AS source, t.path AS same_process_as, m.evidence
+FROM source_merge m JOIN source s ON s.source_id = m.source_id
+JOIN source t ON t.source_id = m.same_process_as;
 
 -- guard_failures: guard_failure with text decoded.
 CREATE VIEW guard_failures AS

@@ -123,7 +123,8 @@ class EventRowWriter {
                            "fail_reason_sid",
                            "recompile_reason_sid",
                            "restart_reasons",
-                           "user_stack"}),
+                           "user_stack",
+                           "pid"}),
                  &all_),
         failure_(
             db, "guard_failure",
@@ -201,10 +202,10 @@ class EventRowWriter {
                     with_src({"event", "key_sid", "function_sid", "seconds"}), &all_),
         step_timing_(db, "step_timing", with_src({"step", "wall_ms", "compile_ms", "timestamp_s"}),
                      &all_),
-        xla_vlog_(db, "xla_vlog",
-                  with_src({"kind", "graph_hash", "device", "thread", "count", "compile_ms",
-                            "finished"}),
-                  &all_),
+        xla_vlog_(
+            db, "xla_vlog",
+            with_src({"kind", "graph_hash", "device", "thread", "count", "compile_ms", "finished"}),
+            &all_),
         xla_dump_file_(db, "xla_dump_file",
                        with_src({"module_id", "module_name_sid", "stage", "file_name"}), &all_) {
     auto next = db.prepare("SELECT coalesce(max(hlo_module_id), 0) + 1 FROM hlo_module");
@@ -272,6 +273,7 @@ class EventRowWriter {
       compile_.null();
     else
       compile_.val(frames_json(c.user_stack));
+    compile_.val(c.pid >= 0 ? std::optional<int64_t>(c.pid) : std::nullopt);
   }
 
   void row(const ingest::GuardFailure& g) {

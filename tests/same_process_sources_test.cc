@@ -1,0 +1,96 @@
+// One process seen through a TORCH_LOGS text log and a TORCH_TRACE file (analysis/
+// same_process_sources.h): each compile is counted once when the evidence (pid, compile ids,
+// functions) says the logs are of one process, and twice when it does not.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "pipeline/ingest_pipeline.h"
+#include "store/store.h"
+#include "tests/support/db_dump.h"
+#include "tests/support/temp_files.h"
+
+namespace rcf {
+namespace {
+
+using testing::scalar;
+using testing::TempDir;
+
+const std::string kTrace = std::string(RCF_FIXTURES_DIR) +
+                           "/torch_trace/multi_rank_logs/dedicated_log_torch_trace_rank_1.log";
+
+// The text log the same process would have written with TORCH_LOGS=recompiles: one block per
+// recompile of the trace, with the trace's function and reasons, under glog pid `pid`.
+std::string text_log_of_trace(const std::string& trace_db, int64_t pid) {
+  auto db = store::open_store(trace_db, store::OpenMode::kRead);
+  auto st = db->prepare(
+      "SELECT c.frame_id, c.frame_compile_id, n.text, f.text, c.co_firstlineno, g.old_compile_id, "
+      "g.reason FROM dynamo_compile_raw c JOIN strings n ON n.string_id = c.co_name_sid "
+      "JOIN strings f ON f.string_id = c.co_filename_sid JOIN guard_failures g ON "
+      "g.frame_id = c.frame_id AND g.frame_compile_id = c.frame_compile_id "
+      "WHERE c.kind = 'forward' AND c.frame_compile_id > 0 ORDER BY c.raw_id, g.entry_index");
+  std::string out, last_id;
+  while (st.step()) {
+    std::string id = std::to_string(st.int64(0)) + "/" + std::to_string(st.int64(1));
+    std::string prefix = "V1126 10:00:00.000000 " + std::to_string(pid) +
+                         " torch/_dynamo/guards.py:2940] [" + id + "] [__recompiles] ";
+    if (id != last_id) {
+      out += prefix + "Recompiling function " + st.str(2) + " in " + st.str(3) + ":" +
+             std::to_string(st.int64(4)) + "\n";
+      out += prefix + "    triggered by the following guard failure(s):\n";
+      last_id = id;
+    }
+    out += prefix + "    - " + st.str(5) + ": " + st.str(6) + "\n";
+  }
+  return out;
+}
+
+struct Counts {
+  std::string compiles, recompiles, merged;
+};
+
+Counts ingest_both(const TempDir& dir, int64_t text_pid) {
+  pipeline::IngestRequest alone;
+  alone.db_path = dir.file("trace.db");
+  alone.paths = {kTrace};
+  pipeline::run_ingest(alone);
+  const std::string text = dir.file("stderr_" + std::to_string(text_pid) + ".log");
+  testing::write_file(text, text_log_of_trace(alone.db_path, text_pid));
+
+  pipeline::IngestRequest both;
+  both.db_path = dir.file("both_" + std::to_string(text_pid) + ".db");
+  both.paths = {kTrace, text};
+  pipeline::run_ingest(both);
+  auto db = store::open_store(both.db_path, store::OpenMode::kRead);
+  return {scalar(*db, "SELECT count(*) FROM compiles"),
+          scalar(*db, "SELECT count(*) FROM recompiles"),
+          scalar(*db, "SELECT count(*) FROM merged_sources")};
+}
+
+TEST(SameProcessSources, TextLogAndTraceOfOneProcessCountEachCompileOnce) {
+  TempDir dir;
+  Counts c = ingest_both(dir, 1337);  // the trace's own pid
+  EXPECT_EQ(c.compiles, "15");
+  EXPECT_EQ(c.recompiles, "14");
+  EXPECT_EQ(c.merged, "1");
+}
+
+TEST(SameProcessSources, AnotherPidIsAnotherProcess) {
+  TempDir dir;
+  // Same ids and functions (another rank of the same job prints exactly these), another pid.
+  Counts c = ingest_both(dir, 4242);
+  EXPECT_EQ(c.merged, "0");
+  EXPECT_EQ(c.recompiles, "28");
+}
+
+TEST(SameProcessSources, TheMergedRecompilesKeepTheTraceCauses) {
+  TempDir dir;
+  ingest_both(dir, 1337);
+  auto db = store::open_store(dir.file("both_1337.db"), store::OpenMode::kRead);
+  EXPECT_EQ(scalar(*db, "SELECT group_concat(DISTINCT cause) FROM recompiles"), "shape");
+  EXPECT_NE(scalar(*db, "SELECT evidence FROM merged_sources").find("pid 1337, 14 compile(s)"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace rcf
