@@ -426,6 +426,18 @@ TEST_F(CaptureCli, FullCaptureAlsoReadsSavedGraphsAndHloDumps) {
   EXPECT_TRUE(fs::exists(dir("xla-full", "run1") + "/logs/save_tensors.hlo.0"));
 }
 
+TEST_F(CaptureCli, TextLogAndTraceOfTheSameProcessCountEachCompileOnce) {
+  CliRun r = rcf(capture({"--lane", "same"}),
+                 {{"FAKE_STACK", "dynamo_same_process"}, {"PYTHON", "/nonexistent/py"}});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(formats("run1"), "dynamo_text torch_trace");
+  // The rank-3 trace alone: 7 compiles, 6 recompiles; the stderr log names the same 6.
+  EXPECT_EQ(scalar(*db(), "SELECT count(*) FROM compiles WHERE lane='same'"), "7");
+  EXPECT_EQ(scalar(*db(), "SELECT count(*) FROM recompiles WHERE lane='same'"), "6");
+  EXPECT_NE(scalar(*db(), "SELECT evidence FROM merged_sources").find("pid 98102"),
+            std::string::npos);
+}
+
 TEST_F(CaptureCli, DynamoLogOnStderrAfterLongOutputIsRead) {
   // No python for the probe: the versions come from the TORCH_TRACE log itself.
   CliRun r =
