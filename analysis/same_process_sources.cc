@@ -66,10 +66,21 @@ bool same_process(const SourceCompiles& text, const SourceCompiles& trace, int32
   return true;
 }
 
+// Whether the run has a text log and a TORCH_TRACE log at all: only then is there anything to
+// compare (a million-compile trace alone is not scanned).
+bool has_both_formats(store::Database& db, int64_t run_id) {
+  auto st = db.prepare(
+      "SELECT count(DISTINCT format) FROM source WHERE run_id = ? AND format IN ('dynamo_text', "
+      "'torch_trace')");
+  st.bind(1, run_id);
+  return st.step() && st.int64(0) == 2;
+}
+
 }  // namespace
 
 SameProcessSources SameProcessSources::find(store::Database& db, int64_t run_id) {
   SameProcessSources out;
+  if (!has_both_formats(db, run_id)) return out;
   std::map<int32_t, SourceCompiles> sources = named_compiles(db, run_id);
   for (const auto& [text_id, text] : sources) {
     if (text.format != "dynamo_text" || text.compiles.empty()) continue;
