@@ -21,7 +21,8 @@ namespace rcf::analysis {
 
 bool explains_compile(std::string_view origin) {
   return origin.starts_with("trace_") || origin == "text_recompiles" ||
-         origin == "text_recompiles_verbose" || origin == "text_tuple_2023";
+         origin == "text_recompiles_verbose" || origin == "text_tuple_2023" ||
+         origin == "text_guards_diff";
 }
 
 namespace {
@@ -41,6 +42,7 @@ std::string_view origin_phrase(std::string_view origin) {
   if (origin == "text_recompiles") return "TORCH_LOGS=recompiles block";
   if (origin == "text_recompiles_verbose") return "TORCH_LOGS=recompiles_verbose block";
   if (origin == "text_tuple_2023") return "TORCH_LOGS=recompiles (2023 tuple form)";
+  if (origin == "text_guards_diff") return "TORCH_LOGS=guards dumps of consecutive compiles";
   return origin;
 }
 

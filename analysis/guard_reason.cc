@@ -479,7 +479,8 @@ bool ClassifyIdentity(string_view g, GuardReason* r) {
     Set(r, "object_identity", "medium", "", "a guarded object was replaced by another one");
     return true;
   }
-  static const RE2 kNnModule(R"((__nn_module_guard_\d+)\((.*)\).*)");
+  // The argument list may be cut (`debug_msg="versions(mod=1, ....`): the module is its first.
+  static const RE2 kNnModule(R"((__nn_module_guard_\d+)\(([^,)]*).*)");
   std::string fname, arg;
   if (g.starts_with("__nn_module_guard_") && RE2::FullMatch(g, kNnModule, &fname, &arg)) {
     std::string subject = strip_local_scope(Trim(arg));

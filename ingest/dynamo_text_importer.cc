@@ -22,6 +22,7 @@
 #include "ingest/dynamo_epochs.h"
 #include "ingest/dynamo_explain.h"
 #include "ingest/dynamo_graph_break.h"
+#include "ingest/dynamo_guard_dump.h"
 #include "ingest/dynamo_guard_error.h"
 #include "ingest/dynamo_limit_warning.h"
 #include "ingest/dynamo_recompile_block.h"
@@ -332,6 +333,7 @@ class DynamoTextImporter : public Importer {
   }
 
   void finish() override {
+    guard_dumps_.finish();
     // A printed record followed by unrelated output had ended before the end of the file.
     while (!open_.empty()) close(open_.front().get(), !open_.front()->unrelated_last);
     flush_held_hit();
@@ -374,6 +376,13 @@ class DynamoTextImporter : public Importer {
       return;
     }
 
+    if (p.artifact == "guards" && !p.trace_id.empty()) {
+      if (same) close(same, false);
+      if (auto id = CompileId::parse(p.trace_id); id && id->frame >= 0) {
+        guard_dumps_.read(ref_in_epoch(p), parse_int64(p.process).value_or(-1), message, line_no);
+        return;
+      }
+    }
     auto header = header_kind(message, same ? std::optional(same->block.kind) : std::nullopt);
     if (same && !header) {
       if (same->continuation == Continuation::kUndetermined)
@@ -595,6 +604,7 @@ class DynamoTextImporter : public Importer {
   EventSink& sink_;
   LineOrigin origin_;  // launcher identity of the current lines (set_line_origin)
   GuardErrorReader guard_errors_{sink_};
+  GuardDumpReader guard_dumps_{sink_};            // TORCH_LOGS=guards dumps
   DynamoEpochs epochs_;                           // torch._dynamo.reset()s seen per stream
   std::vector<std::unique_ptr<OpenBlock>> open_;  // in order of their first line
   OpenBlock* adjacent_ = nullptr;  // block that takes the next unprefixed lines; owned by open_

@@ -263,7 +263,7 @@ std::string_view cut_leading_glue(std::string_view line, bool* changed) {
     if (i <= 3 && i < line.size() && line[i] == ' ') {
       size_t j = i;
       while (j < line.size() && line[j] == ' ') ++j;
-      if (j < line.size() && line[j] != '.' && j - i >= 2) {
+      if (j < line.size() && line[j] != '.' && (j - i >= 2 || line[j] == '[')) {
         *changed = true;
         return line.substr(i);
       }

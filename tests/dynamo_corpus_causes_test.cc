@@ -102,10 +102,10 @@ const CorpusCase kCases[] = {
      "0/0"},
     {"recompile_limit_pytorch_issue171593_shell_prompt_unknown_source_float.txt", "",
      "recompile_limit:8:0:constant", "0/0"},
-    // Not decided yet: the README's object_identity needs the guard sets of [0/0]..[0/4] diffed
-    // (the `_parameters` version of `__nn_module_guard_0` changes); rcf reads these lines as
-    // Dynamo messages but does not yet turn guard dumps into compiles (issue 23 note).
-    {"guards_pytorch_issue110048_2023sep_nn_module_guard_versions_trimmed.txt", "", "", "0/0"},
+    // No recompile message: the guard dumps of [0/0]..[0/4] are five compiles, and what changed
+    // between consecutive ones (the `_parameters` version in `__nn_module_guard_0`) decides.
+    {"guards_pytorch_issue110048_2023sep_nn_module_guard_versions_trimmed.txt", "object_identity",
+     "", "0/0"},
 };
 
 void PrintTo(const CorpusCase& c, std::ostream* os) {
