@@ -223,6 +223,20 @@ bool raises_fail_on_recompile_limit(std::string_view text) {
          text.find("FailOnRecompileLimitHit(") != std::string_view::npos;
 }
 
+// Two consecutive limit hits of one frame of one stream hit the same limit: a hit whose header
+// (with the limit) was cut from the log takes the limit the other one names.
+void share_limit(RecompileLimitHit* earlier, RecompileLimitHit* later) {
+  const CompileRef &a = earlier->ref, &b = later->ref;
+  if (a.rank != b.rank || a.epoch != b.epoch || a.id.frame < 0 || a.id.frame != b.id.frame ||
+      a.id.compiled_autograd != b.id.compiled_autograd)
+    return;
+  RecompileLimitHit* missing = earlier->limit_type.empty() ? earlier : later;
+  const RecompileLimitHit* known = missing == earlier ? later : earlier;
+  if (!missing->limit_type.empty() || known->limit_type.empty()) return;
+  missing->limit_type = known->limit_type;
+  if (missing->limit_value < 0) missing->limit_value = known->limit_value;
+}
+
 // A record on one line: a FailOnRecompileLimitHit exception line or a CompilationMetrics repr.
 bool is_one_line_record(std::string_view text) {
   return parse_fail_on_recompile_limit(text).has_value() || has_compilation_metrics(text);
@@ -590,6 +604,7 @@ class DynamoTextImporter : public Importer {
   }
 
   void hold_hit(RecompileLimitHit hit, int64_t last_line) {
+    if (held_hit_) share_limit(&*held_hit_, &hit);
     flush_held_hit();
     held_hit_ = std::move(hit);
     held_hit_line_ = last_line;

@@ -79,10 +79,10 @@ const CorpusCase kCases[] = {
     {"guard_eval_error_pytorch_issue111522_attributeerror_2023.txt", "", "", "0/0", "key_subset"},
     {"recompile_limit_pytorch_issue167504_failonrecompilelimithit_type_id.txt", "",
      "recompile_limit:8:1:type", "0/0"},
-    // The [0/15] message starts at `last reason:` (its header, with the limit, was cut); the
-    // [0/16] one has no last reason.
+    // The [0/15] message starts at `last reason:` (its header, with the limit, was cut): it takes
+    // the limit of the next hit of frame 0, [0/16], which has no last reason.
     {"recompile_limit_pytorch_issue123177_unexpected_recompilation_2026.txt", "",
-     "::0:unknown,recompile_limit:8:0:", "0/0"},
+     "recompile_limit:8:0:unknown,recompile_limit:8:0:", "0/0"},
     {"recompile_limit_hepattn_issue57_cut_prefix_resume_mark_unbacked.txt", "",
      "recompile_limit:8:0:shape", "0/0"},
     {"recompile_limit_intel_xpu_triton_pr5838_limit100_shape.txt", "",
