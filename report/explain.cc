@@ -11,6 +11,7 @@
 
 #include "analysis/convergence_summary.h"
 #include "analysis/guard_reason.h"
+#include "report/cudagraph_skip_json.h"
 #include "util/base_name.h"
 
 namespace rcf::report {
@@ -270,13 +271,7 @@ nlohmann::json cudagraph_skips_json(const RunSummary& run, const ExplainListing&
   nlohmann::json skips = nlohmann::json::array();
   for (const auto& k : run.cudagraph_skips) {
     if (listing.cuts(skips.size())) break;
-    skips.push_back({{"kind", k.kind},
-                     {"reason", k.reason},
-                     {"program_key", k.program_key},
-                     {"site", k.site},
-                     {"user_location", k.user_location},
-                     {"count", k.count},
-                     {"where", k.where}});
+    skips.push_back(cudagraph_skip_json<nlohmann::json>(k));
   }
   return skips;
 }
@@ -622,26 +617,26 @@ std::string render_explain_json(const ExplainModel& model, const ExplainListing&
                         {"compile_share", run.compile_share ? json(*run.compile_share) : json()},
                         {"execute_ms", run.execute_ms ? json(*run.execute_ms) : json()},
                         {"other_ms", other ? json(*other) : json()}};
-    runs.push_back({{"lane", run.lane},
-                    {"run", run.run},
-                    {"sources", run.sources},
-                    {"compiles", run.compiles},
-                    {"counted_compiles",
-                     run.counted_compiles ? json(*run.counted_compiles) : json()},
-                    {"counted_by", run.counted_by.empty() ? json() : json(run.counted_by)},
-                    {"recompiles", run.recompiles},
-                    {"failed", run.failed},
-                    {"recompile_ms", run.recompile_ms},
-                    {"causes", run.causes},
-                    {"rejected_lines", run.rejected_lines},
-                    {"convergence", convergence},
-                    {"fix_first", fix},
-                    {"fix_first_not_listed",
-                     std::max<int64_t>(0, run.fix_first_total - static_cast<int64_t>(fix.size()))},
-                    {"sites", sites},
-                    {"sites_not_listed", run.sites.size() - sites.size()},
-                    {"graph_breaks", breaks},
-                    {"graph_breaks_not_listed", run.graph_breaks.size() - breaks.size()}});
+    runs.push_back(
+        {{"lane", run.lane},
+         {"run", run.run},
+         {"sources", run.sources},
+         {"compiles", run.compiles},
+         {"counted_compiles", run.counted_compiles ? json(*run.counted_compiles) : json()},
+         {"counted_by", run.counted_by.empty() ? json() : json(run.counted_by)},
+         {"recompiles", run.recompiles},
+         {"failed", run.failed},
+         {"recompile_ms", run.recompile_ms},
+         {"causes", run.causes},
+         {"rejected_lines", run.rejected_lines},
+         {"convergence", convergence},
+         {"fix_first", fix},
+         {"fix_first_not_listed",
+          std::max<int64_t>(0, run.fix_first_total - static_cast<int64_t>(fix.size()))},
+         {"sites", sites},
+         {"sites_not_listed", run.sites.size() - sites.size()},
+         {"graph_breaks", breaks},
+         {"graph_breaks_not_listed", run.graph_breaks.size() - breaks.size()}});
     json skips = cudagraph_skips_json(run, listing);
     runs.back()["cudagraph_skips_not_listed"] = run.cudagraph_skips.size() - skips.size();
     runs.back()["cudagraph_skips"] = std::move(skips);

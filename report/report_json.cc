@@ -1,5 +1,7 @@
 #include "report/report_json.h"
 
+#include "report/cudagraph_skip_json.h"
+
 namespace rcf::report {
 namespace {
 
@@ -26,13 +28,7 @@ json cudagraph_skips_json(const RunSummary& s) {
   json skips = json::array();
   for (const auto& k : s.cudagraph_skips) {
     if (static_cast<int64_t>(skips.size()) >= kMaxGraphBreakRows) break;
-    skips.push_back({{"kind", k.kind},
-                     {"reason", k.reason},
-                     {"program_key", k.program_key},
-                     {"site", k.site},
-                     {"user_location", k.user_location},
-                     {"count", k.count},
-                     {"where", k.where}});
+    skips.push_back(cudagraph_skip_json<json>(k));
   }
   return skips;
 }
