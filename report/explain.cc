@@ -210,6 +210,15 @@ void load_graph_breaks(store::Database& db, RunSummary& run) {
             });
 }
 
+void load_merged_sources(store::Database& db, RunSummary& run) {
+  auto st = db.prepare(
+      "SELECT source, same_process_as, evidence FROM merged_sources WHERE run_id = ? "
+      "ORDER BY source");
+  st.bind(1, run.run_id);
+  while (st.step())
+    run.merged_sources.push_back({base_name(st.str(0)), base_name(st.str(1)), st.str(2)});
+}
+
 // The run's cudagraph_skips rows grouped by kind, reason, compile and user location; each group
 // keeps its first message (source, line) as evidence.
 void load_cudagraph_skips(store::Database& db, RunSummary& run) {
@@ -265,6 +274,14 @@ void render_cudagraph_skips_text(const RunSummary& run, const ExplainListing& li
     out += fmt::format("           {}{}evidence: {}\n", from,
                        k.site.empty() ? "" : "site " + k.site + "; ", k.where);
   }
+}
+
+nlohmann::json merged_sources_json(const RunSummary& run) {
+  nlohmann::json merged = nlohmann::json::array();
+  for (const MergedSourceInfo& m : run.merged_sources)
+    merged.push_back(
+        {{"source", m.source}, {"same_process_as", m.same_process_as}, {"evidence", m.evidence}});
+  return merged;
 }
 
 nlohmann::json cudagraph_skips_json(const RunSummary& run, const ExplainListing& listing) {
@@ -367,6 +384,7 @@ ExplainModel build_explain(store::Database& db, const std::string& lane,
     pending.resize(run.sites.size());
     load_graph_breaks(db, run);
     load_cudagraph_skips(db, run);
+    load_merged_sources(db, run);
     load_convergence(db, run);
     load_fix_first(db, run, loaded.rows);
     // Sites with the most recompiles first, then limit hits, then by name.
@@ -456,6 +474,9 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
       out += fmt::format(", {} spent recompiling", ms_text(run.recompile_ms));
     out += "\n";
     if (!run.causes.empty()) out += fmt::format("   causes: {}\n", causes_text(run.causes));
+    for (const MergedSourceInfo& m : run.merged_sources)
+      out += fmt::format("   one process, two logs: {} read with {} ({})\n", m.source,
+                         m.same_process_as, m.evidence);
     if (!run.convergence_text.empty())
       out += fmt::format("   convergence: {}\n", run.convergence_text);
     if (run.compile_ms && run.wall_ms && run.compile_share)
@@ -621,6 +642,7 @@ std::string render_explain_json(const ExplainModel& model, const ExplainListing&
         {{"lane", run.lane},
          {"run", run.run},
          {"sources", run.sources},
+         {"merged_sources", merged_sources_json(run)},
          {"compiles", run.compiles},
          {"counted_compiles", run.counted_compiles ? json(*run.counted_compiles) : json()},
          {"counted_by", run.counted_by.empty() ? json() : json(run.counted_by)},

@@ -56,6 +56,14 @@ struct CudagraphSkipInfo {
   std::string where;          // source:line of the first
 };
 
+// A text log that analysis read as the same process as a TORCH_TRACE log of the run, so that its
+// compiles were counted once (the merged_sources view, docs/dynamo_text.md).
+struct MergedSourceInfo {
+  std::string source;           // file name of the text log
+  std::string same_process_as;  // file name of the TORCH_TRACE log
+  std::string evidence;         // the pid and how many compiles agreed
+};
+
 // One row of the fix-first list: recompiles at one site with one cause, ranked by time lost.
 struct FixFirstItem {
   int64_t rank = 0;
@@ -94,6 +102,7 @@ struct RunSummary {
   std::vector<SiteSummary> sites;
   std::vector<BreakInfo> graph_breaks;
   std::vector<CudagraphSkipInfo> cudagraph_skips;  // most messages first
+  std::vector<MergedSourceInfo> merged_sources;    // logs read as one process
   int64_t rejected_lines = 0;
   // Convergence, when the run's compiles carry steps (or metrics give compiles per step).
   std::string settle_state = "no_data";  // settled, not_settled, still_growing, no_data
@@ -106,7 +115,7 @@ struct RunSummary {
   std::optional<double> execute_ms;  // the XLA metrics' ExecuteTime, when a metrics report exists
   // Compiles a metrics report counts, named by a record or not (docs/xla_formats.md).
   std::optional<int64_t> counted_compiles;
-  std::string counted_by;  // where that count was read
+  std::string counted_by;               // where that count was read
   std::vector<FixFirstItem> fix_first;  // rank order: the first ones (see build_explain)
   int64_t fix_first_total = 0;          // rows of the run in the fix_first view
   int64_t fix_first_unknown = 0;        // of them, with cause `unknown`

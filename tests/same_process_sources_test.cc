@@ -6,6 +6,7 @@
 #include <string>
 
 #include "pipeline/ingest_pipeline.h"
+#include "report/explain.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
 #include "tests/support/temp_files.h"
@@ -89,6 +90,19 @@ TEST(SameProcessSources, TheMergedRecompilesKeepTheTraceCauses) {
   auto db = store::open_store(dir.file("both_1337.db"), store::OpenMode::kRead);
   EXPECT_EQ(scalar(*db, "SELECT group_concat(DISTINCT cause) FROM recompiles"), "shape");
   EXPECT_NE(scalar(*db, "SELECT evidence FROM merged_sources").find("pid 1337, 14 compile(s)"),
+            std::string::npos);
+}
+
+TEST(SameProcessSources, ExplainSaysWhichLogsWereReadAsOne) {
+  TempDir dir;
+  ingest_both(dir, 1337);
+  auto db = store::open_store(dir.file("both_1337.db"), store::OpenMode::kRead);
+  const report::ExplainListing listing;
+  const report::ExplainModel model = report::build_explain(*db, "", listing);
+  EXPECT_NE(report::render_explain_text(model, listing)
+                .find("   one process, two logs: stderr_1337.log read with "
+                      "dedicated_log_torch_trace_rank_1.log (pid 1337, 14 compile(s) with the same "
+                      "id and function)\n"),
             std::string::npos);
 }
 
