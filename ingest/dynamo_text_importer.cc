@@ -218,6 +218,8 @@ void adopt_prefix(OpenBlock* open, const LogPrefix& p) {
 
 // `raise FailOnRecompileLimitHit(` as a traceback frame prints it.
 bool raises_fail_on_recompile_limit(std::string_view text) {
+  // First-byte gate: this runs on every unprefixed line.
+  if (text.empty() || (text[0] != ' ' && text[0] != 'r')) return false;
   text = ltrim(text);
   return text.starts_with("raise ") &&
          text.find("FailOnRecompileLimitHit(") != std::string_view::npos;
@@ -330,6 +332,13 @@ class DynamoTextImporter : public Importer {
 
   void set_line_origin(const LineOrigin& origin) override { origin_ = origin; }
 
+  // The May / Oct 2023 one-line tuple record, prefixed or printed.
+  void read_recompile_tuple(std::string_view text, const CompileRef& ref, std::string_view line,
+                            int64_t line_no) {
+    if (!parse_recompile_tuple(text, ref, line_no, sink_))
+      sink_.note(line_no, LineFate::kRejected, "bad_recompile_tuple", line);
+  }
+
   // A recompile header may prove a torch._dynamo.reset() of its stream (ingest/dynamo_epochs.h).
   void note_epoch_evidence(const LogPrefix& p, std::string_view message) {
     auto id = CompileId::parse(p.trace_id);
@@ -380,8 +389,7 @@ class DynamoTextImporter : public Importer {
     std::string_view message = p.message;
     if (message.starts_with("('Recompiling function ")) {
       if (same) close(same, false);
-      if (!parse_recompile_tuple(message, ref_in_epoch(p), line_no, sink_))
-        sink_.note(line_no, LineFate::kRejected, "bad_recompile_tuple", line);
+      read_recompile_tuple(message, ref_in_epoch(p), line, line_no);
       return;
     }
     if (module && is_logged_one_line_record(message, *module)) {
@@ -443,7 +451,7 @@ class DynamoTextImporter : public Importer {
       on_one_line_record(text, p.rank, line, line_no);
       return;
     }
-    if ((text.starts_with(' ') || text.starts_with('r')) && raises_fail_on_recompile_limit(text)) {
+    if (raises_fail_on_recompile_limit(text)) {
       // A traceback whose exception line was cut still shows the raise statement.
       RecompileLimitHit hard;
       hard.hard_failure = true;
@@ -452,10 +460,9 @@ class DynamoTextImporter : public Importer {
       return;
     }
     if (text.starts_with("('Recompiling function ")) {
-      LogPrefix raw;
-      raw.rank = p.rank;
-      if (!parse_recompile_tuple(text, ref_of(raw), line_no, sink_))
-        sink_.note(line_no, LineFate::kRejected, "bad_recompile_tuple", line);
+      CompileRef ref;
+      ref.rank = p.rank;
+      read_recompile_tuple(text, ref, line, line_no);
       return;
     }
     if (auto kind = printed_header_kind(text)) {

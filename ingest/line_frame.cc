@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 
+#include "ingest/text_util.h"
+
 namespace rcf::ingest {
 namespace {
 
@@ -185,12 +187,6 @@ size_t leading_spaces(std::string_view s) {
   size_t i = 0;
   while (i < s.size() && s[i] == ' ') ++i;
   return i;
-}
-
-bool is_blank(std::string_view s) {
-  for (char c : s)
-    if (c != ' ' && c != '\t') return false;
-  return true;
 }
 
 // A record start that glue may hide: a glog level and date (`I0228 `), a bracketed or bare ISO
