@@ -156,6 +156,35 @@ std::optional<CompileId> inferred_compile_id(const DynamoBlock& block) {
   return next;
 }
 
+// The header phase of a recompile block: the compiled function, whether the recompile was refused
+// under set_stance("fail_on_recompile") (its guard failures are logged, but no compile happened),
+// and the origin its guard failures carry.
+struct BlockHeader {
+  RecompileHeader header;
+  bool refused = false;
+  std::string origin;
+};
+
+BlockHeader read_block_header(const DynamoBlock& block, BlockOutput& out) {
+  BlockHeader h;
+  h.origin = block.artifact == "recompiles_verbose" ? "text_recompiles_verbose" : "text_recompiles";
+  if (block.headless) return h;
+  std::optional<RecompileHeader> parsed;
+  if (auto text = header_text(block.lines[0].text)) {
+    parsed = parse_recompile_header(*text);
+  } else {
+    parsed = parse_fail_on_recompile_header(block.lines[0].text);
+    h.refused = is_fail_on_recompile_header(block.lines[0].text);
+    if (h.refused) h.origin = "text_fail_on_recompile";
+  }
+  if (parsed) {
+    h.header = std::move(*parsed);
+  } else {
+    out.note(0, LineFate::kRejected, "bad_recompile_header");
+  }
+  return h;
+}
+
 void parse_recompile_block(const DynamoBlock& block_in, BlockOutput& out,
                            EmittedCompileRefs* emitted) {
   DynamoBlock block_copy;
@@ -168,29 +197,11 @@ void parse_recompile_block(const DynamoBlock& block_in, BlockOutput& out,
     }
   }
   const DynamoBlock& block = *source;
-  std::string origin =
-      block.artifact == "recompiles_verbose" ? "text_recompiles_verbose" : "text_recompiles";
-  RecompileHeader header;
-  size_t first_entry_line = 0;
-  // A recompile refused under set_stance("fail_on_recompile"): its guard failures are logged,
-  // but no compile happened.
-  bool refused = false;
-  if (!block.headless) {
-    first_entry_line = 1;
-    std::optional<RecompileHeader> parsed;
-    if (auto text = header_text(block.lines[0].text)) {
-      parsed = parse_recompile_header(*text);
-    } else {
-      parsed = parse_fail_on_recompile_header(block.lines[0].text);
-      refused = is_fail_on_recompile_header(block.lines[0].text);
-      if (refused) origin = "text_fail_on_recompile";
-    }
-    if (parsed) {
-      header = std::move(*parsed);
-    } else {
-      out.note(0, LineFate::kRejected, "bad_recompile_header");
-    }
-  }
+  BlockHeader read = read_block_header(block, out);
+  const RecompileHeader& header = read.header;
+  const std::string& origin = read.origin;
+  const bool refused = read.refused;
+  const size_t first_entry_line = block.headless ? 0 : 1;
   if (!refused)
     out.emit(make_compile(block.lines[0].line_no, block.ref, "recompile_block", header, block.pid));
   else
