@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <future>
 #include <stdexcept>
 #include <string>
@@ -30,14 +31,29 @@ TEST(BatchWorker, OnStartRunsOnTheWorkerThreadBeforeTheFirstBatch) {
   EXPECT_NE(start_thread, std::this_thread::get_id());
 }
 
-// on_start does not wait for a batch: a producer that hands none over still sees it run (here
-// it signals a promise that the test waits on before handing anything over).
+// on_start does not wait for a batch: a producer that hands none over still sees it run, once,
+// on the worker thread (here it signals a promise that the test waits on, with a deadline, before
+// handing anything over); the batches handed over afterwards are consumed after it.
 TEST(BatchWorker, OnStartRunsWithoutWaitingForABatch) {
-  std::promise<void> started;
+  std::promise<std::thread::id> started;
   auto ran = started.get_future();
-  BatchWorker<int> worker([](std::vector<int>&) {}, 2, [&] { started.set_value(); });
-  ran.wait();  // would hang if on_start waited for the first batch
+  std::atomic<int> starts = 0;
+  std::vector<int> seen;  // the worker's until finish()
+  BatchWorker<int> worker(
+      [&](std::vector<int>& batch) { seen.insert(seen.end(), batch.begin(), batch.end()); }, 2,
+      [&] {
+        ++starts;
+        started.set_value(std::this_thread::get_id());
+      });
+  // A deadline instead of wait(): if on_start waited for the first batch, this fails.
+  ASSERT_EQ(ran.wait_for(std::chrono::seconds(30)), std::future_status::ready)
+      << "on_start did not run before a batch was handed over";
+  EXPECT_NE(ran.get(), std::this_thread::get_id());
+  EXPECT_EQ(starts.load(), 1);
+  worker.hand_over({7});
   worker.finish();
+  EXPECT_EQ(starts.load(), 1);
+  EXPECT_EQ(seen, (std::vector<int>{7}));
 }
 
 TEST(BatchWorker, AnErrorInOnStartIsRethrownAndDropsTheBatches) {
