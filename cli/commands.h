@@ -26,5 +26,7 @@ Command add_capture_command(CLI::App& app);
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitGateViolated = 1;
 inline constexpr int kExitUsageOrInput = 2;
+// A bug in rcf (an exception other than rcf::Error), never bad input: CI can tell them apart.
+inline constexpr int kExitInternalError = 3;
 
 }  // namespace rcf::cli

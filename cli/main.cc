@@ -2,11 +2,27 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
 #include "util/error.h"
+
+namespace {
+
+// Anything but rcf::Error reaching main is a bug (or the machine ran out of memory), not bad
+// input: its own exit code, and a request for a report.
+int internal_error(const std::string& what) {
+  fmt::print(stderr,
+             "rcf: internal error: {}\nThis is a bug in rcf (or the machine ran out of memory), "
+             "not a problem with the input: please report it with the command line and, if you "
+             "can, the input files (exit code {}).\n",
+             what, rcf::cli::kExitInternalError);
+  return rcf::cli::kExitInternalError;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"rcf - recompile forensics: why did torch.compile / torch_xla / JAX recompile?"};
@@ -43,9 +59,12 @@ int main(int argc, char** argv) {
   } catch (const rcf::Error& e) {
     fmt::print(stderr, "rcf: error: {}\n", e.what());
     return rcf::cli::kExitUsageOrInput;
+  } catch (const std::bad_alloc&) {
+    return internal_error("out of memory (std::bad_alloc)");
   } catch (const std::exception& e) {
-    fmt::print(stderr, "rcf: internal error: {}\n", e.what());
-    return rcf::cli::kExitUsageOrInput;
+    return internal_error(e.what());
+  } catch (...) {
+    return internal_error("an exception of unknown type");
   }
   return rcf::cli::kExitUsageOrInput;
 }

@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
+#include <string>
 #include <thread>
 
 #include "store/schema.h"
@@ -168,15 +170,22 @@ std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode) {
     throw Error(
         fmt::format("{} is an SQLite database but not an rcf database (no schema_info)", path));
   auto version = db->prepare("SELECT value FROM schema_info WHERE key='schema_version'");
-  int found = version.step() ? std::stoi(version.str(0)) : -1;
+  std::string version_text = version.step() ? version.str(0) : "";
   version.reset();  // ends its read transaction: the journal mode cannot change inside one
-  if (found != kSchemaVersion) {
+  int found = -1;
+  const char* text_end = version_text.data() + version_text.size();
+  auto [end, ec] = std::from_chars(version_text.data(), text_end, found);
+  bool numeric = ec == std::errc() && end == text_end;
+  if (!numeric || found != kSchemaVersion) {
+    // A store from elsewhere may hold anything there: bad input, never an internal error.
+    std::string shown = numeric ? std::to_string(found) : fmt::format("'{}'", version_text);
     throw Error(
-        fmt::format("database {} has schema version {}, this rcf reads version {}{}", path, found,
+        fmt::format("database {} has schema version {}, this rcf reads version {}{}", path, shown,
                     kSchemaVersion,
-                    found > kSchemaVersion
-                        ? " (written by a newer rcf: upgrade rcf)"
-                        : " (written by an older rcf: re-ingest the logs into a new database)"));
+                    !numeric                 ? " (not written by rcf)"
+                    : found > kSchemaVersion ? " (written by a newer rcf: upgrade rcf)"
+                                             : " (written by an older rcf: re-ingest the logs into "
+                                               "a new database)"));
   }
   if (mode != OpenMode::kRead) {
     // A store an ingest has just created takes its first load in rollback-journal mode: the new

@@ -89,6 +89,11 @@ RcfChild::RcfChild(const std::vector<std::string>& args, const RcfOptions& optio
     dup2(out, 1);
     dup2(err, 2);
     if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) _exit(126);
+    if (options.address_space_mb > 0) {
+      rlimit limit;
+      limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(options.address_space_mb) << 20;
+      if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(126);
+    }
     if (drop && (setgroups(0, nullptr) != 0 || setgid(gid) != 0 || setuid(uid) != 0)) _exit(126);
     execv(argv[0], argv.data());
     _exit(127);
