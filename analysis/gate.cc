@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "util/error.h"
@@ -30,12 +31,33 @@ Growth parse_growth(std::string_view text, std::string_view what) {
   auto [ptr, ec] = std::from_chars(number.data(), end, g.amount);
   bool whole = g.percent || g.amount == std::floor(g.amount);
   if (number.empty() || ec != std::errc() || ptr != end || g.amount < 0 || !whole ||
-      !std::isfinite(g.amount))
+      !std::isfinite(g.amount) || g.amount > static_cast<double>(kMaxBudgetValue))
     throw Error(
         fmt::format("{}: '{}' is not a growth allowance (a count such as 3 or a "
-                    "percentage such as 10%)",
-                    what, text));
+                    "percentage such as 10%, from 0 to {})",
+                    what, text, kMaxBudgetValue));
   return g;
+}
+
+int64_t parse_budget_count(std::string_view text, std::string_view what) {
+  int64_t n = -1;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, n);
+  if (text.empty() || ec != std::errc() || ptr != end || n < 0 || n > kMaxBudgetValue)
+    throw Error(fmt::format("{}: '{}' is not a budget (a whole number from 0 to {})", what, text,
+                            kMaxBudgetValue));
+  return n;
+}
+
+double parse_compile_share(std::string_view text, std::string_view what) {
+  double share = -1;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, share);
+  if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(share) || share < 0 ||
+      share > 1)
+    throw Error(fmt::format(
+        "{}: '{}' is not a compile share (a number from 0 to 1, e.g. 0.25 for 25%)", what, text));
+  return share;
 }
 
 std::string format_growth(const Growth& g) {
@@ -43,10 +65,15 @@ std::string format_growth(const Growth& g) {
 }
 
 int64_t allowed_after_growth(int64_t baseline, const Growth& g) {
-  if (!g.percent) return baseline + static_cast<int64_t>(g.amount);
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (!g.percent) {
+    int64_t amount = static_cast<int64_t>(std::min(g.amount, static_cast<double>(kMaxBudgetValue)));
+    return baseline > kMax - amount ? kMax : baseline + amount;
+  }
   // A small epsilon so that 20 * 1.1 is 22, not 21.999...
-  return static_cast<int64_t>(
-      std::floor(static_cast<double>(baseline) * (1 + g.amount / 100) + 1e-9));
+  double allowed = std::floor(static_cast<double>(baseline) * (1 + g.amount / 100) + 1e-9);
+  // 2^63 is the first double past the largest int64_t: converting it or more is undefined.
+  return allowed >= 9223372036854775808.0 ? kMax : static_cast<int64_t>(allowed);
 }
 
 void BudgetPatch::apply_to(Budgets& b) const {

@@ -15,6 +15,15 @@
 namespace rcf::analysis {
 
 inline constexpr int64_t kDefaultSettleBy = 20;
+// The largest count, step or growth (count or percent) a budget may name. A larger one is a typo
+// or does not fit the integer it is checked in (1e30 programs, 2^63): refused, never wrapped.
+inline constexpr int64_t kMaxBudgetValue = 1'000'000'000'000;
+
+// A count or step budget as typed on the command line: a whole number from 0 to
+// kMaxBudgetValue; throws rcf::Error naming `what` (e.g. "--max-programs") and the text otherwise.
+int64_t parse_budget_count(std::string_view text, std::string_view what);
+// A compile-share budget: a finite number from 0 to 1; throws rcf::Error like parse_budget_count.
+double parse_compile_share(std::string_view text, std::string_view what);
 
 // The recompile causes budgets may name (the vocabulary of sql/schema.sql cause_remedy).
 const std::vector<std::string>& gate_cause_vocabulary();
@@ -25,10 +34,12 @@ struct Growth {
   double amount = 0;  // count, or percent when `percent`
 };
 
-// "3" or "10%"; throws rcf::Error naming `what` (e.g. "--max-growth") on anything else.
+// "3" or "10%" (at most kMaxBudgetValue); throws rcf::Error naming `what` (e.g. "--max-growth")
+// on anything else.
 Growth parse_growth(std::string_view text, std::string_view what);
 std::string format_growth(const Growth& g);
-// The largest value within the budget: baseline + N, or floor(baseline * (1 + P/100)).
+// The largest value within the budget: baseline + N, or floor(baseline * (1 + P/100)), saturated
+// at the largest int64_t.
 int64_t allowed_after_growth(int64_t baseline, const Growth& g);
 
 struct Budgets {

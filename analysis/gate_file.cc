@@ -10,9 +10,11 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "util/error.h"
+#include "util/json_depth.h"
 
 namespace rcf::analysis {
 namespace {
@@ -31,12 +33,22 @@ class Parser {
     throw Error(fmt::format("gate file {}: {}: {}", path_, where, problem));
   }
 
+  // A whole number from 0 to kMaxBudgetValue (2.0 counts; 1e30 and 2^63 do not fit and are
+  // refused, not converted).
   int64_t count(const ordered_json& v, const std::string& where, const char* key) const {
-    if (v.is_number_unsigned()) return v.get<int64_t>();
-    if (v.is_number_float() && v.get<double>() >= 0 &&
-        std::floor(v.get<double>()) == v.get<double>())
-      return static_cast<int64_t>(v.get<double>());
-    fail(where, fmt::format("{} must be a non-negative integer, got {}", key, v.dump()));
+    if (std::optional<int64_t> n = whole_budget(v)) return *n;
+    fail(where, fmt::format("{} must be a whole number from 0 to {}, got {}", key,
+                            kMaxBudgetValue, v.dump()));
+  }
+
+  static std::optional<int64_t> whole_budget(const ordered_json& v) {
+    if (v.is_number_unsigned() && v.get<uint64_t>() <= uint64_t(kMaxBudgetValue))
+      return static_cast<int64_t>(v.get<uint64_t>());
+    if (!v.is_number_float()) return std::nullopt;
+    double d = v.get<double>();
+    if (d >= 0 && d <= static_cast<double>(kMaxBudgetValue) && std::floor(d) == d)
+      return static_cast<int64_t>(d);
+    return std::nullopt;
   }
 
   BudgetPatch budgets(const ordered_json& obj, const std::string& where, bool allow_lane) const {
@@ -63,7 +75,7 @@ class Parser {
         p.max_compile_share = v.get<double>();
       } else if (key == "max_growth") {
         if (v.is_number_unsigned())
-          p.max_growth = Growth{false, static_cast<double>(v.get<int64_t>())};
+          p.max_growth = Growth{false, static_cast<double>(count(v, where, "max_growth"))};
         else if (v.is_string())
           p.max_growth = parse_growth(v.get<std::string>(),
                                       "gate file " + path_ + ": " + where + ": max_growth");
@@ -122,6 +134,8 @@ std::string json_problem(const std::exception& e) {
 
 GateFile parse_gate_file(std::string_view text, const std::string& path) {
   Parser parser(path);
+  if (std::string problem = util::json_depth_problem(text); !problem.empty())
+    throw Error(fmt::format("gate file {}: not valid JSON: {}", path, problem));
   ordered_json doc;
   try {
     doc = ordered_json::parse(text.begin(), text.end());

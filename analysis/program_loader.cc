@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "util/json_depth.h"
+
 namespace rcf::analysis {
 namespace {
 
@@ -67,7 +69,7 @@ std::map<int64_t, ProgramView> load_hlo_programs(store::Database& db, int64_t ru
     p.full_fingerprint = modules.str(2);
     p.skeleton_fingerprint = modules.str(4);
     p.hlo_module_id = modules.int64(0);
-    auto hist = nlohmann::json::parse(modules.text(3), nullptr, /*allow_exceptions=*/false);
+    auto hist = util::parse_json_bounded(modules.text(3));
     if (hist.is_object())
       for (const auto& [op, n] : hist.items())
         if (n.is_number_integer()) p.op_histogram[op] = n.get<int64_t>();

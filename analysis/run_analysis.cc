@@ -23,6 +23,7 @@
 #include "store/string_interner.h"
 #include "util/base_name.h"
 #include "util/batch_worker.h"
+#include "util/json_depth.h"
 
 namespace rcf::analysis {
 namespace {
@@ -90,7 +91,7 @@ class RecordAppender : public util::BatchFeeder<Record> {
 // first) appended to in.break_frames, their texts held once in in.labels. A stack that is not
 // such a list adds no frame: the break then matches by its innermost location alone.
 void read_break_stack(std::string_view stack_json, RunInputs& in, BreakRecord& b) {
-  nlohmann::json stack = nlohmann::json::parse(stack_json, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json stack = util::parse_json_bounded(stack_json);
   if (!stack.is_array()) return;
   b.frames_begin = static_cast<uint32_t>(in.break_frames.size());
   for (const nlohmann::json& frame : stack) {

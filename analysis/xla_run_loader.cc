@@ -10,6 +10,7 @@
 #include "analysis/op_attribute_diff.h"
 #include "analysis/program_loader.h"
 #include "store/store.h"
+#include "util/json_depth.h"
 
 namespace rcf::analysis {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 std::vector<FrameRecord> parse_frames(std::string_view json_text) {
   std::vector<FrameRecord> frames;
   if (json_text.empty()) return frames;
-  auto j = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  auto j = util::parse_json_bounded(json_text);
   if (!j.is_array()) return frames;
   for (const auto& f : j) {
     FrameRecord r;

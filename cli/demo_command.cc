@@ -16,6 +16,7 @@
 #include "report/report_model.h"
 #include "store/store.h"
 #include "util/error.h"
+#include "util/output_guard.h"
 
 namespace rcf::cli {
 namespace {
@@ -57,6 +58,26 @@ std::string default_fixtures_dir() {
   return std::string(RCF_SOURCE_DIR) + "/fixtures";
 }
 
+const char* const kDemoOutputs[] = {"explain.txt", "explain.json", "report.html", "report.md",
+                                    "report.json"};
+
+// The demo writes a fresh store: one already in the directory (or its journal files) is
+// replaced only with --force, and no report goes over a SQLite file.
+void prepare_demo_dir(const std::string& dir, const std::string& db_path, bool force) {
+  ::mkdir(dir.c_str(), 0755);
+  for (const char* name : kDemoOutputs)
+    util::refuse_output_over_store("--out", dir + "/" + name, {db_path});
+  bool existing = false;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+    existing = existing || ::access((db_path + suffix).c_str(), F_OK) == 0;
+  if (existing && !force)
+    throw Error(fmt::format("--out {}: {} already exists and rcf demo writes a fresh database; "
+                            "give another --out, or --force to replace it",
+                            dir, db_path));
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+    std::remove((db_path + suffix).c_str());
+}
+
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
@@ -69,6 +90,7 @@ Command add_demo_command(CLI::App& app) {
   struct Options {
     std::string fixtures = default_fixtures_dir();
     std::string out = "rcf-demo";
+    bool force = false;
   };
   auto opt = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -77,11 +99,10 @@ Command add_demo_command(CLI::App& app) {
   cmd->add_option("--fixtures", opt->fixtures, "Fixtures directory")->capture_default_str();
   cmd->add_option("--out", opt->out, "Output directory (database and reports)")
       ->capture_default_str();
+  cmd->add_flag("--force", opt->force, "Replace the rcf.db an earlier demo left in --out");
   return {cmd, [opt]() {
-            ::mkdir(opt->out.c_str(), 0755);
             std::string db_path = opt->out + "/rcf.db";
-            for (const char* suffix : {"", "-wal", "-shm", "-journal"})
-              std::remove((db_path + suffix).c_str());
+            prepare_demo_dir(opt->out, db_path, opt->force);
             for (const auto& s : demo_scenarios()) {
               bool present = true;
               for (const char* p : s.paths)

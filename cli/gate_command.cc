@@ -14,6 +14,7 @@
 #include "report/gate_output.h"
 #include "store/store.h"
 #include "util/error.h"
+#include "util/output_guard.h"
 
 namespace rcf::cli {
 namespace {
@@ -23,11 +24,13 @@ struct GateOptions {
   std::string lane;
   std::string run;
   std::string gate_file;
-  int64_t max_programs = 0;
-  int64_t settle_by = 0;
-  int64_t max_recompiles_per_site = 0;
+  // Budgets are read as text and checked by analysis (parse_budget_count, parse_compile_share):
+  // CLI11's conversions clamp 2^63 and take nan.
+  std::string max_programs;
+  std::string settle_by;
+  std::string max_recompiles_per_site;
   std::vector<std::string> forbid_causes;
-  double max_compile_share = 0;
+  std::string max_compile_share;
   std::string baseline;
   std::string max_growth;
   bool require_restart_proof = false;
@@ -51,9 +54,12 @@ bool is_glob(const std::string& s) {
 
 analysis::BudgetPatch flag_budgets(const GateOptions& o, const Flags& f) {
   analysis::BudgetPatch p;
-  if (f.max_programs->count()) p.max_programs = o.max_programs;
-  if (f.settle_by->count()) p.settle_by = o.settle_by;
-  if (f.max_recompiles_per_site->count()) p.max_recompiles_per_site = o.max_recompiles_per_site;
+  if (f.max_programs->count())
+    p.max_programs = analysis::parse_budget_count(o.max_programs, "--max-programs");
+  if (f.settle_by->count()) p.settle_by = analysis::parse_budget_count(o.settle_by, "--settle-by");
+  if (f.max_recompiles_per_site->count())
+    p.max_recompiles_per_site =
+        analysis::parse_budget_count(o.max_recompiles_per_site, "--max-recompiles-per-site");
   if (f.forbid_causes->count()) {
     const auto& vocabulary = analysis::gate_cause_vocabulary();
     for (const auto& cause : o.forbid_causes)
@@ -62,7 +68,8 @@ analysis::BudgetPatch flag_budgets(const GateOptions& o, const Flags& f) {
                                 fmt::join(vocabulary, ", ")));
     p.forbid_causes = o.forbid_causes;
   }
-  if (f.max_compile_share->count()) p.max_compile_share = o.max_compile_share;
+  if (f.max_compile_share->count())
+    p.max_compile_share = analysis::parse_compile_share(o.max_compile_share, "--max-compile-share");
   if (f.max_growth->count()) p.max_growth = analysis::parse_growth(o.max_growth, "--max-growth");
   if (o.require_restart_proof) p.require_restart_proof = true;
   return p;
@@ -97,8 +104,26 @@ std::pair<std::string, std::string> split_baseline(const std::string& spec) {
   return {spec.substr(0, colon), spec.substr(colon + 1)};
 }
 
+// Where the Markdown summary goes on GitHub Actions, or null.
+const char* github_summary_path() {
+  const char* actions = std::getenv("GITHUB_ACTIONS");
+  const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
+  bool github = actions && std::string(actions) == "true";
+  return github && summary && *summary ? summary : nullptr;
+}
+
+// The output files never go over a store: the database, the baseline, or any SQLite file.
+void check_outputs(const GateOptions& o) {
+  std::vector<std::string> stores = {o.db};
+  if (!o.baseline.empty()) stores.push_back(split_baseline(o.baseline).first);
+  if (!o.junit.empty()) util::refuse_output_over_store("--junit", o.junit, stores);
+  if (const char* summary = github_summary_path())
+    util::refuse_output_over_store("GITHUB_STEP_SUMMARY", summary, stores);
+}
+
 int run_gate(const GateOptions& o, const Flags& f) {
   analysis::BudgetPatch flags = flag_budgets(o, f);
+  check_outputs(o);
   if (f.max_growth->count() && o.baseline.empty())
     throw Error("--max-growth compares with a baseline: give --baseline DB[:LANE] too");
   std::optional<analysis::GateFile> gate_file;
@@ -154,10 +179,8 @@ int run_gate(const GateOptions& o, const Flags& f) {
     report::write_output_file(o.junit, report::render_gate_junit(result), false);
   const char* actions = std::getenv("GITHUB_ACTIONS");
   bool github = actions && std::string(actions) == "true";
-  if (github) {
-    if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY"); summary && *summary)
-      report::write_output_file(summary, report::render_gate_markdown(result), true);
-  }
+  if (const char* summary = github_summary_path())
+    report::write_output_file(summary, report::render_gate_markdown(result), true);
   fmt::print("{}", o.json ? report::render_gate_json(result) : report::render_gate_text(result));
   // Workflow commands are read from stdout and stderr; keep stdout valid JSON under --json.
   if (github) fmt::print(o.json ? stderr : stdout, "{}", report::render_gate_annotations(result));
@@ -179,14 +202,14 @@ Command add_gate_command(CLI::App& app) {
   auto flags = std::make_shared<Flags>();
   flags->max_programs =
       cmd->add_option("--max-programs", opt->max_programs, "Programs cached at the end of the run")
-          ->check(CLI::NonNegativeNumber);
+          ->type_name("N");
   flags->settle_by =
       cmd->add_option("--settle-by", opt->settle_by, "No new program after this step (default 20)")
-          ->check(CLI::NonNegativeNumber);
+          ->type_name("STEP");
   flags->max_recompiles_per_site =
       cmd->add_option("--max-recompiles-per-site", opt->max_recompiles_per_site,
                       "Recompiles allowed at any one site")
-          ->check(CLI::NonNegativeNumber);
+          ->type_name("N");
   flags->forbid_causes = cmd->add_option("--forbid-cause", opt->forbid_causes,
                                          "Causes no recompile may have (e.g. sync_fragment "
                                          "constant)")
@@ -194,7 +217,7 @@ Command add_gate_command(CLI::App& app) {
   flags->max_compile_share =
       cmd->add_option("--max-compile-share", opt->max_compile_share,
                       "Compile time over wall time, 0..1 (needs step timings)")
-          ->check(CLI::Range(0.0, 1.0));
+          ->type_name("F");
   cmd->add_option("--baseline", opt->baseline,
                   "Compare with a baseline database (lane of the same name, or LANE)")
       ->type_name("DB[:LANE]");

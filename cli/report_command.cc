@@ -11,6 +11,7 @@
 #include "report/report_model.h"
 #include "store/store.h"
 #include "util/error.h"
+#include "util/output_guard.h"
 
 namespace rcf::cli {
 namespace {
@@ -48,6 +49,7 @@ Command add_report_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--lane", opt->lane, "Only this lane");
   return {cmd, [opt]() {
+            if (opt->out != "-") util::refuse_output_over_store("-o", opt->out, {opt->db});
             auto db = store::open_store(opt->db, store::OpenMode::kRead);
             auto model = report::build_report(*db, opt->lane);
             std::string format = pick_format(opt->format, opt->out);

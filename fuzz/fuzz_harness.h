@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -28,6 +29,7 @@
 #include "ingest/line_reader.h"
 #include "ingest/source_stats.h"
 #include "tests/support/memory_source.h"
+#include "util/json_depth.h"
 
 namespace rcf::fuzz {
 
@@ -250,7 +252,31 @@ inline Outcome run_ingest_source(const std::string& path, std::string_view text,
   return out;
 }
 
-// JSON skimmer: validation, member and element walks, and value conversions must agree.
+// The JSON nesting limit (util/json_depth.h) that guards every nlohmann parse: it points at an
+// opening bracket, agrees with the skimmer's own limit, and what it lets through nlohmann parses
+// and dumps into text within the limit again (dump recurses once per level: the stack overflow
+// the limit exists for). `skim_valid`: json_skim::is_valid(text).
+template <typename Fail>
+void check_json_nesting(std::string_view text, bool skim_valid, Fail&& fail) {
+  size_t deep_at = util::json_too_deep_at(text);
+  bool too_deep = deep_at != std::string_view::npos;
+  if (too_deep && (deep_at >= text.size() || (text[deep_at] != '[' && text[deep_at] != '{')))
+    fail("json_too_deep_at points at no opening bracket");
+  if (too_deep && skim_valid) fail("the skimmer accepted a text nested past the limit");
+  nlohmann::json j = util::parse_json_bounded(text);
+  if (j.is_discarded()) return;
+  if (too_deep) fail("parse_json_bounded accepted a text nested past the limit");
+  // nlohmann skips a leading UTF-8 BOM, which the skimmer (RFC 8259) refuses.
+  if (!skim_valid && !text.starts_with("\xEF\xBB\xBF"))
+    fail("nlohmann accepted a text the skimmer refuses");
+  std::string dumped = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (util::json_too_deep_at(dumped) != std::string_view::npos)
+    fail("a value within the limit dumped past it");
+  if (util::parse_json_bounded(dumped).is_discarded()) fail("a dumped value does not parse back");
+}
+
+// JSON skimmer: validation, member and element walks, and value conversions must agree; and the
+// nesting limit (check_json_nesting).
 inline Outcome run_json_skim(std::string_view text) {
   namespace js = ingest::json_skim;
   Outcome out;
@@ -282,6 +308,7 @@ inline Outcome run_json_skim(std::string_view text) {
   bool first_bracket = start < text.size() && text[start] == '[';
   if (object != (valid && first_brace)) fail("for_each_member disagrees with is_valid");
   if (array != (valid && first_bracket)) fail("for_each_element disagrees with is_valid");
+  check_json_nesting(text, valid, fail);
   return out;
 }
 

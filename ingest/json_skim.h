@@ -13,10 +13,13 @@
 #include <string>
 #include <string_view>
 
+#include "util/json_depth.h"
+
 namespace rcf::ingest::json_skim {
 
 inline constexpr size_t kInvalid = std::string_view::npos;
-inline constexpr int kMaxDepth = 256;  // deeper nesting is rejected (bounded recursion)
+// Deeper nesting is rejected (bounded recursion): the limit of every JSON rcf reads.
+inline constexpr int kMaxDepth = util::kMaxJsonDepth;
 
 // Offset of the first non-whitespace byte at or after `pos` (text.size() if none).
 size_t skip_whitespace(std::string_view text, size_t pos);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ingest/text_util.h"
+#include "util/json_depth.h"
 
 namespace rcf::ingest {
 namespace {
@@ -361,6 +362,10 @@ class StepTimingImporter : public Importer {
   }
 
   void on_json(std::string_view text, std::string_view line, int64_t line_no) {
+    if (util::json_too_deep_at(text) != std::string_view::npos) {
+      sink_.note(line_no, LineFate::kRejected, "json_too_deep", line);
+      return;
+    }
     nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) {
       sink_.note(line_no, LineFate::kRejected, "bad_step_row", line);
@@ -409,7 +414,7 @@ int sniff_step_timing(std::string_view head) {
     pos = end + 1;
     if (line.empty()) continue;
     if (line.starts_with("{")) {
-      nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+      nlohmann::json j = util::parse_json_bounded(line);
       if (j.is_discarded() || !j.is_object()) return 0;
       for (auto it = j.begin(); it != j.end(); ++it)
         if (column_of(it.key()) == Column::kStep) return 80;

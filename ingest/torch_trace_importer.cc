@@ -31,6 +31,7 @@
 #include "ingest/json_skim.h"
 #include "ingest/md5.h"
 #include "ingest/sync_signature.h"
+#include "util/json_depth.h"
 
 namespace rcf::ingest {
 namespace {
@@ -154,11 +155,11 @@ std::optional<std::string_view> scan_string_value(std::string_view text,
 
 // ---------------------------------------------------------------------------------------------
 // JSON helpers. Small records go through nlohmann::json (parsed without exceptions); big ones are
-// walked with json_skim. Neither throws on bad input, and both tolerate missing keys and wrong
-// types.
+// walked with json_skim. Neither throws on bad input, both refuse nesting deeper than
+// util::kMaxJsonDepth, and both tolerate missing keys and wrong types.
 
 json parse_json(std::string_view text) {
-  return json::parse(text.data(), text.data() + text.size(), nullptr, /*allow_exceptions=*/false);
+  return util::parse_json_bounded(text);
 }
 
 const json* member(const json& object, std::string_view key) {
@@ -689,7 +690,8 @@ class TorchTraceImporter : public Importer {
   }
 
   void reject_bad_json(std::string_view envelope, std::string_view line, int64_t line_no) {
-    sink_.note(line_no, LineFate::kRejected, "bad_json", line);
+    bool too_deep = util::json_too_deep_at(envelope) != kNpos;
+    sink_.note(line_no, LineFate::kRejected, too_deep ? "json_too_deep" : "bad_json", line);
     // Its payload lines (if it announced any) go down with it instead of becoming orphans.
     if (envelope.find("\"has_payload\"") != kNpos) payload_owner_ = PayloadOwner::kRejectedRecord;
   }
@@ -1020,10 +1022,18 @@ class TorchTraceImporter : public Importer {
     }
   }
 
+  // A payload as a DOM: one nested deeper than util::kMaxJsonDepth is noted and then read like a
+  // malformed one.
+  json parse_payload(const Record& r) {
+    if (util::json_too_deep_at(r.payload) == kNpos) return parse_json(r.payload);
+    sink_.note(r.line, LineFate::kWarning, "json_too_deep", r.excerpt);
+    return json(json::value_t::discarded);
+  }
+
   void handle_recompile_reasons(const Record& r) {
     const CompileRef ref = ref_for(r.ids);
     std::vector<std::string> items;
-    json parsed = parse_json(r.payload);
+    json parsed = parse_payload(r);
     if (parsed.is_string()) {  // current PyTorch writes a bare string for a single reason
       items.push_back(parsed.get<std::string>());
     } else if (parsed.is_array()) {
@@ -1076,7 +1086,7 @@ class TorchTraceImporter : public Importer {
     guard_set.line = r.line;
     guard_set.ref = ref_for(r.ids);
     guard_set.format = "dynamo_guards";
-    json parsed = parse_json(r.payload);
+    json parsed = parse_payload(r);
     if (parsed.is_array()) {
       for (const json& item : parsed) {
         if (item.is_string()) {

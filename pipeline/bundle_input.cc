@@ -6,17 +6,21 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "util/json_depth.h"
 
 namespace rcf::pipeline {
 
 nlohmann::json read_bundle_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("--bundle {}: cannot read the file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::ostringstream read;
+  read << in.rdbuf();
+  const std::string text = read.str();
+  if (std::string problem = util::json_depth_problem(text); !problem.empty())
+    throw Error(fmt::format("--bundle {}: JSON {}", path, problem));
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text.str());
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(fmt::format("--bundle {}: not valid JSON at byte {}", path, e.byte));
   }

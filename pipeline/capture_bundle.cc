@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "pipeline/capture_process.h"
+#include "util/json_depth.h"
 
 namespace rcf::pipeline {
 namespace {
@@ -71,7 +72,7 @@ nlohmann::json probe_stack_versions(const std::string& python,
     *error = out.error;
     return nlohmann::json::object();
   }
-  auto j = nlohmann::json::parse(out.output, nullptr, /*allow_exceptions=*/false);
+  auto j = util::parse_json_bounded(out.output);
   if (!j.is_object()) {
     *error = python + " printed no version list";
     return nlohmann::json::object();

@@ -11,6 +11,7 @@
 
 #include "analysis/restart_proof.h"
 #include "util/error.h"
+#include "util/json_depth.h"
 
 namespace rcf::report {
 namespace {
@@ -28,7 +29,7 @@ void load_bundle(store::Database& db, RunReport& run) {
   auto st = db.prepare("SELECT bundle FROM run_table WHERE run_id = ?");
   st.bind(1, run.summary.run_id);
   if (!st.step() || st.is_null(0)) return;
-  auto j = nlohmann::json::parse(st.text(0), nullptr, /*allow_exceptions=*/false);
+  auto j = util::parse_json_bounded(st.text(0));
   if (j.is_object()) {
     for (const auto& [key, value] : j.items())
       run.bundle.push_back(
@@ -158,7 +159,7 @@ std::map<int64_t, ModuleData> load_modules(store::Database& db, const std::set<i
       "SELECT hlo_module_id, op_histogram FROM hlo_module WHERE hlo_module_id IN (" + list + ")");
   while (m.step()) {
     ModuleData& d = modules[m.int64(0)];
-    auto hist = nlohmann::json::parse(m.text(1), nullptr, /*allow_exceptions=*/false);
+    auto hist = util::parse_json_bounded(m.text(1));
     if (hist.is_object())
       for (const auto& [op, n] : hist.items())
         if (n.is_number_integer()) d.ops[op] = n.get<int64_t>();

@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
 bash scripts/build.sh
-./build/rcf demo --out rcf-demo
+./build/rcf demo --out rcf-demo --force  # its own output directory: replace the last demo

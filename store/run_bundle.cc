@@ -1,5 +1,7 @@
 #include "store/run_bundle.h"
 
+#include "util/json_depth.h"
+
 namespace rcf::store {
 namespace {
 
@@ -19,7 +21,7 @@ nlohmann::json read_run_bundle(Database& db, int64_t run_id) {
   auto st = db.prepare("SELECT bundle FROM run_table WHERE run_id = ?");
   st.bind(1, run_id);
   if (!st.step() || st.is_null(0)) return nlohmann::json::object();
-  auto j = nlohmann::json::parse(st.text(0), nullptr, /*allow_exceptions=*/false);
+  auto j = util::parse_json_bounded(st.text(0));
   return j.is_object() ? j : nlohmann::json::object();
 }
 

@@ -300,8 +300,12 @@ TEST_F(CliTest, DemoWritesReports) {
   // The printed summary ends by naming what it wrote.
   EXPECT_NE(r.out.find("explain.json"), std::string::npos);
 
-  // A second run starts from a fresh database (same numbers, not doubled).
+  // A second run refuses to delete the first one's database; with --force it starts from a
+  // fresh database (same numbers, not doubled).
   r = rcf({"demo", "--out", path("demo")});
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;
+  r = rcf({"demo", "--out", path("demo"), "--force"});
   ASSERT_EQ(r.rc, 0) << r.err;
   json again = json::parse(read_file(path("demo/explain.json")));
   EXPECT_EQ(again, j);

@@ -382,11 +382,11 @@ TEST(GateFile, MalformedFilesSayWhereAndWhat) {
             "max_programs, settle_by, max_recompiles_per_site, forbid_cause, max_compile_share, "
             "max_growth, require_restart_proof; and lane)");
   EXPECT_EQ(gate_file_error(R"({"lanes": [{"lane": "a", "max_programs": "20"}]})"),
-            "gate file ci/gate.json: lanes[0] (lane 'a'): max_programs must be a non-negative "
-            "integer, got \"20\"");
+            "gate file ci/gate.json: lanes[0] (lane 'a'): max_programs must be a whole number "
+            "from 0 to 1000000000000, got \"20\"");
   EXPECT_EQ(gate_file_error(R"({"lanes": [{"lane": "a", "max_programs": -1}]})"),
-            "gate file ci/gate.json: lanes[0] (lane 'a'): max_programs must be a non-negative "
-            "integer, got -1");
+            "gate file ci/gate.json: lanes[0] (lane 'a'): max_programs must be a whole number "
+            "from 0 to 1000000000000, got -1");
   EXPECT_EQ(gate_file_error(R"({"defaults": {"forbid_cause": ["constnat"]}})"),
             "gate file ci/gate.json: defaults: forbid_cause: unknown cause 'constnat' (causes: "
             "backend, constant, dtype, global_state, graph_structure, key_subset, "
@@ -406,7 +406,7 @@ TEST(GateFile, MalformedFilesSayWhereAndWhat) {
             "(0.25 = 25%), got 25");
   EXPECT_EQ(gate_file_error(R"({"defaults": {"max_growth": "ten"}})"),
             "gate file ci/gate.json: defaults: max_growth: 'ten' is not a growth allowance (a "
-            "count such as 3 or a percentage such as 10%)");
+            "count such as 3 or a percentage such as 10%, from 0 to 1000000000000)");
   EXPECT_EQ(gate_file_error("[1, 2]"),
             "gate file ci/gate.json: top level: must be a JSON object with \"lanes\" (and "
             "optional \"defaults\")");
@@ -723,7 +723,7 @@ TEST_F(GateCli, MalformedGateFileIsAnInputErrorNamingFileAndProblem) {
                       "\"many\"}]}");
   expect_input_error(rcf({"gate", "--db", "t.db", "--gate-file", "gate.json"}),
                      "rcf: error: gate file gate.json: lanes[0] (lane 'xla'): max_programs must "
-                     "be a non-negative integer, got \"many\"");
+                     "be a whole number from 0 to 1000000000000, got \"many\"");
   testing::write_file(path("gate.json"), "{\"lanes\": [\n  {\"lane\": \"xla\" \"x\": 1}]}");
   expect_input_error(rcf({"gate", "--db", "t.db", "--gate-file", "gate.json"}),
                      "rcf: error: gate file gate.json: not valid JSON: parse error at line 2, "

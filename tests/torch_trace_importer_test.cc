@@ -529,7 +529,8 @@ TEST(TorchTraceImporter, DeeplyNestedJsonIsRejectedNotFatal) {
                      record(R"({"chromium_event": {})", payload);
   CollectingSink sink = run_importer("torch_trace", text);
   std::map<std::string, int> notes = sink.note_counts();
-  EXPECT_EQ(notes["rejected:bad_json"], 1);
+  EXPECT_EQ(notes["rejected:json_too_deep"], 1);  // the envelope: its own reason
+  EXPECT_EQ(notes["rejected:bad_json"], 0);
   EXPECT_EQ(notes["rejected:bad_payload_json"], 1);
 }
 
