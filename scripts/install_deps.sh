@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # Installs the Debian packages rcf needs to build and test, plus any named as arguments (skips
 # the install when all are present). Runs apt-get update first, as a fresh Debian machine needs.
+# --build-only: only what building the rcf binary needs (scripts/demo.sh): no test framework,
+# benchmark library or browser.
 set -euo pipefail
-# chromium runs the HTML report's browser test (headless).
+build_only=0
+if [ "${1:-}" = "--build-only" ]; then
+  build_only=1
+  shift
+fi
 packages=(g++ cmake make pkg-config libsqlite3-dev nlohmann-json3-dev libre2-dev libfmt-dev
-  zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev sqlite3 python3
-  chromium)
+  zlib1g-dev libcli11-dev)
+# The test suite and the benchmarks; chromium runs the HTML report's browser test (headless).
+if [ "$build_only" -eq 0 ]; then
+  packages+=(libgtest-dev libgmock-dev libbenchmark-dev sqlite3 python3 chromium)
+fi
 # Extra packages a caller needs (scripts/fuzz.sh: clang and its libFuzzer runtime).
 packages+=("$@")
 missing=()
