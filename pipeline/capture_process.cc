@@ -8,8 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <initializer_list>
 
 #include "util/error.h"
 
@@ -18,12 +20,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The command that SIGTERM is forwarded to (0: none).
-volatile sig_atomic_t g_forward_pid = 0;
+// The process group of the running command (0: none) and how many forwarded signals (SIGINT,
+// SIGTERM, SIGHUP, SIGQUIT) rcf received while it ran.
+volatile sig_atomic_t g_command_group = 0;
+volatile sig_atomic_t g_signals = 0;
 
+// The first signal goes to the command's whole process group as it is; a later one kills the
+// group (SIGKILL), so that a command that ignores signals cannot keep rcf from ending.
 void forward_signal(int sig) {
-  pid_t pid = g_forward_pid;
-  if (pid > 0) ::kill(pid, sig);
+  int received = g_signals + 1;
+  g_signals = received;
+  pid_t group = g_command_group;
+  if (group > 0) ::kill(-group, received > 1 ? SIGKILL : sig);
 }
 
 class Fd {
@@ -92,23 +100,31 @@ class SpawnSetup {
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
   }
-  // The child starts with these signals at their default action and nothing blocked.
-  void default_signals(const sigset_t& defaults) {
+  // The child starts in a process group of its own, with these signals at their default action
+  // and nothing blocked.
+  void own_group_default_signals(const sigset_t& defaults) {
     sigset_t none;
     sigemptyset(&none);
     posix_spawnattr_setsigdefault(&attr, &defaults);
     posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(
+        &attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
   }
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
 };
 
-// rcf's signal handling while the command runs, restored on destruction. Signals that were
-// already ignored when rcf started stay ignored for the command too.
+// The signals rcf forwards to the command's process group while it runs.
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+// rcf's signal handling while the command runs, restored on destruction: the forwarded signals go
+// to the command's process group, SIGPIPE is ignored. Signals that were already ignored when rcf
+// started stay ignored, for the command too.
 class SignalGuard {
  public:
   SignalGuard() {
+    g_signals = 0;
     struct sigaction ignore {};
     ignore.sa_handler = SIG_IGN;
     sigemptyset(&ignore.sa_mask);
@@ -122,12 +138,12 @@ class SignalGuard {
       sigaction(sig, nullptr, &old);
       saved_.push_back({sig, old});
       if (old.sa_handler == SIG_IGN) continue;  // ignored by whoever started rcf: keep it so
-      sigaction(sig, sig == SIGTERM ? &forward : &ignore, nullptr);
+      sigaction(sig, sig == SIGPIPE ? &ignore : &forward, nullptr);
       sigaddset(&child_defaults_, sig);
     }
   }
   ~SignalGuard() {
-    g_forward_pid = 0;
+    g_command_group = 0;
     for (const auto& [sig, old] : saved_) sigaction(sig, &old, nullptr);
   }
   const sigset_t& child_defaults() const { return child_defaults_; }
@@ -135,6 +151,54 @@ class SignalGuard {
  private:
   std::vector<std::pair<int, struct sigaction>> saved_;
   sigset_t child_defaults_;
+};
+
+// Blocks `signals` for its lifetime (e.g. the forwarded ones until the command's group is known,
+// so that one arriving meanwhile is forwarded once it is).
+class BlockSignals {
+ public:
+  explicit BlockSignals(std::initializer_list<int> signals) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : signals) sigaddset(&set, sig);
+    sigprocmask(SIG_BLOCK, &set, &old_);
+  }
+  ~BlockSignals() { sigprocmask(SIG_SETMASK, &old_, nullptr); }
+
+ private:
+  sigset_t old_;
+};
+
+// When rcf owns its terminal (stdin is a terminal whose foreground process group is rcf's), the
+// command's group gets it while the command runs, so that Ctrl-C, Ctrl-Z and reads from the
+// terminal reach the command as if rcf were not there; rcf takes it back when the command ends.
+class TerminalHandover {
+ public:
+  ~TerminalHandover() { take_back(); }
+  void give(pid_t group) {
+    owned_ = owned_ || (isatty(0) && tcgetpgrp(0) == getpgrp());
+    if (owned_) set_foreground(group);
+  }
+  void take_back() {
+    if (owned_) set_foreground(getpgrp());
+  }
+  bool active() const { return owned_; }
+  // The command stopped at the terminal (Ctrl-Z): rcf takes the terminal back and stops too, so
+  // that the shell sees the job stopped; once continued (fg), the command is continued with it.
+  void stop_with(pid_t group) {
+    take_back();
+    ::raise(SIGTSTP);
+    give(group);
+    ::kill(-group, SIGCONT);
+  }
+
+ private:
+  // tcsetpgrp from a background process group raises SIGTTOU unless it is blocked.
+  static void set_foreground(pid_t group) {
+    BlockSignals ttou({SIGTTOU});
+    tcsetpgrp(0, group);
+  }
+  bool owned_ = false;
 };
 
 int exit_code_of(int status, CommandOutcome* out) {
@@ -151,6 +215,68 @@ pid_t wait_for(pid_t pid, int* status, int flags) {
     pid_t r = ::waitpid(pid, status, flags);
     if (r < 0 && errno == EINTR) continue;
     return r;
+  }
+}
+
+// Copies the command's stdout and stderr pipes to the log files and to rcf's own outputs.
+class OutputCopy {
+ public:
+  OutputCopy(const int pipes[2], const int logs[2], const int pass[2]) {
+    for (int i = 0; i < 2; ++i) {
+      pipes_[i] = pipes[i];
+      logs_[i] = logs[i];
+      pass_[i] = pass[i];
+      open_[i] = true;
+    }
+  }
+  bool open() const { return open_[0] || open_[1]; }
+  // Copies what arrives within `timeout_ms` (returns sooner when something did).
+  void pump(int timeout_ms) {
+    pollfd fds[2];
+    for (int i = 0; i < 2; ++i) fds[i] = {open_[i] ? pipes_[i] : -1, POLLIN, 0};
+    int n = ::poll(fds, 2, timeout_ms);
+    for (int i = 0; n > 0 && i < 2; ++i)
+      if (open_[i] && (fds[i].revents & (POLLIN | POLLHUP | POLLERR))) copy(i);
+  }
+
+ private:
+  void copy(int i) {
+    static thread_local char buffer[64 << 10];
+    ssize_t r = ::read(pipes_[i], buffer, sizeof buffer);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (r <= 0) {
+      open_[i] = false;
+      return;
+    }
+    write_all(logs_[i], buffer, static_cast<size_t>(r));
+    if (pass_[i] >= 0 && !write_all(pass_[i], buffer, static_cast<size_t>(r)))
+      pass_[i] = -1;  // our stdout/stderr went away: keep logging
+  }
+  int pipes_[2], logs_[2], pass_[2];
+  bool open_[2];
+};
+
+// True when the command ended (its status in `status`). A command stopped at the terminal that
+// rcf handed it stops rcf too (TerminalHandover::stop_with).
+bool command_ended(pid_t pid, int* status, TerminalHandover& terminal) {
+  int flags = WNOHANG | (terminal.active() ? WUNTRACED : 0);
+  if (wait_for(pid, status, flags) != pid) return false;
+  if (!WIFSTOPPED(*status)) return true;
+  terminal.stop_with(pid);
+  return false;
+}
+
+// Once the command has ended, output that processes it left running still write is copied for
+// at most this long (or until rcf gets a signal); then rcf closes the pipes and goes on.
+constexpr auto kDrainLimit = std::chrono::seconds(2);
+
+void drain(OutputCopy& copy) {
+  const int signals = g_signals;
+  const auto deadline = Clock::now() + kDrainLimit;
+  while (copy.open() && g_signals == signals) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) break;
+    copy.pump(static_cast<int>(std::min<int64_t>(left.count(), 200)));
   }
 }
 
@@ -173,18 +299,19 @@ CommandOutcome run_teed(const std::vector<std::string>& argv, const std::vector<
   SpawnSetup setup;
   posix_spawn_file_actions_adddup2(&setup.actions, pipes[0].write.get(), 1);
   posix_spawn_file_actions_adddup2(&setup.actions, pipes[1].write.get(), 2);
-  setup.default_signals(guard.child_defaults());
+  setup.own_group_default_signals(guard.child_defaults());
   CStrings args(argv), envp(env);
-  // SIGTERM stays blocked until the pid is known, so that one arriving now is forwarded too.
-  sigset_t term, old_mask;
-  sigemptyset(&term);
-  sigaddset(&term, SIGTERM);
-  sigprocmask(SIG_BLOCK, &term, &old_mask);
+  TerminalHandover terminal;
   pid_t pid = 0;
-  int rc =
-      posix_spawnp(&pid, argv[0].c_str(), &setup.actions, &setup.attr, args.data(), envp.data());
-  if (rc == 0) g_forward_pid = pid;
-  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  int rc = 0;
+  {
+    BlockSignals blocked({SIGINT, SIGTERM, SIGHUP, SIGQUIT});
+    rc = posix_spawnp(&pid, argv[0].c_str(), &setup.actions, &setup.attr, args.data(), envp.data());
+    if (rc == 0) {
+      g_command_group = pid;
+      terminal.give(pid);
+    }
+  }
   pipes[0].write.reset();
   pipes[1].write.reset();
   if (rc != 0) {
@@ -194,46 +321,16 @@ CommandOutcome run_teed(const std::vector<std::string>& argv, const std::vector<
   }
   outcome.started = true;
 
+  const int pipe_fds[2] = {pipes[0].read.get(), pipes[1].read.get()};
+  const int log_fds[2] = {logs[0].get(), logs[1].get()};
   const int pass_fds[2] = {out_fd, err_fd};
-  bool passing[2] = {out_fd >= 0, err_fd >= 0};
-  bool open[2] = {true, true};
-  bool reaped = false;
+  OutputCopy copy(pipe_fds, log_fds, pass_fds);
   int status = 0;
-  auto last_activity = Clock::now();
-  // Once the command has ended, output still arriving from processes it left behind is copied
-  // until it pauses this long; then rcf stops waiting for them.
-  constexpr auto kDrainIdle = std::chrono::seconds(2);
-  static thread_local char buffer[64 << 10];
-  while (open[0] || open[1]) {
-    pollfd fds[2];
-    for (int i = 0; i < 2; ++i) fds[i] = {open[i] ? pipes[i].read.get() : -1, POLLIN, 0};
-    int n = ::poll(fds, 2, 200);
-    if (n < 0 && errno != EINTR) break;
-    for (int i = 0; n > 0 && i < 2; ++i) {
-      if (!open[i] || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      ssize_t r = ::read(pipes[i].read.get(), buffer, sizeof buffer);
-      if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-      if (r <= 0) {
-        open[i] = false;
-        continue;
-      }
-      last_activity = Clock::now();
-      write_all(logs[i].get(), buffer, static_cast<size_t>(r));
-      if (passing[i] && !write_all(pass_fds[i], buffer, static_cast<size_t>(r)))
-        passing[i] = false;  // our stdout/stderr went away: keep logging
-    }
-    if (!reaped) {
-      if (wait_for(pid, &status, WNOHANG) == pid) {
-        reaped = true;
-        g_forward_pid = 0;
-        last_activity = Clock::now();
-      }
-    } else if ((open[0] || open[1]) && Clock::now() - last_activity > kDrainIdle) {
-      outcome.output_held_open = true;
-      break;
-    }
-  }
-  if (!reaped) wait_for(pid, &status, 0);
+  while (!command_ended(pid, &status, terminal)) copy.pump(200);
+  terminal.take_back();
+  drain(copy);
+  g_command_group = 0;
+  outcome.output_held_open = copy.open();
   outcome.exit_code = exit_code_of(status, &outcome);
   return outcome;
 }

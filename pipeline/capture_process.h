@@ -20,13 +20,16 @@ struct CommandOutcome {
   bool output_held_open = false;  // a process it left running still held its stdout/stderr
 };
 
-// Runs `argv` (argv[0] looked up in PATH) with `env` (NAME=VALUE strings) in rcf's process group,
-// so that Ctrl-C at the terminal reaches it directly. While it runs rcf ignores SIGINT, SIGQUIT
-// and SIGHUP and forwards SIGTERM to it; the command starts with default signal handling. Its
-// output is copied byte for byte to `out_fd` / `err_fd` (errors writing there, e.g. a closed
-// pipe, stop the copy but not the logging) and to `stdout_log` / `stderr_log` (created or
-// truncated). Returns when it has ended and its output is drained. Never throws on the command's
-// behaviour; throws rcf::Error only when a log file cannot be created.
+// Runs `argv` (argv[0] looked up in PATH) with `env` (NAME=VALUE strings) in a process group of
+// its own. While it runs rcf forwards SIGINT, SIGTERM, SIGHUP and SIGQUIT to that group (a second
+// one kills the group) and ignores SIGPIPE; the command starts with default signal handling. When
+// rcf owns its terminal, the command's group gets it (Ctrl-C and Ctrl-Z reach the command
+// directly) until it ends. Its output is copied byte for byte to `out_fd` / `err_fd` (errors
+// writing there, e.g. a closed pipe, stop the copy but not the logging) and to `stdout_log` /
+// `stderr_log` (created or truncated). Returns once the command has ended and its output is
+// drained: output that processes it left running still write is copied for at most 2 s more (less
+// when rcf gets a signal), then the pipes are closed (output_held_open). Never throws on the
+// command's behaviour; throws rcf::Error only when a log file cannot be created.
 CommandOutcome run_teed(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                         const std::string& stdout_log, const std::string& stderr_log,
                         int out_fd = 1, int err_fd = 2);

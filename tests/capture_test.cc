@@ -584,5 +584,70 @@ TEST_F(CaptureCli, CtrlCReachesTheCommandAndRcfReportsAfterIt) {
   EXPECT_NE(err.find("rcf capture: " + kFakeTrain), std::string::npos) << err;  // rcf survived
 }
 
+// Issue 25 item 3: a command that leaves a background child holding its output pipes (and
+// writing to them forever) must not keep rcf capture from ending. Run under `timeout` so that a
+// regression fails instead of hanging the suite.
+const std::string kBackgroundTicker = "(while :; do echo tick; sleep .5; done) &";
+
+std::string under_timeout(const std::string& command_line, int seconds) {
+  return replace_all(command_line, "exec env",
+                     "exec timeout -s KILL " + std::to_string(seconds) + " env");
+}
+
+TEST_F(CaptureCli, BackgroundChildHoldingTheOutputEndsWithTheCommand) {
+  const std::string dynamo = kFixtures + "/dynamo/recompiles_pytorch_issue128134_dtype.txt";
+  std::vector<std::string> args = {
+      "capture",
+      "--lane",
+      "bg",
+      "--",
+      "sh",
+      "-c",
+      "cat " + quote(dynamo) + " >&2; " + kBackgroundTicker + " exit 5"};
+  auto start = std::chrono::steady_clock::now();
+  std::string cmd = under_timeout(command_line(args, {}), 60) + " >" + quote(tmp_.file(".out")) +
+                    " 2>" + quote(tmp_.file(".err")) + " </dev/null";
+  int status = std::system(cmd.c_str());
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(WIFEXITED(status));
+  std::string err = read_file(tmp_.file(".err"));
+  EXPECT_EQ(WEXITSTATUS(status), 5) << err;  // the command's code, not timeout's 137
+  EXPECT_LT(secs, 30) << err;
+  EXPECT_NE(read_file(tmp_.file(".out")).find("tick\n"), std::string::npos);
+  EXPECT_NE(err.find("still hold its output open"), std::string::npos) << err;
+  // What it printed before it exited was ingested as the run.
+  EXPECT_EQ(formats("run1"), "dynamo_text") << err;
+  EXPECT_NE(read_file(dir("bg", "run1") + "/stdout.log").find("tick\n"), std::string::npos);
+}
+
+TEST_F(CaptureCli, SigintToRcfReachesTheCommandsGroupAndRcfEnds) {
+  std::vector<std::string> args = {"capture",
+                                   "--lane",
+                                   "bg",
+                                   "--",
+                                   "sh",
+                                   "-c",
+                                   kBackgroundTicker + " echo started >&2; sleep 60"};
+  pid_t pid = spawn(under_timeout(command_line(args, {}), 60) + " >" + quote(tmp_.file(".out")) +
+                    " 2>" + quote(tmp_.file(".err")));
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(wait_for_text(tmp_.file(".err"), "started"));
+  // `timeout` runs rcf as its child: signal rcf only, as `kill PID` from a script would.
+  pid_t rcf_pid = 0;
+  for (int i = 0; i < 100 && rcf_pid == 0; ++i) {
+    std::string children =
+        read_file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+    rcf_pid = std::atoi(children.c_str());
+    if (rcf_pid == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_GT(rcf_pid, 0);
+  auto start = std::chrono::steady_clock::now();
+  ::kill(rcf_pid, SIGINT);
+  EXPECT_EQ(wait_exit(pid), 130);  // sh died of the forwarded SIGINT; rcf did not wait for more
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
+  std::string err = read_file(tmp_.file(".err"));
+  EXPECT_NE(err.find("rcf capture: "), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace rcf
