@@ -266,8 +266,9 @@ void check_json_nesting(std::string_view text, bool skim_valid, Fail&& fail) {
   nlohmann::json j = util::parse_json_bounded(text);
   if (j.is_discarded()) return;
   if (too_deep) fail("parse_json_bounded accepted a text nested past the limit");
-  // nlohmann skips a leading UTF-8 BOM, which the skimmer (RFC 8259) refuses.
-  if (!skim_valid && !text.starts_with("\xEF\xBB\xBF"))
+  // nlohmann skips a leading UTF-8 BOM and stops at a NUL byte ("null\0junk" is null), where the
+  // skimmer (RFC 8259) refuses both.
+  if (!skim_valid && !text.starts_with("\xEF\xBB\xBF") && text.find('\0') == text.npos)
     fail("nlohmann accepted a text the skimmer refuses");
   std::string dumped = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (util::json_too_deep_at(dumped) != std::string_view::npos)
