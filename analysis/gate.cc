@@ -147,6 +147,13 @@ bool GateResult::passed() const {
   return std::all_of(lanes.begin(), lanes.end(), [](const LaneResult& l) { return l.passed(); });
 }
 
+bool GateResult::lacks_evidence() const {
+  for (const auto& lane : lanes)
+    for (const auto& c : lane.checks)
+      if (c.budget == kEvidenceBudget && c.status == CheckStatus::kFail) return true;
+  return false;
+}
+
 int64_t GateResult::count(CheckStatus status) const {
   int64_t n = 0;
   for (const auto& lane : lanes)
@@ -423,13 +430,29 @@ std::vector<CheckResult> evaluate_run(const RunFacts& run, const Budgets& budget
 // Budgets in the order they are listed; several checks of one family sort by name.
 int family_rank(const std::string& budget) {
   static const char* kFamilies[] = {
-      "max_programs",         "settle_by",           "max_recompiles_per_site",
-      "forbid_cause",         "max_compile_share",   "baseline_programs",
-      "baseline_settle_step", "baseline_recompiles", "restart_proof"};
+      kEvidenceBudget,       "max_programs",      "settle_by",         "max_recompiles_per_site",
+      "forbid_cause",        "max_compile_share", "baseline_programs", "baseline_settle_step",
+      "baseline_recompiles", "restart_proof"};
   std::string family = budget.substr(0, budget.find(':'));
   for (int i = 0; i < static_cast<int>(std::size(kFamilies)); ++i)
     if (family == kFamilies[i]) return i;
   return static_cast<int>(std::size(kFamilies));
+}
+
+// The lane's runs that hold no evidence: a failed check that names them and why, never a pass.
+CheckResult evidence_check(const std::vector<const RunFacts*>& runs) {
+  CheckResult c;
+  c.budget = kEvidenceBudget;
+  c.status = CheckStatus::kFail;
+  c.run = runs.front()->run;
+  std::string which;
+  for (const RunFacts* r : runs)
+    which += fmt::format("{}run '{}' ({})", which.empty() ? "" : "; ", r->run, r->no_evidence);
+  c.summary = fmt::format(
+      "no evidence: {}; a run without ingested logs says nothing about recompiles (ingest its "
+      "logs; files already in the store under another lane add nothing)",
+      which);
+  return c;
 }
 
 // The result shown for a lane: the worst failing run, else the worst passing one.
@@ -470,8 +493,13 @@ LaneResult evaluate_lane(const LaneFacts& lane, const Budgets& budgets,
   result.lane = lane.lane;
   std::vector<std::string> order;
   std::map<std::string, std::vector<std::pair<const RunFacts*, CheckResult>>> by_budget;
+  std::vector<const RunFacts*> without_evidence;
   for (const RunFacts& run : lane.runs) {
     result.runs.push_back(run.run);
+    if (!run.no_evidence.empty()) {
+      without_evidence.push_back(&run);
+      continue;
+    }
     for (CheckResult& c : evaluate_run(run, budgets, baseline)) {
       c.run = run.run;
       auto& slot = by_budget[c.budget];
@@ -488,6 +516,7 @@ LaneResult evaluate_lane(const LaneFacts& lane, const Budgets& budgets,
       chosen.summary = fmt::format("run {}: {}", chosen.run, chosen.summary);
     result.checks.push_back(std::move(chosen));
   }
+  if (!without_evidence.empty()) result.checks.push_back(evidence_check(without_evidence));
   if (budgets.require_restart_proof) result.checks.push_back(restart_check(lane));
   std::stable_sort(
       result.checks.begin(), result.checks.end(), [](const CheckResult& a, const CheckResult& b) {

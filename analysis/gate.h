@@ -93,6 +93,9 @@ struct RunFacts {
   int64_t run_id = 0;
   std::string lane;
   std::string run;
+  // Why the run holds no evidence (analysis/run_evidence.h), or "" when it does. Budgets are
+  // not evaluated on such a run: it fails the lane's `evidence` check instead.
+  std::string no_evidence;
   int64_t compiles = 0;
   int64_t programs = 0;  // distinct programs built (the end of the curve when it counts more)
   std::vector<CurvePoint> curve;     // convergence points; empty when the logs give no steps
@@ -157,16 +160,23 @@ struct LaneResult {
   bool passed() const;
 };
 
+// The check a lane fails when one of its runs holds no evidence.
+inline constexpr const char* kEvidenceBudget = "evidence";
+
 struct GateResult {
   std::string db;
   std::string baseline;  // "" without --baseline
   std::vector<LaneResult> lanes;
   bool passed() const;
+  // True when a lane failed its `evidence` check: `rcf gate` then exits 2, not 1.
+  bool lacks_evidence() const;
   int64_t count(CheckStatus status) const;
 };
 
 // Evaluates every budget for the lane. A budget holds for a lane when it holds for each of its
-// runs; the result shows the worst run. `baseline` may be null (no baseline comparisons).
+// runs; the result shows the worst run. Runs without evidence are left out of the budgets and
+// fail the lane's `evidence` check (first in the list). `baseline` may be null (no baseline
+// comparisons).
 LaneResult evaluate_lane(const LaneFacts& lane, const Budgets& budgets,
                          const LaneBaseline* baseline);
 

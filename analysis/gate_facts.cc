@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "analysis/restart_proof.h"
+#include "analysis/run_evidence.h"
 
 namespace rcf::analysis {
 namespace {
@@ -167,6 +168,7 @@ LaneFacts load_lane_facts(store::Database& db, const std::string& lane, const st
     r.run_id = runs.int64(0);
     r.lane = lane;
     r.run = runs.str(1);
+    r.no_evidence = no_evidence_reason(db, r.run_id);
     load_programs(db, r);
     load_curve(db, r);
     load_compile_share(db, r);

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/print_text.h"
 #include "pipeline/ingest_pipeline.h"
 #include "report/explain.h"
 #include "report/html_report.h"
@@ -118,7 +119,8 @@ Command add_demo_command(CLI::App& app) {
               req.run = s.run;
               for (const char* p : s.paths) req.paths.push_back(opt->fixtures + "/" + p);
               auto summary = pipeline::run_ingest(req);
-              fmt::print("[{}/{}] {}", s.lane, s.run, pipeline::render_ingest_summary(summary));
+              print_text(fmt::format("[{}/{}] {}", s.lane, s.run,
+                                     pipeline::render_ingest_summary(summary)));
             }
             auto db = store::open_store(db_path, store::OpenMode::kRead);
             auto model = report::build_explain(*db, "", report::ExplainListing{});
@@ -129,7 +131,7 @@ Command add_demo_command(CLI::App& app) {
             write_file(opt->out + "/report.html", report::render_report_html(full));
             write_file(opt->out + "/report.md", report::render_report_markdown(full));
             write_file(opt->out + "/report.json", report::render_report_json(full));
-            fmt::print("\n{}", text);
+            print_text("\n" + text);
             fmt::print("Wrote {0}/rcf.db, {0}/explain.txt and {0}/explain.json\n", opt->out);
             fmt::print(
                 "Reports: {0}/report.html (open in a browser; works offline), {0}/report.md "

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/print_text.h"
 #include "report/lane_diff.h"
 #include "store/store.h"
 #include "util/error.h"
@@ -36,9 +37,9 @@ Command add_diff_command(CLI::App& app) {
             auto diff = report::diff_lanes(report::load_lane_facts(*db, opt->lane_a),
                                            report::load_lane_facts(*db, opt->lane_b));
             std::string format = opt->json ? "json" : opt->format;
-            fmt::print("{}", format == "md"     ? report::render_diff_markdown(diff)
-                             : format == "json" ? report::render_diff_json(diff)
-                                                : report::render_diff_text(diff));
+            print_text(format == "md"     ? report::render_diff_markdown(diff)
+                       : format == "json" ? report::render_diff_json(diff)
+                                          : report::render_diff_text(diff));
             return kExitOk;
           }};
 }

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/print_text.h"
 #include "report/explain.h"
 #include "store/store.h"
 #include "util/error.h"
@@ -33,8 +34,8 @@ Command add_explain_command(CLI::App& app) {
             auto model = report::build_explain(*db, opt->lane, listing);
             if (!opt->lane.empty() && model.runs.empty())
               throw Error(fmt::format("no lane named '{}' in {}", opt->lane, opt->db));
-            fmt::print("{}", opt->json ? report::render_explain_json(model, listing)
-                                       : report::render_explain_text(model, listing));
+            print_text(opt->json ? report::render_explain_json(model, listing)
+                                 : report::render_explain_text(model, listing));
             return kExitOk;
           }};
 }

@@ -11,6 +11,7 @@
 #include "analysis/gate_facts.h"
 #include "analysis/gate_file.h"
 #include "cli/commands.h"
+#include "cli/print_text.h"
 #include "report/gate_output.h"
 #include "store/store.h"
 #include "util/error.h"
@@ -181,9 +182,16 @@ int run_gate(const GateOptions& o, const Flags& f) {
   bool github = actions && std::string(actions) == "true";
   if (const char* summary = github_summary_path())
     report::write_output_file(summary, report::render_gate_markdown(result), true);
-  fmt::print("{}", o.json ? report::render_gate_json(result) : report::render_gate_text(result));
+  print_text(o.json ? report::render_gate_json(result) : report::render_gate_text(result));
   // Workflow commands are read from stdout and stderr; keep stdout valid JSON under --json.
-  if (github) fmt::print(o.json ? stderr : stdout, "{}", report::render_gate_annotations(result));
+  if (github) print_text(o.json ? stderr : stdout, report::render_gate_annotations(result));
+  // A run without evidence is an input error, not a pass and not a budget violation.
+  if (result.lacks_evidence()) {
+    print_text(stderr,
+               "rcf gate: error: a run holds no evidence (no log in a known format was ingested "
+               "into it); see the evidence check above\n");
+    return kExitUsageOrInput;
+  }
   return result.passed() ? kExitOk : kExitGateViolated;
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/print_text.h"
 #include "ingest/importer.h"
 #include "pipeline/bundle_input.h"
 #include "pipeline/ingest_pipeline.h"
@@ -55,21 +56,22 @@ Command add_ingest_command(CLI::App& app) {
                 std::string size = total > 0
                                        ? fmt::format("{:.1f}/{:.1f} MB", done / 1e6, total / 1e6)
                                        : fmt::format("{:.1f} MB", done / 1e6);
-                fmt::print(stderr, "\r\033[K[{}/{}] {} {} {:.0f} MB/s", i + 1, n, path, size,
-                           secs > 0 ? done / 1e6 / secs : 0.0);
+                fmt::print(stderr, "\r\033[K[{}/{}] {} {} {:.0f} MB/s", i + 1, n,
+                           util::field_text(path), size, secs > 0 ? done / 1e6 / secs : 0.0);
               };
             }
             auto summary = pipeline::run_ingest(*req);
             if (tty) fmt::print(stderr, "\r\033[K");
-            if (!req->paths.empty()) fmt::print("{}", pipeline::render_ingest_summary(summary));
+            if (!req->paths.empty()) print_text(pipeline::render_ingest_summary(summary));
             if (req->bundle.is_object()) {
               auto db = store::open_store(req->db_path, store::OpenMode::kRead);
               auto run_id = store::find_run_id(*db, req->lane, req->run);
               auto bundle = run_id ? store::read_run_bundle(*db, *run_id) : nlohmann::json();
-              fmt::print("bundle of {}/{}: {}\n", req->lane, req->run,
-                         bundle.empty() ? std::string("(empty)")
-                                        : bundle.dump(-1, ' ', false,
-                                                      nlohmann::json::error_handler_t::replace));
+              fmt::print(
+                  "bundle of {}/{}: {}\n", util::field_text(req->lane), util::field_text(req->run),
+                  bundle.empty()
+                      ? std::string("(empty)")
+                      : bundle.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
             }
             return kExitOk;
           }};

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/print_text.h"
 #include "util/error.h"
 
 namespace {
@@ -14,11 +15,11 @@ namespace {
 // Anything but rcf::Error reaching main is a bug (or the machine ran out of memory), not bad
 // input: its own exit code, and a request for a report.
 int internal_error(const std::string& what) {
-  fmt::print(stderr,
-             "rcf: internal error: {}\nThis is a bug in rcf (or the machine ran out of memory), "
-             "not a problem with the input: please report it with the command line and, if you "
-             "can, the input files (exit code {}).\n",
-             what, rcf::cli::kExitInternalError);
+  rcf::cli::print_text(
+      stderr, fmt::format("rcf: internal error: {}\nThis is a bug in rcf (or the machine ran out "
+                          "of memory), not a problem with the input: please report it with the "
+                          "command line and, if you can, the input files (exit code {}).\n",
+                          what, rcf::cli::kExitInternalError));
   return rcf::cli::kExitInternalError;
 }
 
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
     for (auto& command : commands)
       if (command.app->parsed()) return command.run();
   } catch (const rcf::Error& e) {
-    fmt::print(stderr, "rcf: error: {}\n", e.what());
+    rcf::cli::print_text(stderr, fmt::format("rcf: error: {}\n", e.what()));
     return rcf::cli::kExitUsageOrInput;
   } catch (const std::bad_alloc&) {
     return internal_error("out of memory (std::bad_alloc)");

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/print_text.h"
 #include "report/html_report.h"
 #include "report/markdown_report.h"
 #include "report/report_json.h"
@@ -57,7 +58,7 @@ Command add_report_command(CLI::App& app) {
                                : format == "json" ? report::render_report_json(model)
                                                   : report::render_report_html(model);
             if (opt->out == "-") {
-              fmt::print("{}", text);
+              print_text(text);
               return kExitOk;
             }
             std::ofstream file(opt->out, std::ios::binary | std::ios::trunc);

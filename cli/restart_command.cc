@@ -7,6 +7,7 @@
 
 #include "analysis/restart_proof.h"
 #include "cli/commands.h"
+#include "cli/print_text.h"
 #include "report/restart_output.h"
 #include "store/store.h"
 
@@ -41,8 +42,8 @@ Command add_restart_command(CLI::App& app) {
                 runs.lane, opt->cold, opt->warm,
                 analysis::decide_restart(analysis::load_restart_facts(*db, runs.cold_run_id),
                                          analysis::load_restart_facts(*db, runs.warm_run_id))};
-            fmt::print("{}", opt->json ? report::render_restart_json(report)
-                                       : report::render_restart_text(report));
+            print_text(opt->json ? report::render_restart_json(report)
+                                 : report::render_restart_text(report));
             return report.proof.verdict == analysis::RestartVerdict::kProven
                        ? kExitOk
                        : kExitRestartNotProven;

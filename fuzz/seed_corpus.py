@@ -35,6 +35,8 @@ GLOBS = {
     "ingest_source": ["torch_trace/simple.log", "dynamo/recompiles_*.txt", "xla/*.txt",
                       "xla_bundle/*", "steps/*", "restart/jax/cold/*"],
     "json_skim": [],
+    # Log text as the sanitiser sees it (its first byte is the plan byte: just more text).
+    "safe_text": ["dynamo/recompiles_*.txt", "torch_trace/simple.log"],
 }
 # Plan bytes: 0x0f reads whole buffers of 4 MiB (as the ingest driver does); 0x05 reads 1..7
 # bytes at a time into a 100-byte buffer; 0x2f also names the source like a dump file (hlo_text).

@@ -301,6 +301,7 @@ int run_capture(const CaptureRequest& req, std::FILE* messages) {
     ingest.bundle = bundle;
     IngestSummary summary = run_ingest(ingest);
     fmt::print(messages, "rcf capture: {}", render_ingest_summary(summary));
+    if (!summary.run_created_or_kept) return ran.exit_code;  // the summary said why
 
     auto db = store::open_store(req.db_path, store::OpenMode::kRead);
     report::ExplainModel model = report::build_explain(*db, names.lane, report::ExplainListing{});

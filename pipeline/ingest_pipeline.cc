@@ -17,6 +17,7 @@
 #include "store/run_bundle.h"
 #include "store/store.h"
 #include "util/error.h"
+#include "util/safe_text.h"
 
 namespace rcf::pipeline {
 namespace {
@@ -24,6 +25,27 @@ namespace {
 // How long the switch of a new store to WAL mode waits for readers that came during its first
 // load: a report reads for a second or two; failing that, the next ingest switches it.
 constexpr int kWalSwitchWaitMs = 3000;
+
+// Paths, excerpts and read errors in the summary: one line each, control characters escaped.
+std::string safe(const std::string& text) {
+  return util::field_text(text);
+}
+
+// Why the run of `request` was not created, and where its files' content already is.
+std::string not_created_warning(const IngestRequest& request, const IngestSummary& summary) {
+  std::vector<std::string> places;
+  for (const auto& src : summary.sources) {
+    std::string place = fmt::format("lane '{}', run '{}'", src.duplicate_lane, src.duplicate_run);
+    if (!src.duplicate_of.empty() && std::find(places.begin(), places.end(), place) == places.end())
+      places.push_back(place);
+  }
+  std::string where;
+  for (const auto& p : places) where += (where.empty() ? "" : "; ") + p;
+  return fmt::format(
+      "run '{}' of lane '{}' was not created: every file is already in the store ({}), so it "
+      "would hold no evidence; ingest new logs, or use that lane and run",
+      request.run, request.lane, where.empty() ? "nothing was read" : where);
+}
 
 }  // namespace
 
@@ -140,7 +162,9 @@ IngestSummary run_ingest(const IngestRequest& request) {
       src.grew_from_bytes = earlier->bytes;
     }
     if (auto same = writer.end_source(src.stats, replaces)) {
-      src.duplicate_of = *same;
+      src.duplicate_of = same->path;
+      src.duplicate_lane = same->lane;
+      src.duplicate_run = same->run;
       src.grew_from_bytes = -1;
       ++summary.duplicates;
     } else {
@@ -151,6 +175,10 @@ IngestSummary run_ingest(const IngestRequest& request) {
       ++summary.formats[src.stats.format];
     }
     summary.sources.push_back(std::move(src));
+  }
+  if (writer.drop_run_if_empty(run_id)) {
+    summary.run_created_or_kept = false;
+    summary.warnings.push_back(not_created_warning(request, summary));
   }
   analysis::analyze_runs(*db, writer.touched_runs());
   store::create_indexes(*db);
@@ -173,24 +201,25 @@ std::string render_ingest_summary(const IngestSummary& s) {
   out += "\n";
   for (const auto& src : s.sources) {
     if (!src.duplicate_of.empty()) {
-      out += fmt::format("  {}: same content as {}, nothing added\n", src.stats.path,
-                         src.duplicate_of);
+      out += fmt::format("  {}: same content as {}, nothing added (already in lane {}, run {})\n",
+                         safe(src.stats.path), safe(src.duplicate_of), safe(src.duplicate_lane),
+                         safe(src.duplicate_run));
       continue;
     }
     if (src.grew_from_bytes >= 0) {
       out += fmt::format(
           "  {}: grew from {} to {} bytes since it was ingested; read again whole, replacing "
           "the earlier version\n",
-          src.stats.path, src.grew_from_bytes, src.stats.bytes);
+          safe(src.stats.path), src.grew_from_bytes, src.stats.bytes);
     }
     if (src.stats.rejected > 0 || !src.stats.read_error.empty()) {
       out += fmt::format(
-          "  {}: {} rejected line(s), first: {}{}\n", src.stats.path, src.stats.rejected,
-          src.stats.first_error,
-          src.stats.read_error.empty() ? "" : "; read stopped: " + src.stats.read_error);
+          "  {}: {} rejected line(s), first: {}{}\n", safe(src.stats.path), src.stats.rejected,
+          safe(src.stats.first_error),
+          src.stats.read_error.empty() ? "" : "; read stopped: " + safe(src.stats.read_error));
     }
   }
-  for (const auto& w : s.warnings) out += "  warning: " + w + "\n";
+  for (const auto& w : s.warnings) out += "  warning: " + safe(w) + "\n";
   return out;
 }
 

@@ -37,6 +37,7 @@ struct IngestRequest {
 struct IngestedSource {
   ingest::SourceStats stats;
   std::string duplicate_of;  // non-empty: same content as this earlier source, nothing added
+  std::string duplicate_lane, duplicate_run;  // the run that holds that earlier source
   // >= 0: the file grew since it was ingested into this run with this many bytes; it was read
   // again whole and replaced that earlier version.
   int64_t grew_from_bytes = -1;
@@ -51,6 +52,9 @@ struct IngestSummary {
   int64_t rejected = 0;
   int64_t duplicates = 0;
   std::map<std::string, int64_t> formats;  // format -> files
+  // False when the run did not exist and nothing was added to it (every file was already in the
+  // store, e.g. under another lane): it was not created, as a run without evidence.
+  bool run_created_or_kept = true;
 };
 
 // Throws rcf::Error (nothing written) for usage and input errors: unknown --format, a named path

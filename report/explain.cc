@@ -11,11 +11,18 @@
 
 #include "analysis/convergence_summary.h"
 #include "analysis/guard_reason.h"
+#include "analysis/run_evidence.h"
 #include "report/cudagraph_skip_json.h"
 #include "util/base_name.h"
+#include "util/safe_text.h"
 
 namespace rcf::report {
 namespace {
+
+// Log-derived text in the terminal rendering: one line, control characters shown escaped.
+std::string safe(const std::string& text) {
+  return util::field_text(text);
+}
 
 // First non-blank line, trimmed: reasons often start with an empty line or indentation.
 std::string first_line(const std::string& text) {
@@ -268,11 +275,11 @@ void render_cudagraph_skips_text(const RunSummary& run, const ExplainListing& li
       break;
     }
     const CudagraphSkipInfo& k = run.cudagraph_skips[i];
-    out += fmt::format("     {:>4}x {}{}: {}\n", k.count, k.kind,
-                       k.program_key.empty() ? "" : " at " + k.program_key, k.reason);
-    std::string from = k.user_location.empty() ? "" : "from " + k.user_location + "; ";
+    out += fmt::format("     {:>4}x {}{}: {}\n", k.count, safe(k.kind),
+                       k.program_key.empty() ? "" : " at " + safe(k.program_key), safe(k.reason));
+    std::string from = k.user_location.empty() ? "" : "from " + safe(k.user_location) + "; ";
     out += fmt::format("           {}{}evidence: {}\n", from,
-                       k.site.empty() ? "" : "site " + k.site + "; ", k.where);
+                       k.site.empty() ? "" : "site " + safe(k.site) + "; ", safe(k.where));
   }
 }
 
@@ -376,6 +383,7 @@ ExplainModel build_explain(store::Database& db, const std::string& lane,
     run.lane = runs.str(1);
     run.run = runs.str(2);
     run.sources = runs.int64(3);
+    run.no_evidence = analysis::no_evidence_reason(db, run.run_id);
     run.rejected_lines = runs.int64(4);
     SiteIndex sites;
     std::vector<std::vector<PendingReason>> pending;
@@ -446,10 +454,10 @@ std::string compile_count_text(const RunSummary& run) {
     return fmt::format(
         "   {} compiles (evidence: {}), recompiles not known: the metrics count compiles but name "
         "no program (PT_XLA_DEBUG_LEVEL=1 names each one and its cause)",
-        counted, run.counted_by);
+        counted, safe(run.counted_by));
   std::string text = fmt::format("   {} compiles, {} recompiles", run.compiles, run.recompiles);
   if (counted > run.compiles)
-    text += fmt::format(" ({} compiles counted, evidence: {})", counted, run.counted_by);
+    text += fmt::format(" ({} compiles counted, evidence: {})", counted, safe(run.counted_by));
   return text;
 }
 
@@ -466,8 +474,13 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
   std::string out;
   if (model.runs.empty()) return "No runs in this database. Ingest logs with `rcf ingest`.\n";
   for (const auto& run : model.runs) {
-    out += fmt::format("== lane {} / run {}  ({} source{})\n", run.lane, run.run, run.sources,
-                       run.sources == 1 ? "" : "s");
+    out += fmt::format("== lane {} / run {}  ({} source{})\n", safe(run.lane), safe(run.run),
+                       run.sources, run.sources == 1 ? "" : "s");
+    if (!run.no_evidence.empty()) {
+      out += fmt::format("   no evidence: {}; nothing can be said about its compiles\n\n",
+                         safe(run.no_evidence));
+      continue;
+    }
     out += compile_count_text(run);
     if (run.failed) out += fmt::format(", {} failed", run.failed);
     if (run.recompile_ms > 0)
@@ -475,10 +488,10 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
     out += "\n";
     if (!run.causes.empty()) out += fmt::format("   causes: {}\n", causes_text(run.causes));
     for (const MergedSourceInfo& m : run.merged_sources)
-      out += fmt::format("   one process, two logs: {} read with {} ({})\n", m.source,
-                         m.same_process_as, m.evidence);
+      out += fmt::format("   one process, two logs: {} read with {} ({})\n", safe(m.source),
+                         safe(m.same_process_as), safe(m.evidence));
     if (!run.convergence_text.empty())
-      out += fmt::format("   convergence: {}\n", run.convergence_text);
+      out += fmt::format("   convergence: {}\n", safe(run.convergence_text));
     if (run.compile_ms && run.wall_ms && run.compile_share)
       out += fmt::format("   compile time {} of {} step wall time ({:.0f}%){}\n",
                          ms_text(*run.compile_ms), ms_text(*run.wall_ms), *run.compile_share * 100,
@@ -496,10 +509,10 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
                                        ? fmt::format(", step {}", *f.first_step)
                                        : fmt::format(", steps {}..{}", *f.first_step, *f.last_step))
                                 : "";
-        out += fmt::format("   {:>3}. {} at {}: {} recompile{}, {}{}\n", f.rank, f.cause, f.site,
-                           f.recompiles, f.recompiles == 1 ? "" : "s", lost, steps);
-        if (!f.detail.empty()) out += fmt::format("        e.g. {}\n", first_line(f.detail));
-        if (!f.remedy.empty()) out += fmt::format("        fix: {}\n", f.remedy);
+        out += fmt::format("   {:>3}. {} at {}: {} recompile{}, {}{}\n", f.rank, safe(f.cause),
+                           safe(f.site), f.recompiles, f.recompiles == 1 ? "" : "s", lost, steps);
+        if (!f.detail.empty()) out += fmt::format("        e.g. {}\n", safe(first_line(f.detail)));
+        if (!f.remedy.empty()) out += fmt::format("        fix: {}\n", safe(f.remedy));
       }
       if (run.fix_first_total > static_cast<int64_t>(shown))
         out += fmt::format("        ... {} more (rcf explain --all, or the fix_first view)\n",
@@ -515,7 +528,7 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
         break;
       }
       const SiteSummary& site = run.sites[i];
-      out += fmt::format("\n   site {}\n", site.site);
+      out += fmt::format("\n   site {}\n", safe(site.site));
       out += fmt::format("     {} compile{}, {} recompile{}", site.compiles,
                          site.compiles == 1 ? "" : "s", site.recompiles,
                          site.recompiles == 1 ? "" : "s");
@@ -525,21 +538,23 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
         out += fmt::format(", {} lost to recompiles", ms_text(site.recompile_ms));
       out += "\n";
       for (const auto& g : site.reasons) {
-        out += fmt::format("     {:>4}x {}{}  [{}]\n", g.count, g.cause,
-                           g.subject.empty() ? "" : " on " + g.subject, g.confidence);
-        out += fmt::format("           latest {}{}: {}\n", g.program_key,
-                           g.prev_program_key.empty() ? "" : " (vs " + g.prev_program_key + ")",
-                           g.detail);
-        if (!g.evidence.empty()) out += fmt::format("           evidence: {}\n", g.evidence);
+        out += fmt::format("     {:>4}x {}{}  [{}]\n", g.count, safe(g.cause),
+                           g.subject.empty() ? "" : " on " + safe(g.subject), safe(g.confidence));
+        out +=
+            fmt::format("           latest {}{}: {}\n", safe(g.program_key),
+                        g.prev_program_key.empty() ? "" : " (vs " + safe(g.prev_program_key) + ")",
+                        safe(g.detail));
+        if (!g.evidence.empty()) out += fmt::format("           evidence: {}\n", safe(g.evidence));
       }
       for (const auto& h : site.limit_hits) {
-        out += fmt::format("     recompile limit hit: {}{}{} at {}{}; the frame {} from here on\n",
-                           h.limit_type, h.limit_value ? fmt::format(" ({})", *h.limit_value) : "",
-                           h.program_key.empty() ? "" : " refusing " + h.program_key, h.where, "",
-                           h.hard_failure ? "raised FailOnRecompileLimitHit" : "runs eager");
+        out += fmt::format(
+            "     recompile limit hit: {}{}{} at {}{}; the frame {} from here on\n",
+            safe(h.limit_type), h.limit_value ? fmt::format(" ({})", *h.limit_value) : "",
+            h.program_key.empty() ? "" : " refusing " + safe(h.program_key), safe(h.where), "",
+            h.hard_failure ? "raised FailOnRecompileLimitHit" : "runs eager");
         if (!h.last_reason.empty())
-          out += fmt::format("           last reason ({}): {}\n", h.last_reason_cause,
-                             first_line(h.last_reason));
+          out += fmt::format("           last reason ({}): {}\n", safe(h.last_reason_cause),
+                             safe(first_line(h.last_reason)));
         else
           out +=
               "           last reason: not printed by this PyTorch version (use "
@@ -556,7 +571,7 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
         }
         const BreakInfo& b = run.graph_breaks[i];
         out += fmt::format("     {:>4}x {}{}{}\n", b.count,
-                           b.location.empty() ? "" : b.location + ": ", b.gb_type,
+                           b.location.empty() ? "" : safe(b.location) + ": ", safe(b.gb_type),
                            b.sync_signature ? "  [host sync: sync_fragment]" : "");
       }
     }
@@ -642,6 +657,7 @@ std::string render_explain_json(const ExplainModel& model, const ExplainListing&
         {{"lane", run.lane},
          {"run", run.run},
          {"sources", run.sources},
+         {"no_evidence", run.no_evidence.empty() ? json() : json(run.no_evidence)},
          {"merged_sources", merged_sources_json(run)},
          {"compiles", run.compiles},
          {"counted_compiles", run.counted_compiles ? json(*run.counted_compiles) : json()},

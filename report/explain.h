@@ -94,6 +94,9 @@ struct RunSummary {
   std::string lane;
   std::string run;
   int64_t sources = 0;
+  // Why the run holds no evidence (analysis/run_evidence.h: no log in a known format was
+  // ingested into it), or "" when it does. Renderers say "no evidence", never "no recompiles".
+  std::string no_evidence;
   int64_t compiles = 0;
   int64_t recompiles = 0;
   int64_t failed = 0;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/safe_text.h"
 
 namespace rcf::report {
 
@@ -18,25 +19,8 @@ using analysis::LaneResult;
 
 namespace {
 
-// Decodes one UTF-8 sequence at `s[i]`; returns its length and sets `cp`, or 0 when invalid
-// (overlong forms, surrogates and values above U+10FFFF included).
-size_t decode_utf8(std::string_view s, size_t i, uint32_t& cp) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-  if (len == 0 || i + len > s.size()) return 0;
-  cp = len == 1 ? c : c & (0x7F >> len);
-  for (size_t k = 1; k < len; ++k) {
-    unsigned char cc = static_cast<unsigned char>(s[i + k]);
-    if ((cc >> 6) != 0x2) return 0;
-    cp = (cp << 6) | (cc & 0x3F);
-  }
-  static const uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return len;
-}
-
 const char* verdict(const GateResult& r) {
-  return r.passed() ? "PASSED" : "FAILED";
+  return r.lacks_evidence() ? "NO EVIDENCE" : r.passed() ? "PASSED" : "FAILED";
 }
 
 std::string counts_line(const GateResult& r) {
@@ -83,50 +67,9 @@ const char* unit_name(analysis::ValueKind kind) {
   return "count";
 }
 
-// Valid UTF-8 without control characters other than tab, CR and LF: every other byte that starts
-// no valid sequence and every other control character becomes U+FFFD.
-std::string printable_utf8(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    uint32_t cp = 0;
-    size_t len = decode_utf8(text, i, cp);
-    bool control = len != 0 && (cp < 0x20 || cp == 0x7F) && cp != '\t' && cp != '\n' && cp != '\r';
-    if (len == 0 || control)
-      out += "\xEF\xBF\xBD";
-    else
-      out.append(text.substr(i, len));
-    i += len == 0 ? 1 : len;
-  }
-  return out;
-}
-
-// A Markdown table cell: one line, pipes escaped, HTML inert.
+// A Markdown table cell of log-derived text: one line, markup, HTML and links inert.
 std::string md_cell(std::string_view text) {
-  std::string out;
-  for (char c : printable_utf8(text)) {
-    switch (c) {
-      case '|':
-        out += "\\|";
-        break;
-      case '\n':
-      case '\r':
-        out += ' ';
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '`':
-        out += "\\`";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return util::markdown_text(text);
 }
 
 }  // namespace
@@ -136,7 +79,7 @@ std::string xml_escape(std::string_view text) {
   out.reserve(text.size());
   for (size_t i = 0; i < text.size();) {
     uint32_t cp = 0;
-    size_t len = decode_utf8(text, i, cp);
+    size_t len = util::decode_utf8(text, i, cp);
     if (len == 0) {
       out += "\xEF\xBF\xBD";  // U+FFFD for a byte that starts no valid sequence
       ++i;
@@ -179,45 +122,28 @@ std::string xml_escape(std::string_view text) {
 }
 
 std::string github_escape_data(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '%')
-      out += "%25";
-    else if (c == '\r')
-      out += "%0D";
-    else if (c == '\n')
-      out += "%0A";
-    else
-      out += c;
-  }
-  return out;
+  return util::github_data(text);
 }
 
 std::string github_escape_property(std::string_view text) {
-  std::string out;
-  for (char c : github_escape_data(text)) {
-    if (c == ':')
-      out += "%3A";
-    else if (c == ',')
-      out += "%2C";
-    else
-      out += c;
-  }
-  return out;
+  return util::github_property(text);
 }
 
 std::string render_gate_text(const GateResult& r) {
-  std::string out = fmt::format("rcf gate: {}", r.db);
-  if (!r.baseline.empty()) out += fmt::format(" (baseline {})", r.baseline);
+  // Log-derived text (sites, details) goes through field_text: a newline in it never starts a
+  // line (which a CI runner could read as a workflow command), control characters show escaped.
+  std::string out = fmt::format("rcf gate: {}", util::field_text(r.db));
+  if (!r.baseline.empty()) out += fmt::format(" (baseline {})", util::field_text(r.baseline));
   out += "\n";
   for (const auto& lane : r.lanes) {
-    out += fmt::format("lane {} (run{} {}): {}\n", lane.lane, lane.runs.size() == 1 ? "" : "s",
-                       runs_of(lane), lane.passed() ? "ok" : "FAIL");
+    out += fmt::format("lane {} (run{} {}): {}\n", util::field_text(lane.lane),
+                       lane.runs.size() == 1 ? "" : "s", util::field_text(runs_of(lane)),
+                       lane.passed() ? "ok" : "FAIL");
     for (const auto& c : lane.checks) {
       const char* tag = c.status == CheckStatus::kFail   ? "FAIL"
                         : c.status == CheckStatus::kPass ? "ok"
                                                          : "skip";
-      out += fmt::format("  {:<4}  {:<28} {}\n", tag, c.budget, c.message());
+      out += fmt::format("  {:<4}  {:<28} {}\n", tag, c.budget, util::field_text(c.message()));
     }
   }
   out += fmt::format("gate {}: {}\n", verdict(r), counts_line(r));
@@ -333,8 +259,7 @@ std::string render_gate_annotations(const GateResult& r) {
       }
       props +=
           "title=" + github_escape_property(fmt::format("rcf gate {}: {}", lane.lane, c.budget));
-      out +=
-          fmt::format("::error {}::{}\n", props, github_escape_data(printable_utf8(c.message())));
+      out += fmt::format("::error {}::{}\n", props, github_escape_data(c.message()));
     }
   }
   return out;
@@ -342,7 +267,7 @@ std::string render_gate_annotations(const GateResult& r) {
 
 std::string render_gate_markdown(const GateResult& r) {
   std::string out = fmt::format("## rcf gate: {}\n\n", verdict(r));
-  out += md_cell(counts_line(r)) + fmt::format(" (database `{}`", md_cell(r.db));
+  out += md_cell(counts_line(r)) + fmt::format(" (database {}", util::markdown_code(r.db, false));
   if (!r.baseline.empty()) out += fmt::format(", baseline {}", md_cell(r.baseline));
   out += ").\n\n";
   out += "| lane | budget | result | observed | allowed | details |\n";
@@ -352,8 +277,10 @@ std::string render_gate_markdown(const GateResult& r) {
       const char* result = c.status == CheckStatus::kFail   ? "**FAIL**"
                            : c.status == CheckStatus::kPass ? "pass"
                                                             : "skipped";
-      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", md_cell(lane.lane), md_cell(c.budget),
-                         result, md_cell(value_or_dash(c, c.observed)),
+      // The budget name is rcf's own vocabulary (max_programs, forbid_cause:constant), not log
+      // text.
+      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", md_cell(lane.lane), c.budget, result,
+                         md_cell(value_or_dash(c, c.observed)),
                          md_cell(value_or_dash(c, c.allowed)), md_cell(c.message()));
     }
   }

@@ -9,6 +9,7 @@
 
 #include "analysis/restart_proof.h"
 #include "report/report_json.h"
+#include "util/safe_text.h"
 
 namespace rcf::report {
 namespace {
@@ -248,9 +249,10 @@ std::string summary_section(const ReportModel& model) {
           R"(<td class="n">{}</td><td class="n">{}</td><td class="n">{}</td><td>{}</td>)"
           R"(<td class="n">{}</td><td>{}</td></tr>)",
           lane_anchor(i), esc(lane.lane), esc(s.run), esc(s.settle_state),
-          esc(!s.convergence_text.empty() ? s.convergence_text
-              : s.compiles == 0           ? "no compiles"
-                                          : "no steps in the logs"),
+          esc(!s.no_evidence.empty()        ? "no evidence: " + s.no_evidence
+              : !s.convergence_text.empty() ? s.convergence_text
+              : s.compiles == 0             ? "no compiles"
+                                            : "no steps in the logs"),
           run.programs, s.compiles, s.recompiles, esc(causes_text(s.causes)),
           esc(ms_text(s.compile_ms)),
           restart ? verdict_badge(*restart) + " vs " + esc(restart->cold_run) : "");
@@ -337,6 +339,9 @@ std::string bundle_block(const LaneReport& lane) {
     for (const auto& f : run.formats) formats += (formats.empty() ? "" : ", ") + f;
     out += fmt::format("<p>{} ingested ({}).</p>", plural(run.summary.sources, "source"),
                        esc(formats.empty() ? "none" : formats));
+    if (!run.summary.no_evidence.empty())
+      out += "<p><strong>No evidence:</strong> " + esc(run.summary.no_evidence) +
+             "; nothing is known about this run's compiles.</p>";
   }
   return out;
 }
@@ -686,39 +691,7 @@ const char* cause_colour(std::string_view cause) {
 }
 
 std::string utf8_clean(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-      ++i;
-      continue;
-    }
-    size_t len = c >= 0xF0 && c <= 0xF4   ? 4
-                 : c >= 0xE0 && c <= 0xEF ? 3
-                 : c >= 0xC2 && c <= 0xDF ? 2
-                                          : 0;
-    bool ok = len > 0 && i + len <= s.size();
-    for (size_t k = 1; ok && k < len; ++k)
-      ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-    if (ok && len >= 3) {
-      unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
-      if (c == 0xE0 && c1 < 0xA0) ok = false;   // overlong
-      if (c == 0xED && c1 >= 0xA0) ok = false;  // surrogate
-      if (c == 0xF0 && c1 < 0x90) ok = false;   // overlong
-      if (c == 0xF4 && c1 >= 0x90) ok = false;  // above U+10FFFF
-    }
-    if (ok) {
-      out.append(s.substr(i, len));
-      i += len;
-    } else {
-      out += "\xEF\xBF\xBD";
-      ++i;
-    }
-  }
-  return out;
+  return util::valid_utf8(s);
 }
 
 std::string html_escape(std::string_view text) {

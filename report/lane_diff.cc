@@ -12,11 +12,17 @@
 #include "report/report_model.h"
 #include "store/run_bundle.h"
 #include "util/error.h"
+#include "util/safe_text.h"
 
 namespace rcf::report {
 namespace {
 
 using json = nlohmann::ordered_json;
+
+// Log-derived text in the terminal rendering: one line, control characters shown escaped.
+std::string safe(const std::string& text) {
+  return util::field_text(text);
+}
 
 std::string signed_delta(int64_t a, int64_t b) {
   return b == a ? "" : fmt::format(" ({:+d})", b - a);
@@ -42,6 +48,17 @@ std::string settle_text(const LaneRunFacts& r) {
                      r.final_programs);
 }
 
+bool has_evidence(const LaneFacts& lane) {
+  return lane.runs.empty() ||
+         std::any_of(lane.runs.begin(), lane.runs.end(),
+                     [](const LaneRunFacts& r) { return r.no_evidence.empty(); });
+}
+
+// " (why)" for a run without evidence, else "".
+std::string reason_of(const LaneRunFacts& r) {
+  return r.no_evidence.empty() ? "" : " (" + r.no_evidence + ")";
+}
+
 // The figures compared for a pair of runs, as (what, A text, B text, change) rows.
 struct Row {
   std::string what, a, b, change;
@@ -52,28 +69,34 @@ std::vector<Row> run_rows(const RunPair& p) {
   const LaneRunFacts empty;
   const LaneRunFacts& a = p.a ? *p.a : empty;
   const LaneRunFacts& b = p.b ? *p.b : empty;
-  auto side = [&](bool present, const std::string& text) {
-    return present ? text : std::string("(no run)");
+  // A side without evidence shows "no evidence" (never 0), and nothing is compared with it.
+  auto side = [&](bool present, const LaneRunFacts& r, const std::string& text) {
+    return !present ? std::string("(no run)") : !r.no_evidence.empty() ? "no evidence" : text;
   };
+  const bool compared = p.a && p.b && a.no_evidence.empty() && b.no_evidence.empty();
+  if ((p.a && !a.no_evidence.empty()) || (p.b && !b.no_evidence.empty()))
+    rows.push_back({"evidence", side(p.a.has_value(), a, "yes") + reason_of(a),
+                    side(p.b.has_value(), b, "yes") + reason_of(b), ""});
   auto count = [&](const char* what, int64_t LaneRunFacts::*field) {
-    rows.push_back({what, side(p.a.has_value(), std::to_string(a.*field)),
-                    side(p.b.has_value(), std::to_string(b.*field)),
-                    p.a && p.b ? signed_delta(a.*field, b.*field) : ""});
+    rows.push_back({what, side(p.a.has_value(), a, std::to_string(a.*field)),
+                    side(p.b.has_value(), b, std::to_string(b.*field)),
+                    compared ? signed_delta(a.*field, b.*field) : ""});
   };
   count("programs", &LaneRunFacts::programs);
   count("compiles", &LaneRunFacts::compiles);
   count("recompiles", &LaneRunFacts::recompiles);
   if (a.failed || b.failed) count("failed compiles", &LaneRunFacts::failed);
   rows.push_back(
-      {"convergence", side(p.a.has_value(), settle_text(a)), side(p.b.has_value(), settle_text(b)),
-       p.a && p.b && a.state != b.state ? fmt::format(" ({} -> {})", a.state, b.state) : ""});
+      {"convergence", side(p.a.has_value(), a, settle_text(a)),
+       side(p.b.has_value(), b, settle_text(b)),
+       compared && a.state != b.state ? fmt::format(" ({} -> {})", a.state, b.state) : ""});
   if (a.state != "no_data" || b.state != "no_data")
-    rows.push_back({"settle step", side(p.a.has_value(), std::to_string(a.settle_step)),
-                    side(p.b.has_value(), std::to_string(b.settle_step)),
-                    p.a && p.b ? signed_delta(a.settle_step, b.settle_step) : ""});
+    rows.push_back({"settle step", side(p.a.has_value(), a, std::to_string(a.settle_step)),
+                    side(p.b.has_value(), b, std::to_string(b.settle_step)),
+                    compared ? signed_delta(a.settle_step, b.settle_step) : ""});
   if (a.compile_ms || b.compile_ms)
-    rows.push_back({"compile time", side(p.a.has_value(), ms(a.compile_ms)),
-                    side(p.b.has_value(), ms(b.compile_ms)),
+    rows.push_back({"compile time", side(p.a.has_value(), a, ms(a.compile_ms)),
+                    side(p.b.has_value(), b, ms(b.compile_ms)),
                     a.compile_ms && b.compile_ms ? percent(*a.compile_ms, *b.compile_ms) : ""});
   return rows;
 }
@@ -85,6 +108,7 @@ std::string pair_label(const RunPair& p) {
 json run_json(const LaneRunFacts& r) {
   auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
   return {{"run", r.run},
+          {"no_evidence", r.no_evidence.empty() ? json(nullptr) : json(r.no_evidence)},
           {"programs", r.programs},
           {"compiles", r.compiles},
           {"recompiles", r.recompiles},
@@ -136,6 +160,16 @@ json bundle_changes_json(const LaneDiff& d) {
   return out;
 }
 
+std::string restart_text(const LaneDiff& d) {
+  if (d.a.restarts.empty() && d.b.restarts.empty()) return "";
+  std::string out = "\n   restart proofs\n";
+  for (const auto* side : {&d.a, &d.b})
+    for (const auto& r : side->restarts)
+      out += fmt::format("     {} {} -> {}: {}\n", side == &d.a ? "A" : "B", safe(r.cold_run),
+                         safe(r.warm_run), safe(r.headline));
+  return out;
+}
+
 std::string lanes_of(store::Database& db) {
   auto st = db.prepare("SELECT DISTINCT lane FROM run_table ORDER BY lane");
   std::string out;
@@ -160,6 +194,7 @@ LaneFacts load_lane_facts(store::Database& db, const std::string& lane) {
   for (const auto& s : model.runs) {
     LaneRunFacts r;
     r.run = s.run;
+    r.no_evidence = s.no_evidence;
     r.compiles = s.compiles;
     r.recompiles = s.recompiles;
     r.failed = s.failed;
@@ -207,18 +242,9 @@ LaneFacts load_lane_facts(store::Database& db, const std::string& lane) {
   return facts;
 }
 
-LaneDiff diff_lanes(const LaneFacts& a, const LaneFacts& b) {
-  LaneDiff d;
-  d.a = a;
-  d.b = b;
-  if (a.runs.size() == 1 && b.runs.size() == 1) {
-    d.runs.push_back({a.runs[0], b.runs[0]});
-  } else {
-    std::map<std::string, RunPair> by_label;
-    for (const auto& r : a.runs) by_label[r.run].a = r;
-    for (const auto& r : b.runs) by_label[r.run].b = r;
-    for (auto& [label, pair] : by_label) d.runs.push_back(std::move(pair));
-  }
+namespace {
+
+void compare_sites_and_causes(const LaneFacts& a, const LaneFacts& b, LaneDiff& d) {
   for (const auto& [site, n] : b.site_compiles)
     if (!a.site_compiles.count(site)) d.sites_new.push_back({site, 0, n});
   for (const auto& [site, n] : a.site_compiles)
@@ -240,6 +266,9 @@ LaneDiff diff_lanes(const LaneFacts& a, const LaneFacts& b) {
   }
   for (const auto& [cause, n] : a.causes)
     if (!b.causes.count(cause)) d.causes_disappeared.push_back({cause, n, 0});
+}
+
+void compare_bundles(const LaneFacts& a, const LaneFacts& b, LaneDiff& d) {
   std::map<std::string, BundleChange> bundle;
   for (const auto& [key, value] : a.bundle) bundle[key].a = value;
   for (const auto& [key, value] : b.bundle) bundle[key].b = value;
@@ -248,27 +277,56 @@ LaneDiff diff_lanes(const LaneFacts& a, const LaneFacts& b) {
     change.key = key;
     d.bundle_changes.push_back(std::move(change));
   }
+}
+
+}  // namespace
+
+LaneDiff diff_lanes(const LaneFacts& a, const LaneFacts& b) {
+  LaneDiff d;
+  d.a = a;
+  d.b = b;
+  if (a.runs.size() == 1 && b.runs.size() == 1) {
+    d.runs.push_back({a.runs[0], b.runs[0]});
+  } else {
+    std::map<std::string, RunPair> by_label;
+    for (const auto& r : a.runs) by_label[r.run].a = r;
+    for (const auto& r : b.runs) by_label[r.run].b = r;
+    for (auto& [label, pair] : by_label) d.runs.push_back(std::move(pair));
+  }
+  for (const LaneFacts* lane : {&a, &b})
+    if (!has_evidence(*lane))
+      d.not_compared += fmt::format(
+          "{}lane '{}' holds no evidence (no run with a log in a known "
+          "format)",
+          d.not_compared.empty() ? "" : "; ", lane->lane);
+  if (d.not_compared.empty()) compare_sites_and_causes(a, b, d);
+  compare_bundles(a, b, d);
   return d;
 }
 
 std::string render_diff_text(const LaneDiff& d) {
-  std::string out = fmt::format("== diff: lane {} (A) -> lane {} (B)\n", d.a.lane, d.b.lane);
+  std::string out =
+      fmt::format("== diff: lane {} (A) -> lane {} (B)\n", safe(d.a.lane), safe(d.b.lane));
   out += "\n   bundle: " + bundle_summary(d) + "\n";
   for (const auto& c : d.bundle_changes)
-    out += fmt::format("     {}: {} -> {}\n", c.key, c.a.value_or("(not recorded)"),
-                       c.b.value_or("(not recorded)"));
+    out += fmt::format("     {}: {} -> {}\n", safe(c.key), safe(c.a.value_or("(not recorded)")),
+                       safe(c.b.value_or("(not recorded)")));
   for (const auto& p : d.runs) {
-    out += fmt::format("\n   run {}\n", pair_label(p));
+    out += fmt::format("\n   run {}\n", safe(pair_label(p)));
     for (const auto& r : run_rows(p))
-      out += fmt::format("     {:<16}{} -> {}{}\n", r.what + ":", r.a, r.b, r.change);
+      out += fmt::format("     {:<16}{} -> {}{}\n", r.what + ":", safe(r.a), safe(r.b), r.change);
   }
   auto sites = [&](const char* title, const std::vector<CountChange>& v, bool recompiles) {
     if (v.empty()) return;
     out += fmt::format("\n   {} ({})\n", title, v.size());
     for (const auto& c : v)
-      out += recompiles ? fmt::format("     {}: {} -> {} recompiles\n", c.name, c.a, c.b)
-                        : fmt::format("     {}  ({} compiles)\n", c.name, c.a + c.b);
+      out += recompiles ? fmt::format("     {}: {} -> {} recompiles\n", safe(c.name), c.a, c.b)
+                        : fmt::format("     {}  ({} compiles)\n", safe(c.name), c.a + c.b);
   };
+  if (!d.not_compared.empty()) {
+    out += fmt::format("\n   sites and causes: not compared: {}\n", safe(d.not_compared));
+    return out + restart_text(d);
+  }
   sites("sites only in B (new)", d.sites_new, false);
   sites("sites only in A (vanished)", d.sites_vanished, false);
   sites("sites whose recompiles changed", d.sites_recompiles_changed, true);
@@ -282,14 +340,7 @@ std::string render_diff_text(const LaneDiff& d) {
   for (const auto& c : d.causes_changed)
     causes += fmt::format("     changed: {} {} -> {}\n", c.name, c.a, c.b);
   out += causes.empty() ? "\n   causes: unchanged\n" : "\n   causes\n" + causes;
-  if (!d.a.restarts.empty() || !d.b.restarts.empty()) {
-    out += "\n   restart proofs\n";
-    for (const auto* side : {&d.a, &d.b})
-      for (const auto& r : side->restarts)
-        out += fmt::format("     {} {} -> {}: {}\n", side == &d.a ? "A" : "B", r.cold_run,
-                           r.warm_run, r.headline);
-  }
-  return out;
+  return out + restart_text(d);
 }
 
 std::string render_diff_markdown(const LaneDiff& d) {
@@ -325,6 +376,8 @@ std::string render_diff_markdown(const LaneDiff& d) {
       out += fmt::format("- {} ({} {})\n", md_code(c.name, false), use_b ? c.b : c.a, unit);
     out += "\n";
   };
+  if (!d.not_compared.empty())
+    out += "**Sites and causes:** not compared: " + md_text(d.not_compared) + ".\n\n";
   list("Sites new in B", d.sites_new, "compiles", true);
   list("Sites vanished from A", d.sites_vanished, "compiles", false);
   if (!d.sites_recompiles_changed.empty()) {
@@ -374,7 +427,8 @@ std::string render_diff_json(const LaneDiff& d) {
         {"a", d.a.causes},
         {"b", d.b.causes}}},
       {"bundle", {{"a", d.a.bundle}, {"b", d.b.bundle}, {"changed", bundle_changes_json(d)}}},
-      {"restart_proofs", {{"a", restarts_json(d.a.restarts)}, {"b", restarts_json(d.b.restarts)}}}};
+      {"restart_proofs", {{"a", restarts_json(d.a.restarts)}, {"b", restarts_json(d.b.restarts)}}},
+      {"not_compared", d.not_compared.empty() ? json(nullptr) : json(d.not_compared)}};
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

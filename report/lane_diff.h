@@ -19,6 +19,7 @@ inline constexpr int kDiffJsonVersion = 1;
 
 struct LaneRunFacts {
   std::string run;
+  std::string no_evidence;  // why the run holds no evidence, or "" (analysis/run_evidence.h)
   int64_t compiles = 0, programs = 0, recompiles = 0, failed = 0;
   std::string state = "no_data";  // settled, not_settled, still_growing, no_data
   int64_t first_step = 0, last_step = 0, settle_step = 0, programs_at_settle = 0,
@@ -70,6 +71,8 @@ struct LaneDiff {
   std::vector<CountChange> sites_recompiles_changed;  // in both, recompile count changed
   std::vector<CountChange> causes_appeared, causes_disappeared, causes_changed;
   std::vector<BundleChange> bundle_changes;  // by key
+  // Non-empty when a lane has no run with evidence: why sites and causes were not compared.
+  std::string not_compared;
 };
 
 // Throws rcf::Error naming the lanes of the database when `lane` has no run.

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "analysis/restart_proof.h"
-#include "report/html_report.h"
+#include "util/safe_text.h"
 
 namespace rcf::report {
 namespace {
@@ -94,6 +94,17 @@ std::string counts_claim(const RunReport& run) {
   } else if (s.compile_ms)
     out += fmt::format(" Compile time {}.", analysis::duration_text(*s.compile_ms));
   return out;
+}
+
+// A run without evidence is said so, never "no recompiles".
+std::string no_evidence_claim(const RunSummary& s) {
+  return fmt::format("**No evidence:** {}, so nothing is known about its compiles or recompiles.",
+                     md_text(s.no_evidence));
+}
+
+std::string run_claims(const RunReport& run) {
+  if (!run.summary.no_evidence.empty()) return no_evidence_claim(run.summary);
+  return convergence_claim(run) + " " + counts_claim(run);
 }
 
 bool reused_everything(const analysis::RestartProof& p) {
@@ -199,8 +210,7 @@ std::string lane_note(const LaneReport& lane) {
 
   out += "\n### What the logs show\n\n";
   for (const auto& run : lane.runs)
-    out += fmt::format("- Run {}: {} {}\n", code(run.summary.run), convergence_claim(run),
-                       counts_claim(run));
+    out += fmt::format("- Run {}: {}\n", code(run.summary.run), run_claims(run));
   for (const auto& r : lane.restarts) out += "- " + restart_claim(r) + "\n";
 
   for (const auto& run : lane.runs) {
@@ -219,6 +229,9 @@ std::string lane_note(const LaneReport& lane) {
   for (const auto& run : lane.runs) {
     const RunSummary& s = run.summary;
     std::string label = "run " + code(s.run);
+    if (!s.no_evidence.empty())
+      risk.push_back(fmt::format("{}: no evidence ({}); ingest its logs before relying on it.",
+                                 label, md_text(s.no_evidence)));
     if (s.settle_state == "settled" && s.settle_step > 0 && run.recompiles_after_settle == 0)
       validated.push_back(fmt::format(
           "{}: settled at step {} with {}; no recompiles after step {} in the checked path "
@@ -313,10 +326,15 @@ std::string lane_note(const LaneReport& lane) {
   out += list("Validated default", validated,
               "Nothing validated: no run of this lane settled without recompiles in the checked "
               "path, and no restart was proven.");
+  bool evidence = std::any_of(lane.runs.begin(), lane.runs.end(),
+                              [](const RunReport& r) { return r.summary.no_evidence.empty(); });
   out += list("Workaround (suggested by the causes; not validated by these logs)", workaround,
-              "None needed: no recompiles in the checked path.");
+              evidence ? "None needed: no recompiles in the checked path."
+                       : "Unknown: no run of this lane holds evidence.");
   out += list("Open risk", risk, "None found in the checked path.");
-  out += list("First failing frontier", frontier, "None in the checked path: no recompile.");
+  out += list("First failing frontier", frontier,
+              evidence ? "None in the checked path: no recompile."
+                       : "Unknown: no run of this lane holds evidence.");
 
   out +=
       "\n### Ingest statistics\n\n| run | file | format | lines | events | rejected |\n"
@@ -336,64 +354,11 @@ std::string lane_note(const LaneReport& lane) {
 }  // namespace
 
 std::string md_code(std::string_view text, bool in_table) {
-  std::string s = utf8_clean(text);
-  for (char& c : s)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  size_t longest = 0, run = 0;
-  for (char c : s) {
-    run = c == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-  }
-  std::string fence(longest + 1, '`');
-  bool pad = !s.empty() && (s.front() == '`' || s.back() == '`');
-  std::string body = s;
-  if (in_table) {
-    body.clear();
-    for (char c : s) body += c == '|' ? std::string("\\|") : std::string(1, c);
-  }
-  if (body.empty()) return "` `";
-  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
+  return util::markdown_code(text, in_table);
 }
 
 std::string md_text(std::string_view text) {
-  std::string s = utf8_clean(text);
-  std::string out;
-  out.reserve(s.size() + 8);
-  bool space = false;
-  for (char c : s) {
-    if (c == '\n' || c == '\r' || c == '\t') {
-      if (!space && !out.empty()) out += ' ';
-      space = true;
-      continue;
-    }
-    space = c == ' ';
-    switch (c) {
-      case '\\':
-      case '`':
-      case '*':
-      case '_':
-      case '[':
-      case ']':
-      case '|':
-      case '~':
-        out += '\\';
-        out += c;
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-          out += ' ';
-        else
-          out += c;
-    }
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
+  return util::markdown_text(text);
 }
 
 std::string render_report_markdown(const ReportModel& model) {
@@ -417,9 +382,10 @@ std::string render_report_markdown(const ReportModel& model) {
       out +=
           fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", cell_code(lane.lane),
                       cell_code(run.summary.run),
-                      md_text(!run.summary.convergence_text.empty() ? run.summary.convergence_text
-                              : run.summary.compiles == 0           ? "no compiles"
-                                                                    : "no steps in the logs"),
+                      md_text(!run.summary.no_evidence.empty()        ? "no evidence"
+                              : !run.summary.convergence_text.empty() ? run.summary.convergence_text
+                              : run.summary.compiles == 0             ? "no compiles"
+                                                                      : "no steps in the logs"),
                       run.programs, run.summary.compiles, run.summary.recompiles, restart);
     }
   for (const auto& lane : model.lanes) out += "\n" + lane_note(lane);

@@ -15,12 +15,14 @@ namespace rcf::report {
 
 std::string render_report_markdown(const ReportModel& model);
 
-// Inline code for a log-derived identifier (site, program key, cause). The fence is longer than
-// any backtick run in the text; `in_table` escapes '|' as GitHub tables require.
+// Inline code for a log-derived identifier (site, program key, cause): util::markdown_code. The
+// fence is longer than any backtick run in the text; `in_table` escapes '|' as GitHub tables
+// require.
 std::string md_code(std::string_view text, bool in_table);
 
-// Prose from the logs (details, reasons): Markdown and HTML metacharacters escaped, newlines
-// folded into spaces; '|' escaped too, so the text is safe in a table cell.
+// Prose from the logs (details, reasons): util::markdown_text. Markdown and HTML metacharacters
+// escaped, autolinks broken, newlines folded into spaces; '|' escaped too, so the text is safe in
+// a table cell.
 std::string md_text(std::string_view text);
 
 }  // namespace rcf::report

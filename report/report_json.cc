@@ -135,6 +135,7 @@ json run_json(const RunReport& run) {
           {"bundle", bundle},
           {"formats", run.formats},
           {"sources", s.sources},
+          {"no_evidence", s.no_evidence.empty() ? json(nullptr) : json(s.no_evidence)},
           {"compiles", s.compiles},
           {"programs", run.programs},
           {"recompiles", s.recompiles},

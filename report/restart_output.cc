@@ -6,6 +6,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "util/safe_text.h"
+
 namespace rcf::report {
 namespace {
 
@@ -13,6 +15,10 @@ using json = nlohmann::ordered_json;
 using analysis::Figure;
 using analysis::RestartVerdict;
 using analysis::RunFigures;
+// Log-derived text in the terminal rendering: one line, control characters shown escaped.
+std::string safe(const std::string& text) {
+  return util::field_text(text);
+}
 
 // The headline with its verdict phrase (before the first ':') in capitals, so it stands out.
 std::string shout_verdict(const std::string& headline) {
@@ -61,25 +67,27 @@ json run_json(const std::string& run, const RunFigures& r) {
 std::string render_restart_text(const RestartReport& report) {
   const auto& p = report.proof;
   std::string out = fmt::format("== restart proof: lane {}, cold run '{}' -> warm run '{}'\n",
-                                report.lane, report.cold_run, report.warm_run);
-  out += fmt::format("   {}\n", shout_verdict(p.headline));
+                                safe(report.lane), safe(report.cold_run), safe(report.warm_run));
+  out += fmt::format("   {}\n", safe(shout_verdict(p.headline)));
   if (!p.findings.empty()) {
     out += "\n   evidence\n";
     for (const auto& f : p.findings) {
-      out += fmt::format("     {}: {}\n", f.what, f.text);
-      if (!f.cold_evidence.empty()) out += fmt::format("         cold: {}\n", f.cold_evidence);
-      if (!f.warm_evidence.empty()) out += fmt::format("         warm: {}\n", f.warm_evidence);
+      out += fmt::format("     {}: {}\n", safe(f.what), safe(f.text));
+      if (!f.cold_evidence.empty())
+        out += fmt::format("         cold: {}\n", safe(f.cold_evidence));
+      if (!f.warm_evidence.empty())
+        out += fmt::format("         warm: {}\n", safe(f.warm_evidence));
     }
   }
   if (!p.rebuilt.empty()) {
     out += fmt::format("\n   programs rebuilt in the warm run ({})\n", p.rebuilt.size());
     for (size_t i = 0; i < p.rebuilt.size() && i < kRestartListed; ++i) {
       const auto& r = p.rebuilt[i];
-      out += fmt::format("     {} at {}{}  [{}]\n", r.build.program_key, r.build.site,
+      out += fmt::format("     {} at {}{}  [{}]\n", safe(r.build.program_key), safe(r.build.site),
                          r.build.step ? fmt::format(", step {}", *r.build.step) : "",
                          analysis::rebuild_kind_name(r.kind));
-      out += fmt::format("         why: {}\n", r.why);
-      out += fmt::format("         evidence: {}\n", r.build.where);
+      out += fmt::format("         why: {}\n", safe(r.why));
+      out += fmt::format("         evidence: {}\n", safe(r.build.where));
     }
     if (p.rebuilt.size() > kRestartListed)
       out += fmt::format(
@@ -88,7 +96,7 @@ std::string render_restart_text(const RestartReport& report) {
   }
   if (!p.to_enable.empty()) {
     out += "\n   to decide, enable\n";
-    for (const auto& e : p.to_enable) out += fmt::format("     - {}\n", e);
+    for (const auto& e : p.to_enable) out += fmt::format("     - {}\n", safe(e));
   }
   return out;
 }

@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ALL_TARGETS=(torch_trace dynamo_text pt_xla_debug xla_metrics xla_saved_graph hlo_text hlo_parser
-  jax_log step_timing ingest_source json_skim)
+  jax_log step_timing ingest_source json_skim safe_text)
 if [ $# -lt 1 ] || ! [[ "$1" =~ ^[0-9]+$ ]]; then
   echo "usage: scripts/fuzz.sh SECONDS_PER_TARGET [TARGET...]  (targets: ${ALL_TARGETS[*]})" >&2
   exit 2

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <nlohmann/json.hpp>
@@ -577,7 +578,9 @@ class IngestWriter::QueueSink : public ingest::BatchingSink {
 struct IngestWriter::SourceStatements {
   explicit SourceStatements(Database& db)
       : next_id(db.prepare("SELECT coalesce(max(source_id), 0) + 1 FROM source")),
-        duplicate(db.prepare("SELECT path FROM source WHERE content_hash=?")),
+        duplicate(
+            db.prepare("SELECT s.path, r.lane, r.run FROM source s JOIN run_table r USING (run_id) "
+                       "WHERE s.content_hash=? ORDER BY s.source_id LIMIT 1")),
         insert(db.prepare(
             "INSERT INTO source(source_id, run_id, path, format, encoding, content_hash, bytes, "
             "lines, events, skipped, rejected, warnings, first_error, read_error, file_rank, "
@@ -628,7 +631,20 @@ int64_t IngestWriter::run_id(const std::string& lane, const std::string& run) {
   auto insert = db_.prepare("INSERT INTO run_table(lane, run, created_at) VALUES (?, ?, ?)");
   insert.bind(1, lane).bind(2, run).bind(3, utc_now());
   insert.run();
-  return db_.last_insert_rowid();
+  created_runs_.push_back(db_.last_insert_rowid());
+  return created_runs_.back();
+}
+
+bool IngestWriter::drop_run_if_empty(int64_t run_id) {
+  if (std::find(created_runs_.begin(), created_runs_.end(), run_id) == created_runs_.end())
+    return false;
+  auto used = db_.prepare("SELECT 1 FROM source WHERE run_id=? LIMIT 1");
+  used.bind(1, run_id);
+  if (used.step()) return false;
+  auto del = db_.prepare("DELETE FROM run_table WHERE run_id=?");
+  del.bind(1, run_id).run();
+  std::erase(created_runs_, run_id);
+  return true;
 }
 
 ingest::EventSink& IngestWriter::begin_source(int64_t run_id) {
@@ -682,14 +698,14 @@ void IngestWriter::delete_source(int64_t source_id) {
   }
 }
 
-std::optional<std::string> IngestWriter::end_source(const ingest::SourceStats& stats,
-                                                    int64_t replaces) {
+std::optional<IngestWriter::Duplicate> IngestWriter::end_source(const ingest::SourceStats& stats,
+                                                                int64_t replaces) {
   flush_and_wait();
   Statement& dup = sources_->duplicate;
   dup.reset();
   dup.bind(1, stats.content_hash);
   if (dup.step()) {
-    std::string earlier = dup.str(0);
+    Duplicate earlier{dup.str(0), dup.str(1), dup.str(2)};
     dup.reset();
     db_.exec("ROLLBACK TO source");
     db_.exec("RELEASE source");

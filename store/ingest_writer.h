@@ -28,6 +28,10 @@ class IngestWriter {
 
   // Finds or creates the run (lane, run) and returns its id.
   int64_t run_id(const std::string& lane, const std::string& run);
+  // Deletes the run when this transaction created it and no source was added to it (every file
+  // duplicated one already in the store): a run without evidence is never created. True when it
+  // was deleted.
+  bool drop_run_if_empty(int64_t run_id);
 
   // Starts a source of `run_id`; returns the sink to give the importer (valid until end_source).
   ingest::EventSink& begin_source(int64_t run_id);
@@ -39,11 +43,15 @@ class IngestWriter {
   };
   std::optional<EarlierSource> earlier_source(int64_t run_id, const std::string& path);
 
-  // Finishes the current source. Returns the path of an earlier source with the same content
-  // hash when this one duplicates it (nothing of it is kept), else nullopt. `replaces` >= 0: the
+  // An earlier source with the same content, and the run that holds it.
+  struct Duplicate {
+    std::string path, lane, run;
+  };
+  // Finishes the current source. Returns the earlier source with the same content hash when this
+  // one duplicates it (nothing of it is kept), else nullopt. `replaces` >= 0: the
   // current source is a newer version of that source, whose rows are deleted (the run's derived
   // tables are rebuilt by the analysis that follows every ingest).
-  std::optional<std::string> end_source(const ingest::SourceStats& stats, int64_t replaces = -1);
+  std::optional<Duplicate> end_source(const ingest::SourceStats& stats, int64_t replaces = -1);
 
   // Commits the transaction (call analysis and create_indexes() on db() first).
   void commit();
@@ -62,6 +70,7 @@ class IngestWriter {
   int64_t current_run_ = -1;
   int64_t current_source_ = -1;
   std::vector<int64_t> touched_runs_;
+  std::vector<int64_t> created_runs_;  // by run_id() in this transaction
   // run -> path -> its latest source, loaded by earlier_source() on first use per run.
   std::map<int64_t, std::map<std::string, EarlierSource>> sources_by_path_;
   std::unique_ptr<SourceStatements> sources_;

@@ -462,11 +462,15 @@ TEST_F(CaptureCli, ExitCodeOfAFailedCommandIsKeptAndItsLogsStillIngested) {
   EXPECT_EQ(r.rc, 5) << r.err;
   EXPECT_NE(r.err.find("exited with code 5"), std::string::npos);
   EXPECT_EQ(scalar(*db(), "SELECT count(*) FROM compiles WHERE lane='fake_train'"), "3");
-  // A second capture gets the next free run label.
+  // A second capture gets the next free run label, run2. The fake writes the same logs again, so
+  // run2 would hold nothing new: it is not created (a run without evidence), and rcf says so.
   r = rcf(capture({}));
   EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("run 'run2' of lane 'fake_train' was not created"), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(fs::exists(dir("fake_train", "run2") + "/stdout.log"));
   EXPECT_EQ(scalar(*db(), "SELECT group_concat(run, ' ') FROM (SELECT run FROM runs ORDER BY 1)"),
-            "run1 run2");
+            "run1");
 }
 
 TEST_F(CaptureCli, WrongEnvironmentMakesTheFakeFail) {

@@ -975,9 +975,9 @@ TEST(GateOutputEscaping, HostileDetailsInJunitAndMarkdown) {
 
   std::string md = report::render_gate_markdown(result);
   EXPECT_NE(
-      md.find("| lane&lt;1> | max_programs | **FAIL** | 16 | 1 | programs 16 > 1 allowed: "
-              "top cause constant at /work/a&lt;b>.py:3 (f\\|g): value "
-              "&lt;script>alert(1)&lt;/script> &amp; \"q\" \\|x\\| \xEF\xBF\xBD\xEF\xBF\xBD[31m "
+      md.find("| lane&lt;1&gt; | max_programs | **FAIL** | 16 | 1 | programs 16 &gt; 1 allowed: "
+              "top cause constant at /work/a&lt;b&gt;.py:3 (f\\|g): value "
+              "&lt;script&gt;alert(1)&lt;/script&gt; &amp; \"q\" \\|x\\| \\\\x01\\\\x1b\\[31m "
               "\xEF\xBF\xBD next line |\n"),
       std::string::npos)
       << md;

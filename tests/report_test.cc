@@ -126,7 +126,11 @@ TEST(ReportEscaping, MarkdownKeepsTablesAndHtmlIntact) {
   EXPECT_EQ(report::md_code("x `y` z", false), "``x `y` z``");
   EXPECT_EQ(report::md_code("`edge`", false), "`` `edge` ``");
   EXPECT_EQ(report::md_text("size <script>| *x* _y_\nline2 ~z~ & [l](u)"),
-            "size &lt;script>\\| \\*x\\* \\_y\\_ line2 \\~z\\~ &amp; \\[l\\](u)");
+            "size &lt;script&gt;\\| \\*x\\* \\_y\\_ line2 \\~z\\~ &amp; \\[l\\](u)");
+  // Links, autolinks and control characters from logs stay inert text (issue 25 item 4).
+  EXPECT_EQ(report::md_text("see http://a.b/c and www.d.e \x1b[2J"),
+            "see http:&#47;&#47;a.b/c and www&#46;d.e \\\\x1b\\[2J");
+  EXPECT_EQ(report::md_code("a\x1b]0;t\x07", false), "`a\\x1b]0;t\\x07`");
 }
 
 // ---------------------------------------------------------------------------------------------
