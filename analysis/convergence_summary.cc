@@ -50,21 +50,21 @@ const char* settle_state_name(SettleState state) {
 
 std::string describe_convergence(const ConvergenceSummary& s) {
   auto programs = [](int64_t n) { return fmt::format("{} program{}", n, n == 1 ? "" : "s"); };
+  const std::string& u = s.unit;
   switch (s.state) {
     case SettleState::kNoData:
       return "no convergence curve: the logs give no steps";
     case SettleState::kSettled:
       if (s.settle_step == 0)
-        return fmt::format("no program built in steps {}..{}", s.first_step, s.last_step);
-      return fmt::format("settled at step {} with {}; no new program in steps {}..{}",
-                         s.settle_step, programs(s.programs_at_settle), s.settle_step + 1,
-                         s.last_step);
+        return fmt::format("no program built in {}s {}..{}", u, s.first_step, s.last_step);
+      return fmt::format("settled at {} {} with {}; no new program in {}s {}..{}", u, s.settle_step,
+                         programs(s.programs_at_settle), u, s.settle_step + 1, s.last_step);
     case SettleState::kNotSettled:
-      return fmt::format("not settled: a new program appeared at the last step seen ({}), {}",
+      return fmt::format("not settled: a new program appeared at the last {} seen ({}), {}", u,
                          s.last_step, programs(s.final_programs));
     case SettleState::kStillGrowing:
-      return fmt::format("still growing: {} new after step {} (last at step {}, {})",
-                         programs(s.new_after_growth_step), s.growth_step, s.settle_step,
+      return fmt::format("still growing: {} new after {} {} (last at {} {}, {})",
+                         programs(s.new_after_growth_step), u, s.growth_step, u, s.settle_step,
                          programs(s.programs_at_settle));
   }
   return "";

@@ -36,6 +36,9 @@ struct ConvergenceSummary {
   int64_t compiles = 0;            // sum of compiles_in_step
   int64_t new_after_growth_step = 0;  // programs that appeared after growth_step
   int64_t growth_step = kDefaultGrowthStep;
+  // What the steps count: "step" (training steps) or "sync" when the run's evidence could not
+  // decide the training step (analysis/training_steps.h); the texts say it.
+  std::string unit = "step";
 };
 
 // `points` in any order (sorted internally by step).

@@ -125,6 +125,8 @@ std::string format_value(ValueKind kind, double value) {
       return fmt::format("{}", static_cast<int64_t>(value));
     case ValueKind::kStep:
       return fmt::format("step {}", static_cast<int64_t>(value));
+    case ValueKind::kSync:
+      return fmt::format("sync {}", static_cast<int64_t>(value));
     case ValueKind::kShare:
       return fmt::format("{:.1f}%", value * 100);
   }
@@ -337,6 +339,35 @@ void evaluate_baseline(const RunFacts& run, const Budgets& budgets, const LaneBa
   }
 }
 
+// settle_by judges training steps. Where the run's evidence could not decide them, its curve
+// counts syncs and the budget is applied to syncs: a pass is sound (a training step holds at
+// least one sync, so settling by sync N is settling by step N), a fail may be a false alarm and
+// says so, with what would decide the step (docs/training_steps.md).
+CheckResult settle_by_check(const RunFacts& run, int64_t by) {
+  ConvergenceSummary s = summarize_convergence(run.curve, by);
+  s.unit = run.step_axis;
+  const std::string& u = s.unit;
+  CheckResult c = check("settle_by", u == "step" ? ValueKind::kStep : ValueKind::kSync,
+                        static_cast<double>(s.settle_step), static_cast<double>(by));
+  if (s.new_after_growth_step > 0) {
+    c.status = CheckStatus::kFail;
+    c.summary = fmt::format("new program at {} {} > {} {} allowed ({} after {} {}, {})", u,
+                            s.settle_step, u, by, plural(s.new_after_growth_step, "new program"), u,
+                            by, plural(s.final_programs, "program"));
+    c.culprit = late_culprit(run, by);
+  } else {
+    ConvergenceSummary whole = summarize_convergence(run.curve);
+    whole.unit = u;
+    c.status = CheckStatus::kPass;
+    c.summary =
+        fmt::format("{}; new programs allowed until {} {}", describe_convergence(whole), u, by);
+  }
+  if (u != "step")
+    c.summary +=
+        fmt::format(" (counted in syncs, the training step is undecided: {})", run.step_detail);
+  return c;
+}
+
 std::vector<CheckResult> evaluate_run(const RunFacts& run, const Budgets& budgets,
                                       const LaneBaseline* baseline) {
   std::vector<CheckResult> out;
@@ -350,27 +381,11 @@ std::vector<CheckResult> evaluate_run(const RunFacts& run, const Budgets& budget
   }
 
   if (budgets.settle_by) {
-    int64_t by = *budgets.settle_by;
-    if (run.curve.empty()) {
+    if (run.curve.empty())
       out.push_back(
           skipped("settle_by", ValueKind::kStep, "no convergence curve: the logs give no steps"));
-    } else {
-      ConvergenceSummary s = summarize_convergence(run.curve, by);
-      CheckResult c = check("settle_by", ValueKind::kStep, static_cast<double>(s.settle_step),
-                            static_cast<double>(by));
-      if (s.new_after_growth_step > 0) {
-        c.status = CheckStatus::kFail;
-        c.summary = fmt::format("new program at step {} > step {} allowed ({} after step {}, {})",
-                                s.settle_step, by, plural(s.new_after_growth_step, "new program"),
-                                by, plural(s.final_programs, "program"));
-        c.culprit = late_culprit(run, by);
-      } else {
-        c.status = CheckStatus::kPass;
-        c.summary = fmt::format("{}; new programs allowed until step {}",
-                                describe_convergence(summarize_convergence(run.curve)), by);
-      }
-      out.push_back(std::move(c));
-    }
+    else
+      out.push_back(settle_by_check(run, *budgets.settle_by));
   }
 
   if (budgets.max_recompiles_per_site) {

@@ -98,7 +98,10 @@ struct RunFacts {
   std::string no_evidence;
   int64_t compiles = 0;
   int64_t programs = 0;  // distinct programs built (the end of the curve when it counts more)
-  std::vector<CurvePoint> curve;     // convergence points; empty when the logs give no steps
+  std::vector<CurvePoint> curve;  // convergence points; empty when the logs give no steps
+  // What the curve's steps count: "step" (training steps) or "sync" (undecided), and what
+  // decided it or would (analysis/training_steps.h). Step budgets judge training steps only.
+  std::string step_axis = "step", step_detail;
   std::optional<double> compile_ms;  // with wall_ms: the compile share's parts, when known
   std::optional<double> wall_ms;
   std::optional<double> compile_share;
@@ -137,7 +140,8 @@ struct LaneBaseline {
 };
 
 enum class CheckStatus { kPass, kFail, kSkipped };
-enum class ValueKind { kCount, kStep, kShare };
+// kSync: a step budget applied to syncs, where the run's training step is undecided.
+enum class ValueKind { kCount, kStep, kSync, kShare };
 
 struct CheckResult {
   std::string budget;  // max_programs, settle_by, forbid_cause:constant, baseline_programs, ...

@@ -30,6 +30,12 @@ void load_curve(store::Database& db, RunFacts& run) {
   while (st.step()) run.curve.push_back({st.int64(0), st.int64(1), st.int64(2)});
   // A metrics-only curve counts compiles the compiles view may not hold.
   if (!run.curve.empty()) run.programs = std::max(run.programs, run.curve.back().programs_cached);
+  auto axis = db.prepare("SELECT step_axis, step_detail FROM convergence_summary WHERE run_id = ?");
+  axis.bind(1, run.run_id);
+  if (axis.step()) {
+    run.step_axis = axis.str(0);
+    run.step_detail = axis.str(1);
+  }
 }
 
 // Compile time over wall time: analysis's own figure when present, else the convergence points'

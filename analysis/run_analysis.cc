@@ -16,6 +16,9 @@
 #include "analysis/dynamo_attribution.h"
 #include "analysis/run_rollup.h"
 #include "analysis/same_process_sources.h"
+#include "analysis/step_curve.h"
+#include "analysis/step_evidence_loader.h"
+#include "analysis/training_steps.h"
 #include "analysis/xla_compiles.h"
 #include "analysis/xla_run_loader.h"
 #include "store/batch_insert.h"
@@ -415,6 +418,85 @@ void write_counted_compiles(store::Database& db, int64_t run_id, const CountedCo
   st.run();
 }
 
+// What the run's steps count and what decided it (analysis/training_steps.h), on its facts row.
+void write_step_axis(store::Database& db, int64_t run_id, const StepAxis& axis) {
+  auto st = db.prepare(
+      "UPDATE run_convergence SET step_axis = ?, step_basis = ?, step_detail = ? WHERE run_id = ?");
+  st.bind(1, axis.axis).bind(2, axis.basis).bind(3, axis.detail).bind(4, run_id);
+  st.run();
+}
+
+// The torch_xla compiles take their training steps where the run's evidence decides them (they
+// came with the index of their sync); the curve then runs to the last training step.
+void place_xla_steps(const TrainingSteps& steps, XlaRunInputs& in) {
+  if (!steps.decided()) return;
+  for (auto& b : in.blocks) b.step = steps.step_of(b.source_id, b.line, b.syncs_before, {});
+  in.steps_seen = steps.last_step().value_or(0);
+}
+
+std::map<int64_t, double> wall_ms_by_step(const XlaRunInputs& in) {
+  std::map<int64_t, double> out;
+  for (const auto& t : in.step_times)
+    if (t.wall_ms) out[t.step] = *t.wall_ms;
+  return out;
+}
+
+// Where a Dynamo compile shows first in a log whose progress lines place it: its own record, or a
+// graph break traced under its id before it (with TORCH_LOGS=recompiles a first compile has no
+// record of its own), also in a text log read as the same process as a TORCH_TRACE log (the
+// compile then carries the trace's key). A compile that only a later record names is placed
+// before every line: in the first step (docs/training_steps.md). Built only when progress lines
+// decide the steps, and only from the logs that have them.
+class DynamoStepLines {
+ public:
+  DynamoStepLines(store::Database& db, int64_t run_id, const TrainingSteps& steps,
+                  const std::vector<SourceAlias>& aliases) {
+    // A compile's own record is its line, unless its record is in another log (a text log
+    // read under a trace's keys): then that log's records are read too. A `referenced` row is
+    // where a later record names a compile, not where it happened.
+    for (int64_t source : steps.line_sources()) {
+      read(db, run_id, "graph_break WHERE", source, aliases, first_seen_);
+      bool aliased = std::any_of(aliases.begin(), aliases.end(),
+                                 [source](const SourceAlias& a) { return a.source_id == source; });
+      if (!aliased) continue;
+      read(db, run_id, "dynamo_compile_raw WHERE kind <> 'referenced' AND", source, aliases,
+           first_seen_);
+      read(db, run_id, "dynamo_compile_raw WHERE kind = 'referenced' AND", source, aliases,
+           named_later_);
+    }
+  }
+  // (source, line) to place `c` at.
+  std::pair<int64_t, int64_t> place_of(const AttributedCompile& c) const {
+    const int64_t own = c.evidence_kind == "referenced" ? 0 : c.line;
+    if (auto it = first_seen_.find(c.key); it != first_seen_.end()) {
+      const auto [source, line] = it->second;
+      return source == c.key.source_id ? std::make_pair(source, std::min(line, own)) : it->second;
+    }
+    if (auto it = named_later_.find(c.key); it != named_later_.end()) return {it->second.first, 0};
+    return {c.key.source_id, own};
+  }
+
+ private:
+  using Places = std::map<DynamoKey, std::pair<int64_t, int64_t>>;  // key -> (source, line)
+  // Graph breaks of the logs with progress lines, and the records of such a log read under
+  // another log's keys: far fewer than the run's compiles.
+  static void read(store::Database& db, int64_t run_id, const char* rows, int64_t source,
+                   const std::vector<SourceAlias>& aliases, Places& places) {
+    auto st = db.prepare(
+        fmt::format("SELECT {}, line FROM {} run_id = ? AND source_id = ?", kKeyColumns, rows));
+    st.bind(1, run_id).bind(2, source);
+    while (st.step()) {
+      const int64_t line = st.int64(6);
+      DynamoKey key = read_key(st, 0, line);
+      for (const SourceAlias& a : aliases)
+        if (a.source_id == key.source_id) key.source_id = a.to_source_id, key.rank = a.to_rank;
+      auto [it, fresh] = places.emplace(key, std::make_pair(source, line));
+      if (!fresh && line < it->second.second) it->second = {source, line};
+    }
+  }
+  Places first_seen_, named_later_;
+};
+
 // ExecuteTime accumulator of the run's last metrics report, in milliseconds.
 std::optional<double> load_execute_ms(store::Database& db, int64_t run_id) {
   // The IN term repeats the WHERE of the metric_fields index (store/store.h), so it is used.
@@ -495,8 +577,15 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     });
     lap(t.load_dynamo_s);
     record_merged_sources(db, run_id, dynamo.merged_sources);
-    XlaRunResult xla = analyze_xla_run(load_xla_run(db, run_id, dynamo.source_names), 1);
-    RollupBuilder rollup(xla.convergence, load_execute_ms(db, run_id), kDefaultGrowthStep,
+    const TrainingSteps steps = TrainingSteps::decide(load_step_evidence(db, run_id));
+    XlaRunInputs xla_inputs = load_xla_run(db, run_id, dynamo.source_names);
+    place_xla_steps(steps, xla_inputs);
+    const std::map<int64_t, double> wall_ms = wall_ms_by_step(xla_inputs);
+    XlaRunResult xla = analyze_xla_run(std::move(xla_inputs), 1);
+    std::vector<ConvergencePoint> curve = std::move(xla.convergence);  // + the Dynamo side's
+    StepCurve dynamo_curve;
+    const DynamoStepLines dynamo_lines(db, run_id, steps, dynamo.merged_sources);
+    RollupBuilder rollup(curve, load_execute_ms(db, run_id), kDefaultGrowthStep,
                          dynamo.compiles.size() + xla.compiles.size());
     // The run's previous analysis is deleted on the writer thread, while the first compiles
     // are prepared here (nothing reads the derived tables in between). The rollup is built here,
@@ -510,6 +599,9 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     int64_t dynamo_compiles =
         attribute_dynamo_run(dynamo, merging.get(), [&](AttributedCompile&& c) {
           if (first) lap(t.prepare_s), first = false;
+          const auto [source, line] = dynamo_lines.place_of(c);
+          if (steps.decided() && (c.step = steps.step_of(source, line, {}, c.start_us)))
+            dynamo_curve.add(*c.step, c.program_key, c.compile_ms);
           rollup.add(c);
           writer.write(std::move(c));
         });
@@ -524,9 +616,14 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     writer.finish();  // the database is the caller's again
     for (uint32_t n = 1; n <= writer.site_numbers(); ++n)
       rollup.set_site_sid(n, writer.site_sid_of(n));
-    write_convergence(db, run_id, xla.convergence);
+    if (!dynamo_curve.empty()) {
+      curve = merge_curves(curve, dynamo_curve.finish(steps.last_step().value_or(0), wall_ms));
+      rollup.replace_curve(curve);
+    }
+    write_convergence(db, run_id, curve);
     write_rollup(db, strings, run_id, std::move(rollup));
     if (xla.counted) write_counted_compiles(db, run_id, *xla.counted);
+    write_step_axis(db, run_id, steps.axis());
     lap(t.finish_s);
   }
 }

@@ -12,15 +12,23 @@ RollupBuilder::RollupBuilder(const std::vector<ConvergencePoint>& curve,
                              size_t expected_compiles) {
   groups_.reserve(expected_compiles);
   program_keys_.reserve(expected_compiles);
+  growth_step_ = growth_step;
+  replace_curve(curve);
+  r_.execute_ms = execute_ms;
+}
+
+void RollupBuilder::replace_curve(const std::vector<ConvergencePoint>& curve) {
   std::vector<CurvePoint> points;
+  point_at_.clear();
+  r_.compile_ms.reset();
+  r_.wall_ms.reset();
   for (const auto& p : curve) {
     points.push_back({p.step, p.programs_cached, p.compiles_in_step});
     point_at_[p.step] = &p;
     if (p.compile_ms) r_.compile_ms = r_.compile_ms.value_or(0) + *p.compile_ms;
     if (p.wall_ms) r_.wall_ms = r_.wall_ms.value_or(0) + *p.wall_ms;
   }
-  r_.convergence = summarize_convergence(std::move(points), growth_step);
-  r_.execute_ms = execute_ms;
+  r_.convergence = summarize_convergence(std::move(points), growth_step_);
 }
 
 void RollupBuilder::add(const AttributedCompile& c, int64_t site_sid) {

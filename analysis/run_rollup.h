@@ -69,6 +69,10 @@ class RollupBuilder {
   // `site_sid`, when not 0, is strings.string_id of c.site (the compile writer knows it): the
   // site's groups carry it, so that writing them looks no site up again.
   void add(const AttributedCompile& c, int64_t site_sid = 0);
+  // The run's curve, once more of it is known (the Dynamo side's, built as its compiles were
+  // added): the convergence facts and the run's times are taken from `curve` instead, which must
+  // outlive the builder. Compiles added before keep the prices they got.
+  void replace_curve(const std::vector<ConvergencePoint>& curve);
   // strings.string_id of the site the producer numbered `site_number` (AttributedCompile::
   // site_number), told after add() (the writer interns the sites on its own thread); ignored
   // for a number add() never saw.
@@ -104,6 +108,7 @@ class RollupBuilder {
 
   RunRollup r_;
   std::map<int64_t, const ConvergencePoint*> point_at_;
+  int64_t growth_step_ = kDefaultGrowthStep;
   util::DistinctTextCounter program_keys_;  // every compile's, counted distinct by finish()
   std::optional<double> known_ms_;
   // Sites, causes and subjects are numbered (1, 2, ...; their texts by ordinal - 1), and

@@ -39,7 +39,8 @@ struct FrameRecord {
 struct XlaBlockRecord {
   int64_t source_id = 0;
   int64_t line = 0;
-  std::optional<int64_t> step;
+  std::optional<int64_t> step;          // the sync's index (1-based) until training steps decide
+  std::optional<int64_t> syncs_before;  // step-end syncs of its source completed before it
   std::string kind;                     // compile
   std::string origin = "pt_xla_debug";  // "pt_xla_debug" or "vlog"
   std::string device;                   // vlog: the device it compiled for

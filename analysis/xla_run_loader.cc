@@ -13,7 +13,6 @@
 #include "util/json_depth.h"
 
 namespace rcf::analysis {
-namespace {
 
 std::vector<FrameRecord> parse_frames(std::string_view json_text) {
   std::vector<FrameRecord> frames;
@@ -29,6 +28,8 @@ std::vector<FrameRecord> parse_frames(std::string_view json_text) {
   }
   return frames;
 }
+
+namespace {
 
 // Executions per graph hash with the steps they fall in (step = step-end executions before it in
 // its source, plus one: the segment's step_ends_before + 1); memory follows the number of
@@ -216,6 +217,7 @@ XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
       r.step = step_end && markers_before >= 1 ? markers_before : markers_before + 1;
     else if (executing.count(r.source_id))
       r.step = ends_before + 1;
+    if (r.step) r.syncs_before = *r.step - 1;
     in.blocks.push_back(std::move(r));
   }
   // VLOG compiles stand in for Compilation Analysis blocks only where there are none: with both

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,9 @@
 #include "store/database.h"
 
 namespace rcf::analysis {
+
+// A JSON list of {file, line, function} as stored in frames_sid (innermost first).
+std::vector<FrameRecord> parse_frames(std::string_view json_text);
 
 XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
                           const std::vector<std::pair<int64_t, std::string>>& source_names);

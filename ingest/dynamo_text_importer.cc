@@ -29,6 +29,7 @@
 #include "ingest/dynamo_text_block.h"
 #include "ingest/inductor_cudagraph_skip.h"
 #include "ingest/log_prefix.h"
+#include "ingest/step_line.h"
 #include "ingest/text_util.h"
 
 namespace rcf::ingest {
@@ -423,8 +424,19 @@ class DynamoTextImporter : public Importer {
       return;
     }
     if (guard_errors_.read(message, p.rank, line, line_no)) return;
-    sink_.note(line_no, LineFate::kSkipped, module ? "unused_dynamo_message" : "other_logger",
-               line);
+    if (module) return sink_.note(line_no, LineFate::kSkipped, "unused_dynamo_message", line);
+    user_text(message, line, line_no, "other_logger");
+  }
+
+  // A line of the user's own output: a training-progress line becomes a step marker
+  // (docs/training_steps.md), anything else is counted under `reason`.
+  void user_text(std::string_view text, std::string_view line, int64_t line_no,
+                 std::string_view reason) {
+    if (auto progress = read_step_line(text)) {
+      sink_.emit(StepMarker{line_no, progress->step, "step_line", std::move(progress->shape)});
+      return;
+    }
+    sink_.note(line_no, LineFate::kSkipped, reason, line);
   }
 
   void on_unprefixed(const LogPrefix& p, std::string_view line, int64_t line_no) {
@@ -441,7 +453,7 @@ class DynamoTextImporter : public Importer {
         // stdout and stderr interleave: the record may go on after this line.
         ++adjacent->interleaved;
         adjacent->unrelated_last = true;
-        sink_.note(line_no, LineFate::kSkipped, is_blank(text) ? "blank" : "unprefixed_text", line);
+        user_text(text, line, line_no, is_blank(text) ? "blank" : "unprefixed_text");
         return;
       }
       adjacent_ = nullptr;
@@ -472,7 +484,7 @@ class DynamoTextImporter : public Importer {
       return;
     }
     if (guard_errors_.read(text, p.rank, line, line_no)) return;
-    sink_.note(line_no, LineFate::kSkipped, is_blank(text) ? "blank" : "unprefixed_text", line);
+    user_text(text, line, line_no, is_blank(text) ? "blank" : "unprefixed_text");
   }
 
   // One-line records that may appear with or without a prefix (see is_one_line_record).

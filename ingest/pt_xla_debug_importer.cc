@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "ingest/pt_xla_debug_executions.h"
+#include "ingest/step_line.h"
 #include "ingest/text_util.h"
 
 namespace rcf::ingest {
@@ -295,6 +296,10 @@ class PtXlaDebugImporter : public Importer {
       return skip(line_no, "summary_decoration", line);
     }
     if (glued_line(line, line_no)) return;
+    if (auto progress = read_step_line(text)) {  // the user's own `step N` line
+      sink_.emit(StepMarker{line_no, progress->step, "step_line", std::move(progress->shape)});
+      return;
+    }
     skip(line_no, "other_output", line);
   }
 

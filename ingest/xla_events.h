@@ -89,12 +89,12 @@ struct XlaVlogRecord {
   // "parameter_sequence", "cache_hit" (Graph hash: <h>), "get_tensor" (Trying to get the value of
   // N tensor(s): user code read tensor values, a host sync), "graph_size" (SyncTensorsGraphSize=N).
   std::string kind;
-  std::string graph_hash;  // as printed: hex (17-32 digits) or 2019-era decimal; "" when none
-  std::string device;      // "TPU:0", "CPU:0"; "" when the line names none
-  int64_t thread = -1;     // glog thread id when printed, else -1
-  std::optional<int64_t> count;       // get_tensor: tensors; graph_size: IR nodes
-  std::optional<double> compile_ms;   // compile: start to `done!` when both carry a timestamp
-  bool finished = false;              // compile: its `done!` line was seen
+  std::string graph_hash;        // as printed: hex (17-32 digits) or 2019-era decimal; "" when none
+  std::string device;            // "TPU:0", "CPU:0"; "" when the line names none
+  int64_t thread = -1;           // glog thread id when printed, else -1
+  std::optional<int64_t> count;  // get_tensor: tensors; graph_size: IR nodes
+  std::optional<double> compile_ms;  // compile: start to `done!` when both carry a timestamp
+  bool finished = false;             // compile: its `done!` line was seen
 };
 
 // One value of a metrics report. A `[MetricsData; step=N]` block gives the step.
@@ -115,7 +115,8 @@ struct MetricSample {
 struct StepMarker {
   int64_t line = 0;
   std::optional<int64_t> step;  // explicit step number when printed, else counted by analysis
-  std::string origin;           // "steplog", "metrics_file", "step_pattern"
+  std::string origin;           // "steplog", "metrics_file", "step_line"
+  std::string shape;            // step_line: the line's shape (ingest/step_line.h), else empty
 };
 
 // One parameter of an HLO module's entry computation.

@@ -304,7 +304,8 @@ void load_convergence(store::Database& db, RunSummary& run) {
   auto st = db.prepare(
       "SELECT state, first_step, last_step, settle_step, programs_at_settle, final_programs, "
       "new_after_growth_step, growth_step, compile_ms, wall_ms, compile_share, compiles, "
-      "execute_ms, counted_compiles, counted_by FROM convergence_summary WHERE run_id = ?");
+      "execute_ms, counted_compiles, counted_by, step_axis, step_basis, step_detail "
+      "FROM convergence_summary WHERE run_id = ?");
   st.bind(1, run.run_id);
   if (!st.step()) return;
   analysis::ConvergenceSummary c;
@@ -320,6 +321,10 @@ void load_convergence(store::Database& db, RunSummary& run) {
   c.final_programs = st.opt_int64(5).value_or(0);
   c.new_after_growth_step = st.opt_int64(6).value_or(0);
   c.growth_step = st.int64(7);
+  c.unit = st.str(15);
+  run.step_axis = c.unit;
+  run.step_basis = st.str(16);
+  run.step_detail = st.str(17);
   run.settle_state = state;
   run.last_step = c.last_step;
   run.settle_step = c.settle_step;
@@ -421,6 +426,13 @@ ExplainModel build_explain(store::Database& db, const std::string& lane,
   return model;
 }
 
+std::string step_axis_text(const RunSummary& run) {
+  if (run.step_axis == "step")
+    return fmt::format("steps: training steps, decided by {}: {}", run.step_basis, run.step_detail);
+  return fmt::format("steps: counted in syncs (the training step is undecided): {}",
+                     run.step_detail);
+}
+
 namespace {
 
 std::string causes_text(const std::map<std::string, int64_t>& causes) {
@@ -490,8 +502,10 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
     for (const MergedSourceInfo& m : run.merged_sources)
       out += fmt::format("   one process, two logs: {} read with {} ({})\n", safe(m.source),
                          safe(m.same_process_as), safe(m.evidence));
-    if (!run.convergence_text.empty())
+    if (!run.convergence_text.empty()) {
       out += fmt::format("   convergence: {}\n", safe(run.convergence_text));
+      out += fmt::format("   {}\n", safe(step_axis_text(run)));
+    }
     if (run.compile_ms && run.wall_ms && run.compile_share)
       out += fmt::format("   compile time {} of {} step wall time ({:.0f}%){}\n",
                          ms_text(*run.compile_ms), ms_text(*run.wall_ms), *run.compile_share * 100,
@@ -504,11 +518,12 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
         std::string lost = !f.compile_ms_lost                   ? std::string("time unknown")
                            : f.compile_ms_basis == "step_share" ? "~" + ms_text(*f.compile_ms_lost)
                                                                 : ms_text(*f.compile_ms_lost);
-        std::string steps = f.first_step
-                                ? (*f.first_step == *f.last_step
-                                       ? fmt::format(", step {}", *f.first_step)
-                                       : fmt::format(", steps {}..{}", *f.first_step, *f.last_step))
-                                : "";
+        std::string steps =
+            f.first_step
+                ? (*f.first_step == *f.last_step
+                       ? fmt::format(", {} {}", run.step_axis, *f.first_step)
+                       : fmt::format(", {}s {}..{}", run.step_axis, *f.first_step, *f.last_step))
+                : "";
         out += fmt::format("   {:>3}. {} at {}: {} recompile{}, {}{}\n", f.rank, safe(f.cause),
                            safe(f.site), f.recompiles, f.recompiles == 1 ? "" : "s", lost, steps);
         if (!f.detail.empty()) out += fmt::format("        e.g. {}\n", safe(first_line(f.detail)));
@@ -643,6 +658,9 @@ std::string render_explain_json(const ExplainModel& model, const ExplainListing&
     }
     const std::optional<double> other = other_step_ms(run);
     json convergence = {{"state", run.settle_state},
+                        {"axis", run.step_axis},
+                        {"step_basis", run.step_basis},
+                        {"step_detail", run.step_detail},
                         {"last_step", run.last_step},
                         {"settle_step", run.settle_step},
                         {"programs_at_settle", run.programs_at_settle},

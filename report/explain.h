@@ -114,6 +114,10 @@ struct RunSummary {
   int64_t programs_at_settle = 0;
   int64_t final_programs = 0;    // programs cached at the last step
   std::string convergence_text;  // analysis::describe_convergence sentence
+  // What `step` counts in this run: "step" (training steps) or "sync" (undecided), the evidence
+  // that decided it (step_lines, step_pattern, step_timings, step_timestamps, none) and how, or
+  // what would decide it (analysis/training_steps.h).
+  std::string step_axis = "sync", step_basis = "none", step_detail;
   std::optional<double> compile_ms, wall_ms, compile_share;
   std::optional<double> execute_ms;  // the XLA metrics' ExecuteTime, when a metrics report exists
   // Compiles a metrics report counts, named by a record or not (docs/xla_formats.md).
@@ -153,5 +157,9 @@ ExplainModel build_explain(store::Database& db, const std::string& lane,
 std::string render_explain_text(const ExplainModel& model, const ExplainListing& listing = {});
 // Lists cut by `listing` carry `<list>_not_listed` counts beside them.
 std::string render_explain_json(const ExplainModel& model, const ExplainListing& listing = {});
+
+// One line on what the run's steps count and what decided it, or what would:
+// "steps: training steps, decided by step_lines: ..." or "steps: counted in syncs (...): ...".
+std::string step_axis_text(const RunSummary& run);
 
 }  // namespace rcf::report

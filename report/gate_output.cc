@@ -61,6 +61,8 @@ const char* unit_name(analysis::ValueKind kind) {
       return "count";
     case analysis::ValueKind::kStep:
       return "step";
+    case analysis::ValueKind::kSync:
+      return "sync";
     case analysis::ValueKind::kShare:
       return "share";
   }

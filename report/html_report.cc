@@ -290,7 +290,8 @@ std::string charts_section(const ReportModel& model, json& chart_data) {
       out += "<figure><figcaption>" + esc(title) + "</figcaption>";
       out +=
           render_chart_svg(run.chart, model.chart_first_step, model.chart_last_step, index, title);
-      out += "<p class=\"muted\">" + esc(run.summary.convergence_text) + "</p></figure>";
+      out += "<p class=\"muted\">" + esc(run.summary.convergence_text) + "<br>" +
+             esc(step_axis_text(run.summary)) + "</p></figure>";
       json programs = json::array(), compiles = json::array(), marks = json::array();
       for (const auto& [step, n] : run.chart.programs) programs.push_back({step, n});
       for (const auto& b : run.chart.compiles)
@@ -404,14 +405,16 @@ std::string frontier_block(const LaneReport& lane) {
       const auto& f = *run.first_failure;
       items += fmt::format(
           "<li>run {}: {}compile #{} (<code>{}</code>) at <code>{}</code> raised {}</li>",
-          esc(run.summary.run), f.step ? fmt::format("step {}, ", *f.step) : "", f.ordinal,
+          esc(run.summary.run),
+          f.step ? fmt::format("{} {}, ", run.summary.step_axis, *f.step) : "", f.ordinal,
           esc(f.program_key), esc(f.site), esc(f.reason));
     }
     if (run.first_recompile) {
       const auto& r = *run.first_recompile;
       items += fmt::format(
           "<li>run {}: {}compile #{} (<code>{}</code>) at <code>{}</code>: {} {}</li>",
-          esc(run.summary.run), r.step ? fmt::format("step {}, ", *r.step) : "", r.ordinal,
+          esc(run.summary.run),
+          r.step ? fmt::format("{} {}, ", run.summary.step_axis, *r.step) : "", r.ordinal,
           esc(r.program_key), esc(run.first_recompile_site), cause_badge(r.cause), esc(r.detail));
     }
   }

@@ -39,12 +39,13 @@ std::string ms(const std::optional<double>& v) {
 
 std::string settle_text(const LaneRunFacts& r) {
   if (r.state == "no_data") return "no steps in the logs";
+  const std::string& u = r.step_axis;
   if (r.state == "settled")
-    return fmt::format("settled at step {} with {} programs", r.settle_step, r.programs_at_settle);
+    return fmt::format("settled at {} {} with {} programs", u, r.settle_step, r.programs_at_settle);
   if (r.state == "still_growing")
-    return fmt::format("still growing (last new program at step {}, {} programs)", r.settle_step,
+    return fmt::format("still growing (last new program at {} {}, {} programs)", u, r.settle_step,
                        r.programs_at_settle);
-  return fmt::format("not settled at the last step seen ({}, {} programs)", r.last_step,
+  return fmt::format("not settled at the last {} seen ({}, {} programs)", u, r.last_step,
                      r.final_programs);
 }
 
@@ -117,6 +118,7 @@ json run_json(const LaneRunFacts& r) {
           {"first_step", r.first_step},
           {"last_step", r.last_step},
           {"settle_step", r.settle_step},
+          {"axis", r.step_axis},
           {"programs_at_settle", r.programs_at_settle},
           {"final_programs", r.final_programs},
           {"convergence_text", r.convergence_text},
@@ -204,6 +206,7 @@ LaneFacts load_lane_facts(store::Database& db, const std::string& lane) {
     r.programs_at_settle = s.programs_at_settle;
     r.final_programs = s.final_programs;
     r.convergence_text = s.convergence_text;
+    r.step_axis = s.step_axis;
     r.causes = s.causes;
     conv.reset();
     conv.bind(1, s.run_id);

@@ -25,6 +25,7 @@ struct LaneRunFacts {
   int64_t first_step = 0, last_step = 0, settle_step = 0, programs_at_settle = 0,
           final_programs = 0;
   std::string convergence_text;
+  std::string step_axis = "step";  // what its steps count: "step" or "sync" (undecided)
   std::optional<double> compile_ms, wall_ms;
   std::map<std::string, int64_t> causes;
 };

@@ -40,32 +40,41 @@ std::string lost_text(const FixFirstItem& f) {
 }
 
 std::string steps_text(const RunChart& c, const RunSummary& s) {
-  return fmt::format("steps {}..{}", c.first_step, s.last_step);
+  return fmt::format("{}s {}..{}", s.step_axis, c.first_step, s.last_step);
 }
 
-// What the convergence curve of one run supports, in one or two sentences.
+// What the convergence curve of one run supports, in one or two sentences, in the run's unit
+// (training steps, or syncs where the training step is undecided), and what decided that unit.
 std::string convergence_claim(const RunReport& run) {
   const RunSummary& s = run.summary;
+  const std::string& u = s.step_axis;
   const std::string path = "in the checked path (" + steps_text(run.chart, s) + ")";
+  std::string axis_text = step_axis_text(s);
+  axis_text[0] = 'S';  // a sentence of its own: "Steps: ..."
+  const std::string axis = " " + md_text(axis_text) + ".";
   if (s.settle_state == "settled") {
-    if (s.settle_step == 0) return fmt::format("This lane built no new program {}.", path);
+    if (s.settle_step == 0) return fmt::format("This lane built no new program {}.", path) + axis;
     if (run.recompiles_after_settle == 0)
       return fmt::format(
-          "This lane settled at step {} with {} and showed no recompiles after step {} {}.",
-          s.settle_step, plural(s.programs_at_settle, "program"), s.settle_step, path);
+                 "This lane settled at {} {} with {} and showed no recompiles after {} {} {}.", u,
+                 s.settle_step, plural(s.programs_at_settle, "program"), u, s.settle_step, path) +
+             axis;
     return fmt::format(
-        "This lane settled at step {} with {} {}; {} after step {} rebuilt programs it already "
-        "had.",
-        s.settle_step, plural(s.programs_at_settle, "program"), path,
-        plural(run.recompiles_after_settle, "recompile"), s.settle_step);
+               "This lane settled at {} {} with {} {}; {} after {} {} rebuilt programs it "
+               "already had.",
+               u, s.settle_step, plural(s.programs_at_settle, "program"), path,
+               plural(run.recompiles_after_settle, "recompile"), u, s.settle_step) +
+           axis;
   }
   if (s.settle_state == "still_growing")
-    return fmt::format("This lane did not settle {}: {}.", path, md_text(s.convergence_text));
+    return fmt::format("This lane did not settle {}: {}.", path, md_text(s.convergence_text)) +
+           axis;
   if (s.settle_state == "not_settled")
     return fmt::format(
-        "This lane was still building new programs at the last step seen (step {}, {}): the "
-        "checked path ({}) is too short to call it settled.",
-        s.last_step, plural(s.final_programs, "program"), steps_text(run.chart, s));
+               "This lane was still building new programs at the last {} seen ({} {}, {}): the "
+               "checked path ({}) is too short to call it settled.",
+               u, u, s.last_step, plural(s.final_programs, "program"), steps_text(run.chart, s)) +
+           axis;
   if (s.compiles == 0) return "The logs of this run show no compile.";
   return "The logs of this run carry no training steps, so whether it settled cannot be judged.";
 }
@@ -233,11 +242,11 @@ std::string lane_note(const LaneReport& lane) {
       risk.push_back(fmt::format("{}: no evidence ({}); ingest its logs before relying on it.",
                                  label, md_text(s.no_evidence)));
     if (s.settle_state == "settled" && s.settle_step > 0 && run.recompiles_after_settle == 0)
-      validated.push_back(fmt::format(
-          "{}: settled at step {} with {}; no recompiles after step {} in the checked path "
-          "({}).",
-          label, s.settle_step, plural(s.programs_at_settle, "program"), s.settle_step,
-          steps_text(run.chart, s)));
+      validated.push_back(
+          fmt::format("{}: settled at {} {} with {}; no recompiles after {} {} in the checked path "
+                      "({}).",
+                      label, s.step_axis, s.settle_step, plural(s.programs_at_settle, "program"),
+                      s.step_axis, s.settle_step, steps_text(run.chart, s)));
     if (s.recompiles == 0 && s.compiles > 0)
       validated.push_back(
           fmt::format("{}: this lane did not show extra recompiles in the checked path ({}).",
@@ -290,15 +299,15 @@ std::string lane_note(const LaneReport& lane) {
     if (run.first_failure) {
       const auto& f = *run.first_failure;
       frontier.push_back(fmt::format("{}: {}compile #{} ({}) at {} raised{}", label,
-                                     f.step ? fmt::format("step {}, ", *f.step) : "", f.ordinal,
-                                     code(f.program_key), code(f.site),
+                                     f.step ? fmt::format("{} {}, ", s.step_axis, *f.step) : "",
+                                     f.ordinal, code(f.program_key), code(f.site),
                                      f.reason.empty() ? "" : " " + code(f.reason)));
     }
     if (run.first_recompile) {
       const auto& r = *run.first_recompile;
       frontier.push_back(fmt::format("{}: {}compile #{} ({}) at {}: {}{}{}", label,
-                                     r.step ? fmt::format("step {}, ", *r.step) : "", r.ordinal,
-                                     code(r.program_key), code(run.first_recompile_site),
+                                     r.step ? fmt::format("{} {}, ", s.step_axis, *r.step) : "",
+                                     r.ordinal, code(r.program_key), code(run.first_recompile_site),
                                      code(r.cause), r.detail.empty() ? "" : " — ",
                                      md_text(r.detail)));
     }

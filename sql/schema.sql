@@ -390,7 +390,9 @@ CREATE TABLE step_marker (
   source_id INTEGER NOT NULL,  -- source
   line INTEGER NOT NULL,       -- line
   step INTEGER,                -- explicit step number, NULL when only the boundary is known
-  origin TEXT NOT NULL         -- steplog, metrics_file, step_pattern
+  origin TEXT NOT NULL,        -- steplog (a sync), metrics_file (a sync), step_line (a progress
+                               -- line of the user's output, docs/training_steps.md)
+  shape_sid INTEGER            -- step_line: the line's shape (`[train] step #`), else NULL
 );
 
 -- One HLO module (a --xla_dump_to file or a module embedded in a saved graph).
@@ -535,7 +537,7 @@ CREATE TABLE compile_event (
   compile_row INTEGER PRIMARY KEY,  -- row id
   run_id INTEGER NOT NULL,     -- run
   ordinal INTEGER NOT NULL,    -- 1-based order of the compile within the run (time, then source order)
-  step INTEGER,                -- training step of the compile, NULL when the logs give none
+  step INTEGER,                -- training step of the compile (sync where the run's step_axis is sync), NULL when none
   site_sid INTEGER NOT NULL,   -- user code location the program belongs to (Dynamo: co_filename:co_firstlineno (co_name))
   program_key TEXT NOT NULL,   -- what the runtime calls the program (Dynamo: 'F/C', 'rankN:F/C' with several ranks);
                                -- texts unique to one compile are stored in the row, not interned in strings
@@ -576,7 +578,7 @@ CREATE TABLE attribution (
 -- compile and the programs_cached of the row before it.
 CREATE TABLE convergence_point (
   run_id INTEGER NOT NULL,     -- run
-  step INTEGER NOT NULL,       -- training step
+  step INTEGER NOT NULL,       -- training step, or sync where run_convergence.step_axis = 'sync'
   programs_cached INTEGER NOT NULL,  -- distinct programs compiled up to and including this step
   compiles_in_step INTEGER NOT NULL, -- real compiles during this step
   compile_ms REAL,             -- compile time in this step: step timings' compile column, else the
@@ -610,8 +612,13 @@ CREATE TABLE run_convergence (
                                -- not: the last metrics report's CompileTime TotalSamples, else
                                -- UncachedCompile (largest over the run's sources); NULL when no
                                -- report counts them (docs/xla_formats.md)
-  counted_by TEXT              -- where that count was read, e.g. 'metrics CompileTime TotalSamples
+  counted_by TEXT,             -- where that count was read, e.g. 'metrics CompileTime TotalSamples
                                -- at report.txt:3'; NULL with counted_compiles
+  step_axis TEXT NOT NULL DEFAULT 'sync',  -- what `step` counts in this run's compiles, curve and
+                               -- facts: 'step' (training steps) or 'sync' (undecided: syncs)
+  step_basis TEXT NOT NULL DEFAULT 'none', -- the evidence that decided the training step:
+                               -- step_pattern, step_lines, step_timings, step_timestamps, none
+  step_detail TEXT             -- how it was decided, or what would decide it (docs/training_steps.md)
 );
 
 -- Recompiles aggregated per run x site x cause (the fix-first list ranks these).
@@ -714,18 +721,21 @@ WHERE c.hlo_module_id IS NOT NULL OR c.saved_graph_source_id IS NOT NULL;
 
 -- convergence: programs cached vs step per run, with compile and wall time per step when known;
 -- change points only (see convergence_point): programs cached at step S is the programs_cached
--- of the last row with step <= S.
+-- of the last row with step <= S. `axis` says what `step` counts: 'step' (training steps) or
+-- 'sync' (the run's evidence could not decide the training step; see run_convergence).
 CREATE VIEW convergence AS
 SELECT p.run_id, r.lane, r.run, p.step, p.programs_cached, p.compiles_in_step,
-       p.compile_ms, p.wall_ms
-FROM convergence_point p JOIN run_table r ON r.run_id = p.run_id;
+       p.compile_ms, p.wall_ms, coalesce(c.step_axis, 'sync') AS axis
+FROM convergence_point p JOIN run_table r ON r.run_id = p.run_id
+LEFT JOIN run_convergence c ON c.run_id = p.run_id;
 
 -- convergence_summary: did each run settle (see run_convergence).
 CREATE VIEW convergence_summary AS
 SELECT c.run_id, r.lane, r.run, c.state, c.first_step, c.last_step, c.settle_step,
        c.programs_at_settle, c.final_programs, c.new_after_growth_step, c.growth_step,
        c.compiles, c.programs, c.recompiles, c.compile_ms, c.wall_ms, c.execute_ms,
-       c.compile_share, c.counted_compiles, c.counted_by
+       c.compile_share, c.counted_compiles, c.counted_by, c.step_axis, c.step_basis,
+       c.step_detail
 FROM run_convergence c JOIN run_table r ON r.run_id = c.run_id;
 
 -- fix_first: recompiles per run x site x cause, ranked by compile time lost, with the remedy.

@@ -176,7 +176,7 @@ class EventRowWriter {
         metric_(db, "metric_sample",
                 with_src({"step", "report_index", "name_sid", "kind", "field", "value", "unit"}),
                 &all_),
-        step_marker_(db, "step_marker", with_src({"step", "origin"}), &all_),
+        step_marker_(db, "step_marker", with_src({"step", "origin", "shape_sid"}), &all_),
         hlo_module_(
             db, "hlo_module",
             {"hlo_module_id", "run_id", "source_id", "line", "module_name_sid", "module_id",
@@ -440,7 +440,9 @@ class EventRowWriter {
         .val(m.value)
         .val(m.unit);
   }
-  void row(const ingest::StepMarker& m) { src(step_marker_, m.line).val(m.step).val(m.origin); }
+  void row(const ingest::StepMarker& m) {
+    src(step_marker_, m.line).val(m.step).val(m.origin).val(strings_.id_or_null(m.shape));
+  }
   void row(const ingest::HloModule& m) {
     int64_t id = next_hlo_id_++;
     hlo_module_.val(id)

@@ -647,9 +647,14 @@ TEST_F(GateCli, GrowingLaneFailsNamingTheCauseAndSite) {
   ingest_growing("t.db", "grow");
   CliRun r = rcf({"gate", "--db", "t.db"});
   EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  // The growing log prints no training step (no step lines, no timings): its curve counts
+  // syncs, the budget is applied to syncs and the verdict says so (docs/training_steps.md).
   EXPECT_NE(r.out.find("lane grow (run r1): FAIL\n  FAIL  settle_by                    new "
-                       "program at step 97 > step 20 allowed (1 new program after step 20, 5 "
-                       "programs): top cause sync_fragment at " +
+                       "program at sync 97 > sync 20 allowed (1 new program after sync 20, 5 "
+                       "programs) (counted in syncs, the training step is undecided: "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("or ingest a step-timing file (CSV or JSONL)): top cause sync_fragment at " +
                        kFragmentSite),
             std::string::npos)
       << r.out;
@@ -875,14 +880,14 @@ TEST_F(GateCli, AnnotationsAndJobSummaryOnlyUnderGithubActions) {
             0u)
       << annotations[0];
   EXPECT_EQ(annotations[1].rfind("::error file=/home/user/project/model/losses.py,line=77,"
-                                 "title=rcf gate grow%3A settle_by::new program at step 97",
+                                 "title=rcf gate grow%3A settle_by::new program at sync 97",
                                  0),
             0u)
       << annotations[1];
   std::string summary = testing::read_file(path("summary.md"));
   EXPECT_EQ(summary.rfind("# earlier step\n## rcf gate: FAILED\n", 0), 0u) << summary;
-  EXPECT_NE(summary.find("| grow | settle_by | **FAIL** | step 97 | step 20 | new program at "
-                         "step 97"),
+  EXPECT_NE(summary.find("| grow | settle_by | **FAIL** | sync 97 | sync 20 | new program at "
+                         "sync 97"),
             std::string::npos)
       << summary;
 

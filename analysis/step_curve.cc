@@ -1,0 +1,82 @@
+#include "analysis/step_curve.h"
+
+#include <algorithm>
+#include <set>
+
+namespace rcf::analysis {
+
+void StepCurve::add(int64_t step, const std::string& program_key,
+                    std::optional<double> compile_ms) {
+  Step& s = in_step_[step];
+  ++s.compiles;
+  if (compile_ms) s.compile_ms = s.compile_ms.value_or(0) + *compile_ms;
+  auto [it, fresh] = first_step_.emplace(program_key, step);
+  if (fresh) {
+    ++s.new_programs;
+  } else if (step < it->second) {  // compiles come in ordinal order, not always step order
+    --in_step_[it->second].new_programs;
+    ++s.new_programs;
+    it->second = step;
+  }
+}
+
+std::vector<ConvergencePoint> StepCurve::finish(int64_t last_step,
+                                                const std::map<int64_t, double>& wall_ms) const {
+  std::vector<ConvergencePoint> out;
+  if (in_step_.empty()) return out;
+  const int64_t first = std::min<int64_t>(1, in_step_.begin()->first);
+  last_step = std::max(last_step, in_step_.rbegin()->first);
+  std::set<int64_t> steps = {first, last_step};
+  for (const auto& [step, s] : in_step_) steps.insert(step);
+  for (const auto& [step, ms] : wall_ms)
+    if (step >= first && step <= last_step) steps.insert(step);
+  int64_t programs = 0;
+  auto next = in_step_.begin();
+  for (int64_t step : steps) {
+    ConvergencePoint p;
+    p.step = step;
+    for (; next != in_step_.end() && next->first <= step; ++next) {
+      programs += next->second.new_programs;
+      if (next->first == step) {
+        p.compiles_in_step = next->second.compiles;
+        p.compile_ms = next->second.compile_ms;
+      }
+    }
+    p.programs_cached = programs;
+    if (auto w = wall_ms.find(step); w != wall_ms.end()) p.wall_ms = w->second;
+    out.push_back(p);
+  }
+  return out;
+}
+
+namespace {
+// programs_cached at `step` of a change-point curve: the last row at or before it.
+int64_t programs_at(const std::vector<ConvergencePoint>& curve, int64_t step) {
+  auto it = std::upper_bound(curve.begin(), curve.end(), step,
+                             [](int64_t s, const ConvergencePoint& p) { return s < p.step; });
+  return it == curve.begin() ? 0 : std::prev(it)->programs_cached;
+}
+}  // namespace
+
+std::vector<ConvergencePoint> merge_curves(const std::vector<ConvergencePoint>& a,
+                                           const std::vector<ConvergencePoint>& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  std::map<int64_t, ConvergencePoint> by_step;
+  for (const auto* curve : {&a, &b})
+    for (const ConvergencePoint& p : *curve) {
+      ConvergencePoint& m = by_step[p.step];
+      m.step = p.step;
+      m.compiles_in_step += p.compiles_in_step;
+      if (p.compile_ms) m.compile_ms = m.compile_ms.value_or(0) + *p.compile_ms;
+      if (p.wall_ms) m.wall_ms = p.wall_ms;  // one step timing for the run
+    }
+  std::vector<ConvergencePoint> out;
+  for (auto& [step, p] : by_step) {
+    p.programs_cached = programs_at(a, step) + programs_at(b, step);
+    out.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace rcf::analysis

@@ -1,0 +1,40 @@
+// The convergence curve of compiles handed over one at a time with their training steps (the
+// Dynamo side, whose compiles are streamed to the writer, never all held): programs cached vs
+// step, change points only, as analysis/xla_compiles.h builds the torch_xla curve. Memory follows
+// the distinct programs with a step.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/xla_compiles.h"
+
+namespace rcf::analysis {
+
+class StepCurve {
+ public:
+  void add(int64_t step, const std::string& program_key, std::optional<double> compile_ms);
+  bool empty() const { return in_step_.empty(); }
+  // Change points from the first step with a compile (or 1) to `last_step` (at least the last
+  // step with a compile); `wall_ms` per step when timed.
+  std::vector<ConvergencePoint> finish(int64_t last_step,
+                                       const std::map<int64_t, double>& wall_ms) const;
+
+ private:
+  struct Step {
+    int64_t compiles = 0, new_programs = 0;
+    std::optional<double> compile_ms;
+  };
+  std::map<int64_t, Step> in_step_;
+  std::unordered_map<std::string, int64_t> first_step_;  // program -> earliest step
+};
+
+// Two curves of one run (torch_xla and Dynamo compiles) as one: counts add up per step.
+std::vector<ConvergencePoint> merge_curves(const std::vector<ConvergencePoint>& a,
+                                           const std::vector<ConvergencePoint>& b);
+
+}  // namespace rcf::analysis

@@ -1,0 +1,121 @@
+#include "analysis/step_evidence_loader.h"
+
+#include <set>
+#include <string>
+#include <utility>
+
+#include "analysis/xla_run_loader.h"
+
+namespace rcf::analysis {
+namespace {
+
+// The first compile line of every source that holds compiles (torch_xla, Dynamo, JAX).
+void load_compile_sources(store::Database& db, int64_t run_id, StepEvidence& ev) {
+  for (const char* sql :
+       {"SELECT source_id, min(line) FROM xla_block WHERE run_id = ? AND kind = 'compile' "
+        "GROUP BY source_id",
+        "SELECT source_id, min(line) FROM dynamo_compile_raw WHERE run_id = ? GROUP BY source_id",
+        // A graph break is traced inside a compile: with TORCH_LOGS=recompiles the first
+        // compiles have no record of their own, and a break may be their first sign.
+        "SELECT source_id, min(line) FROM graph_break WHERE run_id = ? GROUP BY source_id",
+        "SELECT source_id, min(line) FROM jax_compile WHERE run_id = ? GROUP BY source_id"}) {
+    auto rows = db.prepare(sql);
+    rows.bind(1, run_id);
+    while (rows.step()) {
+      auto [it, fresh] = ev.first_compile.emplace(rows.int64(0), rows.int64(1));
+      if (!fresh) it->second = std::min(it->second, rows.int64(1));
+    }
+  }
+  auto timed = db.prepare(
+      "SELECT 1 FROM dynamo_compile_raw WHERE run_id = ? AND start_us IS NOT NULL LIMIT 1");
+  timed.bind(1, run_id);
+  ev.compiles_have_start_times = timed.step();
+}
+
+// Progress lines: in a compile source they place its compiles; elsewhere (a console of their
+// own) the largest series of a source counts the steps, like a step-timing file.
+void load_step_lines(store::Database& db, int64_t run_id, StepEvidence& ev) {
+  auto rows = db.prepare(
+      "SELECT m.source_id, m.line, m.step, m.shape_sid, s.text FROM step_marker m "
+      "LEFT JOIN strings s ON s.string_id = m.shape_sid "
+      "WHERE m.run_id = ? AND m.origin = 'step_line' AND m.step IS NOT NULL");
+  rows.bind(1, run_id);
+  std::map<std::pair<int64_t, int64_t>, std::set<int64_t>> elsewhere;  // (source, shape) -> steps
+  while (rows.step()) {
+    StepLineRow r{rows.int64(0), rows.int64(1), rows.int64(2), rows.opt_int64(3).value_or(-1)};
+    ev.shape_names.emplace(r.shape, rows.str(4));
+    if (ev.first_compile.count(r.source_id))
+      ev.lines.push_back(r);
+    else
+      elsewhere[{r.source_id, r.shape}].insert(r.step);
+  }
+  std::map<int64_t, const std::set<int64_t>*> largest;
+  for (const auto& [key, steps] : elsewhere) {
+    auto& best = largest[key.first];
+    if (!best || steps.size() > best->size()) best = &steps;
+  }
+  for (const auto& [source, steps] : largest)
+    if (steps->size() >= 2)
+      for (int64_t step : *steps) ev.timed.push_back({step, std::nullopt});
+}
+
+// Step-timing rows: a --step-pattern match in a compile source is a progress line; any other
+// row is a timed step.
+void load_step_timings(store::Database& db, int64_t run_id, StepEvidence& ev) {
+  auto rows =
+      db.prepare("SELECT source_id, line, step, timestamp_s FROM step_timing WHERE run_id = ?");
+  rows.bind(1, run_id);
+  while (rows.step()) {
+    int64_t source = rows.int64(0);
+    if (ev.first_compile.count(source))
+      ev.lines.push_back({source, rows.int64(1), rows.int64(2), 0});
+    else
+      ev.timed.push_back({rows.int64(2), rows.opt_real(3)});
+  }
+}
+
+// Step-end syncs: XLA_EMIT_STEPLOG markers where a source has them, else its step-end
+// Execution blocks, whose printed frames tell the syncs' sites apart.
+void load_syncs(store::Database& db, int64_t run_id, StepEvidence& ev) {
+  std::set<int64_t> marked;
+  auto markers =
+      db.prepare("SELECT source_id, line FROM step_marker WHERE run_id = ? AND origin = 'steplog'");
+  markers.bind(1, run_id);
+  while (markers.step()) {
+    marked.insert(markers.int64(0));
+    ev.syncs.push_back({markers.int64(0), markers.int64(1), 0});
+  }
+  auto ends = db.prepare(
+      "SELECT e.source_id, e.first_line, e.last_line, e.executions, g.frames_sid, f.text "
+      "FROM xla_execution e JOIN xla_execution_group g ON g.group_id = e.group_id "
+      "LEFT JOIN strings f ON f.string_id = g.frames_sid "
+      "WHERE e.run_id = ? AND g.kind = 'execute' AND g.cause_class IN "
+      "('step_end', 'parallel_loader_step_end', 'profiler_step_end')");
+  ends.bind(1, run_id);
+  while (ends.step()) {
+    int64_t source = ends.int64(0);
+    if (marked.count(source)) continue;
+    int64_t site = ends.opt_int64(4).value_or(0);
+    ev.syncs.push_back({source, ends.int64(1), site});
+    if (ends.int64(3) >= 2) ev.syncs.push_back({source, ends.int64(2), site});
+    if (site != 0 && !ev.site_names.count(site)) {
+      auto user = innermost_user_frame(parse_frames(ends.text(5)));
+      ev.site_names[site] =
+          user ? user->file + ":" + std::to_string(user->line) + " (" + user->function + ")"
+               : "an unnamed site";
+    }
+  }
+}
+
+}  // namespace
+
+StepEvidence load_step_evidence(store::Database& db, int64_t run_id) {
+  StepEvidence ev;
+  load_compile_sources(db, run_id, ev);
+  load_step_lines(db, run_id, ev);
+  load_step_timings(db, run_id, ev);
+  load_syncs(db, run_id, ev);
+  return ev;
+}
+
+}  // namespace rcf::analysis

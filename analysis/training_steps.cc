@@ -1,0 +1,320 @@
+#include "analysis/training_steps.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace rcf::analysis {
+namespace {
+
+constexpr const char* kWhatDecides =
+    "to decide it, print a `step N` line in the same log, pass --step-pattern, or ingest a "
+    "step-timing file (CSV or JSONL)";
+
+int64_t count_before(const std::vector<int64_t>& sorted, int64_t line) {
+  return std::lower_bound(sorted.begin(), sorted.end(), line) - sorted.begin();
+}
+
+// The most common positive difference between consecutive numbers (1 when every step is logged).
+int64_t typical_gap(const std::vector<const StepLineRow*>& rows) {
+  std::map<int64_t, int64_t> gaps;
+  for (size_t i = 1; i < rows.size(); ++i)
+    if (rows[i]->step > rows[i - 1]->step) ++gaps[rows[i]->step - rows[i - 1]->step];
+  int64_t best = 0, seen = 0;
+  for (const auto& [gap, n] : gaps)
+    if (n > seen) best = gap, seen = n;
+  return best;
+}
+
+}  // namespace
+
+// Builds a TrainingSteps in named phases: series from progress lines, else syncs matched with
+// timed steps, else timestamps; then the axis and its detail.
+class StepDecision {
+ public:
+  explicit StepDecision(const StepEvidence& ev) : ev_(ev) {}
+
+  TrainingSteps run() {
+    collect_sync_lines();
+    if (build_series()) return std::move(out_);
+    if (!ev_.timed.empty() && match_timed_syncs()) return std::move(out_);
+    if (match_timestamps()) return std::move(out_);
+    undecided();
+    return std::move(out_);
+  }
+
+ private:
+  void collect_sync_lines() {
+    for (const SyncRow& s : ev_.syncs) out_.sync_lines_[s.source_id].push_back(s.line);
+    for (auto& [source, lines] : out_.sync_lines_) std::sort(lines.begin(), lines.end());
+  }
+
+  // Phase 1: one series per compile source, the --step-pattern one first, else the shape with
+  // the most lines whose numbers go up.
+  bool build_series() {
+    std::map<std::pair<int64_t, int64_t>, std::vector<const StepLineRow*>> by_shape;
+    for (const StepLineRow& r : ev_.lines)
+      if (ev_.first_compile.count(r.source_id)) by_shape[{r.source_id, r.shape}].push_back(&r);
+    std::map<int64_t, std::pair<int64_t, size_t>> chosen;  // source -> (shape, lines)
+    for (auto& [key, rows] : by_shape) {
+      std::sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->line < b->line; });
+      auto series = unroll(rows);
+      if (!series) continue;
+      auto& best = chosen[key.first];
+      bool better = best.second == 0 || key.second == 0 ||
+                    (best.first != 0 && series->lines.size() > best.second);
+      if (!better) continue;
+      best = {key.second, series->lines.size()};
+      finish_series(key.first, *series);
+      out_.series_[key.first] = std::move(*series);
+    }
+    if (chosen.empty()) return false;
+    describe_series(chosen);
+    return true;
+  }
+
+  // The numbers of one shape, unrolled where they drop (a new epoch numbers its steps again).
+  // Too many drops: not a progress series.
+  static std::optional<TrainingSteps::Series> unroll(const std::vector<const StepLineRow*>& rows) {
+    if (rows.size() < 2) return std::nullopt;
+    int64_t gap = typical_gap(rows);
+    if (gap == 0) return std::nullopt;
+    TrainingSteps::Series s;
+    int64_t offset = 0, drops = 0;
+    for (const StepLineRow* r : rows) {
+      int64_t step = r->step + offset;
+      if (!s.steps.empty() && step == s.steps.back()) continue;  // printed twice
+      if (!s.steps.empty() && step < s.steps.back()) {
+        ++drops;
+        offset = s.steps.back() + gap - r->step;
+        step = s.steps.back() + gap;
+      }
+      s.lines.push_back(r->line);
+      s.steps.push_back(step);
+    }
+    if (s.steps.size() < 2 || drops * 3 > static_cast<int64_t>(s.steps.size())) return std::nullopt;
+    return s;
+  }
+
+  // A run's first step always compiles: a progress line before the first compile was printed
+  // when its step began, else when it ended.
+  void finish_series(int64_t source, TrainingSteps::Series& s) const {
+    s.printed_at_end = ev_.first_compile.at(source) < s.lines.front();
+    auto it = out_.sync_lines_.find(source);
+    for (int64_t line : s.lines)
+      s.syncs_at.push_back(it == out_.sync_lines_.end() ? 0 : count_before(it->second, line));
+  }
+
+  void describe_series(const std::map<int64_t, std::pair<int64_t, size_t>>& chosen) {
+    bool pattern = false;
+    std::set<std::string> shapes;
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (const auto& [source, pick] : chosen) {
+      pattern = pattern || pick.first == 0;
+      auto name = ev_.shape_names.find(pick.first);
+      shapes.insert(pick.first == 0                 ? "--step-pattern"
+                    : name != ev_.shape_names.end() ? name->second
+                                                    : "?");
+      const auto& s = out_.series_.at(source);
+      first = std::min(first, s.steps.front());
+      last = std::max(last, s.steps.back());
+    }
+    out_.axis_ = {"step", pattern ? "step_pattern" : "step_lines", ""};
+    const auto& any = out_.series_.begin()->second;
+    out_.axis_.detail = fmt::format(
+        "progress lines `{}` in the compiles' own log, steps {}..{}, printed {} the step's "
+        "compiles",
+        fmt::join(shapes, "`, `"), first, last, any.printed_at_end ? "after" : "before");
+  }
+
+  // Phase 2: the timed steps' count against each compile source's syncs.
+  bool match_timed_syncs() {
+    std::set<int64_t> steps;
+    for (const TimedStepRow& t : ev_.timed) steps.insert(t.step);
+    const int64_t timed = static_cast<int64_t>(steps.size());
+    const int64_t base = *steps.begin();
+    std::map<int64_t, std::vector<const SyncRow*>> by_source;
+    for (const SyncRow& s : ev_.syncs)
+      if (ev_.first_compile.count(s.source_id)) by_source[s.source_id].push_back(&s);
+    std::string how;
+    for (auto& [source, syncs] : by_source) {
+      std::sort(syncs.begin(), syncs.end(), [](auto* a, auto* b) { return a->line < b->line; });
+      if (auto sites = place_by_site(syncs, timed, base, &how)) {
+        out_.by_syncs_[source] = std::move(*sites);
+      } else if (auto even = place_by_count(syncs, timed, base, &how)) {
+        out_.by_syncs_[source] = std::move(*even);
+      }
+    }
+    if (out_.by_syncs_.empty()) return false;
+    out_.axis_ = {"step", "step_timings", fmt::format("{} timed steps; {}", timed, how)};
+    return true;
+  }
+
+  // The site that runs once per timed step (within one) ends the step; among several, the one
+  // that comes last in the first step.
+  std::optional<TrainingSteps::SyncSites> place_by_site(const std::vector<const SyncRow*>& syncs,
+                                                        int64_t timed, int64_t base,
+                                                        std::string* how) const {
+    std::map<int64_t, int64_t> count, first_at;
+    for (size_t i = 0; i < syncs.size(); ++i) {
+      if (syncs[i]->site == 0) return std::nullopt;
+      if (!count[syncs[i]->site]++) first_at[syncs[i]->site] = static_cast<int64_t>(i);
+    }
+    int64_t boundary = 0, best_at = -1;
+    for (const auto& [site, n] : count)
+      if (std::abs(n - timed) <= 1 && first_at[site] > best_at)
+        boundary = site, best_at = first_at[site];
+    if (boundary == 0) return std::nullopt;
+    TrainingSteps::SyncSites out;
+    int64_t ends = 0;
+    for (const SyncRow* s : syncs) {
+      out.lines.push_back(s->line);
+      out.step_of_sync.push_back(base + ends);
+      if (s->site == boundary) ++ends;
+    }
+    out.step_of_sync.push_back(base + ends);
+    auto name = ev_.site_names.find(boundary);
+    *how = fmt::format("the step-end sync at {} runs once per step ({} syncs in all, {} sites)",
+                       name != ev_.site_names.end() ? name->second : "one site", syncs.size(),
+                       count.size());
+    return out;
+  }
+
+  // Without sites: a sync count that is an exact multiple of the timed steps.
+  static std::optional<TrainingSteps::SyncSites> place_by_count(
+      const std::vector<const SyncRow*>& syncs, int64_t timed, int64_t base, std::string* how) {
+    int64_t n = static_cast<int64_t>(syncs.size());
+    if (n == 0 || n % timed != 0) return std::nullopt;
+    int64_t per_step = n / timed;
+    TrainingSteps::SyncSites out;
+    for (int64_t i = 0; i <= n; ++i)
+      out.step_of_sync.push_back(base + std::min(i, n - 1) / per_step);
+    for (const SyncRow* s : syncs) out.lines.push_back(s->line);
+    *how = fmt::format("{} step-end syncs = {} per timed step (their sites are not logged)", n,
+                       per_step);
+    return out;
+  }
+
+  // Phase 3: compiles with start times against timed steps with timestamps (end of step).
+  bool match_timestamps() {
+    if (!ev_.compiles_have_start_times) return false;
+    for (const TimedStepRow& t : ev_.timed)
+      if (t.timestamp_s) out_.timestamps_.emplace_back(*t.timestamp_s, t.step);
+    if (out_.timestamps_.size() < 2) {
+      out_.timestamps_.clear();
+      return false;
+    }
+    std::sort(out_.timestamps_.begin(), out_.timestamps_.end());
+    out_.axis_ = {"step", "step_timestamps",
+                  fmt::format("{} timed steps with end times; each compile is placed in the "
+                              "first step that ended after it started",
+                              out_.timestamps_.size())};
+    return true;
+  }
+
+  void undecided() {
+    out_.axis_ = {"sync", "none", ""};
+    int64_t syncs = static_cast<int64_t>(ev_.syncs.size());
+    if (syncs == 0) {
+      out_.axis_.detail = fmt::format("the logs show no training steps; {}", kWhatDecides);
+      return;
+    }
+    std::string hint;
+    std::map<int64_t, std::vector<const SyncRow*>> by_source;
+    for (const SyncRow& s : ev_.syncs) by_source[s.source_id].push_back(&s);
+    for (auto& [source, rows] : by_source) {
+      std::sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->line < b->line; });
+      std::vector<int64_t> sites;
+      for (const SyncRow* r : rows) sites.push_back(r->site);
+      if (int64_t period = sync_site_period(sites))
+        hint = fmt::format(" (their sites repeat every {} syncs: likely {} syncs per step)", period,
+                           period);
+    }
+    out_.axis_.detail = fmt::format(
+        "{} step-end syncs and no step evidence{}: a training step may hold several syncs, so "
+        "the axis counts syncs; {}",
+        syncs, hint, kWhatDecides);
+  }
+
+  const StepEvidence& ev_;
+  TrainingSteps out_;
+};
+
+TrainingSteps TrainingSteps::decide(const StepEvidence& evidence) {
+  return StepDecision(evidence).run();
+}
+
+std::optional<int64_t> TrainingSteps::step_of(int64_t source_id, int64_t line,
+                                              std::optional<int64_t> syncs_before,
+                                              std::optional<int64_t> start_us) const {
+  if (auto s = series_.find(source_id); s != series_.end()) {
+    auto syncs = sync_lines_.find(source_id);
+    if (!syncs_before && syncs != sync_lines_.end())
+      syncs_before = count_before(syncs->second, line);
+    return from_series(s->second, line, syncs_before.value_or(0));
+  }
+  if (auto s = by_syncs_.find(source_id); s != by_syncs_.end()) {
+    int64_t done = syncs_before ? *syncs_before : count_before(s->second.lines, line);
+    done = std::clamp<int64_t>(done, 0, static_cast<int64_t>(s->second.step_of_sync.size()) - 1);
+    return s->second.step_of_sync[done];
+  }
+  if (!timestamps_.empty() && start_us) {
+    double at = static_cast<double>(*start_us) / 1e6;
+    auto it =
+        std::lower_bound(timestamps_.begin(), timestamps_.end(), std::make_pair(at, INT64_MIN));
+    return it == timestamps_.end() ? timestamps_.back().second : it->second;
+  }
+  return std::nullopt;
+}
+
+std::vector<int64_t> TrainingSteps::line_sources() const {
+  std::vector<int64_t> out;
+  for (const auto& [source, s] : series_) out.push_back(source);
+  return out;
+}
+
+std::optional<int64_t> TrainingSteps::last_step() const {
+  std::optional<int64_t> last;
+  auto see = [&last](int64_t step) { last = std::max(last.value_or(step), step); };
+  for (const auto& [source, s] : series_) see(s.steps.back());
+  for (const auto& [source, s] : by_syncs_) see(s.step_of_sync.back());
+  for (const auto& [at, step] : timestamps_) see(step);
+  return last;
+}
+
+// Between two progress lines `gap` steps apart, the syncs in between (when they divide evenly)
+// say which of those steps a compile belongs to; else it takes the logged step.
+std::optional<int64_t> TrainingSteps::from_series(const Series& s, int64_t line,
+                                                  int64_t syncs_before) const {
+  const int64_t n = static_cast<int64_t>(s.lines.size());
+  const int64_t next = std::upper_bound(s.lines.begin(), s.lines.end(), line) - s.lines.begin();
+  if (s.printed_at_end && next == n) return s.steps.back() + 1;  // after the last logged step
+  if (!s.printed_at_end && next == 0) return s.steps.front();
+  // The lines around the compile: `a` before it (before the first line: one gap earlier), `b`.
+  const int64_t a = next - 1, b = next;
+  const int64_t step_a = a >= 0 ? s.steps[a] : s.steps[0] - (s.steps[1] - s.steps[0]);
+  const int64_t syncs_a = a >= 0 ? s.syncs_at[a] : 0;
+  if (b >= n) return step_a;
+  const int64_t gap = s.steps[b] - step_a;
+  const int64_t logged = s.printed_at_end ? s.steps[b] : step_a;
+  const int64_t syncs = s.syncs_at[b] - syncs_a;
+  if (gap <= 1 || syncs <= 0 || syncs % gap != 0) return logged;
+  const int64_t per_step = syncs / gap;
+  const int64_t done = std::clamp<int64_t>(syncs_before - syncs_a, 0, syncs - 1);
+  return step_a + done / per_step + (s.printed_at_end ? 1 : 0);
+}
+
+int64_t sync_site_period(const std::vector<int64_t>& sites) {
+  const size_t n = std::min<size_t>(sites.size(), 10000);
+  for (size_t period = 2; period <= 8; ++period) {
+    if (n < 3 * period) break;
+    size_t same = 0;
+    for (size_t i = period; i < n; ++i) same += sites[i] == sites[i - period];
+    std::set<int64_t> distinct(sites.begin(), sites.begin() + static_cast<long>(period));
+    if (distinct.size() > 1 && same * 100 >= (n - period) * 95) return static_cast<int64_t>(period);
+  }
+  return 0;
+}
+
+}  // namespace rcf::analysis

@@ -1,0 +1,99 @@
+// The training step of each compile, decided from the best evidence a run holds, and the name of
+// that evidence (docs/training_steps.md). A torch_xla step often has several syncs (the step-end
+// sync, an EMA or optimizer sync, a logging sync), so a sync is not a step; when nothing decides,
+// the axis is "sync" and every output says so.
+//
+// Evidence, best first:
+//   1. progress lines in the compiles' own stream: `--step-pattern` matches (step_timing rows of
+//      that source), else detected `step N` lines (step_marker, origin step_line), one shape per
+//      source whose numbers go up (a drop is a new epoch, unrolled);
+//   2. step timings of another source (their rows) matched with the sync sites of each compile
+//      source: the site that runs once per timed step ends the step; without sites, a sync count
+//      that is an exact multiple of the timed steps;
+//   3. timed steps with timestamps against compiles with start times (end-of-step times).
+// Pure: tests build StepEvidence by hand; analysis/step_evidence_loader.h reads it from a store.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rcf::analysis {
+
+struct StepLineRow {  // a progress line of a compile source
+  int64_t source_id = 0;
+  int64_t line = 0;
+  int64_t step = 0;
+  int64_t shape = 0;  // lines of one shape form one series (0: a --step-pattern match)
+};
+
+struct SyncRow {  // a step-end sync of a compile source (steplog marker or step-end execution)
+  int64_t source_id = 0;
+  int64_t line = 0;
+  int64_t site = 0;  // call-path id (the execution's frames), 0 when unknown (steplog)
+};
+
+struct TimedStepRow {  // a step record of a source without compiles (step timings, a console)
+  int64_t step = 0;
+  std::optional<double> timestamp_s;
+};
+
+struct StepEvidence {
+  std::vector<StepLineRow> lines;              // any order
+  std::vector<SyncRow> syncs;                  // any order
+  std::vector<TimedStepRow> timed;             // any order
+  std::map<int64_t, int64_t> first_compile;    // compile source -> line of its first compile
+  std::map<int64_t, std::string> site_names;   // SyncRow::site -> innermost user frame
+  std::map<int64_t, std::string> shape_names;  // StepLineRow::shape -> its text
+  bool compiles_have_start_times = false;      // some compile carries start_us
+};
+
+struct StepAxis {
+  std::string axis = "sync";   // "step" (training steps) or "sync"
+  std::string basis = "none";  // step_pattern, step_lines, step_timings, step_timestamps, none
+  std::string detail;          // how it was decided, or what would decide it
+};
+
+class TrainingSteps {
+ public:
+  static TrainingSteps decide(const StepEvidence& evidence);
+  const StepAxis& axis() const { return axis_; }
+  bool decided() const { return axis_.axis == "step"; }
+  // The sources whose own progress lines place their compiles.
+  std::vector<int64_t> line_sources() const;
+  // The last training step the evidence shows (the curve runs to it), when decided.
+  std::optional<int64_t> last_step() const;
+  // The training step of a compile at `line` of `source_id`, `syncs_before` step-end syncs of
+  // its source having completed before it (when known), started at `start_us` (when known).
+  // nullopt when the run's evidence does not place it.
+  std::optional<int64_t> step_of(int64_t source_id, int64_t line,
+                                 std::optional<int64_t> syncs_before,
+                                 std::optional<int64_t> start_us) const;
+
+ private:
+  struct Series {  // the progress lines of one source, unrolled over epochs
+    std::vector<int64_t> lines, steps;
+    std::vector<int64_t> syncs_at;  // step-end syncs of the source before each line
+    bool printed_at_end = true;     // a line ends its step (printed after the step's compiles)
+  };
+  struct SyncSites {                    // a source's syncs and the step each one belongs to
+    std::vector<int64_t> lines;         // sorted
+    std::vector<int64_t> step_of_sync;  // step of the sync that follows i completed syncs
+  };
+  std::optional<int64_t> from_series(const Series& s, int64_t line, int64_t syncs_before) const;
+
+  StepAxis axis_;
+  std::map<int64_t, Series> series_;
+  std::map<int64_t, std::vector<int64_t>> sync_lines_;  // per source, sorted
+  std::map<int64_t, SyncSites> by_syncs_;
+  std::vector<std::pair<double, int64_t>> timestamps_;  // (end of step, epoch s; step), sorted
+  friend class StepDecision;
+};
+
+// The smallest period (2..8) with which a sequence of sync sites repeats (95 % of positions),
+// else 0: a hint of several syncs per step, never a decision.
+int64_t sync_site_period(const std::vector<int64_t>& sites);
+
+}  // namespace rcf::analysis

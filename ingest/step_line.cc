@@ -1,0 +1,111 @@
+#include "ingest/step_line.h"
+
+#include <array>
+
+namespace rcf::ingest {
+namespace {
+
+constexpr size_t kMaxShape = 64;  // the end of a long prefix is kept: it holds the keyword
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+char lower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+bool word_at(std::string_view text, size_t at, std::string_view word) {
+  if (at + word.size() > text.size()) return false;
+  for (size_t i = 0; i < word.size(); ++i)
+    if (lower(text[at + i]) != word[i]) return false;
+  return true;
+}
+
+// Digits at `at` (at most 12), not part of a decimal number; the position after them.
+std::optional<size_t> number_end(std::string_view text, size_t at) {
+  size_t end = at;
+  while (end < text.size() && is_digit(text[end]) && end - at < 13) ++end;
+  if (end == at || end - at > 12) return std::nullopt;
+  if (end + 1 < text.size() && text[end] == '.' && is_digit(text[end + 1])) return std::nullopt;
+  return end;
+}
+
+int64_t to_int(std::string_view digits) {
+  int64_t n = 0;
+  for (char c : digits) n = n * 10 + (c - '0');
+  return n;
+}
+
+// `/M` after a number: the position after M, when M >= n (a progress total, not a date).
+size_t skip_total(std::string_view text, size_t at, int64_t n) {
+  if (at >= text.size() || text[at] != '/') return at;
+  auto end = number_end(text, at + 1);
+  if (!end || to_int(text.substr(at + 1, *end - at - 1)) < n) return at;
+  return *end;
+}
+
+std::string shape_of(std::string_view prefix) {
+  std::string shape;
+  for (char c : prefix) {
+    char out = is_digit(c) ? '#' : (c == ' ' || c == '\t') ? ' ' : c;
+    if (!shape.empty() && out == shape.back() && (out == '#' || out == ' ')) continue;
+    if (shape.empty() && out == ' ') continue;
+    shape.push_back(out);
+  }
+  if (shape.size() > kMaxShape) shape.erase(0, shape.size() - kMaxShape);
+  return shape;
+}
+
+// `step 12`, `Step: 12/500`, `global_step=12`, `iter #12`: the step and the end of the match.
+std::optional<std::pair<int64_t, size_t>> keyword_step(std::string_view text) {
+  static constexpr std::array<std::string_view, 3> kWords = {"iteration", "step", "iter"};
+  for (size_t at = 0; at < text.size(); ++at) {
+    char c = lower(text[at]);
+    if (c != 's' && c != 'i') continue;
+    if (at > 0 && (is_alpha(text[at - 1]) || is_digit(text[at - 1]))) continue;
+    for (std::string_view word : kWords) {
+      if (!word_at(text, at, word)) continue;
+      size_t p = at + word.size();
+      if (p < text.size() && (is_alpha(text[p]) || text[p] == '_')) break;
+      while (p < text.size() && text[p] == ' ') ++p;
+      if (p < text.size() && (text[p] == ':' || text[p] == '=' || text[p] == '#')) ++p;
+      while (p < text.size() && text[p] == ' ') ++p;
+      auto end = number_end(text, p);
+      if (!end) break;
+      int64_t n = to_int(text.substr(p, *end - p));
+      return std::make_pair(n, skip_total(text, *end, n));
+    }
+  }
+  return std::nullopt;
+}
+
+// A line that opens with `N/M` or `[ N/M]` (tqdm-like progress without a keyword).
+std::optional<std::pair<int64_t, size_t>> opening_progress(std::string_view text) {
+  size_t p = 0;
+  while (p < text.size() && text[p] == ' ') ++p;
+  if (p < text.size() && text[p] == '[') ++p;
+  while (p < text.size() && text[p] == ' ') ++p;
+  auto end = number_end(text, p);
+  if (!end || *end >= text.size() || text[*end] != '/') return std::nullopt;
+  int64_t n = to_int(text.substr(p, *end - p));
+  size_t after = skip_total(text, *end, n);
+  if (after == *end || n == 0) return std::nullopt;
+  if (after < text.size() && (text[after] == '/' || is_digit(text[after]))) return std::nullopt;
+  return std::make_pair(n, after);
+}
+
+}  // namespace
+
+std::optional<StepLine> read_step_line(std::string_view text) {
+  // A metrics block header counts syncs, not training steps (docs/training_steps.md).
+  if (text.find("[MetricsData") != std::string_view::npos) return std::nullopt;
+  auto found = keyword_step(text);
+  if (!found) found = opening_progress(text);
+  if (!found) return std::nullopt;
+  return StepLine{found->first, shape_of(text.substr(0, found->second))};
+}
+
+}  // namespace rcf::ingest

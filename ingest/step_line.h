@@ -1,0 +1,27 @@
+// Training-progress lines in a log's own output: `step 12 | loss 3.1`, `Step: 12/500`,
+// `iter 40`, `global_step=12`, `[ 12/500]`. Importers that see a user's output (PT_XLA_DEBUG,
+// Dynamo text, plain text) turn such a line into a StepMarker (origin "step_line") with its
+// shape, so that analysis can tell the training step from the sync (docs/training_steps.md).
+// The detector is deliberately loose: analysis keeps only a shape whose numbers go up.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rcf::ingest {
+
+struct StepLine {
+  int64_t step = 0;
+  // The line up to and including the step number, digit runs written `#` and spaces squeezed:
+  // `[train] step #`. Lines of one shape are one progress series.
+  std::string shape;
+};
+
+// The step of a progress line, or nullopt. A keyword (`step`, `iter`, `iteration`, any case,
+// a whole word or after `_`) followed by an optional `:`, `=` or `#` and a number; or a line
+// that opens with `N/M` or `[N/M]` (M >= N > 0).
+std::optional<StepLine> read_step_line(std::string_view text);
+
+}  // namespace rcf::ingest

@@ -1,0 +1,51 @@
+// Progress lines of a user's own output (ingest/step_line.h): the forms training loops print, and
+// the look-alikes that are not steps.
+#include "ingest/step_line.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace rcf::ingest {
+namespace {
+
+std::string read(std::string_view text) {
+  auto s = read_step_line(text);
+  return s ? std::to_string(s->step) + " `" + s->shape + "`" : "-";
+}
+
+TEST(StepLine, ReadsTheFormsTrainingLoopsPrint) {
+  EXPECT_EQ(read("[train] step   12 | loss 3.1000 | 412.0 ms"), "12 `[train] step #`");
+  EXPECT_EQ(read("step    1 | train loss 11.7811 | 52937.4 ms"), "1 `step #`");
+  EXPECT_EQ(read("Epoch 2 Step: 40/500 lr=3e-4"), "40 `Epoch # Step: #/#`");
+  EXPECT_EQ(read("INFO:train:global_step=1200 loss=2.5"), "1200 `INFO:train:global_step=#`");
+  EXPECT_EQ(read("iter #77 done"), "77 `iter #`");
+  EXPECT_EQ(read("Iteration 3, loss 0.5"), "3 `Iteration #`");
+  EXPECT_EQ(read(" [ 12/500] loss 1.0"), "12 `[ #/#`");
+  EXPECT_EQ(read("120/500 [00:10<00:40, 12.0it/s]"), "120 `#/#`");
+}
+
+TEST(StepLine, LooksAlikesAreNotSteps) {
+  EXPECT_EQ(read("[MetricsData; step=5]"), "-");  // counts syncs
+  EXPECT_EQ(read("pt-xla-profiler: CompileTime too frequent: 12 counts during 10 steps"), "-");
+  EXPECT_EQ(read("Compilation Cause:   user mark_step"), "-");
+  EXPECT_EQ(read("    ___check_obj_id(L['step'], 140)"), "-");
+  EXPECT_EQ(read("    L['self'].step == 3"), "-");
+  EXPECT_EQ(read("stepping the scheduler 5 times"), "-");
+  EXPECT_EQ(read("step 1.5 of the warmup"), "-");       // not an integer step
+  EXPECT_EQ(read("2026/11/26 12:00:00 started"), "-");  // a date, not progress
+  EXPECT_EQ(read("11/26/2026 started"), "-");
+  EXPECT_EQ(read("500/12 exceeds the total"), "-");
+  EXPECT_EQ(read(""), "-");
+}
+
+TEST(StepLine, ShapeKeepsTheEndOfALongPrefix) {
+  std::string prefix(100, 'x');
+  auto s = read_step_line(prefix + " step 5");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->shape.size(), 64u);
+  EXPECT_TRUE(s->shape.ends_with(" step #"));
+}
+
+}  // namespace
+}  // namespace rcf::ingest

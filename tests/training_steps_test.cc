@@ -1,0 +1,149 @@
+// Deciding the training step (analysis/training_steps.h) from hand-built evidence: progress lines
+// printed after or before a step, logged every few steps, numbered again each epoch; timed steps
+// matched with sync sites or a sync count; timestamps; and the undecided run, called "sync".
+#include "analysis/training_steps.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace rcf::analysis {
+namespace {
+
+constexpr int64_t kSource = 7;
+
+// A source whose compile sits at `compile_line`, with progress lines (line, step) of one shape.
+StepEvidence with_lines(int64_t compile_line,
+                        const std::vector<std::pair<int64_t, int64_t>>& lines) {
+  StepEvidence ev;
+  ev.first_compile[kSource] = compile_line;
+  ev.shape_names[1] = "[train] step #";
+  for (auto [line, step] : lines) ev.lines.push_back({kSource, line, step, 1});
+  return ev;
+}
+
+std::string steps_at(const TrainingSteps& t, const std::vector<int64_t>& lines) {
+  std::string out;
+  for (int64_t line : lines) {
+    auto s = t.step_of(kSource, line, std::nullopt, std::nullopt);
+    out += (out.empty() ? "" : " ") + (s ? std::to_string(*s) : std::string("-"));
+  }
+  return out;
+}
+
+TEST(TrainingSteps, LinesPrintedAfterEachStepEndIt) {
+  auto t = TrainingSteps::decide(with_lines(5, {{10, 1}, {20, 2}, {30, 3}}));
+  ASSERT_TRUE(t.decided());
+  EXPECT_EQ(t.axis().basis, "step_lines");
+  EXPECT_NE(t.axis().detail.find("`[train] step #`"), std::string::npos) << t.axis().detail;
+  EXPECT_EQ(steps_at(t, {5, 15, 25, 35}), "1 2 3 4");
+  EXPECT_EQ(t.last_step(), 3);
+}
+
+TEST(TrainingSteps, LinesPrintedBeforeEachStepOpenIt) {
+  auto t = TrainingSteps::decide(with_lines(12, {{10, 1}, {20, 2}, {30, 3}}));
+  EXPECT_EQ(steps_at(t, {12, 25, 35}), "1 2 3");
+  EXPECT_NE(t.axis().detail.find("printed before"), std::string::npos);
+}
+
+TEST(TrainingSteps, AnEpochThatNumbersItsStepsAgainIsUnrolled) {
+  auto t = TrainingSteps::decide(with_lines(5, {{10, 1}, {20, 2}, {30, 1}, {40, 2}}));
+  EXPECT_EQ(steps_at(t, {5, 25, 35}), "1 3 4");
+}
+
+// Logged every 10 steps with two syncs per step: the syncs between two lines place the compile.
+TEST(TrainingSteps, SyncsPlaceACompileBetweenSparseLines) {
+  StepEvidence ev = with_lines(1, {{1000, 10}, {2000, 20}});
+  for (int64_t i = 0; i < 40; ++i) ev.syncs.push_back({kSource, 50 * (i + 1) - 10, 0});
+  auto t = TrainingSteps::decide(ev);
+  // 19 syncs before line 1000 (the 20th at 990 is also before: 50*20-10 = 990).
+  EXPECT_EQ(t.step_of(kSource, 1, 0, std::nullopt), 1);
+  EXPECT_EQ(t.step_of(kSource, 600, 11, std::nullopt), 6);    // the 12th sync: step 6
+  EXPECT_EQ(t.step_of(kSource, 1500, 29, std::nullopt), 15);  // 10 syncs after step 10's end
+}
+
+TEST(TrainingSteps, APatternMatchInTheStreamOutranksDetectedLines) {
+  StepEvidence ev = with_lines(5, {{10, 1}, {20, 2}, {30, 3}});
+  for (auto [line, step] : std::vector<std::pair<int64_t, int64_t>>{{12, 100}, {22, 200}})
+    ev.lines.push_back({kSource, line, step, 0});
+  auto t = TrainingSteps::decide(ev);
+  EXPECT_EQ(t.axis().basis, "step_pattern");
+  EXPECT_EQ(steps_at(t, {5, 15}), "100 200");
+}
+
+TEST(TrainingSteps, NumbersThatNeverGoUpAreNoSeries) {
+  auto t = TrainingSteps::decide(with_lines(5, {{10, 4}, {20, 4}}));
+  EXPECT_FALSE(t.decided());
+  auto noise = TrainingSteps::decide(with_lines(5, {{10, 9}, {20, 3}, {30, 7}, {40, 1}, {50, 8}}));
+  EXPECT_FALSE(noise.decided());
+}
+
+// Three step-end syncs per step (train, EMA, logging): the timed steps' count finds the site
+// that runs once per step.
+TEST(TrainingSteps, TimedStepsFindTheSyncThatEndsTheStep) {
+  StepEvidence ev;
+  ev.first_compile[kSource] = 1;
+  ev.site_names = {
+      {1, "train.py:142 (train_step)"}, {2, "ema.py:51 (update_ema)"}, {3, "train.py:250 (log)"}};
+  int64_t line = 10;
+  for (int step = 1; step <= 6; ++step)
+    for (int64_t site : {1, 2, 3}) ev.syncs.push_back({kSource, line += 10, site});
+  for (int step = 1; step <= 6; ++step) ev.timed.push_back({step, std::nullopt});
+  auto t = TrainingSteps::decide(ev);
+  ASSERT_TRUE(t.decided());
+  EXPECT_EQ(t.axis().basis, "step_timings");
+  EXPECT_NE(t.axis().detail.find("train.py:250 (log)"), std::string::npos) << t.axis().detail;
+  std::string got;
+  for (int64_t done : {0, 1, 2, 3, 5, 17})
+    got += std::to_string(*t.step_of(kSource, 0, done, std::nullopt)) + " ";
+  EXPECT_EQ(got, "1 1 1 2 2 6 ");
+}
+
+TEST(TrainingSteps, WithoutSitesASyncCountThatDividesDecides) {
+  StepEvidence ev;
+  ev.first_compile[kSource] = 1;
+  for (int64_t i = 0; i < 12; ++i) ev.syncs.push_back({kSource, 10 + i, 0});
+  for (int step = 0; step < 4; ++step) ev.timed.push_back({step, std::nullopt});
+  auto t = TrainingSteps::decide(ev);
+  EXPECT_EQ(t.axis().basis, "step_timings");
+  EXPECT_EQ(t.step_of(kSource, 0, 0, std::nullopt), 0);  // numbered as the timings number them
+  EXPECT_EQ(t.step_of(kSource, 0, 5, std::nullopt), 1);
+  ev.syncs.pop_back();  // 11 syncs over 4 steps: nothing decides
+  EXPECT_FALSE(TrainingSteps::decide(ev).decided());
+}
+
+TEST(TrainingSteps, TimestampsPlaceCompilesWithStartTimes) {
+  StepEvidence ev;
+  ev.first_compile[kSource] = 1;
+  ev.compiles_have_start_times = true;
+  ev.timed = {{1, 100.0}, {2, 200.0}, {3, 300.0}};
+  auto t = TrainingSteps::decide(ev);
+  EXPECT_EQ(t.axis().basis, "step_timestamps");
+  EXPECT_EQ(t.step_of(kSource, 1, std::nullopt, int64_t{150'000'000}), 2);
+  EXPECT_EQ(t.step_of(kSource, 1, std::nullopt, int64_t{50'000'000}), 1);
+  EXPECT_EQ(t.step_of(kSource, 1, std::nullopt, std::nullopt), std::nullopt);
+}
+
+TEST(TrainingSteps, NothingDecidesSoTheAxisIsSyncAndSaysWhatWould) {
+  StepEvidence ev;
+  ev.first_compile[kSource] = 1;
+  for (int64_t i = 0; i < 30; ++i) ev.syncs.push_back({kSource, 10 + i, 1 + i % 3});
+  auto t = TrainingSteps::decide(ev);
+  EXPECT_FALSE(t.decided());
+  EXPECT_EQ(t.axis().axis, "sync");
+  EXPECT_EQ(t.axis().basis, "none");
+  EXPECT_NE(t.axis().detail.find("repeat every 3 syncs"), std::string::npos) << t.axis().detail;
+  EXPECT_NE(t.axis().detail.find("--step-pattern"), std::string::npos);
+  EXPECT_EQ(t.step_of(kSource, 20, 3, std::nullopt), std::nullopt);
+}
+
+TEST(TrainingSteps, SyncSitePeriod) {
+  EXPECT_EQ(sync_site_period({1, 2, 1, 2, 1, 2, 1, 2}), 2);
+  EXPECT_EQ(sync_site_period({1, 1, 1, 1, 1, 1, 1}), 0);  // one site: one sync per step, maybe
+  EXPECT_EQ(sync_site_period({1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4}), 4);
+  EXPECT_EQ(sync_site_period({1, 2}), 0);
+}
+
+}  // namespace
+}  // namespace rcf::analysis
