@@ -37,8 +37,8 @@ class Parser {
   // refused, not converted).
   int64_t count(const ordered_json& v, const std::string& where, const char* key) const {
     if (std::optional<int64_t> n = whole_budget(v)) return *n;
-    fail(where, fmt::format("{} must be a whole number from 0 to {}, got {}", key,
-                            kMaxBudgetValue, v.dump()));
+    fail(where, fmt::format("{} must be a whole number from 0 to {}, got {}", key, kMaxBudgetValue,
+                            v.dump()));
   }
 
   static std::optional<int64_t> whole_budget(const ordered_json& v) {

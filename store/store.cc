@@ -179,13 +179,12 @@ std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode) {
   if (!numeric || found != kSchemaVersion) {
     // A store from elsewhere may hold anything there: bad input, never an internal error.
     std::string shown = numeric ? std::to_string(found) : fmt::format("'{}'", version_text);
-    throw Error(
-        fmt::format("database {} has schema version {}, this rcf reads version {}{}", path, shown,
-                    kSchemaVersion,
-                    !numeric                 ? " (not written by rcf)"
-                    : found > kSchemaVersion ? " (written by a newer rcf: upgrade rcf)"
-                                             : " (written by an older rcf: re-ingest the logs into "
-                                               "a new database)"));
+    const char* why = !numeric ? "not written by rcf"
+                      : found > kSchemaVersion
+                          ? "written by a newer rcf: upgrade rcf"
+                          : "written by an older rcf: re-ingest the logs into a new database";
+    throw Error(fmt::format("database {} has schema version {}, this rcf reads version {} ({})",
+                            path, shown, kSchemaVersion, why));
   }
   if (mode != OpenMode::kRead) {
     // A store an ingest has just created takes its first load in rollback-journal mode: the new

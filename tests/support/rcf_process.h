@@ -14,9 +14,9 @@
 namespace rcf::testing {
 
 struct RcfOptions {
-  std::string cwd;         // working directory; empty = the test's
-  std::string stdin_file;  // empty = /dev/null
-  bool as_nobody = false;  // drop to uid/gid of `nobody` (only possible as root)
+  std::string cwd;               // working directory; empty = the test's
+  std::string stdin_file;        // empty = /dev/null
+  bool as_nobody = false;        // drop to uid/gid of `nobody` (only possible as root)
   int64_t address_space_mb = 0;  // RLIMIT_AS of the child (0 = unlimited): allocations then fail
 };
 
