@@ -30,6 +30,10 @@ void load_compile_sources(store::Database& db, int64_t run_id, StepEvidence& ev)
       "SELECT 1 FROM dynamo_compile_raw WHERE run_id = ? AND start_us IS NOT NULL LIMIT 1");
   timed.bind(1, run_id);
   ev.compiles_have_start_times = timed.step();
+  auto metrics =
+      db.prepare("SELECT 1 FROM step_marker WHERE run_id = ? AND origin = 'metrics_file' LIMIT 1");
+  metrics.bind(1, run_id);
+  ev.metrics_blocks = metrics.step();
 }
 
 // Progress lines: in a compile source they place its compiles; elsewhere (a console of their

@@ -217,7 +217,12 @@ class StepDecision {
     out_.axis_ = {"sync", "none", ""};
     int64_t syncs = static_cast<int64_t>(ev_.syncs.size());
     if (syncs == 0) {
-      out_.axis_.detail = fmt::format("the logs show no training steps; {}", kWhatDecides);
+      out_.axis_.detail = ev_.metrics_blocks
+                              ? fmt::format(
+                                    "the metrics file's `[MetricsData; step=N]` blocks count syncs "
+                                    "(torch_xla.sync() writes one each), not training steps; {}",
+                                    kWhatDecides)
+                              : fmt::format("the logs show no training steps; {}", kWhatDecides);
       return;
     }
     std::string hint;

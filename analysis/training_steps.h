@@ -48,6 +48,7 @@ struct StepEvidence {
   std::map<int64_t, std::string> site_names;   // SyncRow::site -> innermost user frame
   std::map<int64_t, std::string> shape_names;  // StepLineRow::shape -> its text
   bool compiles_have_start_times = false;      // some compile carries start_us
+  bool metrics_blocks = false;                 // `[MetricsData; step=N]` blocks (one per sync)
 };
 
 struct StepAxis {

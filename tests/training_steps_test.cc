@@ -138,6 +138,16 @@ TEST(TrainingSteps, NothingDecidesSoTheAxisIsSyncAndSaysWhatWould) {
   EXPECT_EQ(t.step_of(kSource, 20, 3, std::nullopt), std::nullopt);
 }
 
+TEST(TrainingSteps, MetricsBlocksAreSyncsAndTheDetailSaysSo) {
+  StepEvidence ev;
+  ev.first_compile[kSource] = 1;
+  ev.metrics_blocks = true;
+  auto t = TrainingSteps::decide(ev);
+  EXPECT_FALSE(t.decided());
+  EXPECT_NE(t.axis().detail.find("`[MetricsData; step=N]` blocks count syncs"), std::string::npos)
+      << t.axis().detail;
+}
+
 TEST(TrainingSteps, SyncSitePeriod) {
   EXPECT_EQ(sync_site_period({1, 2, 1, 2, 1, 2, 1, 2}), 2);
   EXPECT_EQ(sync_site_period({1, 1, 1, 1, 1, 1, 1}), 0);  // one site: one sync per step, maybe
