@@ -2,17 +2,24 @@
 
 namespace rcf::ingest {
 
-int32_t DynamoEpochs::current(int32_t rank, std::string_view process) const {
-  if (streams_.empty()) return 0;
-  auto it = streams_.find(std::pair<int32_t, std::string>(rank, std::string(process)));
-  return it == streams_.end() ? 0 : it->second.epoch;
+DynamoEpochs::Stream& DynamoEpochs::stream(int32_t rank, std::string_view process) {
+  auto [it, fresh] = streams_.try_emplace({rank, std::string(process)});
+  if (fresh && !process.empty()) {
+    Rank& r = ranks_[rank];
+    if (r.processes++ > 0) it->second.epoch = ++r.last_epoch;  // another process of the rank
+  }
+  return it->second;
+}
+
+int32_t DynamoEpochs::current(int32_t rank, std::string_view process) {
+  return stream(rank, process).epoch;
 }
 
 void DynamoEpochs::on_header(int32_t rank, std::string_view process, const CompileId& id,
                              std::string_view function, std::string_view file,
                              std::string_view artifact) {
   if (id.frame < 0 || id.compile < 0) return;
-  Stream& stream = streams_[{rank, std::string(process)}];
+  Stream& stream = this->stream(rank, process);
   FrameState& frame = stream.frames[{id.compiled_autograd, id.frame}];
   bool went_back = frame.last_compile > id.compile ||
                    (frame.last_compile == id.compile && frame.last_attempt >= id.attempt &&
@@ -21,7 +28,7 @@ void DynamoEpochs::on_header(int32_t rank, std::string_view process, const Compi
       !frame.function.empty() && !function.empty() &&
       (frame.function != function || (!frame.file.empty() && !file.empty() && frame.file != file));
   if (frame.last_compile >= 0 && (went_back || other_function)) {
-    ++stream.epoch;
+    stream.epoch = ++ranks_[rank].last_epoch;
     stream.frames.clear();
   }
   FrameState& now = stream.frames[{id.compiled_autograd, id.frame}];

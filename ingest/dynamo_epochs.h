@@ -17,8 +17,11 @@ namespace rcf::ingest {
 
 class DynamoEpochs {
  public:
-  // The epoch of the stream's records from now on (0 until a reset is seen).
-  int32_t current(int32_t rank, std::string_view process) const;
+  // The epoch of the stream's records from now on (0 until a reset is seen). Several processes
+  // writing one log under the same rank (none, without `[rankN]:`) reuse the same compile ids:
+  // a process (a glog pid) seen after another one of its rank starts a new epoch, numbered
+  // after every epoch of that rank so far, so their compiles never share a key.
+  int32_t current(int32_t rank, std::string_view process);
   // A `Recompiling function <function> in <file>` header with compile id `id`; starts a new epoch
   // of the stream when the header proves one.
   // `artifact` ("recompiles" / "recompiles_verbose"): both announce the same compile when both
@@ -38,7 +41,14 @@ class DynamoEpochs {
     int32_t epoch = 0;
     std::map<std::pair<int32_t, int32_t>, FrameState> frames;  // (compiled autograd, frame)
   };
+  Stream& stream(int32_t rank, std::string_view process);
+
   std::map<std::pair<int32_t, std::string>, Stream, std::less<>> streams_;
+  struct Rank {
+    int32_t last_epoch = 0;  // the largest epoch any stream of the rank has taken
+    int32_t processes = 0;   // streams with a process id
+  };
+  std::map<int32_t, Rank> ranks_;
 };
 
 }  // namespace rcf::ingest

@@ -638,8 +638,10 @@ class DynamoTextImporter : public Importer {
   EventSink& sink_;
   LineOrigin origin_;  // launcher identity of the current lines (set_line_origin)
   GuardErrorReader guard_errors_{sink_};
-  GuardDumpReader guard_dumps_{sink_};            // TORCH_LOGS=guards dumps
-  DynamoEpochs epochs_;                           // torch._dynamo.reset()s seen per stream
+  GuardDumpReader guard_dumps_{sink_};  // TORCH_LOGS=guards dumps
+  // torch._dynamo.reset()s and processes seen per stream; mutable: looking a stream up
+  // registers it (a new process of a rank takes its own epoch).
+  mutable DynamoEpochs epochs_;
   std::vector<std::unique_ptr<OpenBlock>> open_;  // in order of their first line
   OpenBlock* adjacent_ = nullptr;  // block that takes the next unprefixed lines; owned by open_
   EmittedCompileRefs emitted_;     // compiles of this source with a record already

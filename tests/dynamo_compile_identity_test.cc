@@ -41,5 +41,25 @@ TEST(DynamoCompileIdentity, ResetsStartNewEpochsAndKeepEveryCompile) {
   EXPECT_EQ(scalar(*db, "SELECT count(DISTINCT epoch) FROM guard_failures"), "3");
 }
 
+// Two processes writing one log without rank prefixes reuse the same compile ids: the glog pid
+// tells them apart, and the second process's compiles take a new epoch of their own.
+TEST(DynamoCompileIdentity, TwoProcessesInOneLogKeepTheirOwnCompiles) {
+  TempDir dir;
+  pipeline::IngestRequest req;
+  req.db_path = dir.file("rcf.db");
+  req.paths = {std::string(RCF_FIXTURES_DIR) +
+               "/dynamo_identity/two_processes_one_log_constructed.log"};
+  pipeline::run_ingest(req);
+  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  EXPECT_EQ(scalar(*db, "SELECT count(*) FROM compiles"), "5");
+  EXPECT_EQ(joined(column(*db,
+                          "SELECT program_key || ' ' || coalesce(prev_program_key, '-') || ' ' || "
+                          "cause || ' ' || site FROM recompiles ORDER BY program_key")),
+            "0/1 0/0 shape /w/model.py:40 (forward) | 0/2 0/1 shape /w/model.py:40 (forward) | "
+            "e1:0/1 e1:0/0 dtype /w/loss.py:12 (loss_fn)");
+  EXPECT_EQ(scalar(*db, "SELECT detail FROM recompiles WHERE program_key = 'e1:0/1'"),
+            "tensor 'logits' dtype: Float -> Half");
+}
+
 }  // namespace
 }  // namespace rcf
