@@ -441,45 +441,75 @@ std::map<int64_t, double> wall_ms_by_step(const XlaRunInputs& in) {
   return out;
 }
 
+// The first line of each Dynamo log's records and whether a compile has a start time, from the
+// records in memory (analysis/step_evidence_loader.h).
+DynamoStepFacts dynamo_step_facts(const RunInputs& in) {
+  DynamoStepFacts facts;
+  auto see = [&facts](int64_t source, int64_t line) {
+    auto [it, fresh] = facts.first_line.emplace(source, line);
+    if (!fresh) it->second = std::min(it->second, line);
+  };
+  for (const CompileRecord& c : in.compiles) {
+    see(c.key.source_id, c.line);
+    facts.start_times = facts.start_times || c.start_us.has_value();
+  }
+  for (const BreakRecord& b : in.breaks) see(b.key.source_id, b.line);
+  for (const SourceAlias& a : in.merged_sources) facts.aliased.push_back(a.source_id);
+  return facts;
+}
+
 // Where a Dynamo compile shows first in a log whose progress lines place it: its own record, or a
 // graph break traced under its id before it (with TORCH_LOGS=recompiles a first compile has no
 // record of its own), also in a text log read as the same process as a TORCH_TRACE log (the
-// compile then carries the trace's key). A compile that only a later record names is placed
-// before every line: in the first step (docs/training_steps.md). Built only when progress lines
-// decide the steps, and only from the logs that have them.
+// compile then carries the trace's key, and that log's records are read from the store). A
+// compile that only a later record names is placed before every line: in the first step
+// (docs/training_steps.md). Built only when progress lines decide the steps, and only from the
+// logs that have them: memory follows their graph breaks.
 class DynamoStepLines {
  public:
   DynamoStepLines(store::Database& db, int64_t run_id, const TrainingSteps& steps,
-                  const std::vector<SourceAlias>& aliases) {
-    // A compile's own record is its line, unless its record is in another log (a text log
-    // read under a trace's keys): then that log's records are read too. A `referenced` row is
-    // where a later record names a compile, not where it happened.
-    for (int64_t source : steps.line_sources()) {
-      read(db, run_id, "graph_break WHERE", source, aliases, first_seen_);
-      bool aliased = std::any_of(aliases.begin(), aliases.end(),
-                                 [source](const SourceAlias& a) { return a.source_id == source; });
-      if (!aliased) continue;
-      read(db, run_id, "dynamo_compile_raw WHERE kind <> 'referenced' AND", source, aliases,
-           first_seen_);
-      read(db, run_id, "dynamo_compile_raw WHERE kind = 'referenced' AND", source, aliases,
-           named_later_);
+                  const RunInputs& in) {
+    sources_ = steps.line_sources();
+    const std::vector<int64_t>& sources = sources_;
+    if (sources.empty()) return;
+    auto aliased = [&in](int64_t source) {
+      return std::any_of(in.merged_sources.begin(), in.merged_sources.end(),
+                         [source](const SourceAlias& a) { return a.source_id == source; });
+    };
+    for (const BreakRecord& b : in.breaks)
+      if (std::binary_search(sources.begin(), sources.end(), int64_t{b.key.source_id}))
+        first_seen_.push_back({b.key, {b.key.source_id, b.line}});
+    // A `referenced` row is where a later record names a compile, not where it happened.
+    for (int64_t source : sources) {
+      if (!aliased(source)) continue;
+      for (const char* rows :
+           {"graph_break WHERE", "dynamo_compile_raw WHERE kind <> 'referenced' AND"})
+        read(db, run_id, rows, source, in.merged_sources, first_seen_);
+      read(db, run_id, "dynamo_compile_raw WHERE kind = 'referenced' AND", source,
+           in.merged_sources, named_later_);
     }
+    keep_first(first_seen_);
+    keep_first(named_later_);
   }
   // (source, line) to place `c` at.
   std::pair<int64_t, int64_t> place_of(const AttributedCompile& c) const {
+    // A recompile header is printed as the compile starts, before any break traced in it.
+    if (c.evidence_kind == "recompile_block" &&
+        std::binary_search(sources_.begin(), sources_.end(), int64_t{c.key.source_id}))
+      return {c.key.source_id, c.line};
     const int64_t own = c.evidence_kind == "referenced" ? 0 : c.line;
-    if (auto it = first_seen_.find(c.key); it != first_seen_.end()) {
-      const auto [source, line] = it->second;
-      return source == c.key.source_id ? std::make_pair(source, std::min(line, own)) : it->second;
+    if (const auto* p = find(first_seen_, c.key)) {
+      const auto [source, line] = *p;
+      return source == c.key.source_id ? std::make_pair(source, std::min(line, own)) : *p;
     }
-    if (auto it = named_later_.find(c.key); it != named_later_.end()) return {it->second.first, 0};
+    if (const auto* p = find(named_later_, c.key)) return {p->first, 0};
     return {c.key.source_id, own};
   }
 
  private:
-  using Places = std::map<DynamoKey, std::pair<int64_t, int64_t>>;  // key -> (source, line)
-  // Graph breaks of the logs with progress lines, and the records of such a log read under
-  // another log's keys: far fewer than the run's compiles.
+  using Place = std::pair<int64_t, int64_t>;                // (source, line)
+  using Places = std::vector<std::pair<DynamoKey, Place>>;  // sorted by key, one per key
+
   static void read(store::Database& db, int64_t run_id, const char* rows, int64_t source,
                    const std::vector<SourceAlias>& aliases, Places& places) {
     auto st = db.prepare(
@@ -490,10 +520,24 @@ class DynamoStepLines {
       DynamoKey key = read_key(st, 0, line);
       for (const SourceAlias& a : aliases)
         if (a.source_id == key.source_id) key.source_id = a.to_source_id, key.rank = a.to_rank;
-      auto [it, fresh] = places.emplace(key, std::make_pair(source, line));
-      if (!fresh && line < it->second.second) it->second = {source, line};
+      places.push_back({key, {source, line}});
     }
   }
+  // Sorted by key, the smallest line of each key kept.
+  static void keep_first(Places& places) {
+    std::sort(places.begin(), places.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : a.second.second < b.second.second;
+    });
+    places.erase(std::unique(places.begin(), places.end(),
+                             [](const auto& a, const auto& b) { return a.first == b.first; }),
+                 places.end());
+  }
+  static const Place* find(const Places& places, const DynamoKey& key) {
+    auto it = std::lower_bound(places.begin(), places.end(), key,
+                               [](const auto& p, const DynamoKey& k) { return p.first < k; });
+    return it != places.end() && it->first == key ? &it->second : nullptr;
+  }
+  std::vector<int64_t> sources_;  // the logs with progress lines, sorted
   Places first_seen_, named_later_;
 };
 
@@ -577,14 +621,15 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     });
     lap(t.load_dynamo_s);
     record_merged_sources(db, run_id, dynamo.merged_sources);
-    const TrainingSteps steps = TrainingSteps::decide(load_step_evidence(db, run_id));
+    const TrainingSteps steps =
+        TrainingSteps::decide(load_step_evidence(db, run_id, dynamo_step_facts(dynamo)));
     XlaRunInputs xla_inputs = load_xla_run(db, run_id, dynamo.source_names);
     place_xla_steps(steps, xla_inputs);
     const std::map<int64_t, double> wall_ms = wall_ms_by_step(xla_inputs);
     XlaRunResult xla = analyze_xla_run(std::move(xla_inputs), 1);
     std::vector<ConvergencePoint> curve = std::move(xla.convergence);  // + the Dynamo side's
     StepCurve dynamo_curve;
-    const DynamoStepLines dynamo_lines(db, run_id, steps, dynamo.merged_sources);
+    const DynamoStepLines dynamo_lines(db, run_id, steps, dynamo);
     RollupBuilder rollup(curve, load_execute_ms(db, run_id), kDefaultGrowthStep,
                          dynamo.compiles.size() + xla.compiles.size());
     // The run's previous analysis is deleted on the writer thread, while the first compiles
@@ -601,7 +646,7 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
           if (first) lap(t.prepare_s), first = false;
           const auto [source, line] = dynamo_lines.place_of(c);
           if (steps.decided() && (c.step = steps.step_of(source, line, {}, c.start_us)))
-            dynamo_curve.add(*c.step, c.program_key, c.compile_ms);
+            dynamo_curve.add(*c.step, c.compile_ms);
           rollup.add(c);
           writer.write(std::move(c));
         });

@@ -5,19 +5,10 @@
 
 namespace rcf::analysis {
 
-void StepCurve::add(int64_t step, const std::string& program_key,
-                    std::optional<double> compile_ms) {
+void StepCurve::add(int64_t step, std::optional<double> compile_ms) {
   Step& s = in_step_[step];
   ++s.compiles;
   if (compile_ms) s.compile_ms = s.compile_ms.value_or(0) + *compile_ms;
-  auto [it, fresh] = first_step_.emplace(program_key, step);
-  if (fresh) {
-    ++s.new_programs;
-  } else if (step < it->second) {  // compiles come in ordinal order, not always step order
-    --in_step_[it->second].new_programs;
-    ++s.new_programs;
-    it->second = step;
-  }
 }
 
 std::vector<ConvergencePoint> StepCurve::finish(int64_t last_step,
@@ -36,7 +27,7 @@ std::vector<ConvergencePoint> StepCurve::finish(int64_t last_step,
     ConvergencePoint p;
     p.step = step;
     for (; next != in_step_.end() && next->first <= step; ++next) {
-      programs += next->second.new_programs;
+      programs += next->second.compiles;
       if (next->first == step) {
         p.compiles_in_step = next->second.compiles;
         p.compile_ms = next->second.compile_ms;

@@ -1,14 +1,14 @@
 // The convergence curve of compiles handed over one at a time with their training steps (the
 // Dynamo side, whose compiles are streamed to the writer, never all held): programs cached vs
-// step, change points only, as analysis/xla_compiles.h builds the torch_xla curve. Memory follows
-// the distinct programs with a step.
+// step, change points only, as analysis/xla_compiles.h builds the torch_xla curve. A Dynamo
+// compile is a program of its own (its key is unique in the run: process, epoch, frame,
+// compile), so programs cached are the compiles so far; memory follows the steps.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "analysis/xla_compiles.h"
@@ -17,7 +17,7 @@ namespace rcf::analysis {
 
 class StepCurve {
  public:
-  void add(int64_t step, const std::string& program_key, std::optional<double> compile_ms);
+  void add(int64_t step, std::optional<double> compile_ms);
   bool empty() const { return in_step_.empty(); }
   // Change points from the first step with a compile (or 1) to `last_step` (at least the last
   // step with a compile); `wall_ms` per step when timed.
@@ -26,11 +26,10 @@ class StepCurve {
 
  private:
   struct Step {
-    int64_t compiles = 0, new_programs = 0;
+    int64_t compiles = 0;
     std::optional<double> compile_ms;
   };
   std::map<int64_t, Step> in_step_;
-  std::unordered_map<std::string, int64_t> first_step_;  // program -> earliest step
 };
 
 // Two curves of one run (torch_xla and Dynamo compiles) as one: counts add up per step.

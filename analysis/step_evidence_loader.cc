@@ -1,5 +1,7 @@
 #include "analysis/step_evidence_loader.h"
 
+#include <fmt/format.h>
+
 #include <set>
 #include <string>
 #include <utility>
@@ -9,27 +11,33 @@
 namespace rcf::analysis {
 namespace {
 
+void note_first_line(StepEvidence& ev, int64_t source, int64_t line) {
+  auto [it, fresh] = ev.first_compile.emplace(source, line);
+  if (!fresh) it->second = std::min(it->second, line);
+}
+
 // The first compile line of every source that holds compiles (torch_xla, Dynamo, JAX).
-void load_compile_sources(store::Database& db, int64_t run_id, StepEvidence& ev) {
+void load_compile_sources(store::Database& db, int64_t run_id, const DynamoStepFacts& dynamo,
+                          StepEvidence& ev) {
   for (const char* sql :
        {"SELECT source_id, min(line) FROM xla_block WHERE run_id = ? AND kind = 'compile' "
         "GROUP BY source_id",
-        "SELECT source_id, min(line) FROM dynamo_compile_raw WHERE run_id = ? GROUP BY source_id",
-        // A graph break is traced inside a compile: with TORCH_LOGS=recompiles the first
-        // compiles have no record of their own, and a break may be their first sign.
-        "SELECT source_id, min(line) FROM graph_break WHERE run_id = ? GROUP BY source_id",
         "SELECT source_id, min(line) FROM jax_compile WHERE run_id = ? GROUP BY source_id"}) {
     auto rows = db.prepare(sql);
     rows.bind(1, run_id);
-    while (rows.step()) {
-      auto [it, fresh] = ev.first_compile.emplace(rows.int64(0), rows.int64(1));
-      if (!fresh) it->second = std::min(it->second, rows.int64(1));
-    }
+    while (rows.step()) note_first_line(ev, rows.int64(0), rows.int64(1));
   }
-  auto timed = db.prepare(
-      "SELECT 1 FROM dynamo_compile_raw WHERE run_id = ? AND start_us IS NOT NULL LIMIT 1");
-  timed.bind(1, run_id);
-  ev.compiles_have_start_times = timed.step();
+  for (const auto& [source, line] : dynamo.first_line) note_first_line(ev, source, line);
+  // A graph break is traced inside a compile: with TORCH_LOGS=recompiles the first compiles
+  // have no record of their own, and a break may be their first sign.
+  for (int64_t source : dynamo.aliased)
+    for (const char* table : {"dynamo_compile_raw", "graph_break"}) {
+      auto rows = db.prepare(
+          fmt::format("SELECT min(line) FROM {} WHERE run_id = ? AND source_id = ?", table));
+      rows.bind(1, run_id).bind(2, source);
+      if (rows.step() && rows.opt_int64(0)) note_first_line(ev, source, rows.int64(0));
+    }
+  ev.compiles_have_start_times = dynamo.start_times;
   auto metrics =
       db.prepare("SELECT 1 FROM step_marker WHERE run_id = ? AND origin = 'metrics_file' LIMIT 1");
   metrics.bind(1, run_id);
@@ -113,9 +121,10 @@ void load_syncs(store::Database& db, int64_t run_id, StepEvidence& ev) {
 
 }  // namespace
 
-StepEvidence load_step_evidence(store::Database& db, int64_t run_id) {
+StepEvidence load_step_evidence(store::Database& db, int64_t run_id,
+                                const DynamoStepFacts& dynamo) {
   StepEvidence ev;
-  load_compile_sources(db, run_id, ev);
+  load_compile_sources(db, run_id, dynamo, ev);
   load_step_lines(db, run_id, ev);
   load_step_timings(db, run_id, ev);
   load_syncs(db, run_id, ev);

@@ -3,12 +3,25 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <vector>
 
 #include "analysis/training_steps.h"
 #include "store/database.h"
 
 namespace rcf::analysis {
 
-StepEvidence load_step_evidence(store::Database& db, int64_t run_id);
+// What the run's Dynamo records, already in memory for attribution, say about steps, so that the
+// store's largest tables are not scanned again: the first line of each Dynamo log's records (its
+// own compile records and graph breaks) and whether a compile has a start time. A text log read
+// under a TORCH_TRACE log's keys (analysis/same_process_sources.h) is `aliased`: its records
+// carry the trace's source, so its first line is read from the store.
+struct DynamoStepFacts {
+  std::map<int64_t, int64_t> first_line;
+  bool start_times = false;
+  std::vector<int64_t> aliased;
+};
+
+StepEvidence load_step_evidence(store::Database& db, int64_t run_id, const DynamoStepFacts& dynamo);
 
 }  // namespace rcf::analysis
