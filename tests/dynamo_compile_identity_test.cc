@@ -2,6 +2,7 @@
 // that start again are a new epoch, so no two compiles share a key and no reasons mix.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 #include "pipeline/ingest_pipeline.h"
@@ -22,14 +23,18 @@ std::string joined(const std::vector<std::string>& v) {
   return out;
 }
 
-TEST(DynamoCompileIdentity, ResetsStartNewEpochsAndKeepEveryCompile) {
-  TempDir dir;
+// A fixture of fixtures/dynamo_identity ingested into a new store in `dir`.
+std::unique_ptr<store::Database> ingested(const TempDir& dir, const std::string& fixture) {
   pipeline::IngestRequest req;
   req.db_path = dir.file("rcf.db");
-  req.paths = {std::string(RCF_FIXTURES_DIR) +
-               "/dynamo_identity/reset_between_experiments_constructed.log"};
+  req.paths = {std::string(RCF_FIXTURES_DIR) + "/dynamo_identity/" + fixture};
   pipeline::run_ingest(req);
-  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  return store::open_store(req.db_path, store::OpenMode::kRead);
+}
+
+TEST(DynamoCompileIdentity, ResetsStartNewEpochsAndKeepEveryCompile) {
+  TempDir dir;
+  auto db = ingested(dir, "reset_between_experiments_constructed.log");
   EXPECT_EQ(scalar(*db, "SELECT count(*) FROM compiles"), "7");
   EXPECT_EQ(joined(column(*db,
                           "SELECT program_key || ' ' || coalesce(prev_program_key, '-') || ' ' || "
@@ -45,12 +50,7 @@ TEST(DynamoCompileIdentity, ResetsStartNewEpochsAndKeepEveryCompile) {
 // tells them apart, and the second process's compiles take a new epoch of their own.
 TEST(DynamoCompileIdentity, TwoProcessesInOneLogKeepTheirOwnCompiles) {
   TempDir dir;
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
-  req.paths = {std::string(RCF_FIXTURES_DIR) +
-               "/dynamo_identity/two_processes_one_log_constructed.log"};
-  pipeline::run_ingest(req);
-  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  auto db = ingested(dir, "two_processes_one_log_constructed.log");
   EXPECT_EQ(scalar(*db, "SELECT count(*) FROM compiles"), "5");
   EXPECT_EQ(joined(column(*db,
                           "SELECT program_key || ' ' || coalesce(prev_program_key, '-') || ' ' || "
