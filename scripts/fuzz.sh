@@ -45,10 +45,14 @@ for t in "${targets[@]}"; do
   rc=0
   # CPU seconds (user + system) of the fuzzer, from bash's `time` (no extra package needed).
   TIMEFORMAT='%U %S'
+  # A target without kept regressions yet has no fixtures/fuzz_regressions/TARGET (libFuzzer
+  # stops on a missing corpus directory).
+  kept=()
+  [ -d "fixtures/fuzz_regressions/$t" ] && kept=("fixtures/fuzz_regressions/$t")
   { time ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} "build-fuzz/fuzz/fuzz_$t" \
     -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
     -dict="fuzz/dict/$t.dict" -artifact_prefix="fuzz/regressions/$t/" -print_final_stats=1 \
-    "fuzz/corpus/$t" "$seeds" "fixtures/fuzz_regressions/$t" "fuzz/regressions/$t" \
+    "fuzz/corpus/$t" "$seeds" "${kept[@]}" "fuzz/regressions/$t" \
     >"$log" 2>&1 || rc=$?; } 2>"$log.cpu"
   cpu=$(awk '{ printf "%.0f", $1 + $2 }' "$log.cpu")
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
