@@ -6,6 +6,7 @@
 #include "ingest/line_frame.h"
 #include "ingest/line_reader.h"
 #include "ingest/step_pattern_tap.h"
+#include "ingest/text_util.h"
 
 namespace rcf::ingest {
 namespace {
@@ -108,8 +109,9 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
   if (!info) {
     // Still read to the end so that the content hash and byte counts are known.
     std::string_view line;
-    while (reader.next(&line)) {
-    }
+    bool blank_only = true;
+    while (reader.next(&line)) blank_only = blank_only && is_blank(line);
+    stats->blank_only = blank_only;
     stats->format = "unrecognized";
     stats->bytes = reader.bytes_consumed();
     stats->lines = reader.line_number();

@@ -39,6 +39,8 @@ struct SourceStats {
   int64_t skipped = 0;
   int64_t rejected = 0;
   int64_t warnings = 0;
+  // Unrecognised input only: every line was blank (spaces, tabs, CR), i.e. no text at all.
+  bool blank_only = false;
   std::string first_error;  // "path:line: reason"
   std::string read_error;   // set when reading stopped early
   std::optional<int64_t> file_rank;

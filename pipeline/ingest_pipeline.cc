@@ -134,7 +134,8 @@ IngestSummary run_ingest(const IngestRequest& request) {
       src.stats.format = "unreadable";
       src.stats.content_hash = "unreadable:" + input.path;
     } else if (outcome == ingest::SourceOutcome::kUnrecognized) {
-      if (src.stats.bytes == 0) {
+      // Blank lines only (an empty log saved with CRLF, or pasted) is as empty as no byte.
+      if (src.stats.bytes == 0 || src.stats.blank_only) {
         src.stats.format = "empty";
       } else if (!input.from_walk) {
         std::string known;

@@ -187,6 +187,17 @@ TEST_F(BadInputCatalogue, EmptyFile) {
       << r.out;
 }
 
+// A file of blank lines only (an empty log saved with CRLF line ends, or pasted with a few
+// newlines) is as empty as a file of no byte: named, it is no error either.
+TEST_F(BadInputCatalogue, BlankLinesOnlyAreEmpty) {
+  write_file(path("blank.log"), "\r\n  \n\t\n");
+  RcfRun r = rcf({"ingest", "--db", "rcf.db", "blank.log"});
+  expect_exit(r, 0);
+  EXPECT_EQ(r.out.rfind("ingested 1 file (empty 1), 3 lines, ", 0), 0u) << r.out;
+  write_file(path("text.log"), "\r\nnot a log\r\n");
+  expect_exit(rcf({"ingest", "--db", "text.db", "text.log"}), 2);  // text is still no format
+}
+
 TEST_F(BadInputCatalogue, BinaryJunk) {
   // 50 lines of random bytes between two records of a real log.
   std::vector<std::string> lines = split_lines(read_file(kRank3));
