@@ -182,7 +182,7 @@ GateFile read_gate_file(const std::string& path) {
   if (path.size() >= 5 && path.compare(path.size() - 5, 5, ".toml") == 0)
     throw Error(
         fmt::format("gate file {}: TOML gate files are not supported; write it as JSON "
-                    "(see README, CI gate)",
+                    "(see docs/ci_gate.md)",
                     path));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("gate file {}: cannot read: {}", path, std::strerror(errno)));

@@ -15,7 +15,7 @@ namespace {
 using std::string_view;
 constexpr size_t npos = string_view::npos;
 
-// What to enable when the text alone cannot decide (DESIGN §1: `unknown` names the artifact).
+// What to enable when the text alone cannot decide (docs/causes.md: `unknown` names the artifact).
 constexpr string_view kEnableMore =
     "enable TORCH_LOGS=recompiles_verbose for every failing guard, or TORCH_TRACE to diff the "
     "guard sets of the cache entries";

@@ -1,6 +1,6 @@
 // Dynamo guard-failure reason classifier: one reason text (one rejected cache entry, any log era)
-// to a cause from the DESIGN §1 vocabulary, with the structured evidence the text carries.
-// Grammar and rule table: shared/formats/dynamo_text.md §3.2–§5. Pure functions, no I/O.
+// to a cause of the vocabulary of docs/causes.md, with the structured evidence the text carries.
+// Grammar: docs/dynamo_text.md; rule table (rows `§5 row N` in the .cc): docs/causes.md. No I/O.
 #pragma once
 
 #include <string>

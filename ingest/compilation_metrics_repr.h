@@ -1,5 +1,5 @@
 // The `CompilationMetrics(...)` dataclass repr printed by torch/_dynamo/utils.py
-// (../shared/formats/dynamo_text.md §10), read into a DynamoCompile.
+// (docs/dynamo_text.md, CompilationMetrics reprs), read into a DynamoCompile.
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-// The recompilation table of `CompileProfiler.report()` (../shared/formats/dynamo_text.md §6 end):
+// The recompilation table of `CompileProfiler.report()` (docs/dynamo_text.md):
 // `Function  Recompiles  Recompile Reasons`, a dash rule, then rows; further reasons of a function
 // sit on continuation rows with empty first columns.
 #pragma once

@@ -1,4 +1,4 @@
-// `compile_times` tables printed by torch/_dynamo/utils.py (../shared/formats/dynamo_text.md §8):
+// `compile_times` tables printed by torch/_dynamo/utils.py (docs/dynamo_text.md):
 // `TorchDynamo compilation metrics:` then a tabulate table or the comma-joined fallback.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Printed `torch._dynamo.explain()` output (../shared/formats/dynamo_text.md §7.3): one GraphBreak
+// Printed `torch._dynamo.explain()` output (docs/dynamo_text.md): one GraphBreak
 // per `Break Reason <i>:` entry.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Graph-break records of every era (../shared/formats/dynamo_text.md §7.1, §7.2): the
+// Graph-break records of every era (docs/dynamo_text.md, Graph breaks): the
 // `[__graph_breaks]` block, the one-time `Tensor.item()` WARNING, 2022/2023 `Graph break: ...`
 // messages and `torch._dynamo.exc.Unsupported` exception text.
 #pragma once

@@ -1,4 +1,4 @@
-// Recompile / cache-size limit warnings of every era (../shared/formats/dynamo_text.md §6) and the
+// Recompile / cache-size limit warnings of every era (docs/dynamo_text.md) and the
 // `FailOnRecompileLimitHit` hard failure.
 #pragma once
 

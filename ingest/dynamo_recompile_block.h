@@ -1,4 +1,4 @@
-// The `Recompiling function` block of every era (../shared/formats/dynamo_text.md §3): the new
+// The `Recompiling function` block of every era (docs/dynamo_text.md): the new
 // compile, one GuardFailure per `- ` entry, and the older compiles the entries name.
 #pragma once
 

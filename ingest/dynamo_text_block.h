@@ -1,5 +1,5 @@
 // One logical message of a Dynamo text log: the physical lines that the importer grouped by
-// prefix key (../shared/formats/dynamo_text.md §1.3), handed to a block parser once complete.
+// prefix key (docs/dynamo_text.md), handed to a block parser once complete.
 #pragma once
 
 #include <cstdint>

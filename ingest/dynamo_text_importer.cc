@@ -1,5 +1,5 @@
-// Dynamo text-log importer: groups physical lines into messages (§1.3 of
-// ../shared/formats/dynamo_text.md) and hands complete messages to the block parsers.
+// Dynamo text-log importer: groups physical lines into messages (see
+// docs/dynamo_text.md) and hands complete messages to the block parsers.
 //
 // Grouping. A prefixed line belongs to the open block with the same prefix key (rank, pid, path,
 // line, trace id, artifact, timestamp, level, logger). One process writes one record at a time,

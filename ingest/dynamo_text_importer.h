@@ -1,5 +1,5 @@
 // Dynamo text logs of every era (TORCH_LOGS=recompiles,recompiles_verbose,graph_breaks,guards;
-// ../shared/formats/dynamo_text.md).
+// docs/dynamo_text.md).
 #pragma once
 
 #include "ingest/importer.h"

@@ -1,4 +1,4 @@
-// --xla_dump_to file names (../shared/formats/hlo.md §1). Recognised from the end: extension,
+// --xla_dump_to file names (docs/hlo_text.md). Recognised from the end: extension,
 // then the stage (before_optimizations, <backend>after_optimizations..., a per-pass dump, or a
 // known extra), and what is left after `module_NNNN.` is the module name.
 #include "ingest/hlo_dump_file_name.h"

@@ -1,4 +1,4 @@
-// Names of the files that `--xla_dump_to` writes (../shared/formats/hlo.md §1):
+// Names of the files that `--xla_dump_to` writes (docs/hlo_text.md, File names):
 //   [<timestamp>.]module_<id>[.<module name>].<suffix>
 // Module names contain dots (`SyncTensorsGraph.68`), so the suffix is recognised from the end.
 #pragma once

@@ -1,5 +1,5 @@
 // HLO text importer: one `--xla_dump_to` text file (or any text holding HloModule modules) per
-// source; see ../shared/formats/hlo.md. Parsing is HloTextParser's; this class only does the line
+// source; see docs/hlo_text.md. Parsing is HloTextParser's; this class only does the line
 // accounting and emits one HloModule event per module.
 //
 // Line fates: lines the parser consumes get no note; blank lines are kSkipped "blank"; other

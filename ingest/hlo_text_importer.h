@@ -1,4 +1,4 @@
-// Importer "hlo_text" (see ingest/importer.h). Format reference: ../shared/formats/.
+// Importer "hlo_text" (see ingest/importer.h). Format reference: docs/hlo_text.md.
 #pragma once
 
 #include "ingest/importer.h"

@@ -1,4 +1,4 @@
-// Streaming HLO text parser (../shared/formats/hlo.md §3-§6). One pass, one line at a time, no
+// Streaming HLO text parser (docs/hlo_text.md). One pass, one line at a time, no
 // regex: every line is scanned by hand with a bracket-depth scanner that skips string literals
 // and `/*...*/` comments and stops at a `//` comment.
 //

@@ -1,4 +1,4 @@
-// Streaming parser of XLA HLO text (../shared/formats/hlo.md), both printing styles (long
+// Streaming parser of XLA HLO text (docs/hlo_text.md), both printing styles (long
 // `%name = f32[..] op(f32[..] %a)` and short-parsable `name = f32[..] op(a)`). Used by the HLO
 // dump importer (one module per --xla_dump_to file) and by the saved-graph importer (modules
 // embedded in XLA_SAVE_TENSORS_FILE with XLA_SAVE_TENSORS_FMT=hlo).

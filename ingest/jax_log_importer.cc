@@ -1,9 +1,9 @@
-// JAX log importer (../shared/formats/jax.md): jax_log_compiles records, jax_explain_cache_misses
+// JAX log importer (docs/jax_log.md): jax_log_compiles records, jax_explain_cache_misses
 // explanations and persistent compilation cache lines, of every era.
 //
 // Prefixes vary (bare, `WARNING:absl:`, JAX's own `{levelname}:{asctime}:{name}:{lineno}: `, user
 // formatters, pytest ids), so a line's prefix is stripped by the known forms and, failing that,
-// the message body is searched for by its distinctive words (jax.md §1: do not anchor on a
+// the message body is searched for by its distinctive words (docs/jax_log.md: do not anchor on a
 // prefix). Python logging prefixes only the first line of a multi-line message, so a cache-miss
 // explanation is its header plus the unprefixed lines that follow it; prefixed lines of other
 // records (DEBUG compiler lines) may come in between and do not end it.
@@ -223,7 +223,7 @@ size_t find_message(std::string_view s) {
   return best;
 }
 
-// `jit(f)` -> `f`, `jit_f` -> `f` (jax.md §2: names in logs, HLO modules and cache keys).
+// `jit(f)` -> `f`, `jit_f` -> `f` (docs/jax_log.md: names in logs, HLO modules, cache keys).
 std::string normalise_function(std::string_view name) {
   name = trim(name);
   if (name.starts_with("jit(") && name.ends_with(")") && name.size() > 5)
@@ -409,7 +409,7 @@ Parse parse_persistent_cache(std::string_view msg, int64_t line_no, EventSink& s
 }
 
 // ---------------------------------------------------------------------------------------------
-// Cache-miss explanations (jax.md §3).
+// Cache-miss explanations (docs/jax_log.md).
 
 // A short type as printed in explanations: `f32[8]`, `f32[]{weak_type=True}`,
 // `f32[8]({Auto: ('x',)})`.
@@ -473,7 +473,7 @@ std::optional<std::string> classify_type_bullet(std::string_view t) {
 
 enum class Category { kNone, kNeverSeen, kContext, kPytree, kStatic, kTypes, kOther };
 
-// The difference class a line of an explanation announces (jax.md §3.4).
+// The difference class a line of an explanation announces (docs/causes.md, JAX).
 Category category_of(std::string_view t) {
   if (contains(t, "never seen function")) return Category::kNeverSeen;
   if (contains(t, "racing context")) return Category::kContext;

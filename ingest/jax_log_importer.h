@@ -1,4 +1,4 @@
-// Importer "jax_log" (see ingest/importer.h). Format reference: ../shared/formats/.
+// Importer "jax_log" (see ingest/importer.h). Format reference: docs/jax_log.md.
 #pragma once
 
 #include "ingest/importer.h"

@@ -1,4 +1,4 @@
-// Log-line prefixes of every Dynamo era (../shared/formats/dynamo_text.md §1), parsed by hand:
+// Log-line prefixes of every Dynamo era (docs/dynamo_text.md, Prefixes), parsed by hand:
 // no regex on the per-line path.
 #pragma once
 

@@ -1,4 +1,4 @@
-// PT_XLA_DEBUG importer (../shared/formats/torch_xla.md §1-§3): analysis blocks, Post Compilation
+// PT_XLA_DEBUG importer (docs/pt_xla_debug.md): analysis blocks, Post Compilation
 // Analysis, `pt-xla-profiler:` lines and XLA_EMIT_STEPLOG markers.
 //
 // Blocks are recognised by their line prefix, never by blank lines: other output can sit right

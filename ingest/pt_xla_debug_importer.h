@@ -1,4 +1,4 @@
-// Importer "pt_xla_debug" (see ingest/importer.h). Format reference: ../shared/formats/.
+// Importer "pt_xla_debug" (see ingest/importer.h). Format reference: docs/pt_xla_debug.md.
 #pragma once
 
 #include "ingest/importer.h"

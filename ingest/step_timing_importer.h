@@ -1,4 +1,4 @@
-// Importer "step_timing" (see ingest/importer.h). Format reference: ../shared/formats/.
+// Importer "step_timing" (see ingest/importer.h). Format reference: docs/step_timing.md.
 #pragma once
 
 #include "ingest/importer.h"

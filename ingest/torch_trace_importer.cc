@@ -1,4 +1,4 @@
-// TORCH_TRACE structured-log importer. Format: ../shared/formats/torch_trace.md.
+// TORCH_TRACE structured-log importer. Format: docs/torch_trace.md.
 //
 // Throughput: every payload byte must be MD5-checked, so the checksum is updated line by line as
 // payload lines stream past (no buffer); only payloads of the kinds that feed events are kept.
@@ -349,7 +349,7 @@ bool is_torch_internal_file(std::string_view file) {
 }
 
 // Parses the text of a graph-break report (`dynamo_graph_break_reason` artifact; same text as the
-// `graph_breaks` log, dynamo_text.md §7.1). Falls back to the whole text as the reason.
+// `graph_breaks` log, docs/dynamo_text.md). Falls back to the whole text as the reason.
 void parse_graph_break_text(std::string_view text, GraphBreak* out) {
   enum class Section { kHeader, kReason, kTraceback } section = Section::kHeader;
   std::string reason;

@@ -1,4 +1,4 @@
-// TORCH_TRACE structured logs (../shared/formats/torch_trace.md): glog prefix + JSON envelope +
+// TORCH_TRACE structured logs (docs/torch_trace.md): glog prefix + JSON envelope +
 // TAB-indented payload lines with an MD5.
 #pragma once
 

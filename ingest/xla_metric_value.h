@@ -1,4 +1,4 @@
-// Value parsers for torch_xla metrics reports (../shared/formats/torch_xla.md §5.1). Hand-written
+// Value parsers for torch_xla metrics reports (docs/xla_metrics.md, Values). Hand-written
 // (no regex): the report is printed by `MetricFnTime`, `MetricFnBytes`, `MetricFnValue` and the
 // default stream float of `Rate`, so every form is small and fixed.
 #pragma once

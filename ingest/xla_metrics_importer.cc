@@ -1,5 +1,5 @@
 // torch_xla metrics importer: `metrics_report()` / `short_metrics_report()` text and
-// XLA_METRICS_FILE files (../shared/formats/torch_xla.md §5). Emits one MetricSample per printed
+// XLA_METRICS_FILE files (docs/xla_metrics.md). Emits one MetricSample per printed
 // value and a StepMarker per `[MetricsData; step=N]` header.
 //
 // Reports. A report index starts at 0 and grows at each `[MetricsData` header (except one that

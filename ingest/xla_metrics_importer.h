@@ -1,4 +1,4 @@
-// Importer "xla_metrics" (see ingest/importer.h). Format reference: ../shared/formats/.
+// Importer "xla_metrics" (see ingest/importer.h). Format reference: docs/xla_metrics.md.
 #pragma once
 
 #include "ingest/importer.h"

@@ -1,4 +1,4 @@
-// XLA_SAVE_TENSORS_FILE importer (../shared/formats/torch_xla.md §6-§8): one SavedGraph per
+// XLA_SAVE_TENSORS_FILE importer (docs/xla_saved_graph.md): one SavedGraph per
 // `[ScheduleSyncTensorsGraph]` / `[dynamo]` block, plus the HloModule events of blocks saved
 // with XLA_SAVE_TENSORS_FMT=hlo.
 //

@@ -1,4 +1,4 @@
-// Importer "xla_saved_graph" (see ingest/importer.h). Format reference: ../shared/formats/.
+// Importer "xla_saved_graph" (see ingest/importer.h). Format reference: docs/xla_saved_graph.md.
 #pragma once
 
 #include "ingest/importer.h"

@@ -1,5 +1,5 @@
 // `rcf report --format md`: an upgrade note per lane, in the narrow wording of per-lane reporting
-// (../shared/background/torch-2.12-journey.txt): name the exact lane and bundle, state only what
+// (docs/usage.md, `rcf report`): name the exact lane and bundle, state only what
 // the ingested logs support ("this lane settled at step 5 with 15 programs and showed no
 // recompiles after step 5 in the checked path"), keep validated default, workaround and open risk
 // apart, and name the first failing frontier. GitHub-flavoured Markdown; log-derived text is

@@ -1,5 +1,5 @@
-// The bad-input catalogue (DESIGN §6): one test per class of bad input, each through the real
-// `rcf` binary (RCF_BINARY). Each asserts the outcome the README promises — the bad part counted
+// The bad inputs of docs/bad_input.md: one test per class of bad input, each through the real
+// `rcf` binary (RCF_BINARY). Each asserts the outcome that page promises — the bad part counted
 // and skipped under a named reason with file:line, or exit 2 with a message naming the file — and
 // that the good content of the same file or directory is still ingested.
 //

@@ -1,7 +1,7 @@
 // Tests for the Dynamo guard-failure reason classifier (analysis/guard_reason.h).
-// Every reason form of shared/formats/dynamo_text.md §3–§5 and every distinct reason string of
-// shared/corpus/dynamo/*.txt and of the TORCH_TRACE `recompile_reasons` artifacts in
-// shared/corpus/torch_trace/, copied exactly (trailing padding included).
+// Every reason form of docs/dynamo_text.md and docs/causes.md and every distinct reason string of
+// the real logs of fixtures/dynamo/*.txt and of the TORCH_TRACE `recompile_reasons` artifacts in
+// tlparse's test logs (fixtures/torch_trace/ and more), copied exactly (trailing padding kept).
 #include "analysis/guard_reason.h"
 
 #include <gtest/gtest.h>
@@ -265,7 +265,7 @@ const std::vector<Case> kCases = {
     {"doc §3.3 user stack trace", "0/0: L['n'] == 3\n- User stack trace:\n-   File \"a.py\", line 3, in f",
      "constant", "medium", "n", -1, "3", ""},
 
-    // ---- corpus: shared/corpus/dynamo ----
+    // ---- corpus: fixtures/dynamo ----
     // cache_size_limit_pytorch_issue128090_other.txt
     {"cache_size_limit_pytorch_issue128090_other.txt", "name 'Trunc' is not defined", "unknown", "low", "", -1, "", "",
      "evaluating a guard raised a Python error (name 'Trunc' is not defined) so the failing guard is hidden; enable TORCH_LOGS=recompiles_verbose for every failing guard, or TORCH_TRACE to diff the guard sets of the cache entries"},
@@ -396,7 +396,7 @@ const std::vector<Case> kCases = {
      "object_identity", "medium", "self", -1, "", "",
      "nn.Module 'self' changed since compile (train()/eval() switch, a mutated attribute or a different instance)"},
 
-    // ---- corpus: shared/corpus/torch_trace `recompile_reasons` / `recompile_reason` ----
+    // ---- corpus: tlparse's test logs, `recompile_reasons` / `recompile_reason` ----
     // collectives_parity/dedicated_log_torch_trace_rank_0.log
     {"torch_trace/collectives_parity/dedicated_log_torch_trace_rank_0.log",
      "0/0: ___check_obj_id(fn, 140439264606080)                   ",

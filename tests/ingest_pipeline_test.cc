@@ -277,7 +277,7 @@ TEST_F(IngestPipelineTest, GoldenCompFailure) {
 }
 
 // Newer PyTorch writes the compile time only as dynamo_cumulative_compile_time_us (the legacy
-// entire_frame_compile_time_s is that value / 1e6, shared/formats/torch_trace.md); the compile
+// entire_frame_compile_time_s is that value / 1e6, docs/torch_trace.md); the compile
 // time is then known and must not be NULL.
 TEST_F(IngestPipelineTest, CompileTimeFromCumulativeMicroseconds) {
   ingest_fixture(kCompFailure);  // "dynamo_cumulative_compile_time_us": 157247

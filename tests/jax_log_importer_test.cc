@@ -1,5 +1,5 @@
 // JAX log importer: exact events and line fates for every fixtures/xla/jax_* file (expected values
-// read off the files by hand), one synthetic line per wording era of ../shared/formats/jax.md,
+// read off the files by hand), one synthetic line per wording era of docs/jax_log.md,
 // and robustness cases.
 #include "ingest/jax_log_importer.h"
 
@@ -167,7 +167,7 @@ TEST(JaxLogImporter, ExplainIssue22281WithDebugCompilerLines) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// jax_log_compiles wordings (jax.md §2).
+// jax_log_compiles wordings (docs/jax_log.md).
 
 TEST(JaxLogImporter, CompileWordingsOfEveryEra) {
   CollectingSink sink = run(
@@ -231,7 +231,7 @@ TEST(JaxLogImporter, BadCompileLinesAreRejected) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// jax_explain_cache_misses wordings (jax.md §3).
+// jax_explain_cache_misses wordings (docs/jax_log.md).
 
 struct MissCase {
   const char* name;
@@ -398,7 +398,7 @@ TEST(JaxLogImporter, TruncatedAndBadExplanations) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Persistent cache wordings (jax.md §4).
+// Persistent cache wordings (docs/jax_log.md).
 
 TEST(JaxLogImporter, PersistentCacheWordings) {
   const std::string key = "jit_f-" + kHex;

@@ -1,4 +1,4 @@
-// Prefix parser: every era and variation of ../shared/formats/dynamo_text.md §1.
+// Prefix parser: every era and variation of docs/dynamo_text.md (Prefixes).
 #include "ingest/log_prefix.h"
 
 #include <gtest/gtest.h>

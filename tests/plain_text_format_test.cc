@@ -1,6 +1,6 @@
-// The formats the README documents are the formats rcf has: every `--format` name it lists
-// resolves, `plain_text` included, and `--step-pattern` reads step timings out of a plain
-// training log that no importer recognises (docs/plain_text.md).
+// The formats the command reference documents are the formats rcf has: every `--format` name
+// docs/usage.md lists resolves, `plain_text` included, and `--step-pattern` reads step timings out
+// of a plain training log that no importer recognises (docs/plain_text.md).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,9 +27,9 @@ using testing::TempDir;
 const std::string kPlainLog = std::string(RCF_FIXTURES_DIR) + "/plain_text/plain_training.log";
 const std::string kStepPattern = R"(step (?P<step>\d+)/\d+ \|.* (?P<ms>[\d.]+)ms)";
 
-// The backquoted names in the README's "`--format` overrides (...)" sentence.
+// The backquoted names in docs/usage.md's "`--format` overrides (...)" sentence.
 std::vector<std::string> readme_format_names() {
-  const std::string readme = read_file(std::string(RCF_FIXTURES_DIR) + "/../README.md");
+  const std::string readme = read_file(std::string(RCF_FIXTURES_DIR) + "/../docs/usage.md");
   const std::string marker = "`--format` overrides (";
   size_t at = readme.find(marker);
   if (at == std::string::npos) return {};
@@ -47,10 +47,10 @@ std::vector<std::string> readme_format_names() {
 
 TEST(PlainTextFormat, EveryFormatTheReadmeNamesResolves) {
   std::vector<std::string> names = readme_format_names();
-  ASSERT_GE(names.size(), 9u) << "README sentence about --format not found or changed";
+  ASSERT_GE(names.size(), 9u) << "docs/usage.md sentence about --format not found or changed";
   for (const std::string& name : names) {
     const ingest::ImporterInfo* info = ingest::find_importer(name);
-    ASSERT_NE(info, nullptr) << "README names --format " << name;
+    ASSERT_NE(info, nullptr) << "docs/usage.md names --format " << name;
     EXPECT_EQ(info->name, name);
   }
   EXPECT_NE(std::find(names.begin(), names.end(), "plain_text"), names.end());

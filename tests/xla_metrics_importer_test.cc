@@ -1,4 +1,4 @@
-// torch_xla metrics importer: value parsers (every form of ../shared/formats/torch_xla.md §5.1),
+// torch_xla metrics importer: value parsers (every form of docs/xla_metrics.md, Values),
 // exact samples and line fates for every fixtures/xla/metrics_* file, and synthetic cases (two
 // sorted runs, repeated reports, cut blocks, CRLF, malformed values, sniffing).
 //
