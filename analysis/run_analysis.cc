@@ -431,6 +431,8 @@ void write_step_axis(store::Database& db, int64_t run_id, const StepAxis& axis) 
 void place_xla_steps(const TrainingSteps& steps, XlaRunInputs& in) {
   if (!steps.decided()) return;
   for (auto& b : in.blocks) b.step = steps.step_of(b.source_id, b.line, b.syncs_before, {});
+  for (auto& c : in.jax_compiles) c.step = steps.step_of(c.source_id, c.line, {}, {});
+  for (auto& m : in.jax_misses) m.step = steps.step_of(m.source_id, m.line, {}, {});
   in.steps_seen = steps.last_step().value_or(0);
 }
 
@@ -556,17 +558,19 @@ std::optional<double> load_execute_ms(store::Database& db, int64_t run_id) {
 
 // Says which logs of the run were read as one process (the merged_sources view).
 void record_merged_sources(store::Database& db, int64_t run_id,
-                           const std::vector<SourceAlias>& merged) {
+                           const std::vector<SourceAlias>& dynamo_merged,
+                           const std::vector<SourceAlias>& xla_copies) {
   auto clear = db.prepare("DELETE FROM source_merge WHERE run_id=?");
   clear.bind(1, run_id);
   clear.run();
   auto insert = db.prepare(
       "INSERT INTO source_merge(run_id, source_id, same_process_as, evidence) VALUES (?,?,?,?)");
-  for (const SourceAlias& a : merged) {
-    insert.bind(1, run_id).bind(2, int64_t{a.source_id}).bind(3, int64_t{a.to_source_id});
-    insert.bind(4, a.evidence);
-    insert.run();
-  }
+  for (const auto* merged : {&dynamo_merged, &xla_copies})
+    for (const SourceAlias& a : *merged) {
+      insert.bind(1, run_id).bind(2, int64_t{a.source_id}).bind(3, int64_t{a.to_source_id});
+      insert.bind(4, a.evidence);
+      insert.run();
+    }
 }
 
 // Deletes the derived rows of `run_id`. When the run is the store's only one (a store of one
@@ -620,10 +624,10 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
       merging = std::async(std::launch::async, [&dynamo] { return merge_dynamo_compiles(dynamo); });
     });
     lap(t.load_dynamo_s);
-    record_merged_sources(db, run_id, dynamo.merged_sources);
     const TrainingSteps steps =
         TrainingSteps::decide(load_step_evidence(db, run_id, dynamo_step_facts(dynamo)));
     XlaRunInputs xla_inputs = load_xla_run(db, run_id, dynamo.source_names);
+    record_merged_sources(db, run_id, dynamo.merged_sources, xla_inputs.copied_sources);
     place_xla_steps(steps, xla_inputs);
     const std::map<int64_t, double> wall_ms = wall_ms_by_step(xla_inputs);
     XlaRunResult xla = analyze_xla_run(std::move(xla_inputs), 1);

@@ -12,16 +12,10 @@
 #include <vector>
 
 #include "analysis/attributed_compile.h"
+#include "analysis/source_alias.h"
 #include "store/database.h"
 
 namespace rcf::analysis {
-
-struct SourceAlias {
-  int32_t source_id = 0;     // the text log
-  int32_t to_source_id = 0;  // the TORCH_TRACE log of the same process
-  int32_t to_rank = -1;      // the rank its records take
-  std::string evidence;      // e.g. "pid 4242, 14 compiles with the same id and function"
-};
 
 class SameProcessSources {
  public:

@@ -301,6 +301,7 @@ class JaxAttributor {
     const std::string& fn =
         miss.function.empty() ? std::string("<unknown function>") : miss.function;
     AttributedCompile a = start(miss.source_id, miss.line, fn);
+    a.step = miss.step;
     a.program_key = fmt::format("{} @{}:{}", fn, source_name_[miss.source_id], miss.line);
     a.evidence_kind = "jax_explain_cache_misses";
     explain(a, miss, seen_[fn]++);
@@ -311,6 +312,7 @@ class JaxAttributor {
     if (c.phase == "compiling" && !c.signature.empty()) last_signature_[c.function] = c.signature;
     if (!is_compile(c)) return;
     AttributedCompile a = start(c.source_id, c.line, c.function);
+    a.step = c.step;
     std::string sig = !c.signature.empty() ? c.signature : last_signature_[c.function];
     a.program_key = sig.empty() ? c.function : c.function + " " + sig;
     if (c.seconds) a.compile_ms = *c.seconds * 1000;
@@ -443,7 +445,9 @@ XlaRunResult analyze_xla_run(XlaRunInputs in, int64_t first_ordinal) {
     std::set<std::string> keys;
   };
   std::map<std::string, ProgramView> programs;  // program key -> its view: one per program
-  std::map<std::string, SiteState> sites;
+  // Per process and site: each PT_XLA_DEBUG source is one process's stream with its own program
+  // cache (analysis/xla_same_process.h), so a graph another process compiled is new to this one.
+  std::map<std::pair<int64_t, std::string>, SiteState> sites;
   using DimKey = std::tuple<std::string, int64_t, int64_t>;  // site, param, dim
   std::map<DimKey, std::set<int64_t>> shape_values;
   std::vector<std::pair<size_t, DimKey>> shape_compiles;  // out.compiles index, its dim
@@ -491,7 +495,7 @@ XlaRunResult analyze_xla_run(XlaRunInputs in, int64_t first_ordinal) {
     std::string where = fmt::format(
         "{} at {}:{}", vlog ? "VLOG Compiling IR graph hash" : "PT_XLA_DEBUG Compilation Analysis",
         source_name[b.source_id], b.line);
-    SiteState& site = sites[a.site];
+    SiteState& site = sites[{b.source_id, a.site}];
     bool first_at_site = site.keys.empty();
     const std::vector<const ProgramView*>& earlier = site.programs;
     int64_t prev = site.index.choose(view);

@@ -23,6 +23,7 @@
 #include "analysis/attributed_compile.h"
 #include "analysis/op_attribute_diff.h"
 #include "analysis/program_diff.h"
+#include "analysis/source_alias.h"
 
 namespace rcf::analysis {
 
@@ -55,12 +56,14 @@ struct JaxCompileRecord {
   int64_t line = 0;
   std::string function, phase, signature;
   std::optional<double> seconds;
+  std::optional<int64_t> step;  // the training step, when progress lines place it
 };
 
 struct JaxMissRecord {
   int64_t source_id = 0;
   int64_t line = 0;
   std::string function, cause_class, detail;
+  std::optional<int64_t> step;  // the training step, when progress lines place it
 };
 
 struct SavedGraphRecord {
@@ -136,6 +139,8 @@ struct XlaRunInputs {
   std::map<std::string, ExecutionSpan> executions_by_hash;
   HostSyncCounts host_syncs;
   std::optional<CountedCompiles> counted;  // from the metrics reports, when one counts compiles
+  // Sources whose compile records repeat another's (analysis/xla_same_process.h): not read.
+  std::vector<SourceAlias> copied_sources;
   // Names the instructions behind an op-attribute-only change (program_diff rule 4a) by reading
   // the two modules again; unset, such a change is said without them.
   OpAttributeDescriber describe_op_attributes;

@@ -1,6 +1,7 @@
 #include "analysis/xla_run_loader.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -9,6 +10,7 @@
 
 #include "analysis/op_attribute_diff.h"
 #include "analysis/program_loader.h"
+#include "analysis/xla_same_process.h"
 #include "store/store.h"
 #include "util/json_depth.h"
 
@@ -36,7 +38,9 @@ namespace {
 // programs. One source (the usual level-2 run): its counts are stored in segment order, so one
 // pass in rowid order sees each program's steps in order and counts the distinct ones without
 // sorting. Several sources share step numbers (ranks): SQL takes the union.
-void load_execution_spans(store::Database& db, int64_t run_id,
+// Sources in `copies` repeat another source's output (analysis/xla_same_process.h) and are not
+// read.
+void load_execution_spans(store::Database& db, int64_t run_id, const std::set<int64_t>& copies,
                           std::map<std::string, ExecutionSpan>& out) {
   struct Program {
     ExecutionSpan span;
@@ -50,15 +54,18 @@ void load_execution_spans(store::Database& db, int64_t run_id,
       "kind = 'execute' AND graph_hash IS NOT NULL");
   groups.bind(1, run_id);
   while (groups.step()) {
+    if (copies.count(groups.int64(2))) continue;
     by_group[groups.int64(0)] = &programs[groups.str(1)];
     sources.insert(groups.int64(2));
   }
   if (sources.size() > 1) {
     auto spans = db.prepare(
-        "SELECT g.graph_hash, sum(e.executions), count(DISTINCT e.step_ends_before), "
-        "min(e.step_ends_before) + 1, max(e.step_ends_before) + 1 FROM xla_execution e "
-        "JOIN xla_execution_group g ON g.group_id = e.group_id WHERE e.run_id = ? AND "
-        "g.kind = 'execute' AND g.graph_hash IS NOT NULL GROUP BY g.graph_hash");
+        fmt::format("SELECT g.graph_hash, sum(e.executions), count(DISTINCT e.step_ends_before), "
+                    "min(e.step_ends_before) + 1, max(e.step_ends_before) + 1 FROM xla_execution e "
+                    "JOIN xla_execution_group g ON g.group_id = e.group_id WHERE e.run_id = ? AND "
+                    "g.kind = 'execute' AND g.graph_hash IS NOT NULL AND e.source_id NOT IN ({}) "
+                    "GROUP BY g.graph_hash",
+                    fmt::join(copies, ",")));
     spans.bind(1, run_id);
     while (spans.step())
       out[spans.str(0)] = {spans.int64(1), spans.int64(2), spans.int64(3), spans.int64(4)};
@@ -159,6 +166,15 @@ class CompileCounter {
   std::optional<CountedCompiles> best_;
 };
 
+// The paths and file ranks of the run's sources, which tell copies from ranks.
+std::map<int64_t, XlaSourceName> load_source_names(store::Database& db, int64_t run_id) {
+  std::map<int64_t, XlaSourceName> out;
+  auto rows = db.prepare("SELECT source_id, path, file_rank FROM source WHERE run_id = ?");
+  rows.bind(1, run_id);
+  while (rows.step()) out[rows.int64(0)] = {rows.str(1), rows.opt_int64(2)};
+  return out;
+}
+
 }  // namespace
 
 XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
@@ -223,6 +239,10 @@ XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
   // VLOG compiles stand in for Compilation Analysis blocks only where there are none: with both
   // switched on, each compile would be counted twice.
   if (in.blocks.empty()) load_vlog_compiles(db, run_id, in.blocks);
+  in.copied_sources = find_copied_xla_sources(in.blocks, load_source_names(db, run_id));
+  drop_aliased_blocks(in.blocks, in.copied_sources);
+  std::set<int64_t> copies;
+  for (const SourceAlias& a : in.copied_sources) copies.insert(a.source_id);
   auto jax = db.prepare(
       "SELECT source_id, line, f.text, phase, s.text, seconds FROM jax_compile j "
       "JOIN strings f ON f.string_id = j.function_sid "
@@ -300,7 +320,7 @@ XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
     in.step_times.push_back({step_times.int64(0), step_times.opt_real(1), step_times.opt_real(2)});
   in.hlo_programs = load_hlo_programs(db, run_id);
   in.describe_op_attributes = store_op_attribute_describer(db);
-  load_execution_spans(db, run_id, in.executions_by_hash);
+  load_execution_spans(db, run_id, copies, in.executions_by_hash);
   return in;
 }
 

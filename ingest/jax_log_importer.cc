@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "ingest/step_line.h"
 #include "ingest/text_util.h"
 
 namespace rcf::ingest {
@@ -653,6 +654,12 @@ class JaxLogImporter : public Importer {
       return;
     }
     bool jax_logger = b.logger.starts_with("jax") || b.logger == "absl";
+    if (!jax_logger) {
+      if (auto progress = read_step_line(msg)) {  // the user's own `step N` line
+        sink_.emit(StepMarker{line_no, progress->step, "step_line", std::move(progress->shape)});
+        return;
+      }
+    }
     sink_.note(line_no, LineFate::kSkipped, jax_logger ? "other_jax_message" : "other_output",
                line);
   }

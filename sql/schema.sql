@@ -643,13 +643,26 @@ CREATE TABLE cause_group (
   PRIMARY KEY (run_id, site_sid, cause)
 );
 
--- Text logs that analysis read as the same process as a TORCH_TRACE log of their run, so that each
--- compile is counted once (analysis/same_process_sources.h); rewritten by every analysis.
+-- Sources that analysis read as the same process as another source of their run, so that each
+-- compile is counted once: Dynamo text logs of a TORCH_TRACE log's process
+-- (analysis/same_process_sources.h) and copies of a PT_XLA_DEBUG stream
+-- (analysis/xla_same_process.h); rewritten by every analysis.
 CREATE TABLE source_merge (
   run_id INTEGER NOT NULL,           -- run
-  source_id INTEGER NOT NULL,        -- the text log
-  same_process_as INTEGER NOT NULL,  -- the TORCH_TRACE log whose compiles it also describes
-  evidence TEXT NOT NULL             -- why: the pid and the compiles that agree
+  source_id INTEGER NOT NULL,        -- the text log, or the PT_XLA_DEBUG copy
+  same_process_as INTEGER NOT NULL,  -- the source whose compiles it also describes
+  evidence TEXT NOT NULL             -- why: the pid and the compiles that agree, or the records
+                                     -- that agree and what was assumed
+);
+
+-- Where the ranks of a run stopped doing the same thing (analysis/rank_divergence.h); rewritten by
+-- every analysis of the run.
+CREATE TABLE rank_divergence_row (
+  run_id INTEGER NOT NULL,     -- run
+  kind TEXT NOT NULL,          -- compile_ids, cache, collectives, tensor_meta, execution_order, recompiles
+  rank_groups TEXT NOT NULL,   -- ranks that agree, groups separated by ' | ' (e.g. '0,2 | 1')
+  first_index INTEGER,         -- 0-based position of the first difference in the compared sequence
+  detail TEXT NOT NULL         -- what differs, where, and why (the cause), as text
 );
 
 -- The standard remedy for each cause, shown in the fix-first list, and the remedies of the cases

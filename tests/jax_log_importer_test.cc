@@ -358,9 +358,12 @@ TEST(JaxLogImporter, ExplanationGroupedAcrossInterleavedDebugLines) {
             "  for g defined at /u/t.py:3\n  never seen input type signature:\n    x: f32[4]\n"
             "  closest seen input type signature has 1 mismatches, including:\n"
             "    * at x, seen i32[4], but now given f32[4]");
+  // `Step 3 done` is the user's progress line (docs/training_steps.md), a step marker.
+  ASSERT_EQ(sink.all<StepMarker>().size(), 1u);
+  EXPECT_EQ(sink.all<StepMarker>()[0].step, 3);
   EXPECT_EQ(sink.note_counts(),
-            (Notes{{"skipped:other_jax_message", 1}, {"skipped:other_output", 2}}));
-  EXPECT_EQ(parsed_lines(sink, 10), (Lines{1, 3, 4, 5, 6, 7, 8}));
+            (Notes{{"skipped:other_jax_message", 1}, {"skipped:other_output", 1}}));
+  EXPECT_EQ(parsed_lines(sink, 10), (Lines{1, 3, 4, 5, 6, 7, 8, 9}));
 }
 
 TEST(JaxLogImporter, ExplanationsEndAtBlankLinesAndNextHeader) {

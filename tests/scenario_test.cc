@@ -106,10 +106,11 @@ class Scenario : public ::testing::TestWithParam<std::string> {
 };
 
 TEST(ScenarioBundles, EveryScenarioOfTheIssueIsCheckedIn) {
-  EXPECT_EQ(scenario_names(), (std::vector<std::string>{
-                                  "capacity_shape", "clean_settle", "constant_counter",
-                                  "dynamo_lane", "grad_alternation", "item_sync", "mixed_causes",
-                                  "multi_sync", "multi_sync_timed", "optional_keys"}));
+  EXPECT_EQ(scenario_names(),
+            (std::vector<std::string>{"capacity_shape", "clean_settle", "constant_counter",
+                                      "dynamo_lane", "dynamo_trace_lane", "grad_alternation",
+                                      "item_sync", "mixed_causes", "multi_sync", "multi_sync_timed",
+                                      "optional_keys"}));
 }
 
 // Every file is recognised by its importer and no line is rejected. Warnings (e.g. a Dynamo
@@ -283,6 +284,18 @@ std::vector<std::string> details(const IngestedScenario& s, const std::string& c
   std::vector<std::string> out;
   while (st.step()) out.push_back(st.str(0));
   return out;
+}
+
+// The TORCH_LOGS text log and the TORCH_TRACE log of one process are one process: the text log is
+// read with the trace (CompilesMatchTruth checks each compile is counted once).
+TEST(ScenarioDetails, TextLogAndTraceOfOneProcessAreReadAsOne) {
+  const IngestedScenario& s = ingested("dynamo_trace_lane");
+  auto st = s.db->prepare("SELECT source, same_process_as, evidence FROM merged_sources");
+  ASSERT_TRUE(st.step());
+  EXPECT_EQ(fs::path(st.str(0)).filename(), "train.log");
+  EXPECT_EQ(fs::path(st.str(1)).filename(), "dedicated_log_torch_trace_k3n9x2qa.log");
+  EXPECT_NE(st.str(2).find("pid 48211"), std::string::npos) << st.str(2);
+  EXPECT_FALSE(st.step());
 }
 
 TEST(ScenarioDetails, GradAlternationIsSaidToFlipBetweenTwoPrograms) {
