@@ -266,68 +266,56 @@ std::optional<ResumeName> parse_resume_name(std::string_view co_name) {
   return std::nullopt;
 }
 
-std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
-  std::vector<AttributedCompile> out;
-  attribute_dynamo_run(in, [&out](AttributedCompile&& a) { out.push_back(std::move(a)); });
-  return out;
-}
+namespace {
 
-int64_t attribute_dynamo_run(const RunInputs& in,
-                             const std::function<void(AttributedCompile&&)>& emit) {
-  return attribute_dynamo_run(in, merge_dynamo_compiles(in), emit);
-}
+// Reasons repeat a lot (each recompile re-lists the older entries). The loader classifies each
+// text of the store once (RunInputs::classified); any other text is classified once while it
+// stays in this bounded cache (dropped when full, so that memory does not grow with the number of
+// distinct reasons; the older entries a recompile re-lists are recent). It is dropped only between
+// two compiles (forget_if_full), so a returned view stays valid while one compile is attributed
+// (unordered_map nodes never move). Keyed by where the text is, not by its bytes (no hash of a
+// long text): a text read from the store is held once in RunInputs::texts, so its repeats share
+// an address; the same text at two addresses is merely classified twice.
+class ReasonClassifier {
+ public:
+  explicit ReasonClassifier(const RunInputs& in) : in_(in) {}
+  ReasonClass operator()(const ReasonRecord& r) {
+    if (r.reason_sid)
+      if (std::optional<ReasonClass> known = in_.classified.find(*r.reason_sid)) return *known;
+    std::pair<const char*, size_t> where(r.reason.data(), r.reason.size());
+    auto it = classified_.find(where);
+    if (it == classified_.end())
+      it = classified_.emplace(where, classify_guard_reason(r.reason)).first;
+    return ReasonClass::of(it->second);
+  }
+  void forget_if_full() {
+    if (classified_.size() >= kEntries) classified_.clear();
+  }
 
-int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles,
-                             const std::function<void(AttributedCompile&&)>& emit) {
-  // The graph-break index needs only the breaks: it is built on a second thread while the
-  // reasons are attached to the compiles and the compiles ordered.
-  std::future<GraphBreakIndex> break_index_built =
-      std::async(std::launch::async, [&in] { return GraphBreakIndex(in.breaks, in.break_frames); });
-  std::map<int64_t, std::string> source_name(in.source_names.begin(), in.source_names.end());
-  // Reasons repeat a lot (each recompile re-lists the older entries). The loader classifies each
-  // text of the store once (RunInputs::classified); any other text is classified once while it
-  // stays in this bounded cache (dropped when full, so that memory does not grow
-  // with the number of distinct reasons; the older entries a recompile re-lists are recent).
-  // It is dropped only between two compiles (forget_classified_if_full), so a returned reference
-  // stays valid while one compile is attributed (unordered_map nodes never move).
-  // Keyed by where the text is, not by its bytes (no hash of a long text): a text read from the
-  // store is held once in RunInputs::texts, so its repeats share an address; the same text at
-  // two addresses is merely classified twice.
-  constexpr size_t kClassifiedCacheEntries = 1 << 16;
+ private:
+  static constexpr size_t kEntries = 1 << 16;
   struct TextAddressHash {
     size_t operator()(std::pair<const char*, size_t> t) const {
       return std::hash<const char*>()(t.first) ^ (t.second * 0x9E3779B97F4A7C15ull);
     }
   };
-  std::unordered_map<std::pair<const char*, size_t>, GuardReason, TextAddressHash> classified;
-  // Classified by the loader when it could (RunInputs::classified), else here, once per text.
-  // The views returned stay valid until forget_classified_if_full().
-  auto classify = [&](const ReasonRecord& r) -> ReasonClass {
-    if (r.reason_sid)
-      if (std::optional<ReasonClass> known = in.classified.find(*r.reason_sid)) return *known;
-    std::pair<const char*, size_t> where(r.reason.data(), r.reason.size());
-    auto it = classified.find(where);
-    if (it == classified.end())
-      it = classified.emplace(where, classify_guard_reason(r.reason)).first;
-    return ReasonClass::of(it->second);
-  };
-  auto forget_classified_if_full = [&] {
-    if (classified.size() >= kClassifiedCacheEntries) classified.clear();
-  };
+  const RunInputs& in_;
+  std::unordered_map<std::pair<const char*, size_t>, GuardReason, TextAddressHash> classified_;
+};
 
-  // 1. The compiles, merged (merge_dynamo_compiles).
-  const util::LargeVector<uint32_t>& record_order = merged_compiles.impl_->record_order;
-  util::LargeVector<Merged>& merged = merged_compiles.impl_->merged;
-  const SiteNumbers& sites = merged_compiles.impl_->sites;
-  if (merged.empty()) return 0;
-  auto records_of = [&](const Merged& m) {
-    return std::span<const uint32_t>(record_order.data() + m.first_record, m.records);
-  };
+// The explaining reasons of each merged compile: Merged::first_reason/reasons index `order`.
+struct AttachedReasons {
+  util::LargeVector<const ReasonRecord*> order;
+  std::span<const ReasonRecord* const> of(const Merged& m) const {
+    return {order.data() + m.first_reason, m.reasons};
+  }
+};
 
-  // 2. Attach reasons to compiles. Reasons without a compile id (2023-era text) belong to the
-  // closest recompile block above them in the same source.
-  // (source, rank) -> keys of the id-less compiles there, in line order.
-  std::map<std::pair<int64_t, int64_t>, std::vector<DynamoKey>> idless;
+// (source, rank) -> keys of the id-less compiles there, in line order.
+using IdlessCompiles = std::map<std::pair<int64_t, int64_t>, std::vector<DynamoKey>>;
+
+IdlessCompiles index_idless_compiles(const util::LargeVector<Merged>& merged) {
+  IdlessCompiles idless;
   for (const Merged& m : merged)
     if (m.key.frame_id < 0 && m.key.ca_id < 0)
       idless[{m.key.source_id, m.key.rank}].push_back(m.key);
@@ -335,7 +323,15 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
     std::sort(keys.begin(), keys.end(), [](const DynamoKey& a, const DynamoKey& b) {
       return a.line_if_no_id < b.line_if_no_id;
     });
-  // (compile, reason) pairs, then sorted: a compile's reasons by entry index, then log position.
+  return idless;
+}
+
+// Phase 2: attaches each explaining reason to its compile, as (compile, reason) index pairs in
+// row order. Reasons without a compile id (2023-era text) belong to the closest recompile block
+// above them in the same source.
+util::LargeVector<std::pair<uint32_t, uint32_t>> pair_reasons_with_compiles(
+    const RunInputs& in, util::LargeVector<Merged>& merged) {
+  const IdlessCompiles idless = index_idless_compiles(merged);
   util::LargeVector<std::pair<uint32_t, uint32_t>> attached;
   attached.reserve(in.reasons.size());
   const Merged* last_owner = nullptr;
@@ -357,9 +353,16 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
     if (!last_owner || last_owner->key != key) last_owner = find_merged(merged, key);
     if (last_owner) attached.emplace_back(static_cast<uint32_t>(last_owner - merged.data()), i);
   }
-  // Grouped by compile with a counting sort (one pass to count, one to place, in row order), then
-  // each compile's few reasons ordered where they are not already: a comparison sort of all the
-  // pairs fetched two reasons from memory at every comparison.
+  return attached;
+}
+
+// Phase 2 (cont.): groups the attached reasons by compile, each compile's by entry index, then log
+// position. Grouped with a counting sort (one pass to count, one to place, in row order), then
+// each compile's few reasons ordered where they are not already: a comparison sort of all the
+// pairs fetched two reasons from memory at every comparison.
+AttachedReasons attach_reasons(const RunInputs& in, util::LargeVector<Merged>& merged) {
+  util::LargeVector<std::pair<uint32_t, uint32_t>> attached =
+      pair_reasons_with_compiles(in, merged);
   for (const auto& [m, r] : attached) ++merged[m].reasons;
   uint32_t placed = 0;
   for (Merged& m : merged) {
@@ -367,31 +370,31 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
     placed += m.reasons;
     m.reasons = 0;  // counts again while placing
   }
-  util::LargeVector<const ReasonRecord*> reason_order(attached.size());
+  AttachedReasons out;
+  out.order.resize(attached.size());
   for (const auto& [m, r] : attached) {
     Merged& owner = merged[m];
-    reason_order[owner.first_reason + owner.reasons++] = &in.reasons[r];
+    out.order[owner.first_reason + owner.reasons++] = &in.reasons[r];
   }
   attached = {};
-  // By entry index, then log position; reasons are placed in row order, so their addresses break
-  // the remaining ties as the row order.
+  // Reasons are placed in row order, so their addresses break the remaining ties as the row order.
   auto reason_less = [](const ReasonRecord* a, const ReasonRecord* b) {
     return std::tie(a->entry_index, a->key.source_id, a->line, a) <
            std::tie(b->entry_index, b->key.source_id, b->line, b);
   };
   for (const Merged& m : merged) {
-    auto first = reason_order.begin() + m.first_reason, last = first + m.reasons;
+    auto first = out.order.begin() + m.first_reason, last = first + m.reasons;
     if (!std::is_sorted(first, last, reason_less)) std::sort(first, last, reason_less);
   }
-  auto reasons_of = [&](const Merged& m) {
-    return std::span<const ReasonRecord* const>(reason_order.data() + m.first_reason, m.reasons);
-  };
+  return out;
+}
 
-  // Compiles known only as "referenced" sort just before the first compile that names them.
-  // A reason mostly names an older compile of the owner's own frame, which sits a few entries
-  // before the owner in key order (its compile number that much lower): looked for there first,
-  // then, when not there, in a compact sorted array of the referenced-only compiles' keys (a few
-  // MB, where a search of all compiles would miss the cache at every step).
+// Sets Merged::effective_line: compiles known only as "referenced" sort just before the first
+// compile that names them. A reason mostly names an older compile of the owner's own frame, which
+// sits a few entries before the owner in key order (its compile number that much lower): looked
+// for there first, then, when not there, in a compact sorted array of the referenced-only
+// compiles' keys (a few MB, where a search of all compiles would miss the cache at every step).
+void place_referenced_only(util::LargeVector<Merged>& merged, const AttachedReasons& reasons) {
   util::LargeVector<std::pair<DynamoKey, uint32_t>> referenced_only;
   for (uint32_t i = 0; i < merged.size(); ++i) {
     merged[i].effective_line = merged[i].best->line;
@@ -399,7 +402,7 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
   }
   for (uint32_t o = 0; o < merged.size() && !referenced_only.empty(); ++o) {
     const Merged& owner = merged[o];
-    for (const ReasonRecord* r : reasons_of(owner)) {
+    for (const ReasonRecord* r : reasons.of(owner)) {
       auto id = ingest::CompileId::parse(r->old_compile_id);
       if (!id) continue;
       DynamoKey old = owner.key;
@@ -419,216 +422,127 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
         named->effective_line = std::min(named->effective_line, owner.best->line);
     }
   }
+}
 
+// Sets Merged::cache_state: fx_graph preferred over aotautograd.
+void attach_cache_states(const RunInputs& in, util::LargeVector<Merged>& merged) {
   for (const auto& c : in.caches) {
     Merged* m = find_merged(merged, c.key);
     if (m && (m->cache_state.empty() || c.cache == "fx_graph")) m->cache_state = c.state;
   }
+}
 
-  // Breaks without a user location (TORCH_TRACE restart reasons), by the process and the function
-  // of the frame they restarted, ordered by frame: a resume function takes the closest earlier one.
-  using UnlocatedKey = std::tuple<int64_t, int64_t, int64_t, int64_t, std::string>;
-  std::map<UnlocatedKey, std::vector<std::pair<int64_t, size_t>>> unlocated_breaks;
-  for (size_t i = 0; i < in.breaks.size(); ++i) {
-    const BreakRecord& b = in.breaks[i];
-    const DynamoKey& k = b.key;
-    if (b.user_line >= 0 || !b.user_function.empty() || k.frame_id < 0) continue;
-    const Merged* broken = find_merged(merged, k);
-    if (!broken) continue;
-    auto broken_resume = parse_resume_name(broken->co_name);
-    unlocated_breaks[{k.source_id, k.rank, k.epoch, k.ca_id,
-                      broken_resume ? broken_resume->function : std::string(broken->co_name)}]
-        .emplace_back(k.frame_id, i);
-  }
-  for (auto& [where, list] : unlocated_breaks) std::stable_sort(list.begin(), list.end());
-
-  // 3. Order: by start time when the log has it, else by position in the source; then frame and
-  // compile, then key order. Sorted as compact keys: comparing through the compiles would fetch
-  // two of them, and their best records, from memory at every comparison.
-  util::LargeVector<const Merged*> order;
-  {
-    struct OrderKey {
-      bool no_start;
-      int64_t start_us;
-      int32_t source_id;
-      int64_t effective_line;
-      bool not_referenced_only;
-      int32_t frame_id, frame_compile_id;
-      uint32_t index;  // in `merged`: key order
-      auto tied() const {
-        return std::tie(no_start, start_us, source_id, effective_line, not_referenced_only,
-                        frame_id, frame_compile_id, index);
-      }
-    };
-    util::LargeVector<OrderKey> keys;
-    keys.reserve(merged.size());
-    for (uint32_t i = 0; i < merged.size(); ++i) {
-      const Merged& m = merged[i];
-      const std::optional<int64_t>& start = m.best->start_us;
-      keys.push_back({!start.has_value(), start.value_or(0), m.key.source_id, m.effective_line,
-                      !m.referenced_only, m.key.frame_id, m.key.frame_compile_id, i});
+// Breaks without a user location (TORCH_TRACE restart reasons), by the process and the function
+// of the frame they restarted, ordered by frame: a resume function takes the closest earlier one.
+class UnlocatedBreaks {
+ public:
+  UnlocatedBreaks(const RunInputs& in, util::LargeVector<Merged>& merged) : in_(in) {
+    for (size_t i = 0; i < in.breaks.size(); ++i) {
+      const BreakRecord& b = in.breaks[i];
+      const DynamoKey& k = b.key;
+      if (b.user_line >= 0 || !b.user_function.empty() || k.frame_id < 0) continue;
+      const Merged* broken = find_merged(merged, k);
+      if (!broken) continue;
+      auto broken_resume = parse_resume_name(broken->co_name);
+      by_function_[{k.source_id, k.rank, k.epoch, k.ca_id,
+                    broken_resume ? broken_resume->function : std::string(broken->co_name)}]
+          .emplace_back(k.frame_id, i);
     }
-    std::sort(keys.begin(), keys.end(),
-              [](const OrderKey& a, const OrderKey& b) { return a.tied() < b.tied(); });
-    order.reserve(merged.size());
-    for (const OrderKey& k : keys) order.push_back(&merged[k.index]);
+    for (auto& [where, list] : by_function_) std::stable_sort(list.begin(), list.end());
   }
 
-  const GraphBreakIndex break_index = break_index_built.get();
-  in.classified.wait();  // the loader's classifications, made on another thread meanwhile
+  // The break that restarted the closest earlier frame of `function` in the process of `m` (the
+  // frame the resume function `m` was split from), nullptr if none.
+  const BreakRecord* find(const Merged& m, const std::string& function) const {
+    auto it = by_function_.find({m.key.source_id, m.key.rank, m.key.epoch, m.key.ca_id, function});
+    if (it == by_function_.end()) return nullptr;
+    const auto& list = it->second;  // (frame_id, break index), by frame then log order
+    auto after =
+        std::lower_bound(list.begin(), list.end(), std::pair<int64_t, size_t>(m.key.frame_id, 0));
+    if (after == list.begin()) return nullptr;
+    int64_t frame = (after - 1)->first;  // closest earlier frame; its first break
+    auto first = std::lower_bound(list.begin(), after, std::pair<int64_t, size_t>(frame, 0));
+    return &in_.breaks[first->second];
+  }
 
-  // Several processes in one run: program keys get a rank (or file) prefix.
-  std::set<std::pair<int64_t, int64_t>> processes;
-  for (const Merged* m : order) processes.insert({m->key.source_id, m->key.rank});
-  bool prefix = processes.size() > 1;
-  // After a torch._dynamo.reset() ids start again: `e1:0/0` names the second epoch's 0/0.
-  auto program_key = [&](const DynamoKey& key, int64_t display_rank,
-                         const std::string& compile_id) -> std::string {
-    std::string id_text = key.epoch > 0 ? fmt::format("e{}:{}", key.epoch, compile_id) : compile_id;
-    if (!prefix) return id_text;
-    if (display_rank >= 0) return fmt::format("rank{}:{}", display_rank, id_text);
-    return fmt::format("{}:{}", source_name[key.source_id], id_text);
+ private:
+  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, std::string>;
+  const RunInputs& in_;
+  std::map<Key, std::vector<std::pair<int64_t, size_t>>> by_function_;
+};
+
+// Phase 3: the attribution order. By start time when the log has it, else by position in the
+// source; then frame and compile, then key order. Sorted as compact keys: comparing through the
+// compiles would fetch two of them, and their best records, from memory at every comparison.
+util::LargeVector<const Merged*> attribution_order(const util::LargeVector<Merged>& merged) {
+  struct OrderKey {
+    bool no_start;
+    int64_t start_us;
+    int32_t source_id;
+    int64_t effective_line;
+    bool not_referenced_only;
+    int32_t frame_id, frame_compile_id;
+    uint32_t index;  // in `merged`: key order
+    auto tied() const {
+      return std::tie(no_start, start_us, source_id, effective_line, not_referenced_only, frame_id,
+                      frame_compile_id, index);
+    }
   };
+  util::LargeVector<OrderKey> keys;
+  keys.reserve(merged.size());
+  for (uint32_t i = 0; i < merged.size(); ++i) {
+    const Merged& m = merged[i];
+    const std::optional<int64_t>& start = m.best->start_us;
+    keys.push_back({!start.has_value(), start.value_or(0), m.key.source_id, m.effective_line,
+                    !m.referenced_only, m.key.frame_id, m.key.frame_compile_id, i});
+  }
+  std::sort(keys.begin(), keys.end(),
+            [](const OrderKey& a, const OrderKey& b) { return a.tied() < b.tied(); });
+  util::LargeVector<const Merged*> order;
+  order.reserve(merged.size());
+  for (const OrderKey& k : keys) order.push_back(&merged[k.index]);
+  return order;
+}
 
-  int64_t emitted = 0;
-  // One compile object, refilled for each compile: `emit` may leave in it what it likes (the
-  // writer leaves an older compile, whose strings' buffers are then reused), so every text is
-  // assigned or appended in place, never replaced by a new string.
-  AttributedCompile a;
-  for (const Merged* m : order) {
-    const CompileRecord& best = *m->best;
-    a.reset();
-    a.key = m->key;
-    a.ordinal = ++emitted;
-    a.attempt = m->attempt;
-    a.line = best.line;
-    a.rank = best.display_rank;
-    a.start_us = best.start_us;
-    a.compile_ms = best.duration_ms;
-    if (best.kind == "forward")
-      a.evidence_kind = "compilation_metrics";
-    else
-      a.evidence_kind = best.kind;
-    a.site = sites.text(m->site_number);
-    a.site_number = m->site_number;
-    ingest::CompileId id;
-    id.frame = static_cast<int32_t>(m->key.frame_id);
-    id.compile = static_cast<int32_t>(m->key.frame_compile_id);
-    id.compiled_autograd = static_cast<int32_t>(m->key.ca_id);
-    std::string_view unnamed = m->frameless ? "aot" : "?";
-    std::string id_text = id.known()
-                              ? id.text_without_attempt()
-                              : fmt::format("{}@{}:{}", m->co_name.empty() ? unnamed : m->co_name,
-                                            source_name[m->key.source_id], best.line);
-    a.program_key = program_key(m->key, best.display_rank, id_text);
-    bool failed = false;
-    for (uint32_t i : records_of(*m)) {
-      const CompileRecord& r = in.compiles[i];
-      if (!r.fail_type.empty() && r.has_guarded_code.value_or(0) == 0) failed = true;
-    }
-    a.kind = failed ? "dynamo_failed" : "dynamo";
-    a.cache = m->cache_state;
+// Phase 4: decides, for one merged compile at a time, its identity, its reported cause and why it
+// happened. Holds the run-wide indexes the decisions read.
+class CompileAttributor {
+ public:
+  CompileAttributor(const RunInputs& in, const util::LargeVector<uint32_t>& record_order,
+                    const SiteNumbers& sites, const AttachedReasons& reasons,
+                    const UnlocatedBreaks& unlocated, const GraphBreakIndex& break_index,
+                    const util::LargeVector<const Merged*>& order)
+      : in_(in),
+        record_order_(record_order),
+        sites_(sites),
+        reasons_(reasons),
+        unlocated_(unlocated),
+        break_index_(break_index),
+        source_name_(in.source_names.begin(), in.source_names.end()),
+        classify_(in) {
+    // Several processes in one run: program keys get a rank (or file) prefix.
+    std::set<std::pair<int64_t, int64_t>> processes;
+    for (const Merged* m : order) processes.insert({m->key.source_id, m->key.rank});
+    prefix_ = processes.size() > 1;
+  }
 
-    const auto rs = reasons_of(*m);
-    for (uint32_t i : records_of(*m))
-      if (!in.compiles[i].recompile_reason.empty())
-        a.cause_reported = in.compiles[i].recompile_reason;
-    if (a.cause_reported.empty() && !rs.empty()) {
-      if (rs.front()->old_compile_id.empty())
-        a.cause_reported = first_line_view(rs.front()->reason);
-      else
-        fmt::format_to(std::back_inserter(a.cause_reported), "{}: {}", rs.front()->old_compile_id,
-                       first_line_view(rs.front()->reason));
-    }
-    if (failed && a.cause_reported.empty())
-      for (uint32_t i : records_of(*m))
-        if (!in.compiles[i].fail_type.empty()) a.cause_reported = in.compiles[i].fail_type;
+  // Fills `a` (reset beforehand) for compile `m`, the `ordinal`-th in attribution order.
+  void attribute(const Merged& m, int64_t ordinal, AttributedCompile& a) {
+    const CompileRecord& best = *m.best;
+    bool failed = fill_identity(m, ordinal, a);
+    fill_reported_cause(m, failed, a);
+    classify_.forget_if_full();
+    const ReasonRecord* primary = primary_reason(m);
+    const ReasonClass g = primary ? classify_(*primary) : ReasonClass();
+    if (primary) fill_primary(m, *primary, g, a);
 
-    // Primary reason: the newest rejected cache entry (highest old compile number).
-    const ReasonRecord* primary = nullptr;
-    int64_t primary_c = -1;
-    for (const ReasonRecord* r : rs) {
-      auto old = ingest::CompileId::parse(r->old_compile_id);
-      int64_t c = old ? old->compile : -1;
-      if (!primary || c > primary_c) {
-        primary = r;
-        primary_c = c;
-      }
-    }
-    forget_classified_if_full();
-    const ReasonClass g = primary ? classify(*primary) : ReasonClass();
-    if (primary) {
-      if (primary->reason_sid)
-        a.primary_reason_sid = primary->reason_sid;  // written by id: no copy, no lookup
-      else
-        a.primary_reason = primary->reason;
-      a.other_reasons = static_cast<int>(rs.size()) - 1;
-      a.prev_program_key = primary->old_compile_id.empty()
-                               ? ""
-                               : program_key(m->key, best.display_rank, primary->old_compile_id);
-      fmt::format_to(std::back_inserter(a.evidence), "{} at {}:{}", origin_phrase(primary->origin),
-                     source_name[primary->key.source_id], primary->line);
-      a.subject = g.subject;
-    }
-
-    auto resume = parse_resume_name(m->co_name);
-    if (resume) {
-      // A fragment created by a graph break: find the break that made it.
-      // The break that matches the resume function's line or name best; the file (the resume
-      // function lives in the file of the frame it was split from) and the process break ties.
-      const BreakRecord* brk =
-          break_index.find(resume->line, resume->function, m->co_filename, m->key.source_id);
-      if (!brk && m->key.frame_id >= 0) {
-        // TORCH_TRACE restart reasons carry no user location: the break is then the one that
-        // restarted the closest earlier frame of the same function in the same process (the
-        // frame this resume function was split from).
-        auto it = unlocated_breaks.find(
-            {m->key.source_id, m->key.rank, m->key.epoch, m->key.ca_id, resume->function});
-        if (it != unlocated_breaks.end()) {
-          const auto& list = it->second;  // (frame_id, break index), by frame then log order
-          auto after = std::lower_bound(list.begin(), list.end(),
-                                        std::pair<int64_t, size_t>(m->key.frame_id, 0));
-          if (after != list.begin()) {
-            int64_t frame = (after - 1)->first;  // closest earlier frame; its first break
-            auto first =
-                std::lower_bound(list.begin(), after, std::pair<int64_t, size_t>(frame, 0));
-            brk = &in.breaks[first->second];
-          }
-        }
-      }
-      a.cause = "sync_fragment";
-      std::string where_break = resume->line >= 0
-                                    ? fmt::format("{} at line {}", resume->function, resume->line)
-                                    : resume->function;
-      // Each text built in place: appending formatted parts to it would reallocate it each time.
-      a.detail.reserve(256);
-      if (brk) {
-        std::string_view why = !brk->gb_type.empty() ? brk->gb_type : first_line_view(brk->reason);
-        fmt::format_to(std::back_inserter(a.detail),
-                       "resume function {} exists because of a graph break in {}: {}", m->co_name,
-                       where_break, why);
-        if (!brk->user_file.empty() && brk->user_line >= 0)
-          fmt::format_to(std::back_inserter(a.detail), " ({}:{})", brk->user_file, brk->user_line);
-        a.confidence = brk->sync_signature ? "high" : "medium";
-        fmt::format_to(std::back_inserter(a.evidence), "{}graph break at {}:{}",
-                       a.evidence.empty() ? "" : "; ", source_name[brk->key.source_id], brk->line);
-        if (!brk->sync_signature)
-          fmt::format_to(std::back_inserter(a.detail), "; {}", kBreakNotAHostSync);
-      } else {
-        fmt::format_to(std::back_inserter(a.detail),
-                       "resume function {} exists because of a graph break in {}; the break itself "
-                       "is not in the logs (enable TORCH_LOGS=graph_breaks to see its reason)",
-                       m->co_name, where_break);
-        a.confidence = "medium";
-        if (a.evidence.empty()) a.evidence = "co_name of the compiled frame";
-      }
-      if (primary)
-        fmt::format_to(std::back_inserter(a.detail), "; recompiled because {}", g.detail);
-    } else if (id.known() && m->key.frame_compile_id == 0) {
+    if (auto resume = parse_resume_name(m.co_name)) {
+      attribute_resume_fragment(m, *resume, primary ? &g : nullptr, a);
+    } else if (frame_compile_known(m) && m.key.frame_compile_id == 0) {
       a.cause = "first_compile";
       a.confidence = "high";
       a.evidence = "first compile of this frame";
-    } else if (m->frameless && !primary) {
+    } else if (m.frameless && !primary) {
       // Not a recompile: nothing was compiled before it for a frame (docs/aot_compiles.md).
       a.cause = "first_compile";
       a.confidence = "high";
@@ -637,39 +551,196 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
           "aot_compile); it is compiled once and is never a recompile of a frame";
       fmt::format_to(std::back_inserter(a.evidence),
                      "compilation_metrics without a compile id at {}:{}",
-                     source_name[m->key.source_id], best.line);
+                     source_name_[m.key.source_id], best.line);
     } else if (primary) {
-      a.cause = g.cause;
-      a.confidence = g.confidence;
-      // Built in place: appending to a copy of g.detail would reallocate it once per part.
-      a.detail.reserve(g.detail.size() + g.user_code.size() + 96);
-      a.detail = g.detail;
-      if (!g.user_code.empty() && g.detail.find(g.user_code) == std::string_view::npos)
-        fmt::format_to(std::back_inserter(a.detail), " [guard from: {}]", g.user_code);
-      if (g.cause == "shape" && g.dim >= 0) {
-        // Every value this dim has taken at this compile's frame: the entries' expectations plus
-        // the new actual value.
-        std::set<std::string> values;
-        for (const ReasonRecord* r : rs) {
-          const ReasonClass other = classify(*r);
-          if (other.cause == "shape" && other.subject == g.subject && other.dim == g.dim) {
-            if (!other.expected.empty()) values.emplace(other.expected);
-            if (!other.actual.empty()) values.emplace(other.actual);
-          }
-        }
-        if (values.size() > 2) {
-          std::vector<std::string> sorted(values.begin(), values.end());
-          std::sort(sorted.begin(), sorted.end(), value_less);
-          std::string list = format_value_list(sorted);
-          a.detail += fmt::format("; dim {} of '{}' has taken {} values at this frame: {}", g.dim,
-                                  g.subject, sorted.size(), list);
-        }
+      attribute_guard_failure(m, g, a);
+    } else {
+      attribute_without_reason(m, a);
+    }
+  }
+
+ private:
+  std::span<const uint32_t> records_of(const Merged& m) const {
+    return {record_order_.data() + m.first_record, m.records};
+  }
+  static ingest::CompileId compile_id_of(const Merged& m) {
+    ingest::CompileId id;
+    id.frame = static_cast<int32_t>(m.key.frame_id);
+    id.compile = static_cast<int32_t>(m.key.frame_compile_id);
+    id.compiled_autograd = static_cast<int32_t>(m.key.ca_id);
+    return id;
+  }
+  static bool frame_compile_known(const Merged& m) { return compile_id_of(m).known(); }
+
+  // After a torch._dynamo.reset() ids start again: `e1:0/0` names the second epoch's 0/0.
+  std::string program_key(const DynamoKey& key, int64_t display_rank,
+                          const std::string& compile_id) {
+    std::string id_text = key.epoch > 0 ? fmt::format("e{}:{}", key.epoch, compile_id) : compile_id;
+    if (!prefix_) return id_text;
+    if (display_rank >= 0) return fmt::format("rank{}:{}", display_rank, id_text);
+    return fmt::format("{}:{}", source_name_[key.source_id], id_text);
+  }
+
+  // Key, ordinal, site, program key, kind and cache; returns whether the compile failed.
+  bool fill_identity(const Merged& m, int64_t ordinal, AttributedCompile& a) {
+    const CompileRecord& best = *m.best;
+    a.key = m.key;
+    a.ordinal = ordinal;
+    a.attempt = m.attempt;
+    a.line = best.line;
+    a.rank = best.display_rank;
+    a.start_us = best.start_us;
+    a.compile_ms = best.duration_ms;
+    if (best.kind == "forward")
+      a.evidence_kind = "compilation_metrics";
+    else
+      a.evidence_kind = best.kind;
+    a.site = sites_.text(m.site_number);
+    a.site_number = m.site_number;
+    ingest::CompileId id = compile_id_of(m);
+    std::string_view unnamed = m.frameless ? "aot" : "?";
+    std::string id_text = id.known()
+                              ? id.text_without_attempt()
+                              : fmt::format("{}@{}:{}", m.co_name.empty() ? unnamed : m.co_name,
+                                            source_name_[m.key.source_id], best.line);
+    a.program_key = program_key(m.key, best.display_rank, id_text);
+    bool failed = false;
+    for (uint32_t i : records_of(m)) {
+      const CompileRecord& r = in_.compiles[i];
+      if (!r.fail_type.empty() && r.has_guarded_code.value_or(0) == 0) failed = true;
+    }
+    a.kind = failed ? "dynamo_failed" : "dynamo";
+    a.cache = m.cache_state;
+    return failed;
+  }
+
+  // The cause the log itself reported: a recompile_reason, else the first reason, else (failed)
+  // the failure type.
+  void fill_reported_cause(const Merged& m, bool failed, AttributedCompile& a) const {
+    const auto rs = reasons_.of(m);
+    for (uint32_t i : records_of(m))
+      if (!in_.compiles[i].recompile_reason.empty())
+        a.cause_reported = in_.compiles[i].recompile_reason;
+    if (a.cause_reported.empty() && !rs.empty()) {
+      if (rs.front()->old_compile_id.empty())
+        a.cause_reported = first_line_view(rs.front()->reason);
+      else
+        fmt::format_to(std::back_inserter(a.cause_reported), "{}: {}", rs.front()->old_compile_id,
+                       first_line_view(rs.front()->reason));
+    }
+    if (failed && a.cause_reported.empty())
+      for (uint32_t i : records_of(m))
+        if (!in_.compiles[i].fail_type.empty()) a.cause_reported = in_.compiles[i].fail_type;
+  }
+
+  // The newest rejected cache entry (highest old compile number), nullptr if no reason.
+  const ReasonRecord* primary_reason(const Merged& m) const {
+    const ReasonRecord* primary = nullptr;
+    int64_t primary_c = -1;
+    for (const ReasonRecord* r : reasons_.of(m)) {
+      auto old = ingest::CompileId::parse(r->old_compile_id);
+      int64_t c = old ? old->compile : -1;
+      if (!primary || c > primary_c) {
+        primary = r;
+        primary_c = c;
       }
-      if (a.other_reasons > 0)
-        fmt::format_to(std::back_inserter(a.detail),
-                       " (+{} older cache {} also rejected the inputs)", a.other_reasons,
-                       a.other_reasons == 1 ? "entry" : "entries");
-    } else if (m->referenced_only) {
+    }
+    return primary;
+  }
+
+  void fill_primary(const Merged& m, const ReasonRecord& primary, const ReasonClass& g,
+                    AttributedCompile& a) {
+    if (primary.reason_sid)
+      a.primary_reason_sid = primary.reason_sid;  // written by id: no copy, no lookup
+    else
+      a.primary_reason = primary.reason;
+    a.other_reasons = static_cast<int>(reasons_.of(m).size()) - 1;
+    a.prev_program_key = primary.old_compile_id.empty()
+                             ? ""
+                             : program_key(m.key, m.best->display_rank, primary.old_compile_id);
+    fmt::format_to(std::back_inserter(a.evidence), "{} at {}:{}", origin_phrase(primary.origin),
+                   source_name_[primary.key.source_id], primary.line);
+    a.subject = g.subject;
+  }
+
+  // A fragment created by a graph break: finds the break that made it. The break that matches the
+  // resume function's line or name best; the file (the resume function lives in the file of the
+  // frame it was split from) and the process break ties. TORCH_TRACE restart reasons carry no user
+  // location: the break is then the one that restarted the closest earlier frame of the same
+  // function in the same process (the frame this resume function was split from).
+  void attribute_resume_fragment(const Merged& m, const ResumeName& resume,
+                                 const ReasonClass* primary, AttributedCompile& a) {
+    const BreakRecord* brk =
+        break_index_.find(resume.line, resume.function, m.co_filename, m.key.source_id);
+    if (!brk && m.key.frame_id >= 0) brk = unlocated_.find(m, resume.function);
+    a.cause = "sync_fragment";
+    std::string where_break = resume.line >= 0
+                                  ? fmt::format("{} at line {}", resume.function, resume.line)
+                                  : resume.function;
+    // Each text built in place: appending formatted parts to it would reallocate it each time.
+    a.detail.reserve(256);
+    if (brk) {
+      std::string_view why = !brk->gb_type.empty() ? brk->gb_type : first_line_view(brk->reason);
+      fmt::format_to(std::back_inserter(a.detail),
+                     "resume function {} exists because of a graph break in {}: {}", m.co_name,
+                     where_break, why);
+      if (!brk->user_file.empty() && brk->user_line >= 0)
+        fmt::format_to(std::back_inserter(a.detail), " ({}:{})", brk->user_file, brk->user_line);
+      a.confidence = brk->sync_signature ? "high" : "medium";
+      fmt::format_to(std::back_inserter(a.evidence), "{}graph break at {}:{}",
+                     a.evidence.empty() ? "" : "; ", source_name_[brk->key.source_id], brk->line);
+      if (!brk->sync_signature)
+        fmt::format_to(std::back_inserter(a.detail), "; {}", kBreakNotAHostSync);
+    } else {
+      fmt::format_to(std::back_inserter(a.detail),
+                     "resume function {} exists because of a graph break in {}; the break itself "
+                     "is not in the logs (enable TORCH_LOGS=graph_breaks to see its reason)",
+                     m.co_name, where_break);
+      a.confidence = "medium";
+      if (a.evidence.empty()) a.evidence = "co_name of the compiled frame";
+    }
+    if (primary)
+      fmt::format_to(std::back_inserter(a.detail), "; recompiled because {}", primary->detail);
+  }
+
+  // A recompile explained by its primary guard failure `g`.
+  void attribute_guard_failure(const Merged& m, const ReasonClass& g, AttributedCompile& a) {
+    a.cause = g.cause;
+    a.confidence = g.confidence;
+    // Built in place: appending to a copy of g.detail would reallocate it once per part.
+    a.detail.reserve(g.detail.size() + g.user_code.size() + 96);
+    a.detail = g.detail;
+    if (!g.user_code.empty() && g.detail.find(g.user_code) == std::string_view::npos)
+      fmt::format_to(std::back_inserter(a.detail), " [guard from: {}]", g.user_code);
+    if (g.cause == "shape" && g.dim >= 0) append_dim_values(m, g, a);
+    if (a.other_reasons > 0)
+      fmt::format_to(std::back_inserter(a.detail), " (+{} older cache {} also rejected the inputs)",
+                     a.other_reasons, a.other_reasons == 1 ? "entry" : "entries");
+  }
+
+  // Every value the failing dim has taken at this compile's frame: the entries' expectations plus
+  // the new actual value (listed when more than two).
+  void append_dim_values(const Merged& m, const ReasonClass& g, AttributedCompile& a) {
+    std::set<std::string> values;
+    for (const ReasonRecord* r : reasons_.of(m)) {
+      const ReasonClass other = classify_(*r);
+      if (other.cause == "shape" && other.subject == g.subject && other.dim == g.dim) {
+        if (!other.expected.empty()) values.emplace(other.expected);
+        if (!other.actual.empty()) values.emplace(other.actual);
+      }
+    }
+    if (values.size() <= 2) return;
+    std::vector<std::string> sorted(values.begin(), values.end());
+    std::sort(sorted.begin(), sorted.end(), value_less);
+    std::string list = format_value_list(sorted);
+    a.detail += fmt::format("; dim {} of '{}' has taken {} values at this frame: {}", g.dim,
+                            g.subject, sorted.size(), list);
+  }
+
+  // A recompile with no guard failure logged: what the other records tell.
+  void attribute_without_reason(const Merged& m, AttributedCompile& a) {
+    const CompileRecord& best = *m.best;
+    if (m.referenced_only) {
       a.cause = "unknown";
       a.confidence = "low";
       a.detail =
@@ -688,7 +759,7 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
           "nn.Module instance)",
           *best.accumulated_cache_size);
       fmt::format_to(std::back_inserter(a.evidence), "compilation_metrics cache sizes at {}:{}",
-                     source_name[m->key.source_id], best.line);
+                     source_name_[m.key.source_id], best.line);
     } else if (best.kind == "recompile_block") {
       a.cause = "unknown";
       a.confidence = "low";
@@ -696,7 +767,7 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
           "its recompile block lists no guard failure (the log ends or was cut inside the block); "
           "capture the whole log with TORCH_LOGS=recompiles_verbose or TORCH_TRACE";
       fmt::format_to(std::back_inserter(a.evidence), "recompile block at {}:{}",
-                     source_name[m->key.source_id], best.line);
+                     source_name_[m.key.source_id], best.line);
     } else {
       a.cause = "unknown";
       a.confidence = "low";
@@ -704,8 +775,65 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
           "no guard-failure reason was logged for this compile; enable TORCH_LOGS=recompiles "
           "(or TORCH_TRACE) to record why the cache missed";
       fmt::format_to(std::back_inserter(a.evidence), "{} at {}:{}", a.evidence_kind,
-                     source_name[m->key.source_id], best.line);
+                     source_name_[m.key.source_id], best.line);
     }
+  }
+
+  const RunInputs& in_;
+  const util::LargeVector<uint32_t>& record_order_;  // Merged::first_record indexes it
+  const SiteNumbers& sites_;
+  const AttachedReasons& reasons_;
+  const UnlocatedBreaks& unlocated_;
+  const GraphBreakIndex& break_index_;
+  std::map<int64_t, std::string> source_name_;  // source_id -> short name for evidence texts
+  ReasonClassifier classify_;
+  bool prefix_ = false;  // several processes: program keys get a rank (or file) prefix
+};
+
+}  // namespace
+
+std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& in) {
+  std::vector<AttributedCompile> out;
+  attribute_dynamo_run(in, [&out](AttributedCompile&& a) { out.push_back(std::move(a)); });
+  return out;
+}
+
+int64_t attribute_dynamo_run(const RunInputs& in,
+                             const std::function<void(AttributedCompile&&)>& emit) {
+  return attribute_dynamo_run(in, merge_dynamo_compiles(in), emit);
+}
+
+// The phases: 1. the compiles merged (merge_dynamo_compiles), 2. reasons, caches and unlocated
+// breaks attached to them, 3. the compiles ordered, 4. each compile attributed and emitted.
+int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles,
+                             const std::function<void(AttributedCompile&&)>& emit) {
+  // The graph-break index needs only the breaks: it is built on a second thread while the
+  // reasons are attached to the compiles and the compiles ordered.
+  std::future<GraphBreakIndex> break_index_built =
+      std::async(std::launch::async, [&in] { return GraphBreakIndex(in.breaks, in.break_frames); });
+  util::LargeVector<Merged>& merged = merged_compiles.impl_->merged;
+  if (merged.empty()) return 0;
+
+  const AttachedReasons reasons = attach_reasons(in, merged);
+  place_referenced_only(merged, reasons);
+  attach_cache_states(in, merged);
+  const UnlocatedBreaks unlocated(in, merged);
+  const util::LargeVector<const Merged*> order = attribution_order(merged);
+
+  const GraphBreakIndex break_index = break_index_built.get();
+  in.classified.wait();  // the loader's classifications, made on another thread meanwhile
+
+  CompileAttributor attributor(in, merged_compiles.impl_->record_order,
+                               merged_compiles.impl_->sites, reasons, unlocated, break_index,
+                               order);
+  int64_t emitted = 0;
+  // One compile object, refilled for each compile: `emit` may leave in it what it likes (the
+  // writer leaves an older compile, whose strings' buffers are then reused), so every text is
+  // assigned or appended in place, never replaced by a new string.
+  AttributedCompile a;
+  for (const Merged* m : order) {
+    a.reset();
+    attributor.attribute(*m, ++emitted, a);
     emit(std::move(a));
   }
   return emitted;
