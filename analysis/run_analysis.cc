@@ -14,6 +14,7 @@
 
 #include "analysis/compile_writer.h"
 #include "analysis/dynamo_attribution.h"
+#include "analysis/rank_divergence.h"
 #include "analysis/run_rollup.h"
 #include "analysis/same_process_sources.h"
 #include "analysis/step_curve.h"
@@ -673,6 +674,7 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     write_rollup(db, strings, run_id, std::move(rollup));
     if (xla.counted) write_counted_compiles(db, run_id, *xla.counted);
     write_step_axis(db, run_id, steps.axis());
+    write_rank_divergence(db, run_id);  // reads the compiles written above
     lap(t.finish_s);
   }
 }

@@ -185,6 +185,20 @@ struct CudagraphSkip {
   std::string origin;                  // "text_perf_hints", "trace_compilation_metrics"
 };
 
+// What Inductor logged about one compiled graph, or the order in which a process ran its graphs,
+// kept to compare the ranks of a run (docs/rank_divergence.md). TORCH_TRACE artifacts
+// `inductor_collective_schedule`, `inductor_runtime_and_tensor_meta`, `graph_execution`, and the
+// collective calls of `inductor_output_code`.
+struct GraphFact {
+  int64_t line = 0;
+  CompileRef ref;  // the graph's compile; no id for an execution order
+  // "collective_schedule" (collective ops in scheduled order), "code_collectives" (the collective
+  // calls the generated code makes, in order), "tensor_meta" (one item per op: name and output
+  // dtype/shape/stride), "execution_order" (compile ids in the order the graphs ran)
+  std::string kind;
+  std::vector<std::string> items;
+};
+
 // One row of a `compile_times` table (`TorchDynamo compilation metrics:`).
 struct CompileTimesRow {
   int64_t line = 0;
@@ -198,7 +212,7 @@ using Event = std::variant<DynamoCompile, GuardFailure, GraphBreak, RecompileLim
                            XlaAnalysisBlock, XlaExecutionGroup, XlaExecutions, XlaPostCompile,
                            XlaProfilerNote, MetricSample, StepMarker, HloModule, SavedGraph,
                            JaxCompile, JaxCacheMiss, JaxPersistentCache, StepTiming, StackVersion,
-                           CudagraphSkip, XlaVlogRecord, XlaDumpFile>;
+                           CudagraphSkip, XlaVlogRecord, XlaDumpFile, GraphFact>;
 
 // What happened to an input line that did not become (part of) an event.
 enum class LineFate {

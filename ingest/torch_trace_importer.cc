@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "ingest/inductor_cudagraph_skip.h"
+#include "ingest/inductor_graph_facts.h"
 #include "ingest/json_skim.h"
 #include "ingest/md5.h"
 #include "ingest/sync_signature.h"
@@ -228,6 +229,7 @@ enum class Kind : uint8_t {
   kChromium,
   kDescribeTensor,
   kDescribeSource,
+  kOutputCode,  // inductor_output_code: read for its collective calls
 };
 
 enum class ArtifactUse : uint8_t {
@@ -237,6 +239,9 @@ enum class ArtifactUse : uint8_t {
   kFxGraphCache,
   kAotAutogradCache,
   kDynamoError,
+  kCollectiveSchedule,  // GraphFacts (docs/rank_divergence.md)
+  kTensorMeta,
+  kExecutionOrder,
 };
 
 Kind kind_of_key(std::string_view key) {
@@ -265,7 +270,7 @@ Kind kind_of_key(std::string_view key) {
       {"optimize_ddp_split_graph", Kind::kIgnored},
       {"optimize_ddp_split_child", Kind::kIgnored},
       {"graph_dump", Kind::kIgnored},
-      {"inductor_output_code", Kind::kIgnored},
+      {"inductor_output_code", Kind::kOutputCode},
       {"link", Kind::kIgnored},
       {"dump_file", Kind::kIgnored},
       {"describe_storage", Kind::kIgnored},
@@ -293,6 +298,9 @@ ArtifactUse artifact_use(std::string_view name) {
   if (name == "aotautograd_cache_hit" || name == "aotautograd_cache_miss" ||
       name == "aotautograd_cache_bypass")
     return ArtifactUse::kAotAutogradCache;
+  if (name == "inductor_collective_schedule") return ArtifactUse::kCollectiveSchedule;
+  if (name == "inductor_runtime_and_tensor_meta") return ArtifactUse::kTensorMeta;
+  if (name == "graph_execution") return ArtifactUse::kExecutionOrder;
   return ArtifactUse::kNone;
 }
 
@@ -744,7 +752,18 @@ class TorchTraceImporter : public Importer {
         return handle_describe_tensor(r);
       case Kind::kDescribeSource:
         return handle_describe_source(r);
+      case Kind::kOutputCode:
+        if (auto calls = code_collective_items(r.payload))
+          emit_graph_fact(r, "code_collectives", std::move(calls));
+        return;
     }
+  }
+
+  // Items nullopt: the payload was not what its name promises.
+  void emit_graph_fact(const Record& r, const char* kind,
+                       std::optional<std::vector<std::string>> items) {
+    if (!items) return sink_.note(r.line, LineFate::kWarning, "bad_payload_json", r.excerpt);
+    sink_.emit(GraphFact{r.line, ref_for(r.ids), kind, std::move(*items)});
   }
 
   // {"str": ["<path>", <id>]}
@@ -1019,6 +1038,12 @@ class TorchTraceImporter : public Importer {
       case ArtifactUse::kDynamoError:
         if (r.ids.id.known()) dynamo_errors_[key_of(ref_for(r.ids))] = traceback_summary(r.payload);
         return;
+      case ArtifactUse::kCollectiveSchedule:
+        return emit_graph_fact(r, "collective_schedule", collective_schedule_items(r.payload));
+      case ArtifactUse::kTensorMeta:
+        return emit_graph_fact(r, "tensor_meta", tensor_meta_items(r.payload));
+      case ArtifactUse::kExecutionOrder:
+        return emit_graph_fact(r, "execution_order", execution_order_items(r.payload));
     }
   }
 

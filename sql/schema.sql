@@ -45,7 +45,8 @@ CREATE TABLE source (
   path TEXT NOT NULL,             -- path as given or found by the directory walk ('-' = stdin)
   format TEXT NOT NULL,           -- importer that read it (e.g. 'torch_trace', 'dynamo_text')
   encoding TEXT NOT NULL,         -- 'plain' or 'gzip'
-  content_hash TEXT NOT NULL UNIQUE,  -- XXH64 and length of the decompressed bytes; re-ingesting the same content is a no-op
+  content_hash TEXT NOT NULL,     -- XXH64 and length of the decompressed bytes; re-ingesting the same content is a no-op,
+                                  -- except that the identical logs of two ranks (file_rank) are two sources
   bytes INTEGER NOT NULL,         -- decompressed bytes read
   lines INTEGER NOT NULL,         -- physical lines read
   events INTEGER NOT NULL,        -- events the importer emitted
@@ -55,7 +56,8 @@ CREATE TABLE source (
   first_error TEXT,               -- 'path:line: reason' of the first rejected line or read error, else NULL
   read_error TEXT,                -- why reading stopped early (corrupt gzip, I/O error), else NULL
   file_rank INTEGER,              -- rank from the file name (dedicated_log_torch_trace_rank_N), else NULL
-  ingested_at TEXT NOT NULL       -- UTC time of the ingest (ISO 8601)
+  ingested_at TEXT NOT NULL,      -- UTC time of the ingest (ISO 8601)
+  UNIQUE (content_hash, file_rank)
 );
 
 -- Counts of input lines per fate and reason; with the parsed lines they add up to source.lines.
@@ -281,6 +283,25 @@ CREATE TABLE compile_times (
   function_sid INTEGER NOT NULL,  -- dynamo_timed key (e.g. _compile.compile_inner)
   total_s REAL NOT NULL,       -- sum of the values, seconds
   values_s TEXT NOT NULL       -- JSON list of every value, seconds
+);
+
+-- What Inductor logged about a compiled graph, or the order a process ran its graphs in
+-- (TORCH_TRACE; docs/rank_divergence.md): the facts ranks are compared on.
+CREATE TABLE graph_fact (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line of the record
+  rank INTEGER NOT NULL,       -- compile reference of the graph (see header); frame_id -1 for an
+  epoch INTEGER NOT NULL,      -- execution order, which belongs to no compile
+  frame_id INTEGER NOT NULL,
+  frame_compile_id INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  ca_id INTEGER NOT NULL,
+  kind TEXT NOT NULL,          -- 'collective_schedule' (inductor_collective_schedule),
+                               -- 'code_collectives' (collective calls in inductor_output_code),
+                               -- 'tensor_meta' (inductor_runtime_and_tensor_meta: op -> outputs),
+                               -- 'execution_order' (graph_execution: compile ids as run)
+  items TEXT NOT NULL          -- JSON list of strings, in logged order
 );
 
 -- ---------------------------------------------------------------------------------------------
@@ -665,6 +686,16 @@ CREATE TABLE rank_divergence_row (
   detail TEXT NOT NULL         -- what differs, where, and why (the cause), as text
 );
 
+-- Where the ranks of a run stopped doing the same thing (analysis/rank_divergence.h); rewritten by
+-- every analysis of the run.
+CREATE TABLE rank_divergence_row (
+  run_id INTEGER NOT NULL,     -- run
+  kind TEXT NOT NULL,          -- compile_ids, cache, collectives, tensor_meta, execution_order, recompiles
+  rank_groups TEXT NOT NULL,   -- ranks that agree, groups separated by ' | ' (e.g. '0,2 | 1')
+  first_index INTEGER,         -- 0-based position of the first difference in the compared sequence
+  detail TEXT NOT NULL         -- what differs, where, and why (the cause), as text
+);
+
 -- The standard remedy for each cause, shown in the fix-first list, and the remedies of the cases
 -- where the standard one does not apply (cause_group.remedy_variant).
 CREATE TABLE cause_remedy (
@@ -761,6 +792,19 @@ JOIN run_table r ON r.run_id = g.run_id
 JOIN strings site ON site.string_id = g.site_sid
 LEFT JOIN strings s ON s.string_id = g.subject_sid
 LEFT JOIN cause_remedy m ON m.cause = g.cause AND m.variant = g.remedy_variant;
+
+-- rank_divergence: where the ranks of a multi-rank run stopped doing the same thing, one row per
+-- divergence, with the groups of ranks that agree and the cause (docs/rank_divergence.md).
+-- kind: compile_ids (ranks compiled different compile ids), cache (different hit/miss on the
+-- compiles all ranks made), collectives (different collective schedules of one graph, or code that
+-- does not make the scheduled collective calls), tensor_meta (different Inductor output metadata
+-- of one graph), execution_order (graphs run in another order), recompiles (a rank recompiled at
+-- a site where others did not: rank, program, step and cause). Ranks are labelled by the file
+-- name's rank (dedicated_log_torch_trace_rank_N), else the logged rank.
+CREATE VIEW rank_divergence AS
+SELECT d.run_id, r.lane, r.run, d.kind, d.rank_groups, d.first_index, d.detail
+FROM rank_divergence_row d
+JOIN run_table r ON r.run_id = d.run_id;
 
 -- ingest_stats: one row per source; every line is parsed or counted under a named reason.
 CREATE VIEW ingest_stats AS

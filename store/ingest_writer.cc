@@ -151,6 +151,7 @@ class EventRowWriter {
             db, "input_tensor",
             with_ref({"source_expr_sid", "dtype", "device", "sizes", "strides", "requires_grad"}),
             &all_),
+        graph_fact_(db, "graph_fact", with_ref({"kind", "items"}), &all_),
         times_(db, "compile_times",
                {"run_id", "source_id", "line", "function_sid", "total_s", "values_s"}, &all_),
         xla_block_(db, "xla_block",
@@ -344,6 +345,16 @@ class EventRowWriter {
         .val(c.state)
         .val(strings_.id_or_null(c.key))
         .val(strings_.id_or_null(c.detail));
+  }
+
+  void row(const ingest::GraphFact& f) {
+    std::string items = "[";
+    for (const std::string& item : f.items) {
+      if (items.size() > 1) items.push_back(',');
+      append_json_string(items, item);
+    }
+    items.push_back(']');
+    ref(graph_fact_, f.line, f.ref).val(f.kind).val(std::move(items));
   }
 
   void row(const ingest::InputTensor& t) {
@@ -549,7 +560,7 @@ class EventRowWriter {
   StringInterner strings_;
   std::vector<BatchInsert*> all_;  // every inserter below, in declaration order
   BatchInsert compile_, failure_, graph_break_, limit_, cudagraph_skip_, guard_, phase_, cache_,
-      input_, times_;
+      input_, graph_fact_, times_;
   BatchInsert xla_block_, xla_execution_group_, xla_execution_, xla_post_, xla_profiler_, metric_,
       step_marker_, hlo_module_, hlo_param_, hlo_const_, saved_graph_, jax_compile_, jax_miss_,
       jax_pcache_, step_timing_;
@@ -582,7 +593,8 @@ struct IngestWriter::SourceStatements {
       : next_id(db.prepare("SELECT coalesce(max(source_id), 0) + 1 FROM source")),
         duplicate(
             db.prepare("SELECT s.path, r.lane, r.run FROM source s JOIN run_table r USING (run_id) "
-                       "WHERE s.content_hash=? ORDER BY s.source_id LIMIT 1")),
+                       "WHERE s.content_hash=?1 AND (s.file_rank IS ?2 OR s.file_rank IS NULL OR "
+                       "?2 IS NULL) ORDER BY s.source_id LIMIT 1")),
         insert(db.prepare(
             "INSERT INTO source(source_id, run_id, path, format, encoding, content_hash, bytes, "
             "lines, events, skipped, rejected, warnings, first_error, read_error, file_rank, "
@@ -706,6 +718,7 @@ std::optional<IngestWriter::Duplicate> IngestWriter::end_source(const ingest::So
   Statement& dup = sources_->duplicate;
   dup.reset();
   dup.bind(1, stats.content_hash);
+  dup.bind(2, stats.file_rank);  // the same bytes under two ranks' names are two ranks
   if (dup.step()) {
     Duplicate earlier{dup.str(0), dup.str(1), dup.str(2)};
     dup.reset();

@@ -47,6 +47,8 @@ CREATE INDEX IF NOT EXISTS xla_vlog_run ON xla_vlog(run_id, kind);
 CREATE INDEX IF NOT EXISTS phase_timing_run ON phase_timing(run_id);
 CREATE INDEX IF NOT EXISTS cache_outcome_run ON cache_outcome(run_id);
 CREATE INDEX IF NOT EXISTS input_tensor_run ON input_tensor(run_id);
+CREATE INDEX IF NOT EXISTS graph_fact_run ON graph_fact(run_id);
+CREATE INDEX IF NOT EXISTS rank_divergence_row_run ON rank_divergence_row(run_id);
 CREATE INDEX IF NOT EXISTS compile_event_run ON compile_event(run_id, ordinal);
 CREATE INDEX IF NOT EXISTS xla_block_run ON xla_block(run_id);
 CREATE INDEX IF NOT EXISTS xla_execution_group_run ON xla_execution_group(run_id);

@@ -32,7 +32,8 @@ TEST(StoreIndexes, EveryPerRunTableIsFoundByRunId) {
                                   "compile_event",  "xla_block",           "xla_execution_group",
                                   "xla_execution",  "hlo_module",          "step_timing",
                                   "step_marker",    "saved_graph",         "jax_compile",
-                                  "jax_cache_miss", "xla_profiler_note"}) {
+                                  "jax_cache_miss", "xla_profiler_note",   "graph_fact",
+                                  "rank_divergence_row"}) {
     const std::string plan = plan_of_run_count(*db, table);
     EXPECT_NE(plan.find("USING COVERING INDEX " + table + "_run"), std::string::npos)
         << table << ":\n"
