@@ -47,23 +47,30 @@ std::string not_created_warning(const IngestRequest& request, const IngestSummar
       request.run, request.lane, where.empty() ? "nothing was read" : where);
 }
 
-}  // namespace
+// The importers' names, each after a space: " torch_trace dynamo_text ...".
+std::string known_formats() {
+  std::string known;
+  for (const auto& info : ingest::importer_registry()) known += " " + info.name;
+  return known;
+}
 
-IngestSummary run_ingest(const IngestRequest& request) {
-  if (!request.format.empty() && !ingest::find_importer(request.format)) {
-    std::string known;
-    for (const auto& info : ingest::importer_registry()) known += " " + info.name;
-    throw Error(fmt::format("unknown --format '{}' (known:{})", request.format, known));
-  }
-  const bool bundle_only = request.paths.empty() && request.bundle.is_object();
+// Rejects a request that names an unknown format, no input, or a bad step pattern.
+void check_request(const IngestRequest& request, bool bundle_only) {
+  if (!request.format.empty() && !ingest::find_importer(request.format))
+    throw Error(fmt::format("unknown --format '{}' (known:{})", request.format, known_formats()));
   if (request.paths.empty() && !bundle_only) throw Error("no input paths given");
   if (!request.step_pattern.empty()) {
     std::string error;
     if (!ingest::StepPatternTap::create(request.step_pattern, &error)) throw Error(error);
   }
+}
+
+// The files under the request's paths. A path named on the command line that cannot be read is
+// an error; one found while walking a directory is skipped with a warning.
+std::vector<ingest::InputFile> expand_request_inputs(const IngestRequest& request, bool bundle_only,
+                                                     IngestSummary& summary) {
   std::vector<ingest::WalkProblem> problems;
   auto inputs = ingest::expand_inputs(request.paths, &problems);
-  IngestSummary summary;
   for (const auto& p : problems) {
     bool named =
         std::find(request.paths.begin(), request.paths.end(), p.path) != request.paths.end();
@@ -71,9 +78,12 @@ IngestSummary run_ingest(const IngestRequest& request) {
     summary.warnings.push_back(fmt::format("skipped {}: {}", p.path, p.message));
   }
   if (inputs.empty() && !bundle_only) throw Error("no input files found under the given paths");
+  return inputs;
+}
 
-  // A bundle alone is recorded for an existing run only, so that a mistyped lane does not
-  // silently become a new, empty one.
+// Opens the store for ingest. A bundle alone is recorded for an existing run only, so that a
+// mistyped lane does not silently become a new, empty one.
+std::unique_ptr<store::Database> open_ingest_store(const IngestRequest& request, bool bundle_only) {
   if (bundle_only && !std::filesystem::exists(request.db_path))
     throw Error(fmt::format("{}: no such database (a bundle alone needs an ingested run)",
                             request.db_path));
@@ -81,13 +91,19 @@ IngestSummary run_ingest(const IngestRequest& request) {
   if (bundle_only && !store::find_run_id(*db, request.lane, request.run))
     throw Error(fmt::format("no run '{}' in lane '{}' in {}: ingest its logs first (or give PATHs)",
                             request.run, request.lane, request.db_path));
-  store::IngestWriter writer(*db);
-  int64_t run_id = writer.run_id(request.lane, request.run);
-  if (request.bundle.is_object()) store::merge_declared_bundle(*db, run_id, request.bundle);
+  return db;
+}
 
-  // Each input's options, fixed before parsing starts (the parse runs ahead on workers).
-  std::vector<ParseAhead::Input> parse_inputs;
+// Each input's options, fixed before parsing starts (the parse runs ahead on workers), and the
+// source ingested before under its path in this run, if any.
+struct ParsePlan {
+  std::vector<ParseAhead::Input> inputs;
   std::vector<std::optional<store::IngestWriter::EarlierSource>> earlier_of;
+};
+
+ParsePlan plan_parses(const IngestRequest& request, const std::vector<ingest::InputFile>& inputs,
+                      store::IngestWriter& writer, int64_t run_id) {
+  ParsePlan plan;
   auto progress_mu = std::make_shared<std::mutex>();  // progress is reported from the workers
   for (size_t i = 0; i < inputs.size(); ++i) {
     const auto& input = inputs[i];
@@ -109,73 +125,99 @@ IngestSummary run_ingest(const IngestRequest& request) {
     std::optional<store::IngestWriter::EarlierSource> earlier;
     if (input.path != "-") earlier = writer.earlier_source(run_id, input.path);
     options.hash_prefix_bytes = earlier ? earlier->bytes : -1;
-    earlier_of.push_back(std::move(earlier));
-    parse_inputs.push_back(std::move(parse));
+    plan.earlier_of.push_back(std::move(earlier));
+    plan.inputs.push_back(std::move(parse));
   }
-  ParseAhead ahead(std::move(parse_inputs), ParseAhead::default_workers(inputs.size()));
+  return plan;
+}
+
+// What an input that gave no events is: unreadable, empty or of no known format. Named on the
+// command line that is an error; found while walking, a warning.
+void settle_outcome(ingest::SourceOutcome outcome, const ingest::InputFile& input,
+                    IngestedSource& src, IngestSummary& summary) {
+  if (outcome == ingest::SourceOutcome::kOpenFailed) {
+    if (!input.from_walk)
+      throw Error(fmt::format("cannot read {}: {}", input.path, src.stats.read_error));
+    summary.warnings.push_back(fmt::format("skipped {}: {}", input.path, src.stats.read_error));
+    src.stats.format = "unreadable";
+    src.stats.content_hash = "unreadable:" + input.path;
+  } else if (outcome == ingest::SourceOutcome::kUnrecognized && src.stats.bytes == 0 &&
+             !src.stats.read_error.empty()) {
+    // Not a single byte could be read (e.g. corrupt gzip): unreadable, not empty.
+    if (!input.from_walk)
+      throw Error(fmt::format("cannot read {}: {}", input.path, src.stats.read_error));
+    summary.warnings.push_back(fmt::format("skipped {}: {}", input.path, src.stats.read_error));
+    src.stats.format = "unreadable";
+    src.stats.content_hash = "unreadable:" + input.path;
+  } else if (outcome == ingest::SourceOutcome::kUnrecognized) {
+    // Blank lines only (an empty log saved with CRLF, or pasted) is as empty as no byte.
+    if (src.stats.bytes == 0 || src.stats.blank_only) {
+      src.stats.format = "empty";
+    } else if (!input.from_walk) {
+      throw Error(fmt::format("{}: not a recognised log format; name one with --format (known:{})",
+                              input.path, known_formats()));
+    } else {
+      summary.warnings.push_back(
+          fmt::format("{}: not a recognised log format; its {} lines were counted, not read",
+                      input.path, src.stats.lines));
+    }
+    src.stats.skipped = src.stats.lines;
+    if (src.stats.lines > 0)
+      src.stats.reasons[{"skipped", "unrecognized_format"}] = {src.stats.lines, 1, ""};
+  }
+}
+
+// Ends the source in the store (a duplicate of a file already there is dropped; a log that grew
+// replaces its earlier prefix) and counts it in the summary.
+void record_source(store::IngestWriter& writer,
+                   const std::optional<store::IngestWriter::EarlierSource>& earlier,
+                   IngestedSource src, IngestSummary& summary) {
+  int64_t replaces = -1;
+  if (earlier && !src.stats.prefix_hash.empty() && src.stats.prefix_hash == earlier->content_hash &&
+      src.stats.content_hash != earlier->content_hash) {
+    replaces = earlier->source_id;
+    src.grew_from_bytes = earlier->bytes;
+  }
+  if (auto same = writer.end_source(src.stats, replaces)) {
+    src.duplicate_of = same->path;
+    src.duplicate_lane = same->lane;
+    src.duplicate_run = same->run;
+    src.grew_from_bytes = -1;
+    ++summary.duplicates;
+  } else {
+    summary.events += src.stats.events;
+    summary.lines += src.stats.lines;
+    summary.bytes += src.stats.bytes;
+    summary.rejected += src.stats.rejected;
+    ++summary.formats[src.stats.format];
+  }
+  summary.sources.push_back(std::move(src));
+}
+
+}  // namespace
+
+// The phases: check the request, expand its paths, open the store and the run, parse the inputs
+// ahead on workers while writing each in order, then analyse the touched runs and commit.
+IngestSummary run_ingest(const IngestRequest& request) {
+  const bool bundle_only = request.paths.empty() && request.bundle.is_object();
+  check_request(request, bundle_only);
+  IngestSummary summary;
+  const auto inputs = expand_request_inputs(request, bundle_only, summary);
+  auto db = open_ingest_store(request, bundle_only);
+  store::IngestWriter writer(*db);
+  int64_t run_id = writer.run_id(request.lane, request.run);
+  if (request.bundle.is_object()) store::merge_declared_bundle(*db, run_id, request.bundle);
+
+  ParsePlan plan = plan_parses(request, inputs, writer, run_id);
+  ParseAhead ahead(std::move(plan.inputs), ParseAhead::default_workers(inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const auto& input = inputs[i];
-    const auto& earlier = earlier_of[i];
     IngestedSource src;
     ingest::EventSink& sink = writer.begin_source(run_id);
-    auto outcome = ahead.consume(i, sink, &src.stats);
-    if (outcome == ingest::SourceOutcome::kOpenFailed) {
-      if (!input.from_walk)
-        throw Error(fmt::format("cannot read {}: {}", input.path, src.stats.read_error));
-      summary.warnings.push_back(fmt::format("skipped {}: {}", input.path, src.stats.read_error));
-      src.stats.format = "unreadable";
-      src.stats.content_hash = "unreadable:" + input.path;
-    } else if (outcome == ingest::SourceOutcome::kUnrecognized && src.stats.bytes == 0 &&
-               !src.stats.read_error.empty()) {
-      // Not a single byte could be read (e.g. corrupt gzip): unreadable, not empty.
-      if (!input.from_walk)
-        throw Error(fmt::format("cannot read {}: {}", input.path, src.stats.read_error));
-      summary.warnings.push_back(fmt::format("skipped {}: {}", input.path, src.stats.read_error));
-      src.stats.format = "unreadable";
-      src.stats.content_hash = "unreadable:" + input.path;
-    } else if (outcome == ingest::SourceOutcome::kUnrecognized) {
-      // Blank lines only (an empty log saved with CRLF, or pasted) is as empty as no byte.
-      if (src.stats.bytes == 0 || src.stats.blank_only) {
-        src.stats.format = "empty";
-      } else if (!input.from_walk) {
-        std::string known;
-        for (const auto& info : ingest::importer_registry()) known += " " + info.name;
-        throw Error(
-            fmt::format("{}: not a recognised log format; name one with --format (known:{})",
-                        input.path, known));
-      } else {
-        summary.warnings.push_back(
-            fmt::format("{}: not a recognised log format; its {} lines were counted, not read",
-                        input.path, src.stats.lines));
-      }
-      src.stats.skipped = src.stats.lines;
-      if (src.stats.lines > 0)
-        src.stats.reasons[{"skipped", "unrecognized_format"}] = {src.stats.lines, 1, ""};
-    }
+    settle_outcome(ahead.consume(i, sink, &src.stats), inputs[i], src, summary);
     if (request.strict && src.stats.rejected > 0)
       throw Error(fmt::format("--strict: {} rejected line(s), first at {}", src.stats.rejected,
                               src.stats.first_error));
-    int64_t replaces = -1;
-    if (earlier && !src.stats.prefix_hash.empty() &&
-        src.stats.prefix_hash == earlier->content_hash &&
-        src.stats.content_hash != earlier->content_hash) {
-      replaces = earlier->source_id;
-      src.grew_from_bytes = earlier->bytes;
-    }
-    if (auto same = writer.end_source(src.stats, replaces)) {
-      src.duplicate_of = same->path;
-      src.duplicate_lane = same->lane;
-      src.duplicate_run = same->run;
-      src.grew_from_bytes = -1;
-      ++summary.duplicates;
-    } else {
-      summary.events += src.stats.events;
-      summary.lines += src.stats.lines;
-      summary.bytes += src.stats.bytes;
-      summary.rejected += src.stats.rejected;
-      ++summary.formats[src.stats.format];
-    }
-    summary.sources.push_back(std::move(src));
+    record_source(writer, plan.earlier_of[i], std::move(src), summary);
   }
   if (writer.drop_run_if_empty(run_id)) {
     summary.run_created_or_kept = false;
