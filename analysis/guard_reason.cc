@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ingest/text_util.h"
+
 namespace rcf::analysis {
 namespace {
 
@@ -20,26 +22,16 @@ constexpr string_view kEnableMore =
     "enable TORCH_LOGS=recompiles_verbose for every failing guard, or TORCH_TRACE to diff the "
     "guard sets of the cache entries";
 
-string_view TrimLeft(string_view s) {
-  size_t i = s.find_first_not_of(" \t\r\n");
-  return i == npos ? string_view() : s.substr(i);
-}
-
-string_view TrimRight(string_view s) {
-  size_t i = s.find_last_not_of(" \t\r\n");
-  return i == npos ? string_view() : s.substr(0, i + 1);
-}
-
-string_view Trim(string_view s) {
-  return TrimRight(TrimLeft(s));
-}
+using ingest::ltrim;
+using ingest::rtrim;
+using ingest::trim;
 
 // Removes `- ` and then a compile id `!?\d+(/\d+)*(_\d+)?:` followed by a space or the end (the
 // space is missing when an empty reason was right-trimmed: `- 0/0:`).
-string_view StripEntryPrefix(string_view s) {
-  s = TrimLeft(s);
+string_view strip_entry_prefix(string_view s) {
+  s = ltrim(s);
   if (s == "-") return {};
-  if (s.starts_with("- ")) s = TrimLeft(s.substr(2));
+  if (s.starts_with("- ")) s = ltrim(s.substr(2));
   size_t i = 0;
   auto digits = [&] {
     size_t start = i;
@@ -64,7 +56,7 @@ string_view StripEntryPrefix(string_view s) {
 // First position of `needle` outside Python string literals. Code parts can hold `#`, `==`, `; `
 // inside literals (`L['text'] == 'a == b'`). *balanced is false when a literal never closes, i.e.
 // the text was not Python code after all.
-size_t FindOutsideQuotes(string_view s, string_view needle, bool* balanced = nullptr) {
+size_t find_outside_quotes(string_view s, string_view needle, bool* balanced = nullptr) {
   char quote = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
@@ -86,9 +78,9 @@ size_t FindOutsideQuotes(string_view s, string_view needle, bool* balanced = nul
 }
 
 // Start of the `  # <frame>` source comment (§3.4), or npos.
-size_t FindComment(string_view s) {
+size_t find_comment(string_view s) {
   bool balanced = true;
-  size_t pos = FindOutsideQuotes(s, "  # ", &balanced);
+  size_t pos = find_outside_quotes(s, "  # ", &balanced);
   if (pos == npos && !balanced) pos = s.find("  # ");
   return pos;
 }
@@ -96,7 +88,7 @@ size_t FindComment(string_view s) {
 // recompiles_verbose joins an entry's failing code parts with `; `. Splits outside literals; inside
 // a source comment quotes are not tracked (user code may hold a lone apostrophe) and the next `; `
 // ends the comment.
-std::vector<string_view> SplitVerbose(string_view s) {
+std::vector<string_view> split_verbose(string_view s) {
   std::vector<string_view> parts;
   char quote = 0;
   bool comment = false;
@@ -116,20 +108,20 @@ std::vector<string_view> SplitVerbose(string_view s) {
       comment = true;
       i += 3;
     } else if (c == ';' && i + 1 < s.size() && s[i + 1] == ' ') {
-      if (!Trim(s.substr(start, i - start)).empty()) parts.push_back(s.substr(start, i - start));
+      if (!trim(s.substr(start, i - start)).empty()) parts.push_back(s.substr(start, i - start));
       start = i + 2;
       comment = false;
       ++i;
     }
   }
-  if (!Trim(s.substr(start)).empty() || parts.empty()) parts.push_back(s.substr(start));
+  if (!trim(s.substr(start)).empty() || parts.empty()) parts.push_back(s.substr(start));
   return parts;
 }
 
 // Parses `fname(a, b, ...)rest`, splitting arguments at top-level commas. False when `s` does not
 // start with `fname(` or the parentheses never close.
-bool ParseCall(string_view s, string_view fname, std::vector<string_view>* args,
-               string_view* rest) {
+bool parse_call(string_view s, string_view fname, std::vector<string_view>* args,
+                string_view* rest) {
   if (!s.starts_with(fname) || s.size() <= fname.size() || s[fname.size()] != '(') return false;
   args->clear();
   size_t arg_start = fname.size() + 1;
@@ -160,7 +152,7 @@ bool ParseCall(string_view s, string_view fname, std::vector<string_view>* args,
         break;
       case ')':
         if (depth == 0) {
-          args->push_back(Trim(s.substr(arg_start, i - arg_start)));
+          args->push_back(trim(s.substr(arg_start, i - arg_start)));
           *rest = s.substr(i + 1);
           return true;
         }
@@ -168,7 +160,7 @@ bool ParseCall(string_view s, string_view fname, std::vector<string_view>* args,
         break;
       case ',':
         if (depth == 0) {
-          args->push_back(Trim(s.substr(arg_start, i - arg_start)));
+          args->push_back(trim(s.substr(arg_start, i - arg_start)));
           arg_start = i + 1;
         }
         break;
@@ -180,39 +172,76 @@ bool ParseCall(string_view s, string_view fname, std::vector<string_view>* args,
 }
 
 // ` == N` (a SEQUENCE_LENGTH / DICT_VERSION / TUPLE_ITERATOR_LEN tail) -> N.
-bool ParseEqualsInt(string_view rest, std::string* value) {
+bool parse_equals_int(string_view rest, std::string* value) {
   static const RE2 kEqInt(R"(\s*==\s*(-?\d+)\s*)");
   return RE2::FullMatch(rest, kEqInt, value);
 }
 
 // Dimension index from digits RE2 already matched; -1 when it does not fit an int (bad input
 // must not throw).
-int ParseDim(const std::string& digits) {
+int parse_dim(const std::string& digits) {
   int value = -1;
   auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
   return ec == std::errc() && ptr == digits.data() + digits.size() ? value : -1;
 }
 
-void Set(GuardReason* r, string_view cause, string_view confidence, std::string subject,
-         std::string detail) {
+void set_reason(GuardReason* r, string_view cause, string_view confidence, std::string subject,
+                std::string detail) {
   r->cause = cause;
   r->confidence = confidence;
   r->subject = std::move(subject);
   r->detail = std::move(detail);
 }
 
-std::string Quoted(string_view s) {
+std::string quoted(string_view s) {
   return "'" + std::string(s) + "'";
 }
 
-// §5 rows 1–6: TENSOR_MATCH texts from guards.cpp. The name may itself contain quotes in older
-// eras (`tensor 'L['tgt']' dtype mismatch`), so it is captured greedily up to the keyword.
-bool ClassifyTensor(string_view g, GuardReason* r) {
-  if (!g.starts_with("tensor '")) return false;
+// Size, stride and rank mismatches: cause `shape`.
+bool classify_tensor_shape(string_view g, GuardReason* r) {
   static const RE2 kSizeStride(
       R"(tensor '(.+)' (size|strides?) mismatch at index (\d+)\. expected (-?\d+), actual (-?\d+)(.*))");
   static const RE2 kSizeStrideLoose(R"(tensor '(.+)' (size|strides?) mismatch at index (\d+).*)");
   static const RE2 kRank(R"(tensor '(.+)' rank mismatch\. expected (\d+), actual (\d+).*)");
+  std::string name, what, dim, expected, actual, rest;
+  if (RE2::FullMatch(g, kSizeStride, &name, &what, &dim, &expected, &actual, &rest)) {
+    std::string subject = strip_local_scope(name);
+    bool stride = what != "size";
+    std::string detail = "tensor " + quoted(subject) + (stride ? " stride at dim " : " dim ") +
+                         dim + ": " + expected + " -> " + actual;
+    if (rest.find("Guard failed on a parameter") != std::string::npos)
+      detail +=
+          " (a parameter was resized; parameter shapes stay static unless "
+          "torch._dynamo.config.force_parameter_static_shapes = False)";
+    set_reason(r, "shape", "high", std::move(subject), std::move(detail));
+    r->dim = parse_dim(dim);
+    r->expected = expected;
+    r->actual = actual;
+    return true;
+  }
+  if (RE2::FullMatch(g, kSizeStrideLoose, &name, &what, &dim)) {
+    // Values we cannot read (e.g. symbolic): still a shape change at a known dim.
+    std::string subject = strip_local_scope(name);
+    set_reason(r, "shape", "medium", subject,
+               "tensor " + quoted(subject) + (what == "size" ? " size" : " stride") +
+                   " changed at dim " + dim);
+    r->dim = parse_dim(dim);
+    return true;
+  }
+  if (RE2::FullMatch(g, kRank, &name, &expected, &actual)) {
+    std::string subject = strip_local_scope(name);
+    set_reason(r, "shape", "high", subject,
+               "tensor " + quoted(subject) + " rank: " + expected + " -> " + actual);
+    r->expected = expected;
+    r->actual = actual;
+    return true;
+  }
+  return false;
+}
+
+// Dtype, requires_grad, device, dispatch keys and properties not known yet: cause `dtype` or
+// `tensor_meta`.
+bool classify_tensor_meta(string_view g, GuardReason* r) {
   static const RE2 kDtype(R"(tensor '(.+)' dtype mismatch\. expected (\w+), actual (\w+).*)");
   static const RE2 kRequiresGrad(
       R"(tensor '(.+)' requires_grad mismatch\. expected requires_grad=([01]).*)");
@@ -224,43 +253,11 @@ bool ClassifyTensor(string_view g, GuardReason* r) {
   static const RE2 kDispatchLoose(R"(tensor '(.+)' dispatch key set mismatch.*)");
   static const RE2 kOther(R"(tensor '(.+)' (.*mismatch.*))");
 
-  std::string name, what, dim, expected, actual, rest;
-  if (RE2::FullMatch(g, kSizeStride, &name, &what, &dim, &expected, &actual, &rest)) {
-    std::string subject = strip_local_scope(name);
-    bool stride = what != "size";
-    std::string detail = "tensor " + Quoted(subject) + (stride ? " stride at dim " : " dim ") +
-                         dim + ": " + expected + " -> " + actual;
-    if (rest.find("Guard failed on a parameter") != std::string::npos)
-      detail +=
-          " (a parameter was resized; parameter shapes stay static unless "
-          "torch._dynamo.config.force_parameter_static_shapes = False)";
-    Set(r, "shape", "high", std::move(subject), std::move(detail));
-    r->dim = ParseDim(dim);
-    r->expected = expected;
-    r->actual = actual;
-    return true;
-  }
-  if (RE2::FullMatch(g, kSizeStrideLoose, &name, &what, &dim)) {
-    // Values we cannot read (e.g. symbolic): still a shape change at a known dim.
-    std::string subject = strip_local_scope(name);
-    Set(r, "shape", "medium", subject,
-        "tensor " + Quoted(subject) + (what == "size" ? " size" : " stride") + " changed at dim " +
-            dim);
-    r->dim = ParseDim(dim);
-    return true;
-  }
-  if (RE2::FullMatch(g, kRank, &name, &expected, &actual)) {
-    std::string subject = strip_local_scope(name);
-    Set(r, "shape", "high", subject,
-        "tensor " + Quoted(subject) + " rank: " + expected + " -> " + actual);
-    r->expected = expected;
-    r->actual = actual;
-    return true;
-  }
+  std::string name, what, expected, actual;
   if (RE2::FullMatch(g, kDtype, &name, &expected, &actual)) {
     std::string subject = strip_local_scope(name);
-    Set(r, "dtype", "high", subject,
-        "tensor " + Quoted(subject) + " dtype: " + expected + " -> " + actual);
+    set_reason(r, "dtype", "high", subject,
+               "tensor " + quoted(subject) + " dtype: " + expected + " -> " + actual);
     r->expected = expected;
     r->actual = actual;
     return true;
@@ -270,22 +267,22 @@ bool ClassifyTensor(string_view g, GuardReason* r) {
     std::string subject = strip_local_scope(name);
     r->expected = expected == "1" ? "True" : "False";
     r->actual = expected == "1" ? "False" : "True";
-    Set(r, "tensor_meta", "high", subject,
-        "tensor " + Quoted(subject) + " requires_grad: " + r->expected + " -> " + r->actual);
+    set_reason(r, "tensor_meta", "high", subject,
+               "tensor " + quoted(subject) + " requires_grad: " + r->expected + " -> " + r->actual);
     return true;
   }
   if (RE2::FullMatch(g, kDevice, &name, &expected, &actual)) {
     std::string subject = strip_local_scope(name);
-    Set(r, "tensor_meta", "high", subject,
-        "tensor " + Quoted(subject) + " device index: " + expected + " -> " + actual);
+    set_reason(r, "tensor_meta", "high", subject,
+               "tensor " + quoted(subject) + " device index: " + expected + " -> " + actual);
     r->expected = expected;
     r->actual = actual;
     return true;
   }
   if (RE2::FullMatch(g, kDeviceLoose, &name)) {
     std::string subject = strip_local_scope(name);
-    Set(r, "tensor_meta", "high", subject,
-        "tensor " + Quoted(subject) + " moved to another device");
+    set_reason(r, "tensor_meta", "high", subject,
+               "tensor " + quoted(subject) + " moved to another device");
     return true;
   }
   // Dispatch keys are partly thread-local state: the tensor is unchanged when a mode flipped.
@@ -294,31 +291,39 @@ bool ClassifyTensor(string_view g, GuardReason* r) {
       "functorch transform rather than from the tensor itself)";
   if (RE2::FullMatch(g, kDispatch, &name, &expected, &actual)) {
     std::string subject = strip_local_scope(name);
-    Set(r, "tensor_meta", "medium", subject,
-        "tensor " + Quoted(subject) + " dispatch key set: " + expected + " -> " + actual +
-            std::string(kDispatchNote));
+    set_reason(r, "tensor_meta", "medium", subject,
+               "tensor " + quoted(subject) + " dispatch key set: " + expected + " -> " + actual +
+                   std::string(kDispatchNote));
     r->expected = expected;
     r->actual = actual;
     return true;
   }
   if (RE2::FullMatch(g, kDispatchLoose, &name)) {
     std::string subject = strip_local_scope(name);
-    Set(r, "tensor_meta", "medium", subject,
-        "tensor " + Quoted(subject) + " dispatch key set changed" + std::string(kDispatchNote));
+    set_reason(
+        r, "tensor_meta", "medium", subject,
+        "tensor " + quoted(subject) + " dispatch key set changed" + std::string(kDispatchNote));
     return true;
   }
   if (RE2::FullMatch(g, kOther, &name, &what)) {
     // A tensor property this classifier does not know yet (a newer guards.cpp check).
     std::string subject = strip_local_scope(name);
-    Set(r, "tensor_meta", "low", subject, "tensor " + Quoted(subject) + ": " + what);
+    set_reason(r, "tensor_meta", "low", subject, "tensor " + quoted(subject) + ": " + what);
     return true;
   }
   return false;
 }
 
+// §5 rows 1–6: TENSOR_MATCH texts from guards.cpp. The name may itself contain quotes in older
+// eras (`tensor 'L['tgt']' dtype mismatch`), so it is captured greedily up to the keyword.
+bool classify_tensor(string_view g, GuardReason* r) {
+  if (!g.starts_with("tensor '")) return false;
+  return classify_tensor_shape(g, r) || classify_tensor_meta(g, r);
+}
+
 // §5 row 7 (TENSOR_MATCH on a value that is no longer a tensor). guards.cpp prints a stray quote:
 // `expected type of 'x' to be a tensor type, ' but found int`; match the prefix only.
-bool ClassifyTensorType(string_view g, GuardReason* r) {
+bool classify_tensor_type(string_view g, GuardReason* r) {
   static const RE2 kTensorType(R"(expected type of '(.+)' to be a tensor type(.*))");
   static const RE2 kFound(R"(but found (.+))");
   std::string name, rest, found;
@@ -327,16 +332,16 @@ bool ClassifyTensorType(string_view g, GuardReason* r) {
     return false;
   std::string subject = strip_local_scope(name);
   r->expected = "tensor";
-  std::string detail = Quoted(subject) + " is no longer a tensor";
+  std::string detail = quoted(subject) + " is no longer a tensor";
   if (RE2::PartialMatch(rest, kFound, &found)) {
-    r->actual = std::string(Trim(found));
+    r->actual = std::string(trim(found));
     detail += " (found " + r->actual + ")";
   }
-  Set(r, "type", "high", subject, detail);
+  set_reason(r, "type", "high", subject, detail);
   return true;
 }
 
-std::string JoinItems(string_view items) {
+std::string join_items(string_view items) {
   std::string out;
   size_t i = 0;
   while (i < items.size()) {
@@ -352,22 +357,24 @@ std::string JoinItems(string_view items) {
 }
 
 // §5 row 8 and §4.2: every era's global-state guard.
-bool ClassifyGlobalState(string_view g, GuardReason* r) {
+bool classify_global_state(string_view g, GuardReason* r) {
   if (g.starts_with("GLOBAL_STATE changed:")) {
     // Items each end with a space: `grad_mode autocast `.
-    std::string items = JoinItems(g.substr(std::string_view("GLOBAL_STATE changed:").size()));
+    std::string items = join_items(g.substr(std::string_view("GLOBAL_STATE changed:").size()));
     if (items.empty()) {
-      Set(r, "global_state", "high", "global_state", "global state changed (items not listed)");
+      set_reason(r, "global_state", "high", "global_state",
+                 "global state changed (items not listed)");
       return true;
     }
     std::string detail = "global state changed: " + items;
     if (items.find("grad_mode") != npos)
       detail += " (grad_mode typically flips between training and torch.no_grad() evaluation)";
-    Set(r, "global_state", "high", items, detail);
+    set_reason(r, "global_state", "high", items, detail);
     return true;
   }
   if (g.find("___check_global_state()") != npos) {
-    Set(r, "global_state", "high", "global_state",
+    set_reason(
+        r, "global_state", "high", "global_state",
         "global state changed (grad mode, inference mode, autocast, deterministic algorithms, "
         "torch_function, ...); this PyTorch prints only ___check_global_state(), newer ones name "
         "the items (GLOBAL_STATE changed: ...)");
@@ -380,9 +387,9 @@ bool ClassifyGlobalState(string_view g, GuardReason* r) {
     bool was_enabled = negated.empty();
     r->expected = was_enabled ? "True" : "False";
     r->actual = was_enabled ? "False" : "True";
-    Set(r, "global_state", "high", "grad_mode",
-        std::string("global state changed: grad_mode ") +
-            (was_enabled ? "enabled -> disabled" : "disabled -> enabled"));
+    set_reason(r, "global_state", "high", "grad_mode",
+               std::string("global state changed: grad_mode ") +
+                   (was_enabled ? "enabled -> disabled" : "disabled -> enabled"));
     return true;
   }
   struct Known {
@@ -409,7 +416,7 @@ bool ClassifyGlobalState(string_view g, GuardReason* r) {
   };
   for (const Known& k : kKnown) {
     if (g.find(k.needle) != npos) {
-      Set(r, "global_state", "high", std::string(k.subject), std::string(k.detail));
+      set_reason(r, "global_state", "high", std::string(k.subject), std::string(k.detail));
       return true;
     }
   }
@@ -417,85 +424,86 @@ bool ClassifyGlobalState(string_view g, GuardReason* r) {
 }
 
 // §5 row 9: TYPE_MATCH. Newest: `___check_type_id(<ref>, <id>), type=<class 'pkg.Cls'>`.
-bool ClassifyTypeId(string_view g, GuardReason* r) {
+bool classify_type_id(string_view g, GuardReason* r) {
   std::vector<string_view> args;
   string_view rest;
-  if (!ParseCall(g, "___check_type_id", &args, &rest)) {
+  if (!parse_call(g, "___check_type_id", &args, &rest)) {
     if (!g.starts_with("___check_type_id(")) return false;
-    Set(r, "type", "medium", "", "the type of a guarded value changed");
+    set_reason(r, "type", "medium", "", "the type of a guarded value changed");
     return true;
   }
   std::string subject = strip_local_scope(args[0]);
   static const RE2 kType(R"(\s*,\s*type=(.+))");
   std::string type;
   if (RE2::FullMatch(rest, kType, &type)) {
-    r->expected = std::string(Trim(type));
+    r->expected = std::string(trim(type));
   } else if (args.size() > 1) {
     r->expected = "type id " + std::string(args[1]);
   }
-  Set(r, "type", "medium", subject,
-      "type of " + Quoted(subject) + " changed" +
-          (r->expected.empty() ? std::string() : " (compiled for " + r->expected + ")"));
+  set_reason(r, "type", "medium", subject,
+             "type of " + quoted(subject) + " changed" +
+                 (r->expected.empty() ? std::string() : " (compiled for " + r->expected + ")"));
   return true;
 }
 
 // §5 rows 10–11: ID_MATCH, NN_MODULE, DICT_VERSION, 2022 guarded-code validity.
-bool ClassifyIdentity(string_view g, GuardReason* r) {
+bool classify_identity(string_view g, GuardReason* r) {
   std::vector<string_view> args;
   string_view rest;
-  if (ParseCall(g, "___check_obj_id", &args, &rest)) {
+  if (parse_call(g, "___check_obj_id", &args, &rest)) {
     std::string subject = strip_local_scope(args[0]);
     static const RE2 kType(R"(\s*,\s*type=(.+))");
     std::string type;
-    if (RE2::FullMatch(rest, kType, &type)) type = std::string(Trim(type));
+    if (RE2::FullMatch(rest, kType, &type)) type = std::string(trim(type));
     // Newest logs print the guarded value: None and bools are ID_MATCHed singletons, so the
     // failure is an optional input appearing / a Python bool flipping, not a swapped object.
     if (type == "None" || type == "<class 'NoneType'>") {
       r->expected = "None";
       r->actual = "not None";
-      Set(r, "key_subset", "medium", subject,
-          Quoted(subject) +
-              " was None when compiled and is now given (optional input "
-              "present/absent)");
+      set_reason(r, "key_subset", "medium", subject,
+                 quoted(subject) +
+                     " was None when compiled and is now given (optional input "
+                     "present/absent)");
       return true;
     }
     if (type == "True" || type == "False") {
       r->expected = type;
-      Set(r, "constant", "medium", subject,
-          subject + " is " + type + " no longer holds (constant " + type +
-              " baked into the graph)");
+      set_reason(r, "constant", "medium", subject,
+                 subject + " is " + type + " no longer holds (constant " + type +
+                     " baked into the graph)");
       return true;
     }
     r->expected = args.size() > 1 ? "id " + std::string(args[1]) : std::string();
-    std::string detail = Quoted(subject) + " is a different object than when compiled";
+    std::string detail = quoted(subject) + " is a different object than when compiled";
     if (!type.empty())
       detail += " (compiled for " + type + ")";
     else if (!r->expected.empty())
       detail += " (" + r->expected + ")";
-    Set(r, "object_identity", "medium", subject, detail);
+    set_reason(r, "object_identity", "medium", subject, detail);
     return true;
   }
   if (g.starts_with("___check_obj_id(")) {
-    Set(r, "object_identity", "medium", "", "a guarded object was replaced by another one");
+    set_reason(r, "object_identity", "medium", "", "a guarded object was replaced by another one");
     return true;
   }
   // The argument list may be cut (`debug_msg="versions(mod=1, ....`): the module is its first.
   static const RE2 kNnModule(R"((__nn_module_guard_\d+)\(([^,)]*).*)");
   std::string fname, arg;
   if (g.starts_with("__nn_module_guard_") && RE2::FullMatch(g, kNnModule, &fname, &arg)) {
-    std::string subject = strip_local_scope(Trim(arg));
-    Set(r, "object_identity", "medium", subject,
-        "nn.Module " + Quoted(subject) +
+    std::string subject = strip_local_scope(trim(arg));
+    set_reason(
+        r, "object_identity", "medium", subject,
+        "nn.Module " + quoted(subject) +
             " changed since compile (train()/eval() switch, a mutated attribute or a different "
             "instance)");
     return true;
   }
-  if (ParseCall(g, "___dict_version", &args, &rest) && !args.empty()) {
+  if (parse_call(g, "___dict_version", &args, &rest) && !args.empty()) {
     std::string subject = strip_local_scope(args[0]);
     std::string version;
-    if (ParseEqualsInt(rest, &version)) r->expected = version;
-    Set(r, "object_identity", "medium", subject,
-        "dict " + Quoted(subject) + " was mutated since compile (dict version changed)");
+    if (parse_equals_int(rest, &version)) r->expected = version;
+    set_reason(r, "object_identity", "medium", subject,
+               "dict " + quoted(subject) + " was mutated since compile (dict version changed)");
     return true;
   }
   // 2022: a weakly referenced guarded object was garbage-collected (a module instance replaced).
@@ -503,9 +511,9 @@ bool ClassifyIdentity(string_view g, GuardReason* r) {
       R"(Object \d+ of type (<class '[^']*'>) is weakref'd by this code, but has been finalized.*)");
   std::string type;
   if (g.starts_with("Object ") && RE2::FullMatch(g, kFinalized, &type)) {
-    Set(r, "object_identity", "medium", type,
-        "a guarded object of type " + type +
-            " was freed (finalized) since compile: a new instance was passed in its place");
+    set_reason(r, "object_identity", "medium", type,
+               "a guarded object of type " + type +
+                   " was freed (finalized) since compile: a new instance was passed in its place");
     return true;
   }
   return false;
@@ -513,9 +521,10 @@ bool ClassifyIdentity(string_view g, GuardReason* r) {
 
 // 2022 `___guarded_code.valid` alone: the compiled code was invalidated (a guarded object was
 // mutated or freed), and the text does not say which object.
-bool ClassifyGuardedCodeValid(string_view g, GuardReason* r) {
+bool classify_guarded_code_valid(string_view g, GuardReason* r) {
   if (!g.starts_with("___guarded_code.valid")) return false;
-  Set(r, "unknown", "low", "",
+  set_reason(
+      r, "unknown", "low", "",
       "the compiled code was invalidated (___guarded_code.valid: a guarded object was mutated or "
       "freed) and this 2022 text does not say which; rerun on a PyTorch that names the failing "
       "guard (2023+) with TORCH_LOGS=recompiles");
@@ -523,50 +532,53 @@ bool ClassifyGuardedCodeValid(string_view g, GuardReason* r) {
 }
 
 // `isinstance(L['x'], bool)` (a LAMBDA_GUARD, printed in GuardDebugInfo).
-bool ClassifyIsInstance(string_view g, GuardReason* r) {
+bool classify_is_instance(string_view g, GuardReason* r) {
   std::vector<string_view> args;
   string_view rest;
-  if (!ParseCall(g, "isinstance", &args, &rest) || args.size() != 2) return false;
+  if (!parse_call(g, "isinstance", &args, &rest) || args.size() != 2) return false;
   std::string subject = strip_local_scope(args[0]);
-  r->expected = std::string(Trim(args[1]));
-  Set(r, "type", "medium", subject,
-      "type of " + Quoted(subject) + " changed (compiled for isinstance " + r->expected + ")");
+  r->expected = std::string(trim(args[1]));
+  set_reason(
+      r, "type", "medium", subject,
+      "type of " + quoted(subject) + " changed (compiled for isinstance " + r->expected + ")");
   return true;
 }
 
 // Evaluating a guard raised because an attribute or key it reads is gone (`AttributeError: 'A'
 // object has no attribute 'a'`, `KeyError: 'b'`): what was there at compile time vanished.
-bool ClassifyVanishedMember(string_view g, GuardReason* r) {
+bool classify_vanished_member(string_view g, GuardReason* r) {
   static const RE2 kAttribute(R"(.*AttributeError:? .*has no attribute '([^']+)'.*)");
   static const RE2 kKey(R"(.*KeyError:? ?(?:on )?(.+))");
   std::string member;
   if (g.find("AttributeError") != npos && RE2::FullMatch(g, kAttribute, &member)) {
-    Set(r, "key_subset", "medium", member,
+    set_reason(
+        r, "key_subset", "medium", member,
         "attribute '" + member +
             "' that a guard reads no longer exists (evaluating the guard raised AttributeError)");
     return true;
   }
   if (g.find("KeyError") != npos && RE2::FullMatch(g, kKey, &member)) {
-    member = std::string(Trim(member));
-    Set(r, "key_subset", "medium", member,
-        "key " + member +
-            " that a guard reads is no longer present (evaluating the guard raised "
-            "KeyError)");
+    member = std::string(trim(member));
+    set_reason(r, "key_subset", "medium", member,
+               "key " + member +
+                   " that a guard reads is no longer present (evaluating the guard raised "
+                   "KeyError)");
     return true;
   }
   return false;
 }
 
 // Opaque lambda names (§4.3): the guard exists but its text says nothing about what changed.
-bool ClassifyOpaque(string_view g, GuardReason* r) {
+bool classify_opaque(string_view g, GuardReason* r) {
   if (g.find("___check_metadata_") != npos) {
-    Set(r, "unknown", "low", "",
-        "tensor-subclass metadata guard failed (opaque ___check_metadata_ lambda); " +
-            std::string(kEnableMore));
+    set_reason(r, "unknown", "low", "",
+               "tensor-subclass metadata guard failed (opaque ___check_metadata_ lambda); " +
+                   std::string(kEnableMore));
     return true;
   }
   if (g.find("__dtensor_spec_") != npos) {
-    Set(r, "unknown", "low", "",
+    set_reason(
+        r, "unknown", "low", "",
         "DTensor spec guard failed (placements or mesh changed; opaque __dtensor_spec_ lambda); " +
             std::string(kEnableMore));
     return true;
@@ -575,14 +587,14 @@ bool ClassifyOpaque(string_view g, GuardReason* r) {
 }
 
 // §5 row 12: which keys / how many items / whether an optional value is there.
-bool ClassifyKeySubset(string_view g, GuardReason* r) {
+bool classify_key_subset(string_view g, GuardReason* r) {
   std::vector<string_view> args;
   string_view rest;
   std::string value;
   auto norm = [g] { return strip_local_scope(g); };
 
   bool negated = g.starts_with("not ");
-  string_view call = negated ? TrimLeft(g.substr(4)) : g;
+  string_view call = negated ? ltrim(g.substr(4)) : g;
   // Membership guards: which call, which argument is the container, how to name the member.
   struct Membership {
     const char* call;
@@ -597,27 +609,28 @@ bool ClassifyKeySubset(string_view g, GuardReason* r) {
       {"set.__contains__", 0, "item ", " appeared in set ", " is missing from set "},
   };
   for (const Membership& m : kMemberships) {
-    if (!ParseCall(call, m.call, &args, &rest) || args.size() != 2 || !Trim(rest).empty()) continue;
+    if (!parse_call(call, m.call, &args, &rest) || args.size() != 2 || !trim(rest).empty())
+      continue;
     std::string subject = strip_local_scope(args[m.container_arg]);
     r->expected = negated ? "absent" : "present";
     r->actual = negated ? "present" : "absent";
-    Set(r, "key_subset", "medium", subject,
-        m.noun + std::string(args[1 - m.container_arg]) + (negated ? m.appeared : m.missing) +
-            Quoted(subject));
+    set_reason(r, "key_subset", "medium", subject,
+               m.noun + std::string(args[1 - m.container_arg]) +
+                   (negated ? m.appeared : m.missing) + quoted(subject));
     return true;
   }
-  if (!negated && ParseCall(g, "len", &args, &rest) && args.size() == 1 &&
-      ParseEqualsInt(rest, &value)) {
+  if (!negated && parse_call(g, "len", &args, &rest) && args.size() == 1 &&
+      parse_equals_int(rest, &value)) {
     r->expected = value;
-    Set(r, "key_subset", "medium", strip_local_scope(args[0]),
-        norm() + ": container length changed");
+    set_reason(r, "key_subset", "medium", strip_local_scope(args[0]),
+               norm() + ": container length changed");
     return true;
   }
-  if (!negated && ParseCall(g, "___tuple_iterator_len", &args, &rest) && args.size() == 1 &&
-      ParseEqualsInt(rest, &value)) {
+  if (!negated && parse_call(g, "___tuple_iterator_len", &args, &rest) && args.size() == 1 &&
+      parse_equals_int(rest, &value)) {
     r->expected = value;
-    Set(r, "key_subset", "medium", strip_local_scope(args[0]),
-        norm() + ": iterator length changed");
+    set_reason(r, "key_subset", "medium", strip_local_scope(args[0]),
+               norm() + ": iterator length changed");
     return true;
   }
   // An empty container is guarded as `not x` (SEQUENCE_LENGTH 0): `not td._tensordict`.
@@ -625,8 +638,8 @@ bool ClassifyKeySubset(string_view g, GuardReason* r) {
   std::string ref;
   if (negated && RE2::FullMatch(g, kNotRef, &ref)) {
     r->expected = "0";
-    Set(r, "key_subset", "medium", strip_local_scope(ref),
-        norm() + ": container was empty when compiled and now has items");
+    set_reason(r, "key_subset", "medium", strip_local_scope(ref),
+               norm() + ": container was empty when compiled and now has items");
     return true;
   }
   // DICT_KEYS_MATCH of every era.
@@ -639,30 +652,30 @@ bool ClassifyKeySubset(string_view g, GuardReason* r) {
   if (may_be_keys && RE2::FullMatch(g, kKeys, &k1, &k2, &k3, &k4, &k5, &k6, &keys)) {
     std::string subject = strip_local_scope(k1 + k2 + k3 + k4 + k5 + k6);
     r->expected = keys;
-    Set(r, "key_subset", "medium", subject,
-        "keys of " + Quoted(subject) + " changed (compiled for " + keys + ")");
+    set_reason(r, "key_subset", "medium", subject,
+               "keys of " + quoted(subject) + " changed (compiled for " + keys + ")");
     return true;
   }
   static const RE2 kIsNone(R"((.+) is (not )?None)");
   std::string is_not;
   if (g.ends_with(" None") && RE2::FullMatch(g, kIsNone, &ref, &is_not)) {
-    std::string subject = strip_local_scope(Trim(ref));
+    std::string subject = strip_local_scope(trim(ref));
     bool was_none = is_not.empty();
     r->expected = was_none ? "None" : "not None";
     r->actual = was_none ? "not None" : "None";
-    Set(r, "key_subset", "medium", subject,
-        Quoted(subject) +
-            (was_none ? " was None when compiled and is now given"
-                      : " was given when compiled "
-                        "and is now None") +
-            " (optional input present/absent)");
+    set_reason(r, "key_subset", "medium", subject,
+               quoted(subject) +
+                   (was_none ? " was None when compiled and is now given"
+                             : " was given when compiled "
+                               "and is now None") +
+                   " (optional input present/absent)");
     return true;
   }
   return false;
 }
 
 // §5 row 13: symbolic shape-env guards (sympy-printed) and mark_dynamic.
-bool ClassifyShapeEnv(string_view g, string_view comment, GuardReason* r) {
+bool classify_shape_env(string_view g, string_view comment, GuardReason* r) {
   static const RE2 kShapeEnv(
       R"(size\(\)\[\d+\]|stride\(\)\[\d+\]|storage_offset\(\)|\bNe\(|\bEq\(|_dynamo_dynamic_indices|unknown var s\d+|\d+ <= .+ <= \d+)");
   static const RE2 kUnknownVar(R"(unknown var (s\d+))");
@@ -685,39 +698,39 @@ bool ClassifyShapeEnv(string_view g, string_view comment, GuardReason* r) {
   static const RE2 kSpecialized(R"(\S+\.size\(\)\[\d+\] == (-?\d+))");
   std::string ref, dim;
   if (RE2::PartialMatch(norm, kDynIdx, &ref)) {
-    Set(r, "shape", "medium", ref,
-        "mark_dynamic state of " + Quoted(ref) + " changed: " + norm + " no longer holds");
+    set_reason(r, "shape", "medium", ref,
+               "mark_dynamic state of " + quoted(ref) + " changed: " + norm + " no longer holds");
     return true;
   }
   std::string where;
   if (RE2::PartialMatch(norm, kSizeRef, &ref, &dim)) {
-    r->dim = ParseDim(dim);
-    where = " on " + Quoted(ref) + " dim " + dim;
+    r->dim = parse_dim(dim);
+    where = " on " + quoted(ref) + " dim " + dim;
     std::string value;
     if (RE2::FullMatch(norm, kSpecialized, &value)) r->expected = value;
   } else if (RE2::PartialMatch(norm, kOffsetRef, &ref)) {
-    where = " on " + Quoted(ref) + " storage offset";
+    where = " on " + quoted(ref) + " storage offset";
   }
   std::string detail = "dynamic-shape guard" + where + " failed: " + norm;
   if (!unknown_var.empty() || RE2::PartialMatch(g, kUnknownVar, &unknown_var))
     detail += " (Dynamo lost the source of symbol " + unknown_var + ")";
-  Set(r, "shape", "medium", ref, detail);
+  set_reason(r, "shape", "medium", ref, detail);
   return true;
 }
 
 // §5 row 14: EQUALS_MATCH / CONSTANT_MATCH / BOOL_MATCH, and the NaN form of a float constant.
-bool ClassifyConstant(string_view g, GuardReason* r) {
-  size_t eq = FindOutsideQuotes(g, " == ");
+bool classify_constant(string_view g, GuardReason* r) {
+  size_t eq = find_outside_quotes(g, " == ");
   if (eq != npos && eq > 0) {
-    std::string subject = strip_local_scope(Trim(g.substr(0, eq)));
-    std::string value(Trim(g.substr(eq + 4)));
+    std::string subject = strip_local_scope(trim(g.substr(0, eq)));
+    std::string value(trim(g.substr(eq + 4)));
     if (!value.empty()) {
       r->expected = value;
       std::string detail = subject + " == " + value + " no longer holds (constant " + value +
                            " baked into the graph";
       // 2023 NN_MODULE guards: `L['self'].training == True`.
       if (subject.ends_with(".training")) detail += "; module train()/eval() mode flipped";
-      Set(r, "constant", "medium", subject, detail + ")");
+      set_reason(r, "constant", "medium", subject, detail + ")");
       return true;
     }
   }
@@ -726,7 +739,8 @@ bool ClassifyConstant(string_view g, GuardReason* r) {
   if (RE2::FullMatch(g, kNan, &ref)) {
     std::string subject = strip_local_scope(ref);
     r->expected = "nan";
-    Set(r, "constant", "medium", subject,
+    set_reason(
+        r, "constant", "medium", subject,
         subject + " was NaN when compiled and no longer is (constant nan baked into the graph)");
     return true;
   }
@@ -734,44 +748,46 @@ bool ClassifyConstant(string_view g, GuardReason* r) {
 }
 
 // §5 row 15.
-bool ClassifyBackend(string_view g, GuardReason* r) {
+bool classify_backend(string_view g, GuardReason* r) {
   if (!g.starts_with("BACKEND_MATCH failure") && g.find("___check_current_backend") == npos)
     return false;
-  Set(r, "backend", "high", "backend",
+  set_reason(
+      r, "backend", "high", "backend",
       "torch.compile was given a different backend callable than the cached entry's; reuse one "
       "backend object (or wrap it in functools.partial)");
   return true;
 }
 
 // §5 row 16: everything else, each with what would decide it.
-void ClassifyUnknown(string_view g, GuardReason* r) {
+void classify_unknown(string_view g, GuardReason* r) {
   std::string more(kEnableMore);
   if (g.empty()) {
-    Set(r, "unknown", "low", "",
+    set_reason(
+        r, "unknown", "low", "",
         "empty reason: the failing guard printed no text (seen for dispatch key set mismatches "
         "under a dispatch mode); " +
             more);
     return;
   }
   if (g.starts_with("Unexpected recompilation")) {
-    Set(r, "unknown", "low", "",
-        "Dynamo could not reproduce the guard failure when computing the reason; enable "
-        "TORCH_TRACE to diff the guard sets of the cache entries");
+    set_reason(r, "unknown", "low", "",
+               "Dynamo could not reproduce the guard failure when computing the reason; enable "
+               "TORCH_TRACE to diff the guard sets of the cache entries");
     return;
   }
   if (g.starts_with("Unable to find recompilation reasons")) {
-    Set(r, "unknown", "low", "", "no recompilation reason was recorded; " + more);
+    set_reason(r, "unknown", "low", "", "no recompilation reason was recorded; " + more);
     return;
   }
   static const RE2 kDuplicate(R"(Duplicate tensors? found.*?! ?(.+?) ?should not alias.*)");
   std::string name;
   if (g.find("Duplicate tensor") != npos) {
     std::string subject = RE2::FullMatch(g, kDuplicate, &name) ? strip_local_scope(name) : "";
-    Set(r, "unknown", "low", subject,
-        "tensor aliasing changed" +
-            (subject.empty() ? std::string()
-                             : ": " + Quoted(subject) + " now aliases another input") +
-            "; " + more);
+    set_reason(r, "unknown", "low", subject,
+               "tensor aliasing changed" +
+                   (subject.empty() ? std::string()
+                                    : ": " + quoted(subject) + " now aliases another input") +
+                   "; " + more);
     return;
   }
 
@@ -780,43 +796,44 @@ void ClassifyUnknown(string_view g, GuardReason* r) {
   static const RE2 kPythonError(
       R"(name '.+' is not defined|has no attribute|object is not|unsupported operand|[A-Z]\w*Error\b)");
   if (RE2::PartialMatch(g, kPythonError)) {
-    Set(r, "unknown", "low", "",
-        "evaluating a guard raised a Python error (" + std::string(g) +
-            ") so the failing guard is hidden; " + more);
+    set_reason(r, "unknown", "low", "",
+               "evaluating a guard raised a Python error (" + std::string(g) +
+                   ") so the failing guard is hidden; " + more);
     return;
   }
-  Set(r, "unknown", "low", "", "unrecognised guard text: " + std::string(g) + "; " + more);
+  set_reason(r, "unknown", "low", "", "unrecognised guard text: " + std::string(g) + "; " + more);
 }
 
 // 2022 `___check_tensors(input)`: one guard for every tensor property. A changed size is by far
 // the commonest failure, but the text cannot rule out the others: shape, at low confidence.
-bool ClassifyCheckTensors(string_view g, GuardReason* r) {
+bool classify_check_tensors(string_view g, GuardReason* r) {
   if (!g.starts_with("___check_tensors(")) return false;
-  Set(r, "shape", "low", "",
+  set_reason(
+      r, "shape", "low", "",
       "2022 tensor guard ___check_tensors failed: most often a changed size, but this version does "
       "not say whether shape, stride, dtype, device or requires_grad changed; rerun on a PyTorch "
       "that prints per-tensor reasons (2023+) with TORCH_LOGS=recompiles");
   return true;
 }
 
-void Classify(string_view g, string_view comment, GuardReason* r) {
-  if (ClassifyTensor(g, r)) return;
-  if (ClassifyCheckTensors(g, r)) return;
-  if (ClassifyGuardedCodeValid(g, r)) return;
-  if (ClassifyIsInstance(g, r)) return;
-  if (ClassifyVanishedMember(g, r)) return;
-  if (ClassifyTensorType(g, r)) return;
-  if (ClassifyGlobalState(g, r)) return;
-  if (ClassifyTypeId(g, r)) return;
-  if (ClassifyIdentity(g, r)) return;
-  if (ClassifyOpaque(g, r)) return;
+void classify_guard(string_view g, string_view comment, GuardReason* r) {
+  if (classify_tensor(g, r)) return;
+  if (classify_check_tensors(g, r)) return;
+  if (classify_guarded_code_valid(g, r)) return;
+  if (classify_is_instance(g, r)) return;
+  if (classify_vanished_member(g, r)) return;
+  if (classify_tensor_type(g, r)) return;
+  if (classify_global_state(g, r)) return;
+  if (classify_type_id(g, r)) return;
+  if (classify_identity(g, r)) return;
+  if (classify_opaque(g, r)) return;
   // mark_dynamic is spelt `hasattr(x, '_dynamo_dynamic_indices') == False`: a shape guard, not the
   // key presence that row 12's `hasattr(` would make of it.
-  if (g.find("_dynamo_dynamic_indices") == npos && ClassifyKeySubset(g, r)) return;
-  if (ClassifyShapeEnv(g, comment, r)) return;
-  if (ClassifyConstant(g, r)) return;
-  if (ClassifyBackend(g, r)) return;
-  ClassifyUnknown(g, r);
+  if (g.find("_dynamo_dynamic_indices") == npos && classify_key_subset(g, r)) return;
+  if (classify_shape_env(g, comment, r)) return;
+  if (classify_constant(g, r)) return;
+  if (classify_backend(g, r)) return;
+  classify_unknown(g, r);
 }
 
 }  // namespace
@@ -832,37 +849,37 @@ std::string strip_local_scope(std::string_view text) {
 GuardReason classify_guard_reason(std::string_view reason) {
   GuardReason r;
   // Only the first line: the newest era may append `User stack trace:` frames.
-  string_view text = TrimLeft(reason);
+  string_view text = ltrim(reason);
   text = text.substr(0, text.find_first_of("\r\n"));
-  text = TrimRight(StripEntryPrefix(text));
+  text = rtrim(strip_entry_prefix(text));
 
   // TENSOR_MATCH texts come alone and carry no comment; their names may hold unbalanced quotes.
   bool tensor_text = text.starts_with("tensor '") || text.starts_with("expected type of '") ||
                      text.starts_with("Duplicate tensor");
   std::vector<string_view> parts =
-      tensor_text ? std::vector<string_view>{text} : SplitVerbose(text);
+      tensor_text ? std::vector<string_view>{text} : split_verbose(text);
   // `___guarded_code.valid` next to real guards (2022 lists join an entry's failures) says less
   // than they do: let the first real guard decide.
-  while (parts.size() > 1 && Trim(parts.front()).starts_with("___guarded_code.valid"))
+  while (parts.size() > 1 && trim(parts.front()).starts_with("___guarded_code.valid"))
     parts.erase(parts.begin());
-  string_view part = TrimRight(parts.front());
+  string_view part = rtrim(parts.front());
   r.more_failures = static_cast<int>(parts.size()) - 1;
 
   string_view comment;
   string_view hint;
   if (!tensor_text) {
-    size_t c = FindComment(part);
+    size_t c = find_comment(part);
     if (c != npos) {
-      comment = Trim(part.substr(c + 4));
-      part = TrimRight(part.substr(0, c));
+      comment = trim(part.substr(c + 4));
+      part = rtrim(part.substr(0, c));
     }
     // Newest: ` (HINT: ...)` closes the code part (or, defensively, the comment).
     for (string_view* s : {&part, &comment}) {
-      size_t h = FindOutsideQuotes(*s, " (HINT: ");
+      size_t h = find_outside_quotes(*s, " (HINT: ");
       if (h == npos) continue;
-      hint = Trim(s->substr(h + 8));
+      hint = trim(s->substr(h + 8));
       if (hint.ends_with(')')) hint.remove_suffix(1);
-      *s = TrimRight(s->substr(0, h));
+      *s = rtrim(s->substr(0, h));
       break;
     }
   }
@@ -870,7 +887,7 @@ GuardReason classify_guard_reason(std::string_view reason) {
   // The shape env's `(unknown var s1, please file a bug)` note is not a source location.
   if (comment.find("unknown var s") == npos) r.user_code = std::string(comment);
 
-  Classify(part, comment, &r);
+  classify_guard(part, comment, &r);
   if (!hint.empty()) r.detail += "; Dynamo hint: " + std::string(hint);
   if (r.more_failures > 0)
     r.detail += " (+" + std::to_string(r.more_failures) + " more failing guard" +

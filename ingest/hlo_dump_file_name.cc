@@ -8,17 +8,6 @@
 namespace rcf::ingest {
 namespace {
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!is_digit(c)) return false;
-  return true;
-}
-
 // `core` ends with `tail` that starts a dot-separated segment (or the whole of `core`).
 bool ends_with_segment(std::string_view core, std::string_view tail) {
   if (!core.ends_with(tail)) return false;

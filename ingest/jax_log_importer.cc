@@ -30,17 +30,6 @@ bool contains(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
 }
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!is_digit(c)) return false;
-  return true;
-}
-
 bool is_level(std::string_view s) {
   return s == "DEBUG" || s == "INFO" || s == "WARNING" || s == "WARN" || s == "ERROR" ||
          s == "CRITICAL" || s == "FATAL";

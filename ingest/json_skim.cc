@@ -6,14 +6,12 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+
+#include "ingest/text_util.h"
 #endif
 
 namespace rcf::ingest::json_skim {
 namespace {
-
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';

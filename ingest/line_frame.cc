@@ -22,9 +22,6 @@ constexpr std::array<WrapperToken, 4> kAllTokens = {WrapperToken::kReplyQuote,
                                                     WrapperToken::kComment, WrapperToken::kLauncher,
                                                     WrapperToken::kAppTimestamp};
 
-bool is_digit(char c) {
-  return static_cast<unsigned char>(c - '0') < 10;
-}
 bool is_alpha(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "ingest/text_util.h"
+
 namespace rcf::ingest {
 namespace {
 
@@ -9,9 +11,6 @@ constexpr size_t kNpos = std::string_view::npos;
 // Longest source path we accept inside a prefix; bounds the search for `:LINE]` on junk lines.
 constexpr size_t kMaxPathLength = 4096;
 
-bool is_digit(char c) {
-  return static_cast<unsigned char>(c - '0') < 10;
-}
 bool is_word(char c) {
   return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }

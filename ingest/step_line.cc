@@ -2,14 +2,13 @@
 
 #include <array>
 
+#include "ingest/text_util.h"
+
 namespace rcf::ingest {
 namespace {
 
 constexpr size_t kMaxShape = 64;  // the end of a long prefix is kept: it holds the keyword
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
 bool is_alpha(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }

@@ -5,7 +5,7 @@
 namespace rcf::ingest {
 namespace {
 bool is_trim_char(char c) {
-  return c == ' ' || c == '\t' || c == '\r';
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 }  // namespace
 

@@ -1,4 +1,5 @@
-// Small string helpers shared by the Dynamo text-log parsers. All views point into the argument.
+// Small string helpers shared by the parsers (and the guard-reason classifier). All views point
+// into the argument.
 #pragma once
 
 #include <cstdint>
@@ -7,10 +8,23 @@
 
 namespace rcf::ingest {
 
-std::string_view ltrim(std::string_view s);  // drops leading spaces, tabs and '\r'
-std::string_view rtrim(std::string_view s);  // drops trailing spaces, tabs and '\r'
-std::string_view trim(std::string_view s);
+// Whitespace here is ' ', '\t', '\r' and '\n' (a CRLF line, a payload's last newline).
+std::string_view ltrim(std::string_view s);  // drops leading whitespace
+std::string_view rtrim(std::string_view s);  // drops trailing whitespace
+std::string_view trim(std::string_view s);   // drops both
 bool is_blank(std::string_view s);
+
+// '0'..'9', with no locale. Inline: the line framers and the JSON skimmer call it per byte.
+constexpr bool is_digit(char c) {
+  return static_cast<unsigned char>(c - '0') < 10;
+}
+// A non-empty string of '0'..'9' only.
+constexpr bool all_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!is_digit(c)) return false;
+  return true;
+}
 
 // A whole string of decimal digits (optionally '-'); nullopt otherwise or on overflow.
 std::optional<int64_t> parse_int64(std::string_view s);

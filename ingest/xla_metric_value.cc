@@ -5,12 +5,11 @@
 #include <cmath>
 #include <cstdint>
 
+#include "ingest/text_util.h"
+
 namespace rcf::ingest {
 namespace {
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
 bool is_letter(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }

@@ -40,13 +40,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (c < '0' || c > '9') return false;
-  return true;
-}
-
 // `[ScheduleSyncTensorsGraph]`, `[dynamo]`: the name passed to SaveTensorsGraphInfo. Other
 // bracketed identifiers ending in "Graph" are accepted too (older builds used other names);
 // `[MetricsData; step=N]` and log prefixes are not identifiers.

@@ -2,16 +2,14 @@
 
 #include <cstring>
 
+#include "ingest/text_util.h"
+
 namespace rcf::ingest {
 namespace {
 
 constexpr size_t kNpos = std::string_view::npos;
 // A VLOG prefix is short; `]` further in belongs to the message.
 constexpr size_t kMaxPrefix = 512;
-
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
 
 bool digits_at(std::string_view s, size_t i, size_t n) {
   if (i + n > s.size()) return false;
@@ -24,10 +22,6 @@ int64_t number_at(std::string_view s, size_t i, size_t n) {
   int64_t v = 0;
   for (size_t k = i; k < i + n; ++k) v = v * 10 + (s[k] - '0');
   return v;
-}
-
-bool all_digits(std::string_view s) {
-  return !s.empty() && digits_at(s, 0, s.size());
 }
 
 // Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).

@@ -2,14 +2,12 @@
 
 #include <unistd.h>  // environ
 
+#include "ingest/text_util.h"
+
 namespace rcf::pipeline {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+using ingest::trim;
 
 // Whether comma-separated TORCH_LOGS already names `component` ("+dynamo" names dynamo).
 bool names_component(std::string_view torch_logs, std::string_view component) {
