@@ -8,15 +8,13 @@
 #include <set>
 #include <string>
 
-#include "tests/support/collecting_sink.h"
 #include "tests/support/hlo_generator.h"
+#include "tests/support/importer_test.h"
 
 namespace rcf::ingest {
 namespace {
 
-using rcf::testing::CollectingSink;
-using rcf::testing::line_count;
-using Notes = std::map<std::string, int>;
+using namespace rcf::testing;  // tests/support/importer_test.h
 
 CollectingSink run(std::string_view text) {
   return rcf::testing::run_importer("hlo_text", text);
@@ -44,7 +42,7 @@ void expect_strict_accounting(const CollectingSink& sink, int64_t lines) {
 TEST(HloTextImporter, Sniff) {
   EXPECT_EQ(sniff(fixture("hlo_before_opt_issue7053.txt")), 90);
   EXPECT_EQ(sniff(fixture("hlo_pr3920_hlo_debug.txt")), 90);
-  EXPECT_EQ(sniff(fixture("hlo_jax_openxla_test.txt")), 90);        // indented header
+  EXPECT_EQ(sniff(fixture("hlo_jax_openxla_test.txt")), 90);  // indented header
   // No HloModule line: a fragment of instructions, recognised with less confidence.
   EXPECT_EQ(sniff(fixture("hlo_pr4205_no_python_frames.txt")), 50);
   EXPECT_EQ(sniff("  %a = f32[] parameter(0)\n  %b = f32[] negate(%a)\n"), 0);  // too few

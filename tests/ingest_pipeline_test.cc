@@ -28,6 +28,7 @@
 #include "store/schema.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/golden.h"
 #include "tests/support/temp_files.h"
 #include "util/error.h"
 
@@ -36,6 +37,7 @@ namespace {
 
 using rcf::testing::column;
 using rcf::testing::dump_tables;
+using rcf::testing::expect_golden;
 using rcf::testing::query_csv;
 using rcf::testing::read_file;
 using rcf::testing::replace_all;
@@ -56,24 +58,6 @@ const std::string kKernelSite =
 
 std::string fixture(const std::string& relative) {
   return kFixtures + "/" + relative;
-}
-
-bool update_golden() {
-  const char* env = std::getenv("RCF_UPDATE_GOLDEN");
-  return env && std::string(env) == "1";
-}
-
-// Compares `actual` with tests/golden/<name>, or rewrites the file when RCF_UPDATE_GOLDEN=1.
-void check_golden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(RCF_GOLDEN_DIR) + "/" + name;
-  if (update_golden()) {
-    write_file(path, actual);
-    return;
-  }
-  ASSERT_TRUE(std::filesystem::exists(path))
-      << path << " is missing; generate it with RCF_UPDATE_GOLDEN=1 and review it";
-  EXPECT_EQ(read_file(path), actual)
-      << "golden file " << path << " differs (RCF_UPDATE_GOLDEN=1 rewrites it)";
 }
 
 // The public views as CSV, with machine-specific paths normalised.
@@ -175,7 +159,7 @@ TEST_F(IngestPipelineTest, GoldenRank1ShapeRecompiles) {
 
   EXPECT_EQ(query_csv(*db, "SELECT format, lines, bytes, rejected, first_error FROM ingest_stats"),
             "format,lines,bytes,rejected,first_error\ntorch_trace,25720,3563492,0,\n");
-  check_golden("torch_trace_rank_1.csv", views_csv(*db));
+  expect_golden("torch_trace_rank_1.csv", views_csv(*db));
 }
 
 TEST_F(IngestPipelineTest, GoldenRank3ShapeRecompiles) {
@@ -194,7 +178,7 @@ TEST_F(IngestPipelineTest, GoldenRank3ShapeRecompiles) {
   EXPECT_EQ(detail.rfind("tensor 'x' dim 0: 7 -> 8", 0), 0u) << detail;
   EXPECT_EQ(query_csv(*db, "SELECT format, lines, bytes, rejected, first_error FROM ingest_stats"),
             "format,lines,bytes,rejected,first_error\ntorch_trace,9257,1434274,0,\n");
-  check_golden("torch_trace_rank_3.csv", views_csv(*db));
+  expect_golden("torch_trace_rank_3.csv", views_csv(*db));
 }
 
 TEST_F(IngestPipelineTest, GoldenMultiRankRuntimeObjectIdentity) {
@@ -229,7 +213,7 @@ TEST_F(IngestPipelineTest, GoldenMultiRankRuntimeObjectIdentity) {
     EXPECT_NE(d.find("'fn'"), std::string::npos) << d;
   EXPECT_EQ(column(*db, "SELECT lines FROM ingest_stats ORDER BY source"),
             (std::vector<std::string>{"15159", "7193"}));
-  check_golden("torch_trace_multi_rank_runtime.csv", views_csv(*db));
+  expect_golden("torch_trace_multi_rank_runtime.csv", views_csv(*db));
 }
 
 TEST_F(IngestPipelineTest, GoldenCompMetricsResumeFramesAreSyncFragments) {
@@ -260,7 +244,7 @@ TEST_F(IngestPipelineTest, GoldenCompMetricsResumeFramesAreSyncFragments) {
   EXPECT_NE(scalar(*db, "SELECT detail FROM recompiles WHERE program_key='2/0'")
                 .find("graph break in fn at line 9553"),
             std::string::npos);
-  check_golden("torch_trace_comp_metrics.csv", views_csv(*db));
+  expect_golden("torch_trace_comp_metrics.csv", views_csv(*db));
 }
 
 TEST_F(IngestPipelineTest, GoldenCompFailure) {
@@ -273,7 +257,7 @@ TEST_F(IngestPipelineTest, GoldenCompFailure) {
   EXPECT_EQ(scalar(*db, "SELECT count(*) FROM recompiles"), "0");
   EXPECT_EQ(query_csv(*db, "SELECT format, lines, bytes, rejected, first_error FROM ingest_stats"),
             "format,lines,bytes,rejected,first_error\ntorch_trace,178,17068,0,\n");
-  check_golden("torch_trace_comp_failure.csv", views_csv(*db));
+  expect_golden("torch_trace_comp_failure.csv", views_csv(*db));
 }
 
 // Newer PyTorch writes the compile time only as dynamo_cumulative_compile_time_us (the legacy
@@ -298,7 +282,7 @@ TEST_F(IngestPipelineTest, GoldenCorruptedJsonKeepsTheCompile) {
             std::vector<std::string>{
                 "0/0 /data/users/xmfan/a/pytorch/test/inductor/test_torchinductor.py:11123 "
                 "(forward) dynamo"});
-  check_golden("torch_trace_simple_corrupted_json.csv", views_csv(*db));
+  expect_golden("torch_trace_simple_corrupted_json.csv", views_csv(*db));
 }
 
 // ---- (b) the read buffer size changes nothing -----------------------------------------------

@@ -13,20 +13,13 @@
 #include <vector>
 
 #include "ingest/pt_xla_debug_executions.h"
-#include "tests/support/collecting_sink.h"
+#include "tests/support/importer_test.h"
 #include "tests/support/xla_log_generator.h"
 
 namespace rcf::ingest {
 namespace {
 
-using rcf::testing::CollectingSink;
-using rcf::testing::line_count;
-using rcf::testing::parsed_lines;
-using rcf::testing::range;
-using rcf::testing::warning_lines;
-using Notes = std::map<std::string, int>;
-using Lines = std::vector<int64_t>;
-using Strings = std::vector<std::string>;
+using namespace rcf::testing;  // tests/support/importer_test.h
 
 CollectingSink run(std::string_view text) {
   return rcf::testing::run_importer("pt_xla_debug", text);

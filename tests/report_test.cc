@@ -24,6 +24,7 @@
 #include "report/report_model.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/golden.h"
 #include "tests/support/report_store_generator.h"
 #include "tests/support/temp_files.h"
 #include "util/error.h"
@@ -33,6 +34,7 @@ namespace {
 
 using nlohmann::json;
 using report::ReportModel;
+using testing::expect_golden;
 using testing::read_file;
 using testing::TempDir;
 using testing::write_file;
@@ -55,20 +57,6 @@ std::vector<std::string> scenario_files(const std::string& name) {
     if (e.path().filename() != "truth.json") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   return files;
-}
-
-// Compares `actual` with tests/golden/<name>, or rewrites the file when RCF_UPDATE_GOLDEN=1.
-void expect_golden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(RCF_GOLDEN_DIR) + "/" + name;
-  const char* update = std::getenv("RCF_UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
-    write_file(path, actual);
-    return;
-  }
-  ASSERT_TRUE(std::filesystem::exists(path))
-      << path << " is missing; generate it with RCF_UPDATE_GOLDEN=1 and review it";
-  EXPECT_EQ(read_file(path), actual)
-      << "golden file " << path << " differs (RCF_UPDATE_GOLDEN=1 rewrites it)";
 }
 
 const report::RunReport* find_run(const ReportModel& m, const std::string& lane,

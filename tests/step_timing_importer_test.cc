@@ -9,14 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/collecting_sink.h"
+#include "tests/support/importer_test.h"
 
 namespace rcf::ingest {
 namespace {
 
-using rcf::testing::CollectingSink;
-using Notes = std::map<std::string, int>;
-using Strings = std::vector<std::string>;
+using namespace rcf::testing;  // tests/support/importer_test.h
 
 CollectingSink run(std::string_view text) {
   return rcf::testing::run_importer("step_timing", text);
