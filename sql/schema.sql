@@ -686,16 +686,6 @@ CREATE TABLE rank_divergence_row (
   detail TEXT NOT NULL         -- what differs, where, and why (the cause), as text
 );
 
--- Where the ranks of a run stopped doing the same thing (analysis/rank_divergence.h); rewritten by
--- every analysis of the run.
-CREATE TABLE rank_divergence_row (
-  run_id INTEGER NOT NULL,     -- run
-  kind TEXT NOT NULL,          -- compile_ids, cache, collectives, tensor_meta, execution_order, recompiles
-  rank_groups TEXT NOT NULL,   -- ranks that agree, groups separated by ' | ' (e.g. '0,2 | 1')
-  first_index INTEGER,         -- 0-based position of the first difference in the compared sequence
-  detail TEXT NOT NULL         -- what differs, where, and why (the cause), as text
-);
-
 -- The standard remedy for each cause, shown in the fix-first list, and the remedies of the cases
 -- where the standard one does not apply (cause_group.remedy_variant).
 CREATE TABLE cause_remedy (
