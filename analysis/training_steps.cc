@@ -216,6 +216,10 @@ class StepDecision {
   void undecided() {
     out_.axis_ = {"sync", "none", ""};
     int64_t syncs = static_cast<int64_t>(ev_.syncs.size());
+    if (syncs == 0 && !ev_.timed.empty()) {
+      out_.axis_.detail = steps_not_placed();
+      return;
+    }
     if (syncs == 0) {
       out_.axis_.detail = ev_.metrics_blocks
                               ? fmt::format(
@@ -240,6 +244,27 @@ class StepDecision {
         "{} step-end syncs and no step evidence{}: a training step may hold several syncs, so "
         "the axis counts syncs; {}",
         syncs, hint, kWhatDecides);
+  }
+
+  // Steps counted in a file of their own (step timings, a console of progress lines) that
+  // nothing ties to the compiles: no shared stream, no syncs to match, no times on both sides.
+  std::string steps_not_placed() const {
+    std::set<int64_t> steps;
+    bool stamped = false;
+    for (const TimedStepRow& t : ev_.timed) {
+      steps.insert(t.step);
+      stamped = stamped || t.timestamp_s.has_value();
+    }
+    std::string missing = ev_.compiles_have_start_times ? "the steps carry no times"
+                          : stamped
+                              ? "the compiles carry no start times (TORCH_TRACE logs have them)"
+                              : "neither the steps nor the compiles carry times";
+    return fmt::format(
+        "{} training steps are counted in a file of their own, but nothing places the compiles "
+        "in them: they share no stream with the compiles and {}; print the progress lines to the "
+        "compile log's stream, or give both times (TORCH_TRACE compile start times and "
+        "timestamped steps)",
+        steps.size(), missing);
   }
 
   const StepEvidence& ev_;

@@ -15,8 +15,9 @@ namespace rcf::ingest {
 
 const std::vector<ImporterInfo>& importer_registry() {
   // Order matters only for equal sniff scores. Adding a format = one line here. plain_text
-  // sniffs 0, so it never wins against a real format: it is read only when named (--format) or
-  // for an unrecognised file under --step-pattern (docs/plain_text.md).
+  // sniffs low, and only a console of progress lines, so it never wins against a real format; it
+  // is also read when named (--format) or for an unrecognised file under --step-pattern
+  // (docs/plain_text.md).
   static const std::vector<ImporterInfo> registry = {
       torch_trace_importer_info(),     dynamo_text_importer_info(),
       pt_xla_debug_importer_info(),    xla_metrics_importer_info(),

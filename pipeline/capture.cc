@@ -181,6 +181,7 @@ ConsoleFormat find_console_format(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::string window, carry;
   int64_t offset = 0;
+  bool progress_console = false;
   std::vector<char> buffer(kSniffWindow);
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
@@ -194,11 +195,16 @@ ConsoleFormat find_console_format(const std::string& path) {
     carry = window.substr(end + 1);
     window.resize(end + 1);
     if (const ingest::ImporterInfo* f = ingest::sniff_importer(window)) {
-      if (offset == 0 || f->name != "step_timing") return {f->name, offset};
+      // A console of progress lines is read whole, unless a compile log starts further on.
+      if (f->name == "plain_text")
+        progress_console = true;
+      else if (offset == 0 || f->name != "step_timing")
+        return {f->name, offset};
     }
     offset += static_cast<int64_t>(window.size());
     if (carry.size() > kSniffWindow) carry.clear();  // one endless line: skip it
   }
+  if (progress_console) return {"plain_text", 0};
   return {};
 }
 

@@ -42,7 +42,8 @@ std::string default_capture_lane(const std::vector<std::string>& command);
 // Where in a console log a known log format starts. Sniffing reads the first 64 KiB of a file; a
 // training log may print for longer before its first compile line, so the whole file is scanned
 // in 64 KiB windows of whole lines. format "" = no window is recognised. Step-timing tables count
-// only at the start of the file.
+// only at the start of the file; a console of progress lines (plain_text) is read whole from the
+// start when no compile log starts further on (docs/plain_text.md).
 struct ConsoleFormat {
   std::string format;
   int64_t offset = -1;  // byte offset of the first window it was recognised in

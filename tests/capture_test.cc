@@ -398,7 +398,8 @@ TEST_F(CaptureCli, LightCaptureOfAnXlaRunIsIngestedAndExplained) {
   EXPECT_NE(r.err.find("exited with code 0"), std::string::npos);
   const std::string d = dir("fake_train", "run1");
   EXPECT_EQ(read_file(d + "/stdout.log"), kXlaStdout);
-  EXPECT_EQ(formats("run1"), "pt_xla_debug xla_metrics");
+  // The console's own `step N` lines are a progress console (plain_text): its steps.
+  EXPECT_EQ(formats("run1"), "plain_text pt_xla_debug xla_metrics");
   // fixtures/xla_bundle: 3 programs, settled after step 2.
   EXPECT_EQ(scalar(*db(), "SELECT count(*) FROM compiles WHERE lane='fake_train'"), "3");
   EXPECT_NE(r.err.find("settled at step 2"), std::string::npos) << r.err;
@@ -418,7 +419,7 @@ TEST_F(CaptureCli, LightCaptureOfAnXlaRunIsIngestedAndExplained) {
 TEST_F(CaptureCli, FullCaptureAlsoReadsSavedGraphsAndHloDumps) {
   CliRun r = rcf(capture({"--level", "full", "--lane", "xla-full"}), {{"FAKE_LEVEL", "full"}});
   ASSERT_EQ(r.rc, 0) << r.err;
-  EXPECT_EQ(formats("run1"), "hlo_text pt_xla_debug xla_metrics xla_saved_graph");
+  EXPECT_EQ(formats("run1"), "hlo_text plain_text pt_xla_debug xla_metrics xla_saved_graph");
   json b = bundle("xla-full", "run1");
   EXPECT_EQ(b["capture_level"], "full");
   EXPECT_EQ(b["XLA_SAVE_TENSORS_FMT"], "hlo");

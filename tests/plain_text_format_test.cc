@@ -56,17 +56,24 @@ TEST(PlainTextFormat, EveryFormatTheReadmeNamesResolves) {
   EXPECT_NE(std::find(names.begin(), names.end(), "plain_text"), names.end());
 }
 
-TEST(PlainTextFormat, NeverWinsASniff) {
+// plain_text sniffs only a console of progress lines, and below every real format.
+TEST(PlainTextFormat, WinsASniffOnlyForAProgressConsole) {
   const ingest::ImporterInfo* plain = ingest::find_importer("plain_text");
   ASSERT_NE(plain, nullptr);
-  const std::string log = read_file(kPlainLog);
-  EXPECT_EQ(plain->sniff(log), 0);
+  const std::string log = read_file(kPlainLog);  // 24 of its 35 non-blank lines are `step N/24`
+  EXPECT_GT(plain->sniff(log), 0);
+  ASSERT_NE(ingest::sniff_importer(log), nullptr);
+  EXPECT_EQ(ingest::sniff_importer(log)->name, "plain_text");
   EXPECT_EQ(plain->sniff("step,wall_ms\n1,12.5\n"), 0);
-  // The training log is in no real format: sniffing finds nothing, and real formats still win.
-  EXPECT_EQ(ingest::sniff_importer(log), nullptr);
+  EXPECT_EQ(plain->sniff("hello\nstep 1\nstep 2\nworld\nagain\nmore\nstep 3\nend\n"), 0);
+  // Real formats still win, even with progress lines between their records.
   const ingest::ImporterInfo* csv = ingest::sniff_importer("step,wall_ms\n1,12.5\n2,11.0\n");
   ASSERT_NE(csv, nullptr);
   EXPECT_EQ(csv->name, "step_timing");
+  const std::string dynamo =
+      read_file(std::string(RCF_FIXTURES_DIR) + "/scenarios/dynamo_lane/train.log");
+  ASSERT_NE(ingest::sniff_importer(dynamo), nullptr);
+  EXPECT_EQ(ingest::sniff_importer(dynamo)->name, "dynamo_text");
 }
 
 TEST(PlainTextFormat, StepPatternReadsAPlainTrainingLog) {
@@ -75,7 +82,8 @@ TEST(PlainTextFormat, StepPatternReadsAPlainTrainingLog) {
   testing::RcfRun r = run_rcf({"ingest", "--db", db, "--step-pattern", kStepPattern, kPlainLog});
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("(plain_text 1)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(" 24 events, 0 rejected lines"), std::string::npos) << r.out;
+  // 24 step timings from the pattern, and 27 progress lines as step markers (docs/plain_text.md).
+  EXPECT_NE(r.out.find(" 51 events, 0 rejected lines"), std::string::npos) << r.out;
 
   auto store = store::open_store(db, store::OpenMode::kRead);
   EXPECT_EQ(scalar(*store, "SELECT format FROM ingest_stats"), "plain_text");
@@ -94,7 +102,9 @@ TEST(PlainTextFormat, StepPatternReadsAPlainTrainingLog) {
             "0");
 }
 
-TEST(PlainTextFormat, NamedPlainTextIsAcceptedAndOnlyCounted) {
+// Named or sniffed, a plain text log's progress lines are step markers and its other lines are
+// counted; step timings come only from a --step-pattern.
+TEST(PlainTextFormat, ProgressLinesAreStepMarkersAndTheRestIsCounted) {
   TempDir dir;
   const std::string db = dir.file("t.db");
   testing::RcfRun r = run_rcf({"ingest", "--db", db, "--format", "plain_text", kPlainLog});
@@ -102,12 +112,22 @@ TEST(PlainTextFormat, NamedPlainTextIsAcceptedAndOnlyCounted) {
   EXPECT_NE(r.out.find("(plain_text 1)"), std::string::npos) << r.out;
   auto store = store::open_store(db, store::OpenMode::kRead);
   EXPECT_EQ(scalar(*store, "SELECT count(*) FROM step_timing"), "0");
-  EXPECT_EQ(scalar(*store, "SELECT events || ' ' || rejected FROM ingest_stats"), "0 0");
+  EXPECT_EQ(scalar(*store, "SELECT events || ' ' || rejected FROM ingest_stats"), "27 0");
+  // The training series and three look-alikes (eval, a data-loader warning), each its own shape.
+  EXPECT_EQ(scalar(*store,
+                   "SELECT group_concat(n, ' ') FROM (SELECT count(*) AS n FROM step_marker "
+                   "WHERE origin = 'step_line' GROUP BY shape_sid ORDER BY n DESC)"),
+            "24 1 1 1");
 }
 
-TEST(PlainTextFormat, WithoutAStepPatternAPlainLogIsStillUnrecognised) {
+TEST(PlainTextFormat, AProgressConsoleIsRecognisedAndOtherTextIsNot) {
   TempDir dir;
   testing::RcfRun r = run_rcf({"ingest", "--db", dir.file("t.db"), kPlainLog});
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("(plain_text 1)"), std::string::npos) << r.out;
+  const std::string prose = dir.file("notes.txt");
+  testing::write_file(prose, "Notes on the run.\nThe loss went down.\nstep 3 was slow.\n");
+  r = run_rcf({"ingest", "--db", dir.file("u.db"), prose});
   EXPECT_EQ(r.rc, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("not a recognised log format"), std::string::npos) << r.err;
 }

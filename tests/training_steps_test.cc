@@ -138,6 +138,26 @@ TEST(TrainingSteps, NothingDecidesSoTheAxisIsSyncAndSaysWhatWould) {
   EXPECT_EQ(t.step_of(kSource, 20, 3, std::nullopt), std::nullopt);
 }
 
+// A console of progress lines in a file of its own, next to a Dynamo text log: the steps are
+// counted, nothing places the compiles in them, and the detail says what would.
+TEST(TrainingSteps, StepsCountedElsewhereButNotPlacedSayWhatWouldPlaceThem) {
+  StepEvidence ev;
+  ev.first_compile[kSource] = 1;
+  for (int64_t step = 1; step <= 25; ++step) ev.timed.push_back({step, std::nullopt});
+  auto t = TrainingSteps::decide(ev);
+  EXPECT_FALSE(t.decided());
+  EXPECT_EQ(t.axis().axis, "sync");
+  EXPECT_NE(t.axis().detail.find("25 training steps are counted in a file of their own, but "
+                                 "nothing places the compiles in them"),
+            std::string::npos)
+      << t.axis().detail;
+  EXPECT_NE(t.axis().detail.find("neither the steps nor the compiles carry times"),
+            std::string::npos);
+  ev.compiles_have_start_times = true;  // TORCH_TRACE compiles, steps without times
+  EXPECT_NE(TrainingSteps::decide(ev).axis().detail.find("the steps carry no times"),
+            std::string::npos);
+}
+
 TEST(TrainingSteps, MetricsBlocksAreSyncsAndTheDetailSaysSo) {
   StepEvidence ev;
   ev.first_compile[kSource] = 1;
