@@ -834,12 +834,27 @@ class TorchTraceImporter : public Importer {
     compile.kind = kind;
     compile.ref = ref_for(r.ids);
     compile.pid = r.pid;
+    const MetricsFields f = read_metrics(r, compile);
+    settle_metrics(r, f, compile);
+    const CompileKey key = key_of(compile.ref);
+    attach_started(key, compile);
+    emit_metrics_side_events(r, key, f, compile);
+    sink_.emit(std::move(compile));
+  }
+
+  // The fields of a compilation_metrics record that DynamoCompile does not hold as they are.
+  struct MetricsFields {
     std::string compile_id_field, cudagraph_skip_reason;
     std::optional<double> start_time_s, duration_us, frame_compile_time_s, dynamo_cumulative_us;
-    // One pass over the (large) metrics object; values we do not use are only skimmed.
+  };
+
+  // Reads the record into `compile` (and emits the stack versions it names) in one pass over the
+  // (large) metrics object; values we do not use are only skimmed.
+  MetricsFields read_metrics(const Record& r, DynamoCompile& compile) {
+    MetricsFields f;
     json_skim::for_each_member(r.meta, [&](std::string_view key, std::string_view value) {
       if (key == "compile_id") {
-        compile_id_field = skim_string(value);
+        f.compile_id_field = skim_string(value);
       } else if (key == "co_name") {
         compile.co_name = skim_string(value);
       } else if (key == "co_filename") {
@@ -849,13 +864,13 @@ class TorchTraceImporter : public Importer {
       } else if (key == "start_time_us") {
         compile.start_time_us = json_skim::to_int(value);
       } else if (key == "start_time") {
-        start_time_s = json_skim::to_double(value);
+        f.start_time_s = json_skim::to_double(value);
       } else if (key == "duration_us") {
-        duration_us = json_skim::to_double(value);
+        f.duration_us = json_skim::to_double(value);
       } else if (key == "entire_frame_compile_time_s") {
-        frame_compile_time_s = json_skim::to_double(value);
+        f.frame_compile_time_s = json_skim::to_double(value);
       } else if (key == "dynamo_cumulative_compile_time_us") {
-        dynamo_cumulative_us = json_skim::to_double(value);
+        f.dynamo_cumulative_us = json_skim::to_double(value);
       } else if (key == "cache_size") {
         compile.cache_size = json_skim::to_int(value);
       } else if (key == "accumulated_cache_size") {
@@ -879,7 +894,7 @@ class TorchTraceImporter : public Importer {
       } else if (key == "recompile_reason") {
         compile.recompile_reason = skim_string(value);
       } else if (key == "cudagraph_skip_reason") {
-        cudagraph_skip_reason = skim_string(value);
+        f.cudagraph_skip_reason = skim_string(value);
       } else if (key == "restart_reasons") {
         json_skim::for_each_element(value, [&](std::string_view item) {
           if (std::optional<std::string> reason = json_skim::to_string(item))
@@ -897,32 +912,39 @@ class TorchTraceImporter : public Importer {
         emit_version(r.line, "triton", skim_string(value));
       }
     });
-    if (!compile.start_time_us && start_time_s && std::fabs(*start_time_s) < 9.0e12)
-      compile.start_time_us = int64_t(std::llround(*start_time_s * 1e6));
+    return f;
+  }
+
+  // Start time, wall time and compile id from the fields each PyTorch version writes.
+  void settle_metrics(const Record& r, const MetricsFields& f, DynamoCompile& compile) {
+    if (!compile.start_time_us && f.start_time_s && std::fabs(*f.start_time_s) < 9.0e12)
+      compile.start_time_us = int64_t(std::llround(*f.start_time_s * 1e6));
     // Wall time of the compile: duration_us (newest), else the legacy seconds, else the µs
     // counter that some versions write alone (entire_frame_compile_time_s = it / 1e6).
-    if (duration_us) {
-      compile.duration_ms = *duration_us / 1000.0;
-    } else if (frame_compile_time_s) {
-      compile.duration_ms = *frame_compile_time_s * 1000.0;
-    } else if (dynamo_cumulative_us) {
-      compile.duration_ms = *dynamo_cumulative_us / 1000.0;
+    if (f.duration_us) {
+      compile.duration_ms = *f.duration_us / 1000.0;
+    } else if (f.frame_compile_time_s) {
+      compile.duration_ms = *f.frame_compile_time_s * 1000.0;
+    } else if (f.dynamo_cumulative_us) {
+      compile.duration_ms = *f.dynamo_cumulative_us / 1000.0;
     }
     // The envelope id wins over the `compile_id` field: every other record of the compile is
     // keyed by its envelope, and hand-edited corpus files disagree (multi_rank_runtime).
-    if (std::optional<CompileId> parsed = CompileId::parse(compile_id_field)) {
+    if (std::optional<CompileId> parsed = CompileId::parse(f.compile_id_field)) {
       if (!compile.ref.id.known()) {
         compile.ref.id = *parsed;
       } else if (!(*parsed == compile.ref.id)) {
         sink_.note(
             r.line, LineFate::kWarning, "compile_id_mismatch",
-            "compile_id " + compile_id_field + " in an envelope of " + compile.ref.id.text());
+            "compile_id " + f.compile_id_field + " in an envelope of " + compile.ref.id.text());
       }
     }
+  }
 
-    const CompileKey key = key_of(compile.ref);
-    const bool is_forward = compile.kind == "forward";
-    if (is_forward) {
+  // A forward compile takes the user stack of its dynamo_start and, when it failed without a
+  // reason, the error of its dynamo_error artifact.
+  void attach_started(const CompileKey& key, DynamoCompile& compile) {
+    if (compile.kind == "forward") {
       if (auto it = started_.find(key); it != started_.end()) {
         compile.user_stack = std::move(it->second.user_stack);
         started_.erase(it);
@@ -933,8 +955,16 @@ class TorchTraceImporter : public Importer {
       }
     }
     dynamo_errors_.erase(key);
+  }
+
+  // What a metrics record says besides the compile: why CUDA graphs were skipped, the first
+  // recompile reason (for a compile no recompile_reasons artifact listed) and the restart reasons
+  // as graph breaks.
+  void emit_metrics_side_events(const Record& r, const CompileKey& key, const MetricsFields& f,
+                                const DynamoCompile& compile) {
+    const bool is_forward = compile.kind == "forward";
     // Why Inductor did not use CUDA graphs for this compile (docs/cudagraph_skips.md).
-    if (std::optional<CudagraphSkip> skip = parse_cudagraph_skip_text(cudagraph_skip_reason)) {
+    if (std::optional<CudagraphSkip> skip = parse_cudagraph_skip_text(f.cudagraph_skip_reason)) {
       skip->line = r.line;
       skip->ref = compile.ref;
       skip->origin = "trace_compilation_metrics";
@@ -965,7 +995,6 @@ class TorchTraceImporter : public Importer {
         sink_.emit(std::move(graph_break));
       }
     }
-    sink_.emit(std::move(compile));
   }
 
   // The header of an fx_graph_runnable repro script: `# torch version: 2.6.0a0+giteece9ec`,
