@@ -7,9 +7,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "ingest/byte_source.h"
-#include "ingest/hlo_text_parser.h"
-#include "ingest/line_reader.h"
+#include "store/hlo_instruction_text.h"
 
 namespace rcf::analysis {
 namespace {
@@ -22,10 +20,6 @@ constexpr size_t kMaxShownText = 80;  // characters of one attribute value or sh
 std::string clipped(const std::string& text) {
   if (text.size() <= kMaxShownText) return text;
   return text.substr(0, kMaxShownText - 3) + "...";
-}
-
-bool is_blank(std::string_view s) {
-  return s.find_first_not_of(" \t\r") == std::string_view::npos;
 }
 
 // "slice.5 (slice): slice={[0:128]} -> {[0:136]}, shape f32[8,128] -> f32[8,136] (aten::slice;
@@ -126,51 +120,6 @@ std::optional<OpAttributeChanges> describe_op_attribute_changes(
   return out;
 }
 
-std::optional<std::vector<HloInstructionText>> reread_module_instructions(
-    const std::string& path, int64_t line, const std::string& structure_fingerprint,
-    std::string* error) {
-  std::string open_error;
-  auto source = ingest::open_byte_source(path, ingest::OpenOptions{}, &open_error);
-  if (!source) {
-    *error = fmt::format("{}: {}", path, open_error);
-    return std::nullopt;
-  }
-  ingest::LineReader reader(*source, size_t{1} << 20);
-  ingest::HloTextParser parser;
-  std::vector<HloInstructionText> instructions;
-  std::vector<ingest::HloModule> modules;
-  std::string_view text;
-  while (reader.next(&text)) {
-    const int64_t n = reader.line_number();
-    if (n < line) continue;
-    if (n == line) {
-      if (!text.starts_with("HloModule")) break;
-      parser.record_instructions(&instructions);
-    }
-    bool is_hlo = parser.feed(text, n);
-    modules = parser.take_modules();
-    if (!modules.empty()) break;            // the next HloModule completed this one
-    if (!is_hlo && !is_blank(text)) break;  // the end of a module embedded in a saved graph
-  }
-  if (!reader.error().empty()) {
-    *error = fmt::format("{}: {}", path, reader.error());
-    return std::nullopt;
-  }
-  if (modules.empty()) {
-    parser.finish();
-    modules = parser.take_modules();
-  }
-  if (modules.empty() || modules.front().line != line) {
-    *error = fmt::format("{}:{} holds no HloModule any more", path, line);
-    return std::nullopt;
-  }
-  if (modules.front().structure_fingerprint != structure_fingerprint) {
-    *error = fmt::format("{}:{} changed since it was ingested", path, line);
-    return std::nullopt;
-  }
-  return instructions;
-}
-
 OpAttributeDescriber store_op_attribute_describer(store::Database& db, int max_reads) {
   struct State {
     store::Database* db;
@@ -187,20 +136,7 @@ OpAttributeDescriber store_op_attribute_describer(store::Database& db, int max_r
         return nullptr;
       }
       --state->reads_left;
-      auto st = state->db->prepare(
-          "SELECT s.path, h.line, h.structure_fingerprint FROM hlo_module h JOIN source s ON "
-          "s.source_id = h.source_id WHERE h.hlo_module_id = ?");
-      st.bind(1, module);
-      if (!st.step()) {
-        *error = fmt::format("HLO module {} is not in the store", module);
-        return nullptr;
-      }
-      std::string path = st.str(0);
-      if (path == "-") {
-        *error = "its HLO was read from standard input";
-        return nullptr;
-      }
-      auto instructions = reread_module_instructions(path, st.int64(1), st.str(2), error);
+      auto instructions = store::read_hlo_instructions(*state->db, module, error);
       if (!instructions) return nullptr;
       // The pairs compared are consecutive programs of one site: a few modules suffice.
       if (state->cache.size() >= 4) state->cache.erase(state->cache.begin());

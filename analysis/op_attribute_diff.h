@@ -1,8 +1,9 @@
 // Which instructions differ between two HLO modules that have the same inputs and the same
 // skeleton (the same ops wired the same way) but another structure: the op attributes and the
 // shapes they give, e.g. a slice bound or a reshape size that a Python int baked into the graph.
-// The store keeps fingerprints, not instructions, so the two modules are read again from their
-// files; this happens only for such pairs (program_diff rule 4a), a few per run.
+// The instructions come from the store (hlo_instruction_text), never from the input files: the
+// causes are the same wherever and whenever the store is analysed. Only such pairs (program_diff
+// rule 4a) are compared, a few per run.
 #pragma once
 
 #include <cstdint>
@@ -30,22 +31,14 @@ std::optional<OpAttributeChanges> describe_op_attribute_changes(
     const std::vector<ingest::HloInstructionText>& before,
     const std::vector<ingest::HloInstructionText>& after);
 
-// The instructions of the module whose `HloModule` line is line `line` of `path` (plain or
-// gzip). nullopt with `*error` set when the file cannot be read or holds no such module, or when
-// the module read has another structure fingerprint than `structure_fingerprint` (the file
-// changed since it was ingested).
-std::optional<std::vector<ingest::HloInstructionText>> reread_module_instructions(
-    const std::string& path, int64_t line, const std::string& structure_fingerprint,
-    std::string* error);
-
-// Describes the change between two stored modules (hlo_module ids), reading them again.
+// Describes the change between two stored modules (hlo_module ids).
 // Returns the changes, or nullopt with `*error` saying why they cannot be named.
 using OpAttributeDescriber = std::function<std::optional<OpAttributeChanges>(
     int64_t before_module, int64_t after_module, std::string* error)>;
 
-// An OpAttributeDescriber over the store's hlo_module and source rows. It holds `db` by
-// reference (valid while the analysis of one run lasts), keeps the last few modules it read,
-// and reads at most `max_reads` modules; after that it says the limit was reached.
+// An OpAttributeDescriber over the store's hlo_instruction_text rows. It holds `db` by reference
+// (valid while the analysis of one run lasts), keeps the last few modules it decoded, and decodes
+// at most `max_reads` modules; after that it says the limit was reached.
 OpAttributeDescriber store_op_attribute_describer(store::Database& db, int max_reads = 256);
 
 }  // namespace rcf::analysis

@@ -469,7 +469,6 @@ struct HloTextParser::State {
   uint64_t structure_hash = kFnvOffset;
   uint64_t full_hash = kFnvOffset;
   uint64_t skeleton_hash = kFnvOffset;
-  std::vector<HloInstructionText>* recorded = nullptr;  // see record_instructions()
   // Scratch of parse_instruction: canon ranges left out of the skeleton, and the skeleton.
   std::vector<std::pair<size_t, size_t>> cut;
   std::string skeleton;
@@ -676,15 +675,12 @@ struct HloTextParser::State {
     const size_t shape_to = canon.size();
     cut.assign(1, {shape_from, shape_to});
     canon.push_back(' ');
-    HloInstructionText* record = nullptr;
-    if (recorded) {
-      record = &recorded->emplace_back();
-      record->ordinal = names.get(name).ordinal;
-      record->name = std::string(name);
-      record->opcode = std::string(opcode);
-      record->shape = canon.substr(shape_from, shape_to - shape_from);
-      record->shown_shape = strip_comments(shape);
-    }
+    HloInstructionText* record = &module.instructions.emplace_back();
+    record->ordinal = names.get(name).ordinal;
+    record->name = std::string(name);
+    record->opcode = std::string(opcode);
+    record->shape = canon.substr(shape_from, shape_to - shape_from);
+    record->shown_shape = strip_comments(shape);
     canon.append(opcode);
     canon.push_back('(');
     bool is_constant = opcode == "constant";
@@ -723,7 +719,7 @@ struct HloTextParser::State {
           NameTable::Entry e = names.get(word);
           canon.push_back('#');
           append_int(canon, e.ordinal);
-          if (record) record->operands.push_back(e.ordinal);
+          record->operands.push_back(e.ordinal);
           if (e.constant >= 0) {
             module.constants[e.constant].user_op = std::string(opcode);
             e.constant = -1;
@@ -738,13 +734,11 @@ struct HloTextParser::State {
     for_each_attribute(s, args_end, [&](std::string_view key, std::string_view value) {
       if (key == "metadata") {
         if (constant) parse_metadata(value, *constant);
-        if (record) {
-          HloConstant where;
-          parse_metadata(value, where);
-          record->op_name = std::move(where.op_name);
-          record->source_file = std::move(where.source_file);
-          record->source_line = where.source_line;
-        }
+        HloConstant where;
+        parse_metadata(value, where);
+        record->op_name = std::move(where.op_name);
+        record->source_file = std::move(where.source_file);
+        record->source_line = where.source_line;
         return;
       }
       canon.push_back(',');
@@ -757,9 +751,8 @@ struct HloTextParser::State {
         append_canon(canon, value);
         cut.push_back({value_from, canon.size()});
       }
-      if (record)
-        record->attributes.push_back({std::string(key), canon.substr(value_from),
-                                      strip_comments(value), names_references(key)});
+      record->attributes.push_back({std::string(key), canon.substr(value_from),
+                                    strip_comments(value), names_references(key)});
     });
     skeleton.clear();
     size_t kept_from = 0;
@@ -944,10 +937,6 @@ std::vector<HloModule> HloTextParser::take_modules() {
 
 void HloTextParser::finish() {
   state_->complete_module();
-}
-
-void HloTextParser::record_instructions(std::vector<HloInstructionText>* out) {
-  state_->recorded = out;
 }
 
 }  // namespace rcf::ingest

@@ -21,15 +21,11 @@ class HloTextParser {
   // header, a computation, an instruction, a closing brace, a comment inside a module), false
   // when it is not HLO (the caller accounts for it). `line` is only valid during the call.
   bool feed(std::string_view line, int64_t line_no);
-  // Modules completed so far (a module completes at the next `HloModule` line or at finish());
-  // ownership moves to the caller.
+  // Modules completed so far (a module completes at the next `HloModule` line or at finish()),
+  // each with its instructions; ownership moves to the caller.
   std::vector<HloModule> take_modules();
   // End of input: completes the open module (marked truncated if it was cut off).
   void finish();
-  // From now on, appends every instruction parsed to `*out` (nullptr stops). For re-reading one
-  // module to compare its op attributes; ingest does not record them. `out` must outlive the
-  // parser or the next call.
-  void record_instructions(std::vector<HloInstructionText>* out);
 
  private:
   struct State;

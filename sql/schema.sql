@@ -461,6 +461,18 @@ CREATE TABLE hlo_constant (
   source_line INTEGER          -- metadata source_line
 );
 
+-- Every instruction of an HLO module, in the form an op-attribute diff compares: when two programs
+-- have the same inputs and skeleton but another structure, analysis names the instructions that
+-- differ from these rows (analysis/op_attribute_diff.h), never from the input files.
+CREATE TABLE hlo_instruction_text (
+  hlo_module_id INTEGER PRIMARY KEY REFERENCES hlo_module(hlo_module_id),  -- module
+  instructions TEXT NOT NULL   -- one line per instruction in printed order, tab-separated fields:
+                               -- name ordinal, name, opcode, canonical shape, shape as printed,
+                               -- operand ordinals, metadata op_name, source_file, source_line,
+                               -- then key, calls, canonical and printed value per attribute
+                               -- (store/hlo_instruction_text.h)
+);
+
 -- One graph of an XLA_SAVE_TENSORS_FILE.
 CREATE TABLE saved_graph (
   run_id INTEGER NOT NULL,     -- run

@@ -9,6 +9,7 @@
 
 #include "ingest/batching_sink.h"
 #include "store/batch_insert.h"
+#include "store/hlo_instruction_text.h"
 #include "store/run_bundle.h"
 #include "store/string_interner.h"
 #include "util/error.h"
@@ -191,6 +192,8 @@ class EventRowWriter {
                    {"hlo_module_id", "ordinal", "name", "shape_text", "value_sid", "elided",
                     "user_op", "op_name_sid", "source_file_sid", "source_line"},
                    &all_),
+        // One row a statement: a module's instructions can be megabytes.
+        hlo_text_(db, "hlo_instruction_text", {"hlo_module_id", "instructions"}, &all_, 1),
         saved_graph_(db, "saved_graph",
                      with_src({"format", "header_kind", "graph_hash", "root_hashes",
                                "graph_name_sid", "dynamo", "frames", "ir_node_count", "truncated"}),
@@ -492,6 +495,7 @@ class EventRowWriter {
           .val(strings_.id_or_null(c.op_name))
           .val(strings_.id_or_null(c.source_file))
           .val(c.source_line >= 0 ? std::optional<int64_t>(c.source_line) : std::nullopt);
+    hlo_text_.val(id).val(encode_hlo_instructions(m.instructions));
   }
   void row(const ingest::SavedGraph& g) {
     std::string frames = frames_or_null(g.frames);
@@ -562,8 +566,8 @@ class EventRowWriter {
   BatchInsert compile_, failure_, graph_break_, limit_, cudagraph_skip_, guard_, phase_, cache_,
       input_, graph_fact_, times_;
   BatchInsert xla_block_, xla_execution_group_, xla_execution_, xla_post_, xla_profiler_, metric_,
-      step_marker_, hlo_module_, hlo_param_, hlo_const_, saved_graph_, jax_compile_, jax_miss_,
-      jax_pcache_, step_timing_;
+      step_marker_, hlo_module_, hlo_param_, hlo_const_, hlo_text_, saved_graph_, jax_compile_,
+      jax_miss_, jax_pcache_, step_timing_;
   BatchInsert xla_vlog_, xla_dump_file_;  // docs/xla_formats.md
   int64_t next_hlo_id_ = 1;
   // Execution groups: the importer numbers them per source from 0; ids continue across sources.
@@ -691,8 +695,8 @@ std::optional<IngestWriter::EarlierSource> IngestWriter::earlier_source(int64_t 
 }
 
 void IngestWriter::delete_source(int64_t source_id) {
-  // HLO parameters and constants hang off their module, not the source.
-  for (const char* child : {"hlo_parameter", "hlo_constant"}) {
+  // HLO parameters, constants and instructions hang off their module, not the source.
+  for (const char* child : {"hlo_parameter", "hlo_constant", "hlo_instruction_text"}) {
     auto del = db_.prepare(fmt::format(
         "DELETE FROM {} WHERE hlo_module_id IN (SELECT hlo_module_id FROM hlo_module WHERE "
         "source_id=?)",
