@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 
+#include "analysis/restart_proof.h"
 #include "util/error.h"
 
 namespace rcf::analysis {
@@ -432,7 +433,8 @@ std::vector<CheckResult> evaluate_run(const RunFacts& run, const Budgets& budget
                               compare(c), format_value(c.kind, *c.allowed));
       if (run.compile_ms && run.wall_ms)
         c.summary +=
-            fmt::format(" ({:.0f} ms compiling of {:.0f} ms wall)", *run.compile_ms, *run.wall_ms);
+            fmt::format(" ({} compiling of {} wall)", duration_text(*run.compile_ms),
+                        duration_text(*run.wall_ms));
       if (c.status == CheckStatus::kFail) c.culprit = top_culprit(run);
       out.push_back(std::move(c));
     }

@@ -11,8 +11,9 @@
 
 #include "analysis/convergence_summary.h"
 #include "analysis/guard_reason.h"
+#include "analysis/restart_proof.h"
 #include "analysis/run_evidence.h"
-#include "report/cudagraph_skip_json.h"
+#include "report/summary_json.h"
 #include "util/base_name.h"
 #include "util/safe_text.h"
 
@@ -286,8 +287,7 @@ void render_cudagraph_skips_text(const RunSummary& run, const ExplainListing& li
 nlohmann::json merged_sources_json(const RunSummary& run) {
   nlohmann::json merged = nlohmann::json::array();
   for (const MergedSourceInfo& m : run.merged_sources)
-    merged.push_back(
-        {{"source", m.source}, {"same_process_as", m.same_process_as}, {"evidence", m.evidence}});
+    merged.push_back(merged_source_json<nlohmann::json>(m));
   return merged;
 }
 
@@ -443,13 +443,7 @@ std::string causes_text(const std::map<std::string, int64_t>& causes) {
   return out;
 }
 
-std::string ms_text(double ms) {
-  if (ms >= 60000) return fmt::format("{:.1f} min", ms / 60000);
-  if (ms >= 1000) return fmt::format("{:.1f} s", ms / 1000);
-  return fmt::format("{:.0f} ms", ms);
-}
-
-// "; execute 4.1 s, other 2.0 s" when the execute time is known, else "".
+// "; execute 4.1s, other 2.0s" when the execute time is known, else "".
 template <typename Text>
 std::string time_split_text(const RunSummary& run, Text text) {
   if (!run.execute_ms) return "";
@@ -496,7 +490,7 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
     out += compile_count_text(run);
     if (run.failed) out += fmt::format(", {} failed", run.failed);
     if (run.recompile_ms > 0)
-      out += fmt::format(", {} spent recompiling", ms_text(run.recompile_ms));
+      out += fmt::format(", {} spent recompiling", analysis::duration_text(run.recompile_ms));
     out += "\n";
     if (!run.causes.empty()) out += fmt::format("   causes: {}\n", causes_text(run.causes));
     for (const MergedSourceInfo& m : run.merged_sources)
@@ -508,16 +502,18 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
     }
     if (run.compile_ms && run.wall_ms && run.compile_share)
       out += fmt::format("   compile time {} of {} step wall time ({:.0f}%){}\n",
-                         ms_text(*run.compile_ms), ms_text(*run.wall_ms), *run.compile_share * 100,
-                         time_split_text(run, ms_text));
+                         analysis::duration_text(*run.compile_ms),
+                         analysis::duration_text(*run.wall_ms), *run.compile_share * 100,
+                         time_split_text(run, analysis::duration_text));
     if (!run.fix_first.empty()) {
       out += "\n   fix first (by compile time lost):\n";
       size_t shown = 0;
       for (; shown < run.fix_first.size() && !listing.cuts(shown); ++shown) {
         const FixFirstItem& f = run.fix_first[shown];
-        std::string lost = !f.compile_ms_lost                   ? std::string("time unknown")
-                           : f.compile_ms_basis == "step_share" ? "~" + ms_text(*f.compile_ms_lost)
-                                                                : ms_text(*f.compile_ms_lost);
+        std::string lost = !f.compile_ms_lost ? std::string("time unknown")
+                           : f.compile_ms_basis == "step_share"
+                               ? "~" + analysis::duration_text(*f.compile_ms_lost)
+                               : analysis::duration_text(*f.compile_ms_lost);
         std::string steps =
             f.first_step
                 ? (*f.first_step == *f.last_step
@@ -550,7 +546,7 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
       if (!site.causes.empty()) out += fmt::format(" [{}]", causes_text(site.causes));
       if (site.failed) out += fmt::format(", {} failed", site.failed);
       if (site.recompile_ms > 0)
-        out += fmt::format(", {} lost to recompiles", ms_text(site.recompile_ms));
+        out += fmt::format(", {} lost to recompiles", analysis::duration_text(site.recompile_ms));
       out += "\n";
       for (const auto& g : site.reasons) {
         out += fmt::format("     {:>4}x {}{}  [{}]\n", g.count, safe(g.cause),
@@ -603,58 +599,17 @@ std::string render_explain_json(const ExplainModel& model, const ExplainListing&
     json sites = json::array();
     for (const auto& s : run.sites) {
       if (listing.cuts(sites.size())) break;
-      json reasons = json::array();
-      for (const auto& g : s.reasons)
-        reasons.push_back({{"cause", g.cause},
-                           {"subject", g.subject},
-                           {"count", g.count},
-                           {"confidence", g.confidence},
-                           {"detail", g.detail},
-                           {"program_key", g.program_key},
-                           {"prev_program_key", g.prev_program_key},
-                           {"evidence", g.evidence}});
-      json hits = json::array();
-      for (const auto& h : s.limit_hits)
-        hits.push_back({{"limit_type", h.limit_type},
-                        {"limit_value", h.limit_value ? json(*h.limit_value) : json(nullptr)},
-                        {"program_key", h.program_key},
-                        {"last_reason", h.last_reason},
-                        {"last_reason_cause", h.last_reason_cause},
-                        {"hard_failure", h.hard_failure},
-                        {"where", h.where},
-                        {"falls_back_to_eager", !h.hard_failure}});
-      sites.push_back({{"site", s.site},
-                       {"compiles", s.compiles},
-                       {"recompiles", s.recompiles},
-                       {"failed", s.failed},
-                       {"compile_ms", s.compile_ms},
-                       {"recompile_ms", s.recompile_ms},
-                       {"causes", s.causes},
-                       {"reasons", reasons},
-                       {"recompile_limit_hits", hits}});
+      sites.push_back(site_summary_json<json>(s));
     }
     json breaks = json::array();
     for (const auto& b : run.graph_breaks) {
       if (listing.cuts(breaks.size())) break;
-      breaks.push_back({{"location", b.location},
-                        {"gb_type", b.gb_type},
-                        {"count", b.count},
-                        {"sync_signature", b.sync_signature}});
+      breaks.push_back(graph_break_json<json>(b));
     }
     json fix = json::array();
     for (const auto& f : run.fix_first) {
       if (listing.cuts(fix.size())) break;
-      fix.push_back({{"rank", f.rank},
-                     {"site", f.site},
-                     {"cause", f.cause},
-                     {"recompiles", f.recompiles},
-                     {"compile_ms_lost", f.compile_ms_lost ? json(*f.compile_ms_lost) : json()},
-                     {"compile_ms_basis", f.compile_ms_basis},
-                     {"first_step", f.first_step ? json(*f.first_step) : json()},
-                     {"last_step", f.last_step ? json(*f.last_step) : json()},
-                     {"detail", f.detail},
-                     {"subject", f.subject},
-                     {"remedy", f.remedy}});
+      fix.push_back(fix_first_json<json>(f));
     }
     const std::optional<double> other = other_step_ms(run);
     json convergence = {{"state", run.settle_state},

@@ -77,50 +77,7 @@ std::string md_cell(std::string_view text) {
 }  // namespace
 
 std::string xml_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    uint32_t cp = 0;
-    size_t len = util::decode_utf8(text, i, cp);
-    if (len == 0) {
-      out += "\xEF\xBF\xBD";  // U+FFFD for a byte that starts no valid sequence
-      ++i;
-      continue;
-    }
-    switch (cp) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      case '\t':
-        out += "&#9;";
-        break;
-      case '\n':
-        out += "&#10;";
-        break;
-      case '\r':
-        out += "&#13;";
-        break;
-      default:
-        if (cp < 0x20 || cp == 0xFFFE || cp == 0xFFFF)
-          out += "\xEF\xBF\xBD";  // not allowed in XML 1.0, even as a reference
-        else
-          out.append(text.substr(i, len));
-    }
-    i += len;
-  }
-  return out;
+  return util::xml_text(text);
 }
 
 std::string github_escape_data(std::string_view text) {

@@ -21,8 +21,9 @@ std::string render_gate_junit(const analysis::GateResult& result);
 std::string render_gate_annotations(const analysis::GateResult& result);
 std::string render_gate_markdown(const analysis::GateResult& result);
 
-// Escapes for XML text and attribute values: & < > " ' as entities, tab/CR/LF as character
-// references, other characters XML 1.0 forbids and invalid UTF-8 as U+FFFD.
+// Escapes for XML text and attribute values: util::xml_text (the entity table of
+// util/safe_text.h): & < > " ' as entities, tab/CR/LF as character references, other characters
+// XML 1.0 forbids and invalid UTF-8 as U+FFFD.
 std::string xml_escape(std::string_view text);
 // GitHub workflow commands: data escapes % CR LF; properties also : and ,.
 std::string github_escape_data(std::string_view text);

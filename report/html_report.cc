@@ -698,39 +698,7 @@ std::string utf8_clean(std::string_view s) {
 }
 
 std::string html_escape(std::string_view text) {
-  const std::string s = utf8_clean(text);
-  std::string out;
-  out.reserve(s.size() + s.size() / 8);
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      case '\t':
-      case '\n':
-        out += ch;
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f)
-          out += "\xEF\xBF\xBD";
-        else
-          out += ch;
-    }
-  }
-  return out;
+  return util::html_text(text);
 }
 
 std::string script_safe_json(const nlohmann::ordered_json& value) {

@@ -15,8 +15,9 @@ namespace rcf::report {
 
 std::string render_report_html(const ReportModel& model);
 
-// Text for HTML content and attribute values: & < > " ' escaped; invalid UTF-8 and control
-// characters other than tab and newline become U+FFFD.
+// Text for HTML content and attribute values: util::html_text (the entity table of
+// util/safe_text.h): & < > " ' escaped; invalid UTF-8 and control characters other than tab and
+// newline become U+FFFD.
 std::string html_escape(std::string_view text);
 
 // `text` with every ill-formed UTF-8 byte replaced by U+FFFD (overlongs, surrogates and code

@@ -1,6 +1,6 @@
 #include "report/report_json.h"
 
-#include "report/cudagraph_skip_json.h"
+#include "report/summary_json.h"
 
 namespace rcf::report {
 namespace {
@@ -9,18 +9,7 @@ using json = nlohmann::ordered_json;
 
 template <typename T>
 json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
-json reason_json(const ReasonGroup& g) {
-  return {{"cause", g.cause},
-          {"subject", g.subject},
-          {"count", g.count},
-          {"confidence", g.confidence},
-          {"detail", g.detail},
-          {"program_key", g.program_key},
-          {"prev_program_key", g.prev_program_key},
-          {"evidence", g.evidence}};
+  return json_or_null<json>(v);
 }
 
 // Inductor's reasons for not using CUDA graphs, the first kMaxGraphBreakRows groups.
@@ -31,17 +20,6 @@ json cudagraph_skips_json(const RunSummary& s) {
     skips.push_back(cudagraph_skip_json<json>(k));
   }
   return skips;
-}
-
-json limit_hit_json(const LimitHitInfo& h) {
-  return {{"limit_type", h.limit_type},
-          {"limit_value", opt(h.limit_value)},
-          {"program_key", h.program_key},
-          {"last_reason", h.last_reason},
-          {"last_reason_cause", h.last_reason_cause},
-          {"hard_failure", h.hard_failure},
-          {"falls_back_to_eager", !h.hard_failure},
-          {"where", h.where}};
 }
 
 json chart_json(const RunChart& c) {
@@ -55,12 +33,7 @@ json chart_json(const RunChart& c) {
 }
 
 json site_json(const SiteSummary& s, const SiteRecompiles* listed) {
-  json reasons = json::array(), hits = json::array();
-  for (const auto& g : s.reasons) reasons.push_back(reason_json(g));
-  for (const auto& h : s.limit_hits) hits.push_back(limit_hit_json(h));
-  json out = {{"site", s.site},     {"compiles", s.compiles},     {"recompiles", s.recompiles},
-              {"failed", s.failed}, {"compile_ms", s.compile_ms}, {"recompile_ms", s.recompile_ms},
-              {"causes", s.causes}, {"reasons", reasons},         {"recompile_limit_hits", hits}};
+  json out = site_summary_json<json>(s);
   if (listed) {
     json rows = json::array();
     for (const auto& r : listed->listed) rows.push_back(recompile_json(r));
@@ -77,17 +50,7 @@ json run_json(const RunReport& run) {
   json fix = json::array();
   for (const auto& f : s.fix_first) {
     if (static_cast<int64_t>(fix.size()) >= kMaxFixFirstRows) break;
-    fix.push_back({{"rank", f.rank},
-                   {"site", f.site},
-                   {"cause", f.cause},
-                   {"recompiles", f.recompiles},
-                   {"compile_ms_lost", opt(f.compile_ms_lost)},
-                   {"compile_ms_basis", f.compile_ms_basis},
-                   {"first_step", opt(f.first_step)},
-                   {"last_step", opt(f.last_step)},
-                   {"detail", f.detail},
-                   {"subject", f.subject},
-                   {"remedy", f.remedy}});
+    fix.push_back(fix_first_json<json>(f));
   }
   json sites = json::array();
   int64_t sites_not_listed = 0;
@@ -105,10 +68,7 @@ json run_json(const RunReport& run) {
   json breaks = json::array();
   for (const auto& b : s.graph_breaks) {
     if (static_cast<int64_t>(breaks.size()) >= kMaxGraphBreakRows) break;
-    breaks.push_back({{"location", b.location},
-                      {"gb_type", b.gb_type},
-                      {"count", b.count},
-                      {"sync_signature", b.sync_signature}});
+    breaks.push_back(graph_break_json<json>(b));
   }
   json sources = json::array();
   for (const auto& src : run.sources)

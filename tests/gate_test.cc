@@ -194,7 +194,7 @@ TEST(GateEvaluate, CompileShareOverBudget) {
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->status, CheckStatus::kFail);
   EXPECT_EQ(c->message(),
-            "compile share 90.4% > 50.0% allowed (4150 ms compiling of 4590 ms wall): top cause "
+            "compile share 90.4% > 50.0% allowed (4.2s compiling of 4.6s wall): top cause "
             "sync_fragment at /work/train.py:61 (compute_loss): user code accessed a tensor value "
             "at /work/train.py:61 (compute_loss)");
 }

@@ -55,6 +55,30 @@ std::string one_line(std::string_view text) {
   return out;
 }
 
+// The markups that escape characters as entities, and the one table of their entities.
+enum class Markup { kHtml, kXml, kMarkdown };
+
+struct Entity {
+  char c;
+  std::string_view html, xml, markdown;  // "" = written as it is (or replaced, see callers)
+};
+
+constexpr Entity kEntities[] = {
+    {'&', "&amp;", "&amp;", "&amp;"}, {'<', "&lt;", "&lt;", "&lt;"}, {'>', "&gt;", "&gt;", "&gt;"},
+    {'"', "&quot;", "&quot;", ""},    {'\'', "&#39;", "&apos;", ""}, {'\t', "", "&#9;", ""},
+    {'\n', "", "&#10;", ""},          {'\r', "", "&#13;", ""},
+};
+
+// The entity of `cp` in `markup`, "" when it has none.
+std::string_view entity_of(uint32_t cp, Markup markup) {
+  if (cp > '>') return {};  // every character of the table is at most '>'
+  for (const Entity& e : kEntities) {
+    if (static_cast<uint32_t>(e.c) != cp) continue;
+    return markup == Markup::kHtml ? e.html : markup == Markup::kXml ? e.xml : e.markdown;
+  }
+  return {};
+}
+
 bool starts_with_lower(std::string_view s, size_t i, std::string_view prefix) {
   if (s.size() - i < prefix.size()) return false;
   for (size_t k = 0; k < prefix.size(); ++k) {
@@ -90,17 +114,12 @@ size_t append_markdown(std::string& out, std::string_view s, size_t i) {
       out += '\\';
       out += c;
       break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '&':
-      out += "&amp;";
-      break;
     default:
-      out += c;
+      if (std::string_view e = entity_of(static_cast<unsigned char>(c), Markup::kMarkdown);
+          !e.empty())
+        out += e;
+      else
+        out += c;
   }
   return 1;
 }
@@ -194,6 +213,34 @@ std::string markdown_text(std::string_view text) {
   out.reserve(s.size() + 8);
   for (size_t i = 0; i < s.size();) i += append_markdown(out, s, i);
   while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+std::string html_text(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for_each_char(text, [&](uint32_t cp, std::string_view bytes) {
+    if (std::string_view e = entity_of(cp, Markup::kHtml); !e.empty())
+      out += e;
+    else if (cp != '\t' && cp != '\n' && (cp < 0x20 || cp == 0x7F))
+      out += kReplacement;
+    else
+      out.append(bytes);
+  });
+  return out;
+}
+
+std::string xml_text(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for_each_char(text, [&](uint32_t cp, std::string_view bytes) {
+    if (std::string_view e = entity_of(cp, Markup::kXml); !e.empty())
+      out += e;
+    else if (cp < 0x20 || cp == 0xFFFE || cp == 0xFFFF)
+      out += kReplacement;  // not allowed in XML 1.0, even as a reference
+    else
+      out.append(bytes);
+  });
   return out;
 }
 

@@ -11,7 +11,17 @@
 // defence: a field that was missed can still not send a control sequence); github_data /
 // github_property for GitHub Actions workflow commands; markdown_text / markdown_code for
 // Markdown (reports, the gate's job summary): markup, HTML and links from logs stay inert text.
-// HTML and XML escaping build on valid_utf8 (report/html_report.h, report/gate_output.h).
+// html_text and xml_text for the HTML report and the gate's JUnit XML. Markdown, HTML and XML
+// take their character entities from one table (safe_text.cc):
+//
+//   character  HTML    XML     Markdown
+//   &          &amp;   &amp;   &amp;
+//   <          &lt;    &lt;    &lt;
+//   >          &gt;    &gt;    &gt;
+//   "          &quot;  &quot;  as is
+//   '          &#39;   &apos;  as is
+//   tab, LF    as is   &#9;, &#10;  (one space: Markdown text is one line)
+//   CR         U+FFFD  &#13;   (one space)
 #pragma once
 
 #include <cstddef>
@@ -55,6 +65,15 @@ std::string github_property(std::string_view text);
 // autolinks broken (`http://x` is written `http:&#47;&#47;x`, `www.` `www&#46;`), so no link,
 // image, HTML element or table column comes from a log.
 std::string markdown_text(std::string_view text);
+
+// HTML element text or attribute value: valid UTF-8, the entities of the table, tab and LF as
+// they are, other C0 controls and DEL as U+FFFD.
+std::string html_text(std::string_view text);
+
+// XML 1.0 element text or attribute value: valid UTF-8, the entities of the table (tab, LF and CR
+// as references, so an attribute value keeps them), the characters XML 1.0 forbids (other C0
+// controls, U+FFFE, U+FFFF) as U+FFFD.
+std::string xml_text(std::string_view text);
 
 // A Markdown code span holding `text` on one line (CR, LF, tab become spaces; other unsafe
 // characters escaped as in field_text); `in_table` also escapes `|`, which GitHub tables split
