@@ -11,18 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/collecting_sink.h"
+#include "tests/support/importer_test.h"
 
 namespace rcf::ingest {
 namespace {
 
-using rcf::testing::CollectingSink;
-using rcf::testing::line_count;
-using rcf::testing::parsed_lines;
-using rcf::testing::range;
-using Notes = std::map<std::string, int>;
-using Lines = std::vector<int64_t>;
-using Strings = std::vector<std::string>;
+using namespace rcf::testing;  // tests/support/importer_test.h
 
 CollectingSink run(std::string_view text) {
   return rcf::testing::run_importer("jax_log", text);

@@ -16,14 +16,12 @@
 #include <vector>
 
 #include "ingest/xla_metric_value.h"
-#include "tests/support/collecting_sink.h"
+#include "tests/support/importer_test.h"
 
 namespace rcf::ingest {
 namespace {
 
-using rcf::testing::CollectingSink;
-using Notes = std::map<std::string, int>;
-using Strings = std::vector<std::string>;
+using namespace rcf::testing;  // tests/support/importer_test.h
 
 CollectingSink run(std::string_view text) {
   return rcf::testing::run_importer("xla_metrics", text);
