@@ -13,6 +13,7 @@
 #include "analysis/guard_reason.h"
 #include "analysis/restart_proof.h"
 #include "analysis/run_evidence.h"
+#include "report/rank_divergence_output.h"
 #include "report/summary_json.h"
 #include "util/base_name.h"
 #include "util/safe_text.h"
@@ -398,6 +399,7 @@ ExplainModel build_explain(store::Database& db, const std::string& lane,
     load_graph_breaks(db, run);
     load_cudagraph_skips(db, run);
     load_merged_sources(db, run);
+    run.rank_divergence = store::rank_divergence_of_run(db, run.run_id);
     load_convergence(db, run);
     load_fix_first(db, run, loaded.rows);
     // Sites with the most recompiles first, then limit hits, then by name.
@@ -587,6 +589,7 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
       }
     }
     render_cudagraph_skips_text(run, listing, out);
+    render_rank_divergence_text(run, listing, out);
     out += "\n";
   }
   return out;
@@ -651,6 +654,7 @@ std::string render_explain_json(const ExplainModel& model, const ExplainListing&
     json skips = cudagraph_skips_json(run, listing);
     runs.back()["cudagraph_skips_not_listed"] = run.cudagraph_skips.size() - skips.size();
     runs.back()["cudagraph_skips"] = std::move(skips);
+    runs.back()["rank_divergence"] = rank_divergence_json(run);
   }
   json doc = {{"schema_version", kExplainJsonVersion}, {"tool", "rcf explain"}, {"runs", runs}};
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";

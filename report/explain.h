@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "store/database.h"
+#include "store/rank_divergence_queries.h"
 
 namespace rcf::report {
 
@@ -106,6 +107,8 @@ struct RunSummary {
   std::vector<BreakInfo> graph_breaks;
   std::vector<CudagraphSkipInfo> cudagraph_skips;  // most messages first
   std::vector<MergedSourceInfo> merged_sources;    // logs read as one process
+  // Where the run's ranks stopped doing the same thing (docs/rank_divergence.md).
+  std::vector<store::RankDivergenceRow> rank_divergence;
   int64_t rejected_lines = 0;
   // Convergence, when the run's compiles carry steps (or metrics give compiles per step).
   std::string settle_state = "no_data";  // settled, not_settled, still_growing, no_data

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "analysis/restart_proof.h"
+#include "report/rank_divergence_output.h"
 #include "report/report_json.h"
 #include "util/safe_text.h"
 
@@ -606,6 +607,17 @@ std::string cudagraph_block(const LaneReport& lane) {
          rows + "</tbody></table>";
 }
 
+// Where the ranks of each run stopped doing the same thing (docs/rank_divergence.md).
+std::string rank_divergence_block(const LaneReport& lane) {
+  std::string rows;
+  for (const auto& run : lane.runs) rows += rank_divergence_html_rows(run.summary);
+  if (rows.empty()) return "";
+  return "<h3>Ranks diverge</h3>"
+         R"(<table><thead><tr><th>run</th><th>kind</th><th>ranks that agree</th>)"
+         R"(<th>first difference</th><th>what differs and why</th></tr></thead><tbody>)" +
+         rows + "</tbody></table>";
+}
+
 std::string restart_block(const LaneReport& lane) {
   std::string out = "<h3>Restart proofs</h3>";
   if (lane.restarts.empty())
@@ -877,6 +889,7 @@ std::string render_report_html(const ReportModel& model) {
     body += limits_block(lane);
     body += breaks_block(lane);
     body += cudagraph_block(lane);
+    body += rank_divergence_block(lane);
     body += restart_block(lane);
     body += ingest_block(lane);
     body += "</section>\n";

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "analysis/restart_proof.h"
+#include "report/rank_divergence_output.h"
 #include "util/safe_text.h"
 
 namespace rcf::report {
@@ -231,6 +232,11 @@ std::string lane_note(const LaneReport& lane) {
     if (run.summary.cudagraph_skips.empty()) continue;
     out += fmt::format("\n### CUDA graphs not used (run {})\n\n", code(run.summary.run));
     out += cudagraph_table(run);
+  }
+  for (const auto& run : lane.runs) {
+    if (run.summary.rank_divergence.empty()) continue;
+    out += fmt::format("\n### Ranks diverge (run {})\n\n", code(run.summary.run));
+    out += rank_divergence_markdown(run.summary);
   }
 
   // Validated default: only what held in the checked path.

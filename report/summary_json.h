@@ -89,4 +89,12 @@ Json merged_source_json(const MergedSourceInfo& m) {
       {"source", m.source}, {"same_process_as", m.same_process_as}, {"evidence", m.evidence}};
 }
 
+template <typename Json>
+Json rank_divergence_row_json(const store::RankDivergenceRow& d) {
+  return Json{{"kind", d.kind},
+              {"rank_groups", d.rank_groups},
+              {"first_index", json_or_null<Json>(d.first_index)},
+              {"detail", d.detail}};
+}
+
 }  // namespace rcf::report

@@ -8,11 +8,16 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "ingest/inductor_graph_facts.h"
 #include "pipeline/ingest_pipeline.h"
+#include "report/explain.h"
+#include "report/html_report.h"
+#include "report/markdown_report.h"
+#include "report/report_model.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
 #include "tests/support/temp_files.h"
@@ -158,6 +163,37 @@ TEST_F(RankDivergenceTest, IdenticalRanksDoNotDiverge) {
     EXPECT_EQ(scalar(*db_, "SELECT count(*) FROM source"), "2");  // both ranks were read
     EXPECT_NE(scalar(*db_, "SELECT count(*) FROM compiles"), "0");
   }
+}
+
+// rcf explain (text and JSON), the Markdown and the HTML report show the rows, log text
+// sanitised; a run whose ranks agree shows no such section.
+TEST_F(RankDivergenceTest, ExplainAndReportsShowWhereRanksDiverge) {
+  divergence(logs("multi_rank_schedule", {"0_6u3fubwl", "1_n8zycf07", "2"}));
+  const report::ExplainModel model = report::build_explain(*db_, "");
+  ASSERT_EQ(model.runs.size(), 1u);
+  ASSERT_EQ(model.runs[0].rank_divergence.size(), 2u);
+  const std::string text = report::render_explain_text(model);
+  EXPECT_NE(text.find("Ranks diverge"), std::string::npos) << text;
+  EXPECT_NE(text.find("collectives [0,2 | 1] first difference at 3"), std::string::npos) << text;
+  const nlohmann::json json = nlohmann::json::parse(report::render_explain_json(model));
+  const nlohmann::json& rows = json["runs"][0]["rank_divergence"];
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["kind"], "collectives");
+  EXPECT_EQ(rows[0]["rank_groups"], "0,2 | 1");
+  EXPECT_EQ(rows[0]["first_index"], 3);
+  const report::ReportModel reports = report::build_report(*db_, "");
+  const std::string markdown = report::render_report_markdown(reports);
+  EXPECT_NE(markdown.find("### Ranks diverge (run `default`)"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| collectives | 0,2 \\| 1 | 3 |"), std::string::npos) << markdown;
+  const std::string html = report::render_report_html(reports);
+  EXPECT_NE(html.find("<h3>Ranks diverge</h3>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"key\">0,2 | 1</td>"), std::string::npos);
+
+  divergence(logs("multi_rank_schedule", {"0_6u3fubwl", "2"}));  // identical ranks
+  const report::ExplainModel agreeing = report::build_explain(*db_, "");
+  EXPECT_EQ(report::render_explain_text(agreeing).find("Ranks diverge"), std::string::npos);
+  EXPECT_EQ(report::render_report_markdown(report::build_report(*db_, "")).find("Ranks diverge"),
+            std::string::npos);
 }
 
 TEST(InductorGraphFacts, CodeCollectivesAreTheCallsTheCodeMakes) {
