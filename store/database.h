@@ -51,6 +51,9 @@ class Statement {
   void reset();
 
   bool is_null(int col) const;
+  // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL: the storage class of
+  // the value in column `col` (SQLite columns are dynamically typed).
+  int value_type(int col) const;
   int64_t int64(int col) const;
   double real(int col) const;
   // Text of column `col`; the view is valid until the next step()/reset() of this statement.
