@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the npm package @duckdb/node-api (a prebuilt DuckDB) into tests/duckdb/node_modules for
+# the export load test (tests/export_duckdb_test.cc). Best effort: without node, npm or a network
+# the test skips with a message saying so, and this script does not fail the suite.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v npm >/dev/null 2>&1; then
+  echo "install_duckdb_test: npm not found; the DuckDB load test will skip"
+  exit 0
+fi
+if [ -d tests/duckdb/node_modules/@duckdb/node-api ]; then
+  echo "install_duckdb_test: @duckdb/node-api present"
+  exit 0
+fi
+npm install --prefix tests/duckdb --no-audit --no-fund --no-save @duckdb/node-api@1.5.6-r.1 ||
+  echo "install_duckdb_test: npm install failed; the DuckDB load test will skip"
+exit 0
