@@ -155,13 +155,6 @@ void load_restart(store::Database& db, const RestartLabels& labels, LaneFacts& f
 
 }  // namespace
 
-std::vector<std::string> gate_lane_names(store::Database& db) {
-  std::vector<std::string> names;
-  auto st = db.prepare("SELECT DISTINCT lane FROM runs ORDER BY lane");
-  while (st.step()) names.push_back(st.str(0));
-  return names;
-}
-
 LaneFacts load_lane_facts(store::Database& db, const std::string& lane, const std::string& run,
                           const RestartLabels* restart) {
   LaneFacts facts;

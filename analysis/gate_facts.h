@@ -11,9 +11,6 @@
 
 namespace rcf::analysis {
 
-// Lane names of the database, sorted.
-std::vector<std::string> gate_lane_names(store::Database& db);
-
 // The run labels of a lane's cold/warm pair for the restart proof.
 struct RestartLabels {
   std::string cold = "cold";

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "store/run_queries.h"
 #include "store/store.h"
 #include "util/base_name.h"
 #include "util/error.h"
@@ -40,11 +41,10 @@ std::vector<RunRow> runs_named(store::Database& db, const std::string& lane,
   return rows;
 }
 
-std::string runs_of_lane(store::Database& db, const std::string& lane) {
-  auto st = db.prepare("SELECT run FROM run_table WHERE lane = ? ORDER BY run");
-  st.bind(1, lane);
+// "'cold', 'warm'": the run labels of `lane`, for a message.
+std::string run_labels_text(store::Database& db, const std::string& lane) {
   std::vector<std::string> names;
-  while (st.step()) names.push_back("'" + st.str(0) + "'");
+  for (const store::RunRef& r : store::runs_of_lane(db, lane)) names.push_back("'" + r.run + "'");
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
@@ -56,11 +56,8 @@ RestartRuns resolve_restart_runs(store::Database& db, const std::string& lane,
     auto st = db.prepare("SELECT count(*) FROM run_table WHERE lane = ?");
     st.bind(1, lane);
     if (!st.step() || st.int64(0) == 0) {
-      auto lanes = db.prepare("SELECT DISTINCT lane FROM run_table ORDER BY lane");
-      std::vector<std::string> names;
-      while (lanes.step()) names.push_back("'" + lanes.str(0) + "'");
       throw Error(fmt::format("no lane named '{}' in {} (lanes: {})", lane, db.path(),
-                              names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
+                              store::lane_names_text(db)));
     }
   }
   auto find = [&](const std::string& label, const char* role) {
@@ -70,7 +67,7 @@ RestartRuns resolve_restart_runs(store::Database& db, const std::string& lane,
           lane.empty()
               ? fmt::format("no run named '{}' in {} (the --{} run)", label, db.path(), role)
               : fmt::format("lane '{}' has no run named '{}' (the --{} run; its runs: {})", lane,
-                            label, role, runs_of_lane(db, lane)));
+                            label, role, run_labels_text(db, lane)));
     if (rows.size() > 1) {
       std::vector<std::string> lanes;
       for (const auto& r : rows) lanes.push_back("'" + r.lane + "'");

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/print_text.h"
 #include "report/gate_output.h"
+#include "store/run_queries.h"
 #include "store/store.h"
 #include "util/error.h"
 #include "util/output_guard.h"
@@ -77,7 +78,7 @@ analysis::BudgetPatch flag_budgets(const GateOptions& o, const Flags& f) {
 }
 
 std::vector<std::string> select_lanes(store::Database& db, const GateOptions& o) {
-  std::vector<std::string> all = analysis::gate_lane_names(db);
+  std::vector<std::string> all = store::lane_names(db);
   if (all.empty())
     throw Error(
         fmt::format("no runs in {}: ingest logs first (rcf ingest --db {} --lane NAME "
@@ -164,8 +165,7 @@ int run_gate(const GateOptions& o, const Flags& f) {
       analysis::LaneFacts base = analysis::load_lane_facts(*baseline_db, base_lane, "");
       if (base.runs.empty())
         throw Error(fmt::format("baseline {} has no lane '{}' (lanes: {})", baseline_db_path,
-                                base_lane,
-                                fmt::join(analysis::gate_lane_names(*baseline_db), ", ")));
+                                base_lane, fmt::join(store::lane_names(*baseline_db), ", ")));
       baseline = analysis::LaneBaseline{fmt::format("{} lane '{}'", baseline_db_path, base_lane),
                                         std::move(base.runs)};
     }

@@ -11,6 +11,7 @@
 #include "report/markdown_report.h"
 #include "report/report_model.h"
 #include "store/run_bundle.h"
+#include "store/run_queries.h"
 #include "util/error.h"
 #include "util/safe_text.h"
 
@@ -172,13 +173,6 @@ std::string restart_text(const LaneDiff& d) {
   return out;
 }
 
-std::string lanes_of(store::Database& db) {
-  auto st = db.prepare("SELECT DISTINCT lane FROM run_table ORDER BY lane");
-  std::string out;
-  while (st.step()) out += (out.empty() ? "'" : ", '") + st.str(0) + "'";
-  return out.empty() ? "none" : out;
-}
-
 }  // namespace
 
 LaneFacts load_lane_facts(store::Database& db, const std::string& lane) {
@@ -187,7 +181,8 @@ LaneFacts load_lane_facts(store::Database& db, const std::string& lane) {
   // read, not those of every site (a million compiles have a hundred thousand sites).
   ExplainModel model = build_explain(db, lane, ExplainListing{1});
   if (model.runs.empty())
-    throw Error(fmt::format("no lane named '{}' in {} (lanes: {})", lane, db.path(), lanes_of(db)));
+    throw Error(fmt::format("no lane named '{}' in {} (lanes: {})", lane, db.path(),
+                            store::lane_names_text(db)));
   LaneFacts facts;
   facts.lane = lane;
   auto conv = db.prepare(

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "analysis/restart_proof.h"
+#include "store/run_queries.h"
 #include "util/error.h"
 #include "util/json_depth.h"
 
@@ -26,10 +27,9 @@ std::string join_ids(const std::vector<int64_t>& ids) {
 // Bundle, formats, convergence facts.
 
 void load_bundle(store::Database& db, RunReport& run) {
-  auto st = db.prepare("SELECT bundle FROM run_table WHERE run_id = ?");
-  st.bind(1, run.summary.run_id);
-  if (!st.step() || st.is_null(0)) return;
-  auto j = util::parse_json_bounded(st.text(0));
+  const std::optional<std::string> text = store::run_bundle_json(db, run.summary.run_id);
+  if (!text) return;
+  auto j = util::parse_json_bounded(*text);
   if (j.is_object()) {
     for (const auto& [key, value] : j.items())
       run.bundle.push_back(
@@ -47,7 +47,7 @@ void load_bundle(store::Database& db, RunReport& run) {
         run.bundle.begin(), run.bundle.end(),
         [&](const BundleEntry& a, const BundleEntry& b) { return rank(a.key) < rank(b.key); });
   } else {
-    run.bundle.push_back({"bundle", std::string(st.text(0))});
+    run.bundle.push_back({"bundle", *text});
   }
 }
 
@@ -547,13 +547,6 @@ void relativize_sources(ReportModel& model) {
       }
 }
 
-std::string lanes_of(store::Database& db) {
-  auto st = db.prepare("SELECT DISTINCT lane FROM run_table ORDER BY lane");
-  std::string out;
-  while (st.step()) out += (out.empty() ? "'" : ", '") + st.str(0) + "'";
-  return out.empty() ? "none" : out;
-}
-
 }  // namespace
 
 std::string duration_or_unknown(const std::optional<double>& ms) {
@@ -582,13 +575,11 @@ std::vector<std::pair<std::string, std::string>> restart_pairs(
 }
 
 std::vector<RestartReport> lane_restart_proofs(store::Database& db, const std::string& lane) {
-  auto st = db.prepare("SELECT run, run_id FROM run_table WHERE lane = ? ORDER BY run");
-  st.bind(1, lane);
   std::map<std::string, int64_t> ids;
   std::vector<std::string> labels;
-  while (st.step()) {
-    ids[st.str(0)] = st.int64(1);
-    labels.push_back(st.str(0));
+  for (const store::RunRef& r : store::runs_of_lane(db, lane)) {
+    ids[r.run] = r.run_id;
+    labels.push_back(r.run);
   }
   std::vector<RestartReport> out;
   for (const auto& [cold, warm] : restart_pairs(labels))
@@ -605,7 +596,8 @@ ReportModel build_report(store::Database& db, const std::string& lane) {
   ExplainModel explain =
       build_explain(db, lane, ExplainListing{std::max(kMaxFixFirstRows, kMaxRecompileSites)});
   if (!lane.empty() && explain.runs.empty())
-    throw Error(fmt::format("no lane named '{}' in {} (lanes: {})", lane, db.path(), lanes_of(db)));
+    throw Error(fmt::format("no lane named '{}' in {} (lanes: {})", lane, db.path(),
+                            store::lane_names_text(db)));
   bool any_curve = false;
   for (auto& summary : explain.runs) {
     if (model.lanes.empty() || model.lanes.back().lane != summary.lane) {
