@@ -132,7 +132,7 @@ OpAttributeDescriber store_op_attribute_describer(store::Database& db, int max_r
     auto read = [&](int64_t module) -> std::shared_ptr<const std::vector<HloInstructionText>> {
       if (auto it = state->cache.find(module); it != state->cache.end()) return it->second;
       if (state->reads_left <= 0) {
-        *error = "not read again: the limit of HLO modules re-read per run was reached";
+        *error = "not compared: the limit of HLO modules compared per run was reached";
         return nullptr;
       }
       --state->reads_left;
@@ -150,7 +150,7 @@ OpAttributeDescriber store_op_attribute_describer(store::Database& db, int max_r
     auto b = read(after_module);
     if (!b) return std::nullopt;
     auto changes = describe_op_attribute_changes(*a, *b);
-    if (!changes) *error = "the two modules read again do not pair up instruction by instruction";
+    if (!changes) *error = "the two modules' stored instructions do not pair up one by one";
     return changes;
   };
 }

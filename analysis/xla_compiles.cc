@@ -138,7 +138,7 @@ std::string host_sync_corroboration(const HostSyncCounts& h, std::optional<int64
 // Program_diff rule 4a says only that op attributes differ; the HLO text names them.
 void name_op_attribute_changes(const XlaRunInputs& in, const ProgramView& before,
                                const ProgramView& after, ProgramDiff& d) {
-  std::string why = "no HLO text to read again";
+  std::string why = "no HLO instructions stored for the two modules";
   std::optional<OpAttributeChanges> named;
   if (in.describe_op_attributes && before.hlo_module_id && after.hlo_module_id)
     named = in.describe_op_attributes(*before.hlo_module_id, *after.hlo_module_id, &why);
@@ -149,7 +149,7 @@ void name_op_attribute_changes(const XlaRunInputs& in, const ProgramView& before
   d.confidence = "high";
   d.subject = named->subject;
   d.detail = named->detail;
-  d.evidence = "HLO op attributes (the two modules read again)";
+  d.evidence = "HLO op attributes (the two modules' instructions in the store)";
 }
 
 // The old -> new value of a static argument from a `different value of static args` explanation

@@ -501,6 +501,8 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
     if (!run.convergence_text.empty()) {
       out += fmt::format("   convergence: {}\n", safe(run.convergence_text));
       out += fmt::format("   {}\n", safe(step_axis_text(run)));
+    } else if (!run.step_detail.empty()) {  // why there is no curve, and what would give one
+      out += fmt::format("   steps: no convergence curve: {}\n", safe(run.step_detail));
     }
     if (run.compile_ms && run.wall_ms && run.compile_share)
       out += fmt::format("   compile time {} of {} step wall time ({:.0f}%){}\n",

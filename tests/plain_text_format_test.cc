@@ -134,3 +134,34 @@ TEST(PlainTextFormat, AProgressConsoleIsRecognisedAndOtherTextIsNot) {
 
 }  // namespace
 }  // namespace rcf
+
+namespace rcf {
+namespace {
+
+// The Dynamo lane's console split in two files, as a run that logs compiles to stderr and prints
+// its steps to stdout: the steps are counted, nothing places the compiles, and explain says why
+// there is no convergence curve and what would give one (docs/training_steps.md).
+TEST(PlainTextFormat, StepsInAConsoleOfTheirOwnSayWhyTheyPlaceNoCompile) {
+  TempDir dir;
+  std::istringstream log(
+      read_file(std::string(RCF_FIXTURES_DIR) + "/scenarios/dynamo_lane/train.log"));
+  std::string compiles, steps;
+  for (std::string line; std::getline(log, line);)
+    (line.starts_with("step ") ? steps : compiles) += line + "\n";
+  testing::write_file(dir.file("stderr.log"), compiles);
+  testing::write_file(dir.file("stdout.log"), steps);
+  const std::string db = dir.file("t.db");
+  testing::RcfRun r =
+      run_rcf({"ingest", "--db", db, dir.file("stderr.log"), dir.file("stdout.log")});
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("(dynamo_text 1, plain_text 1)"), std::string::npos) << r.out;
+  r = run_rcf({"explain", "--db", db});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("   steps: no convergence curve: 25 training steps are counted in a file "
+                       "of their own, but nothing places the compiles in them"),
+            std::string::npos)
+      << r.out;
+}
+
+}  // namespace
+}  // namespace rcf

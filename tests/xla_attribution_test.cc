@@ -118,7 +118,7 @@ TEST(XlaAttribution, AnAttributeOnlyChangeIsAConstantEvenWhenItsInstructionsCann
   EXPECT_EQ(c.cause, "constant");
   EXPECT_EQ(c.confidence, "medium");
   EXPECT_EQ(c.subject, "op attributes");
-  EXPECT_NE(c.detail.find("; which ones is not known: no HLO text to read again"),
+  EXPECT_NE(c.detail.find("; which ones is not known: no HLO instructions stored for the two modules"),
             std::string::npos)
       << c.detail;
 
