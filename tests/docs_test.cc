@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ingest/importer.h"
+#include "tests/support/temp_files.h"
 
 namespace {
 
@@ -21,11 +22,9 @@ namespace fs = std::filesystem;
 
 const fs::path kSourceDir = fs::path(RCF_FIXTURES_DIR).parent_path();
 
+// Whole file (tests/support/temp_files.h); the pages and sources read here exist.
 std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
+  return rcf::testing::read_file(path.string());
 }
 
 std::vector<fs::path> markdown_pages() {

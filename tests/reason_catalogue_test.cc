@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ingest/ingest_driver.h"
+#include "tests/support/temp_files.h"
 
 namespace {
 
@@ -28,11 +29,9 @@ using rcf::ingest::SourceStats;
 
 const fs::path kSourceDir = fs::path(RCF_FIXTURES_DIR).parent_path();
 
+// Whole file (tests/support/temp_files.h); the pages and sources read here exist.
 std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
+  return rcf::testing::read_file(path.string());
 }
 
 // Position after the quoted text that starts at s[i] (`quote` is '"' or '\'').
