@@ -432,9 +432,8 @@ std::vector<CheckResult> evaluate_run(const RunFacts& run, const Budgets& budget
       c.summary = fmt::format("compile share {} {} {} allowed", format_value(c.kind, *c.observed),
                               compare(c), format_value(c.kind, *c.allowed));
       if (run.compile_ms && run.wall_ms)
-        c.summary +=
-            fmt::format(" ({} compiling of {} wall)", duration_text(*run.compile_ms),
-                        duration_text(*run.wall_ms));
+        c.summary += fmt::format(" ({} compiling of {} wall)", duration_text(*run.compile_ms),
+                                 duration_text(*run.wall_ms));
       if (c.status == CheckStatus::kFail) c.culprit = top_culprit(run);
       out.push_back(std::move(c));
     }

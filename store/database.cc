@@ -139,7 +139,9 @@ std::optional<std::string> Statement::opt_str(int col) const {
   if (is_null(col)) return std::nullopt;
   return str(col);
 }
-int Statement::value_type(int col) const { return sqlite3_column_type(stmt_, col); }
+int Statement::value_type(int col) const {
+  return sqlite3_column_type(stmt_, col);
+}
 
 int Statement::column_count() const {
   return sqlite3_column_count(stmt_);

@@ -26,13 +26,27 @@ TEST(StoreIndexes, EveryPerRunTableIsFoundByRunId) {
   testing::TempDir dir;
   auto db = open_store(dir.file("rcf.db"), OpenMode::kCreateOrWrite);
   create_indexes(*db);
-  for (const std::string table : {"source",         "dynamo_compile_raw",  "guard_failure",
-                                  "graph_break",    "recompile_limit_hit", "guard",
-                                  "phase_timing",   "cache_outcome",       "input_tensor",
-                                  "compile_event",  "xla_block",           "xla_execution_group",
-                                  "xla_execution",  "hlo_module",          "step_timing",
-                                  "step_marker",    "saved_graph",         "jax_compile",
-                                  "jax_cache_miss", "xla_profiler_note",   "graph_fact",
+  for (const std::string table : {"source",
+                                  "dynamo_compile_raw",
+                                  "guard_failure",
+                                  "graph_break",
+                                  "recompile_limit_hit",
+                                  "guard",
+                                  "phase_timing",
+                                  "cache_outcome",
+                                  "input_tensor",
+                                  "compile_event",
+                                  "xla_block",
+                                  "xla_execution_group",
+                                  "xla_execution",
+                                  "hlo_module",
+                                  "step_timing",
+                                  "step_marker",
+                                  "saved_graph",
+                                  "jax_compile",
+                                  "jax_cache_miss",
+                                  "xla_profiler_note",
+                                  "graph_fact",
                                   "rank_divergence_row"}) {
     const std::string plan = plan_of_run_count(*db, table);
     EXPECT_NE(plan.find("USING COVERING INDEX " + table + "_run"), std::string::npos)

@@ -118,8 +118,9 @@ TEST(XlaAttribution, AnAttributeOnlyChangeIsAConstantEvenWhenItsInstructionsCann
   EXPECT_EQ(c.cause, "constant");
   EXPECT_EQ(c.confidence, "medium");
   EXPECT_EQ(c.subject, "op attributes");
-  EXPECT_NE(c.detail.find("; which ones is not known: no HLO instructions stored for the two modules"),
-            std::string::npos)
+  EXPECT_NE(
+      c.detail.find("; which ones is not known: no HLO instructions stored for the two modules"),
+      std::string::npos)
       << c.detail;
 
   failing.describe_op_attributes = [](int64_t before, int64_t after, std::string* error) {
