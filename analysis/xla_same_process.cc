@@ -30,7 +30,7 @@ void add_block(SourceDigest& d, const XlaBlockRecord& b) {
   add_field(d.hash, b.cause);
   for (const FrameRecord& f : b.frames) {
     add_field(d.hash, f.file);
-    add_field(d.hash, std::to_string(f.line));
+    d.hash.update(reinterpret_cast<const char*>(&f.line), sizeof f.line);
     add_field(d.hash, f.function);
   }
   add_field(d.hash, "\x01");  // end of the block
@@ -74,6 +74,8 @@ bool numbered_apart(const std::string& a, const std::string& b) {
 
 std::vector<SourceAlias> find_copied_xla_sources(const std::vector<XlaBlockRecord>& blocks,
                                                  const std::map<int64_t, XlaSourceName>& names) {
+  // One source (the usual run) has no copy: no digest is computed on that path.
+  if (blocks.empty() || blocks.front().source_id == blocks.back().source_id) return {};
   std::map<int64_t, SourceDigest> digests;
   for (const XlaBlockRecord& b : blocks)
     if (b.origin == "pt_xla_debug") add_block(digests[b.source_id], b);
