@@ -52,6 +52,9 @@ struct AttributedCompile {
   std::string evidence_kind;  // compilation_metrics, recompile_block, referenced
   std::optional<int64_t> start_us;
   std::optional<int64_t> step;  // training step, when the logs give one
+  // A resume function's first compile: the compile whose graph break made it. It runs in the
+  // same call, so in the same training step, as that compile's break.
+  std::optional<DynamoKey> split_from;
   // Links to the program's artifacts (XLA side), when found.
   std::optional<int64_t> hlo_module_id;
   std::optional<int64_t> saved_graph_source_id, saved_graph_line;

@@ -536,7 +536,19 @@ class CompileAttributor {
     const ReasonClass g = primary ? classify_(*primary) : ReasonClass();
     if (primary) fill_primary(m, *primary, g, a);
 
-    if (auto resume = parse_resume_name(m.co_name)) {
+    auto resume = parse_resume_name(m.co_name);
+    if (resume && primary && frame_compile_known(m) && m.key.frame_compile_id > 0) {
+      // A recompile of a fragment has a guard failure of its own: that is its cause (the
+      // fragment's existence was counted at its first compile); the detail still says which
+      // break made the fragment.
+      AttributedCompile fragment;
+      attribute_resume_fragment(m, *resume, nullptr, fragment);
+      attribute_guard_failure(m, g, a);
+      fmt::format_to(std::back_inserter(a.detail), "; {}", fragment.detail);
+      if (fragment.evidence.find("graph break at") != std::string::npos)
+        fmt::format_to(std::back_inserter(a.evidence), "{}{}", a.evidence.empty() ? "" : "; ",
+                       fragment.evidence);
+    } else if (resume) {
       attribute_resume_fragment(m, *resume, primary ? &g : nullptr, a);
     } else if (frame_compile_known(m) && m.key.frame_compile_id == 0) {
       a.cause = "first_compile";
@@ -680,6 +692,7 @@ class CompileAttributor {
     // Each text built in place: appending formatted parts to it would reallocate it each time.
     a.detail.reserve(256);
     if (brk) {
+      if (brk->key.frame_id >= 0) a.split_from = brk->key;
       std::string_view why = !brk->gb_type.empty() ? brk->gb_type : first_line_view(brk->reason);
       fmt::format_to(std::back_inserter(a.detail),
                      "resume function {} exists because of a graph break in {}: {}", m.co_name,

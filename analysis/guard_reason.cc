@@ -516,6 +516,23 @@ bool classify_identity(string_view g, GuardReason* r) {
                    " was freed (finalized) since compile: a new instance was passed in its place");
     return true;
   }
+  // 2.x: `Cache line invalidated because L['___stack0'] got deallocated`: an object the entry
+  // holds a weak reference to (an ID-matched module, function or bound method; `___stack0` is a
+  // value on the stack of a resume function) was freed, so the entry can never match again.
+  static const RE2 kDeallocated(R"(Cache line invalidated because (.+) got deallocated\.?)");
+  std::string freed;
+  if (g.starts_with("Cache line invalidated") && RE2::FullMatch(g, kDeallocated, &freed)) {
+    std::string subject = strip_local_scope(trim(freed));
+    bool on_stack = subject.starts_with("___stack");
+    set_reason(r, "object_identity", "medium", subject,
+               quoted(subject) + " was freed since compile, so its cache entry was dropped" +
+                   (on_stack ? std::string(": a value on the resume function's stack (a bound "
+                                           "method such as list.append, or a temporary object) "
+                                           "is a new object at every call")
+                             : std::string(": a new instance is passed in its place at every "
+                                           "call")));
+    return true;
+  }
   return false;
 }
 

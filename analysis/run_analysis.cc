@@ -448,15 +448,23 @@ std::map<int64_t, double> wall_ms_by_step(const XlaRunInputs& in) {
 // records in memory (analysis/step_evidence_loader.h).
 DynamoStepFacts dynamo_step_facts(const RunInputs& in) {
   DynamoStepFacts facts;
-  auto see = [&facts](int64_t source, int64_t line) {
-    auto [it, fresh] = facts.first_line.emplace(source, line);
-    if (!fresh) it->second = std::min(it->second, line);
+  auto see = [&facts](const DynamoKey& key, int64_t line, bool reference) {
+    for (auto* lines : {&facts.first_line, &facts.run_first_line}) {
+      // The run's first compile is 0/0 (a later reason naming it is not where it happened); logs
+      // of eras without compile ids cannot say, and their first record is taken for it.
+      bool first =
+          !reference &&
+          ((key.epoch == 0 && key.frame_id == 0 && key.frame_compile_id == 0) || key.frame_id < 0);
+      if (lines == &facts.run_first_line && !first) continue;
+      auto [it, fresh] = lines->emplace(key.source_id, line);
+      if (!fresh) it->second = std::min(it->second, line);
+    }
   };
   for (const CompileRecord& c : in.compiles) {
-    see(c.key.source_id, c.line);
+    see(c.key, c.line, c.kind == "referenced");
     facts.start_times = facts.start_times || c.start_us.has_value();
   }
-  for (const BreakRecord& b : in.breaks) see(b.key.source_id, b.line);
+  for (const BreakRecord& b : in.breaks) see(b.key, b.line, false);
   for (const SourceAlias& a : in.merged_sources) facts.aliased.push_back(a.source_id);
   return facts;
 }
@@ -505,14 +513,27 @@ class DynamoStepLines {
       const auto [source, line] = *p;
       return source == c.key.source_id ? std::make_pair(source, std::min(line, own)) : *p;
     }
-    if (const auto* p = find(named_later_, c.key)) return {p->first, 0};
+    // A fragment no record of its own shows ran in the call whose graph break made it.
+    if (c.split_from)
+      if (const auto* p = find(first_seen_, *c.split_from)) return *p;
+    if (const auto* p = find(named_later_, c.key)) {
+      // Only a later reason names it. The run's first compile (0/0) is in the first step; any
+      // other compile happened somewhere before that reason, and the log cannot say where.
+      if (is_run_first(c.key)) return {p->first, 0};
+      return kUnplaced;
+    }
     return {c.key.source_id, own};
   }
+  // Where place_of puts a compile the logs cannot place in a step.
+  static constexpr std::pair<int64_t, int64_t> kUnplaced{-1, -1};
 
  private:
   using Place = std::pair<int64_t, int64_t>;                // (source, line)
   using Places = std::vector<std::pair<DynamoKey, Place>>;  // sorted by key, one per key
 
+  static bool is_run_first(const DynamoKey& k) {
+    return k.epoch == 0 && k.frame_id == 0 && k.frame_compile_id == 0 && k.ca_id < 0;
+  }
   static void read(store::Database& db, int64_t run_id, const char* rows, int64_t source,
                    const std::vector<SourceAlias>& aliases, Places& places) {
     auto st = db.prepare(
@@ -646,11 +667,14 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
                          [&db, run_id, only_run] { clear_analysis(db, run_id, only_run); });
     lap(t.xla_s);
     bool first = true;
+    int64_t unplaced_compiles = 0;
     int64_t dynamo_compiles =
         attribute_dynamo_run(dynamo, merging.get(), [&](AttributedCompile&& c) {
           if (first) lap(t.prepare_s), first = false;
           const auto [source, line] = dynamo_lines.place_of(c);
-          if (steps.decided() && (c.step = steps.step_of(source, line, {}, c.start_us)))
+          const bool placed = source != DynamoStepLines::kUnplaced.first;
+          if (!placed) ++unplaced_compiles;
+          if (placed && steps.decided() && (c.step = steps.step_of(source, line, {}, c.start_us)))
             dynamo_curve.add(*c.step, c.compile_ms);
           rollup.add(c);
           writer.write(std::move(c));
@@ -673,7 +697,17 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     write_convergence(db, run_id, curve);
     write_rollup(db, strings, run_id, std::move(rollup));
     if (xla.counted) write_counted_compiles(db, run_id, *xla.counted);
-    write_step_axis(db, run_id, steps.axis());
+    StepAxis axis = steps.axis();
+    if (steps.decided() && unplaced_compiles > 0)
+      axis.detail += fmt::format(
+          "; {} compile{} not placed in a step: only a later recompile reason names {} "
+          "(TORCH_LOGS=recompiles does not log a first compile), so the log cannot say in which "
+          "step {} happened; a record of every compile in the console's order (or timestamps on "
+          "both sides) would place {}",
+          unplaced_compiles, unplaced_compiles == 1 ? " is" : "s are",
+          unplaced_compiles == 1 ? "it" : "them", unplaced_compiles == 1 ? "it" : "they",
+          unplaced_compiles == 1 ? "it" : "them");
+    write_step_axis(db, run_id, axis);
     write_rank_divergence(db, run_id);  // reads the compiles written above
     lap(t.finish_s);
   }

@@ -26,15 +26,23 @@ struct SourceCompiles {
   std::map<NamedCompile, TraceCompile> compiles;  // by id; co_name may be empty
 };
 
-// The named compiles of every source of the run that logged pids.
+// The named compiles of every source of the run that logged pids. A compile is named by its id
+// without the attempt: TORCH_TRACE records a compile under the attempt that finished it (a graph
+// break restarts the analysis: `0/0_1`), while the text log names it at its start (`[0/1]`).
 std::map<int32_t, SourceCompiles> named_compiles(store::Database& db, int64_t run_id) {
   auto st = db.prepare(
       "SELECT c.source_id, s.format, c.pid, c.epoch, c.ca_id, c.frame_id, c.frame_compile_id, "
       "c.rank, n.text FROM dynamo_compile_raw c JOIN source s ON s.source_id = c.source_id "
       "LEFT JOIN strings n ON n.string_id = c.co_name_sid "
-      "WHERE c.run_id = ? AND c.pid IS NOT NULL AND c.frame_id >= 0 AND c.attempt = 0 "
-      "AND c.kind IN ('forward', 'recompile_block')");
-  st.bind(1, run_id);
+      "WHERE c.run_id = ? AND c.pid IS NOT NULL AND c.frame_id >= 0 "
+      "AND c.kind IN ('forward', 'recompile_block') "
+      // A text log of a run without recompiles may show only graph breaks: each names the
+      // compile it was traced in (no function: the break's frame may be an inlined one).
+      "UNION ALL SELECT b.source_id, s.format, b.pid, b.epoch, b.ca_id, b.frame_id, "
+      "b.frame_compile_id, b.rank, '' FROM graph_break b JOIN source s ON s.source_id = "
+      "b.source_id WHERE b.run_id = ? AND b.pid IS NOT NULL AND b.frame_id >= 0 AND s.format = "
+      "'dynamo_text'");
+  st.bind(1, run_id).bind(2, run_id);
   std::map<int32_t, SourceCompiles> out;
   while (st.step()) {
     SourceCompiles& source = out[static_cast<int32_t>(st.int64(0))];

@@ -11,9 +11,13 @@
 namespace rcf::analysis {
 namespace {
 
-void note_first_line(StepEvidence& ev, int64_t source, int64_t line) {
-  auto [it, fresh] = ev.first_compile.emplace(source, line);
+void note_min(std::map<int64_t, int64_t>& lines, int64_t source, int64_t line) {
+  auto [it, fresh] = lines.emplace(source, line);
   if (!fresh) it->second = std::min(it->second, line);
+}
+
+void note_first_line(StepEvidence& ev, int64_t source, int64_t line) {
+  note_min(ev.first_compile, source, line);
 }
 
 // The first compile line of every source that holds compiles (torch_xla, Dynamo, JAX).
@@ -25,9 +29,14 @@ void load_compile_sources(store::Database& db, int64_t run_id, const DynamoStepF
         "SELECT source_id, min(line) FROM jax_compile WHERE run_id = ? GROUP BY source_id"}) {
     auto rows = db.prepare(sql);
     rows.bind(1, run_id);
-    while (rows.step()) note_first_line(ev, rows.int64(0), rows.int64(1));
+    while (rows.step()) {
+      note_first_line(ev, rows.int64(0), rows.int64(1));
+      note_min(ev.run_first_compile, rows.int64(0), rows.int64(1));  // every compile is logged
+    }
   }
   for (const auto& [source, line] : dynamo.first_line) note_first_line(ev, source, line);
+  for (const auto& [source, line] : dynamo.run_first_line)
+    note_min(ev.run_first_compile, source, line);
   // A graph break is traced inside a compile: with TORCH_LOGS=recompiles the first compiles
   // have no record of their own, and a break may be their first sign.
   for (int64_t source : dynamo.aliased)
@@ -36,6 +45,13 @@ void load_compile_sources(store::Database& db, int64_t run_id, const DynamoStepF
           fmt::format("SELECT min(line) FROM {} WHERE run_id = ? AND source_id = ?", table));
       rows.bind(1, run_id).bind(2, source);
       if (rows.step() && rows.opt_int64(0)) note_first_line(ev, source, rows.int64(0));
+      auto first = db.prepare(fmt::format(
+          "SELECT min(line) FROM {} WHERE run_id = ? AND source_id = ? AND ((epoch = 0 AND "
+          "frame_id = 0 AND frame_compile_id = 0) OR frame_id < 0){}",
+          table, std::string_view(table) == "graph_break" ? "" : " AND kind != 'referenced'"));
+      first.bind(1, run_id).bind(2, source);
+      if (first.step() && first.opt_int64(0))
+        note_min(ev.run_first_compile, source, first.int64(0));
     }
   ev.compiles_have_start_times = dynamo.start_times;
   auto metrics =

@@ -18,6 +18,7 @@ namespace rcf::analysis {
 // carry the trace's source, so its first line is read from the store.
 struct DynamoStepFacts {
   std::map<int64_t, int64_t> first_line;
+  std::map<int64_t, int64_t> run_first_line;  // the first record of the run's first compile (0/0)
   bool start_times = false;
   std::vector<int64_t> aliased;
 };

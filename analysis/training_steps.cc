@@ -97,10 +97,13 @@ class StepDecision {
     return s;
   }
 
-  // A run's first step always compiles: a progress line before the first compile was printed
-  // when its step began, else when it ended.
+  // A run's first step always compiles: a progress line before the run's first compile was
+  // printed when its step began, else when it ended. A log that does not show the run's first
+  // compile (Dynamo's recompile log) cannot tell: lines are then taken as printed at the end of
+  // their step, as training loops print a step's loss once it is known.
   void finish_series(int64_t source, TrainingSteps::Series& s) const {
-    s.printed_at_end = ev_.first_compile.at(source) < s.lines.front();
+    auto shown = ev_.run_first_compile.find(source);
+    s.printed_at_end = shown == ev_.run_first_compile.end() || shown->second < s.lines.front();
     auto it = out_.sync_lines_.find(source);
     for (int64_t line : s.lines)
       s.syncs_at.push_back(it == out_.sync_lines_.end() ? 0 : count_before(it->second, line));
@@ -255,15 +258,17 @@ class StepDecision {
       steps.insert(t.step);
       stamped = stamped || t.timestamp_s.has_value();
     }
-    std::string missing = ev_.compiles_have_start_times ? "the steps carry no times"
+    std::string missing = ev_.compiles_have_start_times
+                              ? "the steps carry no times rcf reads (a time printed on a progress "
+                                "line is not read; a step-timing file's timestamp column is)"
                           : stamped
                               ? "the compiles carry no start times (TORCH_TRACE logs have them)"
                               : "neither the steps nor the compiles carry times";
     return fmt::format(
         "{} training steps are counted in a file of their own, but nothing places the compiles "
         "in them: they share no stream with the compiles and {}; print the progress lines to the "
-        "compile log's stream, or give both times (TORCH_TRACE compile start times and "
-        "timestamped steps)",
+        "compile log's stream, or give both times (TORCH_TRACE compile start times and a "
+        "step-timing file with timestamps)",
         steps.size(), missing);
   }
 

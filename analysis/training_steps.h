@@ -41,10 +41,15 @@ struct TimedStepRow {  // a step record of a source without compiles (step timin
 };
 
 struct StepEvidence {
-  std::vector<StepLineRow> lines;              // any order
-  std::vector<SyncRow> syncs;                  // any order
-  std::vector<TimedStepRow> timed;             // any order
-  std::map<int64_t, int64_t> first_compile;    // compile source -> line of its first compile
+  std::vector<StepLineRow> lines;            // any order
+  std::vector<SyncRow> syncs;                // any order
+  std::vector<TimedStepRow> timed;           // any order
+  std::map<int64_t, int64_t> first_compile;  // compile source -> line of its first compile
+  // Compile source -> line where it shows the run's first compile: every torch_xla / JAX
+  // compile is logged, but TORCH_LOGS=recompiles logs no first compile, so a Dynamo text log
+  // shows it only through a record under 0/0 (a graph break traced in it). Absent: the source
+  // does not show it, and the order of its lines cannot say when progress lines are printed.
+  std::map<int64_t, int64_t> run_first_compile;
   std::map<int64_t, std::string> site_names;   // SyncRow::site -> innermost user frame
   std::map<int64_t, std::string> shape_names;  // StepLineRow::shape -> its text
   bool compiles_have_start_times = false;      // some compile carries start_us

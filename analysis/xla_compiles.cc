@@ -320,6 +320,7 @@ class JaxAttributor {
     size_t n = seen_[c.function]++;
     if (miss) {
       explain(a, *miss, n);
+      if (a.cause == "unknown" && n > 0) same_signature_retrace(a, c, sig);
     } else if (n == 0) {
       a.cause = "first_compile";
       a.confidence = "medium";
@@ -330,6 +331,24 @@ class JaxAttributor {
     }
     if (!sig.empty()) last_signature_compiled_[c.function] = sig;
     finish(std::move(a));
+  }
+
+  // A miss JAX could not explain (`cache miss explanation unavailable`) of a function whose
+  // argument types are those of its previous compile: what changed is outside the arguments'
+  // types and values, which JAX traces abstractly: a static argument's value, most often, or a
+  // Python value the function reads at trace time (docs/causes.md, JAX).
+  void same_signature_retrace(AttributedCompile& a, const JaxCompileRecord& c,
+                              const std::string& sig) {
+    auto before = last_signature_compiled_.find(c.function);
+    if (sig.empty() || before == last_signature_compiled_.end() || before->second != sig) return;
+    a.cause = "constant";
+    a.confidence = "medium";
+    a.subject = "static argument";
+    a.detail = fmt::format(
+        "JAX could not explain the miss, but {} was compiled again with the same argument types "
+        "{}: a static argument (static_argnums / static_argnames) or a Python value read at trace "
+        "time took a new value",
+        c.function, sig);
   }
 
   // A recompile without an explanation: the `Compiling f with global shapes and types [...]`

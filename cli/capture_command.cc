@@ -13,10 +13,26 @@
 #include "util/error.h"
 
 namespace rcf::cli {
+namespace {
+
+// The managed variables as the command would get them, without running it: for scripts that set
+// up the same environment themselves (examples/recompile_zoo reads it from a file).
+int print_capture_env(const pipeline::CaptureRequest& req, std::FILE* out) {
+  if (req.out_dir.empty())
+    throw Error("--print-env needs --out DIR: the paths it prints are under the capture directory");
+  pipeline::CaptureLayout layout{req.out_dir};
+  pipeline::CaptureEnv plan =
+      pipeline::plan_capture_env(pipeline::current_environment(), layout, req.level);
+  for (const pipeline::EnvSetting& s : plan.settings) fmt::print(out, "{}={}\n", s.name, s.value);
+  return 0;
+}
+
+}  // namespace
 
 Command add_capture_command(CLI::App& app) {
   auto req = std::make_shared<pipeline::CaptureRequest>();
   auto level = std::make_shared<std::string>("light");
+  auto print_env = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand(
       "capture",
       "Run CMD with the torch_xla / torch.compile / JAX compile logs switched on, then ingest "
@@ -35,17 +51,21 @@ Command add_capture_command(CLI::App& app) {
   cmd->add_option("--step-pattern", req->step_pattern,
                   "RE2 pattern with named group step (and ms, compile_ms, ts) for the step lines "
                   "the command prints (as rcf ingest --step-pattern)");
+  cmd->add_flag("--print-env", *print_env,
+                "Print the variables capture would set (NAME=VALUE, one per line, for --out and "
+                "--level and this environment) and exit without running anything");
   cmd->add_option("command", req->command, "The command to run, after --");
   // With prefix_command, CLI11 leaves the "--" separator in remaining(): it tells a command given
   // after "--" from words it would otherwise have parsed as rcf's own options.
   cmd->prefix_command();
-  return {cmd, [cmd, req, level]() {
+  return {cmd, [cmd, req, level, print_env]() {
+            req->level = *pipeline::parse_capture_level(*level);
+            if (*print_env) return print_capture_env(*req, stdout);
             std::vector<std::string> rest = cmd->remaining();
             if (req->command.empty() || rest != std::vector<std::string>{"--"})
               throw Error(
                   "give the command after --: rcf capture [options] -- CMD ARGS... (e.g. rcf "
                   "capture --lane mtp1 -- python train.py --steps 40)");
-            req->level = *pipeline::parse_capture_level(*level);
             return pipeline::run_capture(*req, stderr);
           }};
 }

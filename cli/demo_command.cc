@@ -45,6 +45,23 @@ const std::vector<DemoScenario>& demo_scenarios() {
        "run1",
        {"scenarios/optional_keys/pt_xla_debug.log", "scenarios/optional_keys/metrics.txt",
         "scenarios/optional_keys/save_tensors.hlo.0", "scenarios/optional_keys/steps.csv"}},
+      // Real torch.compile / jax.jit runs of the recompile zoo on an H100, with their truth
+      // (fixtures/real_runs/README.md): a .item() + list.append storm, a recompile-limit hit, a
+      // static argument, and a proven Inductor warm restart.
+      {"zoo-item-list-append",
+       "run1",
+       {"real_runs/item_sync_list_append/run1/logs",
+        "real_runs/item_sync_list_append/run1/stderr.log"}},
+      {"zoo-recompile-limit",
+       "run1",
+       {"real_runs/recompile_limit/run1/logs", "real_runs/recompile_limit/run1/stderr.log"}},
+      {"zoo-jax-static-arg", "run1", {"real_runs/jax_static_arg/run1/stderr.log"}},
+      {"zoo-inductor-cache",
+       "cold",
+       {"real_runs/inductor_cache/cold/logs", "real_runs/inductor_cache/cold/stderr.log"}},
+      {"zoo-inductor-cache",
+       "warm",
+       {"real_runs/inductor_cache/warm/logs", "real_runs/inductor_cache/warm/stderr.log"}},
       // Cold/warm pairs of one lane: a proven warm restart and the executable-cache bug.
       {"moe4b-restart", "cold", {"restart/proven/cold"}},
       {"moe4b-restart", "warm", {"restart/proven/warm"}},
@@ -72,9 +89,10 @@ void prepare_demo_dir(const std::string& dir, const std::string& db_path, bool f
   for (const char* suffix : {"", "-wal", "-shm", "-journal"})
     existing = existing || ::access((db_path + suffix).c_str(), F_OK) == 0;
   if (existing && !force)
-    throw Error(fmt::format("--out {}: {} already exists and rcf demo writes a fresh database; "
-                            "give another --out, or --force to replace it",
-                            dir, db_path));
+    throw Error(
+        fmt::format("--out {}: {} already exists and rcf demo writes a fresh database; "
+                    "give another --out, or --force to replace it",
+                    dir, db_path));
   for (const char* suffix : {"", "-wal", "-shm", "-journal"})
     std::remove((db_path + suffix).c_str());
 }

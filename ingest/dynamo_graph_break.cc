@@ -91,6 +91,7 @@ void parse_graph_break_block(const DynamoBlock& block, BlockOutput& out) {
   GraphBreak gb;
   gb.line = block.lines[0].line_no;
   gb.ref = block.ref;
+  gb.pid = block.pid;
   gb.origin = origin_of(block);
   bool location_from_header = false;
   std::vector<std::string_view> reason_lines;  // views into block.lines

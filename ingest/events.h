@@ -106,6 +106,9 @@ struct GraphBreak {
   std::vector<StackFrame> user_stack;  // `User code traceback:` / `from user code at:` frames
   std::string origin;  // "text_graph_breaks", "text_item_warning", "text_2022", "trace_artifact",
                        // "trace_restart"
+  // Process id from the record's glog prefix, -1 when none: a text log that shows only graph
+  // breaks is matched with the TORCH_TRACE log of its process through it.
+  int64_t pid = -1;
 };
 
 // Dynamo hit its recompile limit for a frame; from now on the frame runs eager.

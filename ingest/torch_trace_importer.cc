@@ -987,6 +987,7 @@ class TorchTraceImporter : public Importer {
         GraphBreak graph_break;
         graph_break.line = r.line;
         graph_break.ref = compile.ref;
+        graph_break.pid = r.pid;
         std::string_view text = restart;
         if (text.size() >= 2 && text.front() == '\'' && text.back() == '\'')
           text = text.substr(1, text.size() - 2);
@@ -1055,6 +1056,7 @@ class TorchTraceImporter : public Importer {
         GraphBreak graph_break;
         graph_break.line = r.line;
         graph_break.ref = ref_for(r.ids);
+        graph_break.pid = r.pid;
         parse_graph_break_text(r.payload, &graph_break);
         graph_break.origin = "trace_artifact";
         sink_.emit(std::move(graph_break));

@@ -46,7 +46,8 @@ CREATE TABLE source (
   format TEXT NOT NULL,           -- importer that read it (e.g. 'torch_trace', 'dynamo_text')
   encoding TEXT NOT NULL,         -- 'plain' or 'gzip'
   content_hash TEXT NOT NULL,     -- XXH64 and length of the decompressed bytes; re-ingesting the same content is a no-op,
-                                  -- except that the identical logs of two ranks (file_rank) are two sources
+                                  -- except that the identical logs of two ranks (file_rank) are two sources, and that in
+                                  -- another run only the same path is the same file (two deterministic runs write the same bytes)
   bytes INTEGER NOT NULL,         -- decompressed bytes read
   lines INTEGER NOT NULL,         -- physical lines read
   events INTEGER NOT NULL,        -- events the importer emitted
@@ -57,7 +58,7 @@ CREATE TABLE source (
   read_error TEXT,                -- why reading stopped early (corrupt gzip, I/O error), else NULL
   file_rank INTEGER,              -- rank from the file name (dedicated_log_torch_trace_rank_N), else NULL
   ingested_at TEXT NOT NULL,      -- UTC time of the ingest (ISO 8601)
-  UNIQUE (content_hash, file_rank)
+  UNIQUE (run_id, content_hash, file_rank)
 );
 
 -- Counts of input lines per fate and reason; with the parsed lines they add up to source.lines.
@@ -160,7 +161,8 @@ CREATE TABLE graph_break (
   suppressed INTEGER NOT NULL, -- 1 for a duplicate whose details the runtime suppressed
   sync_signature INTEGER NOT NULL,  -- 1 when the reason is a host sync (.item(), data-dependent, ...)
   user_stack TEXT,             -- JSON list of frames, outermost first
-  origin TEXT NOT NULL         -- text_graph_breaks, text_item_warning, trace_restart, ...
+  origin TEXT NOT NULL,        -- text_graph_breaks, text_item_warning, trace_restart, ...
+  pid INTEGER                  -- process id of the record's log prefix, NULL when none
 );
 
 -- Dynamo hit a recompile limit: the frame falls back to eager from then on.

@@ -135,7 +135,7 @@ class EventRowWriter {
         graph_break_(
             db, "graph_break",
             with_ref({"user_file_sid", "user_line", "user_function_sid", "gb_type_sid",
-                      "reason_sid", "suppressed", "sync_signature", "user_stack", "origin"}),
+                      "reason_sid", "suppressed", "sync_signature", "user_stack", "origin", "pid"}),
             &all_),
         limit_(db, "recompile_limit_hit",
                with_ref({"limit_type", "limit_value", "function_sid", "file_sid", "firstlineno",
@@ -304,6 +304,7 @@ class EventRowWriter {
     else
       graph_break_.val(frames_json(g.user_stack));
     graph_break_.val(g.origin);
+    graph_break_.val(g.pid >= 0 ? std::optional<int64_t>(g.pid) : std::nullopt);
   }
 
   void row(const ingest::RecompileLimitHit& h) {
@@ -595,10 +596,10 @@ class IngestWriter::QueueSink : public ingest::BatchingSink {
 struct IngestWriter::SourceStatements {
   explicit SourceStatements(Database& db)
       : next_id(db.prepare("SELECT coalesce(max(source_id), 0) + 1 FROM source")),
-        duplicate(
-            db.prepare("SELECT s.path, r.lane, r.run FROM source s JOIN run_table r USING (run_id) "
-                       "WHERE s.content_hash=?1 AND (s.file_rank IS ?2 OR s.file_rank IS NULL OR "
-                       "?2 IS NULL) ORDER BY s.source_id LIMIT 1")),
+        duplicate(db.prepare(
+            "SELECT s.path, r.lane, r.run FROM source s JOIN run_table r USING (run_id) "
+            "WHERE s.content_hash=?1 AND (s.file_rank IS ?2 OR s.file_rank IS NULL OR "
+            "?2 IS NULL) AND (s.run_id = ?3 OR s.path = ?4) ORDER BY s.source_id LIMIT 1")),
         insert(db.prepare(
             "INSERT INTO source(source_id, run_id, path, format, encoding, content_hash, bytes, "
             "lines, events, skipped, rejected, warnings, first_error, read_error, file_rank, "
@@ -723,6 +724,11 @@ std::optional<IngestWriter::Duplicate> IngestWriter::end_source(const ingest::So
   dup.reset();
   dup.bind(1, stats.content_hash);
   dup.bind(2, stats.file_rank);  // the same bytes under two ranks' names are two ranks
+  // In its own run the same content is the same file, whatever its name or compression. In
+  // another run only the same path is: two runs of a deterministic script write the same bytes
+  // (a cold and a warm capture; PT_XLA_DEBUG and progress lines carry no pid or time), and each
+  // is its run's own evidence.
+  dup.bind(3, current_run_).bind(4, stats.path);
   if (dup.step()) {
     Duplicate earlier{dup.str(0), dup.str(1), dup.str(2)};
     dup.reset();

@@ -287,7 +287,14 @@ TEST_F(CliTest, DemoWritesReports) {
   EXPECT_EQ(j["schema_version"], 1);
   std::map<std::string, json> lanes;
   for (const json& run : j["runs"]) lanes[run["lane"]] = run;
-  ASSERT_EQ(lanes.size(), 9u);  // 4 Dynamo lanes, 5 torch_xla lanes (report_test checks those)
+  // 4 Dynamo lanes, 5 torch_xla lanes (report_test checks those), 4 lanes of real zoo runs.
+  ASSERT_EQ(lanes.size(), 13u);
+  // The real runs (fixtures/real_runs): each compile once, with the truth's causes.
+  EXPECT_EQ(lanes["zoo-item-list-append"]["compiles"], 9);
+  EXPECT_EQ(lanes["zoo-item-list-append"]["causes"],
+            json({{"key_subset", 3}, {"object_identity", 3}, {"sync_fragment", 2}}));
+  EXPECT_EQ(lanes["zoo-jax-static-arg"]["causes"], json({{"constant", 2}}));
+  EXPECT_EQ(lanes["zoo-recompile-limit"]["causes"], json({{"shape", 4}}));
   // multi_rank_logs: rank_0 (one failed compile) + rank_1 (15) + rank_3 (7).
   EXPECT_EQ(lanes["shape-storm"]["compiles"], 23);
   EXPECT_EQ(lanes["shape-storm"]["recompiles"], 20);

@@ -22,8 +22,9 @@ const std::string kTrace = std::string(RCF_FIXTURES_DIR) +
 
 // The text log the same process would have written with TORCH_LOGS=recompiles: one block per
 // recompile of the trace, with the trace's function and reasons, under glog pid `pid`. With
-// `step_lines`, the training loop prints `step N` as each step begins: `step 1`, then before the
-// N-th recompile `step N+1` (each recompile opens a step of its own).
+// `step_lines`, the training loop prints `step N | loss` as each step ends: `step 1` (its first
+// compiles are not in this log), then the N-th recompile and `step N+1` (each recompile in a step
+// of its own).
 std::string text_log_of_trace(const std::string& trace_db, int64_t pid, bool step_lines = false) {
   auto db = store::open_store(trace_db, store::OpenMode::kRead);
   auto st = db->prepare(
@@ -39,7 +40,7 @@ std::string text_log_of_trace(const std::string& trace_db, int64_t pid, bool ste
     std::string prefix = "V1126 10:00:00.000000 " + std::to_string(pid) +
                          " torch/_dynamo/guards.py:2940] [" + id + "] [__recompiles] ";
     if (id != last_id) {
-      if (step_lines) out += "step " + std::to_string(++blocks + 1) + " | loss 3.2\n";
+      if (step_lines && blocks++ > 0) out += "step " + std::to_string(blocks) + " | loss 3.2\n";
       out += prefix + "Recompiling function " + st.str(2) + " in " + st.str(3) + ":" +
              std::to_string(st.int64(4)) + "\n";
       out += prefix + "    triggered by the following guard failure(s):\n";
@@ -47,6 +48,7 @@ std::string text_log_of_trace(const std::string& trace_db, int64_t pid, bool ste
     }
     out += prefix + "    - " + st.str(5) + ": " + st.str(6) + "\n";
   }
+  if (step_lines && blocks > 0) out += "step " + std::to_string(blocks + 1) + " | loss 3.2\n";
   return out;
 }
 

@@ -13,11 +13,13 @@ namespace {
 
 constexpr int64_t kSource = 7;
 
-// A source whose compile sits at `compile_line`, with progress lines (line, step) of one shape.
+// A source whose compile sits at `compile_line` (the run's first, a log that shows it: torch_xla,
+// JAX), with progress lines (line, step) of one shape.
 StepEvidence with_lines(int64_t compile_line,
                         const std::vector<std::pair<int64_t, int64_t>>& lines) {
   StepEvidence ev;
   ev.first_compile[kSource] = compile_line;
+  ev.run_first_compile[kSource] = compile_line;
   ev.shape_names[1] = "[train] step #";
   for (auto [line, step] : lines) ev.lines.push_back({kSource, line, step, 1});
   return ev;
@@ -45,6 +47,23 @@ TEST(TrainingSteps, LinesPrintedBeforeEachStepOpenIt) {
   auto t = TrainingSteps::decide(with_lines(12, {{10, 1}, {20, 2}, {30, 3}}));
   EXPECT_EQ(steps_at(t, {12, 25, 35}), "1 2 3");
   EXPECT_NE(t.axis().detail.find("printed before"), std::string::npos);
+}
+
+// A Dynamo recompile log (TORCH_LOGS=recompiles) logs no first compile: its first record is a
+// recompile, so a line before it says nothing about when lines are printed. Lines that report
+// the step's loss are printed when it ends (fixtures/real_runs: every zoo run prints so).
+TEST(TrainingSteps, ALogThatDoesNotShowTheRunsFirstCompileTakesLinesAsPrintedAtTheEnd) {
+  StepEvidence ev = with_lines(12, {{10, 1}, {20, 2}, {30, 3}});
+  ev.run_first_compile.clear();
+  auto t = TrainingSteps::decide(ev);
+  EXPECT_EQ(steps_at(t, {12, 25, 35}), "2 3 4");
+  EXPECT_NE(t.axis().detail.find("printed after"), std::string::npos) << t.axis().detail;
+  // A record of the run's first compile (a graph break traced under 0/0) before the first line
+  // shows the lines close their steps; after it, that they open them.
+  ev.run_first_compile[kSource] = 5;
+  EXPECT_EQ(steps_at(TrainingSteps::decide(ev), {12}), "2");
+  ev.run_first_compile[kSource] = 11;
+  EXPECT_EQ(steps_at(TrainingSteps::decide(ev), {12}), "1");
 }
 
 TEST(TrainingSteps, AnEpochThatNumbersItsStepsAgainIsUnrolled) {
