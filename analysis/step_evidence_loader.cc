@@ -60,31 +60,52 @@ void load_compile_sources(store::Database& db, int64_t run_id, const DynamoStepF
   ev.metrics_blocks = metrics.step();
 }
 
+// The clock offset (local minus UTC) most compiles of the run were logged with, when a TORCH_TRACE
+// log shows it (ingest/wall_time.h): zone-less times printed on the same machine are read with it.
+std::optional<int64_t> writer_clock_offset(store::Database& db, int64_t run_id) {
+  auto st = db.prepare(
+      "SELECT clock_offset_s FROM dynamo_compile_raw WHERE run_id = ? AND clock_offset_s IS NOT "
+      "NULL GROUP BY clock_offset_s ORDER BY count(*) DESC, clock_offset_s LIMIT 1");
+  st.bind(1, run_id);
+  if (st.step()) return st.int64(0);
+  return std::nullopt;
+}
+
 // Progress lines: in a compile source they place its compiles; elsewhere (a console of their
-// own) the largest series of a source counts the steps, like a step-timing file.
+// own) the largest series of a source counts the steps, like a step-timing file, with the time
+// each line opened with (the end of its step) where it is known in UTC.
 void load_step_lines(store::Database& db, int64_t run_id, StepEvidence& ev) {
   auto rows = db.prepare(
-      "SELECT m.source_id, m.line, m.step, m.shape_sid, s.text FROM step_marker m "
-      "LEFT JOIN strings s ON s.string_id = m.shape_sid "
-      "WHERE m.run_id = ? AND m.origin = 'step_line' AND m.step IS NOT NULL");
+      "SELECT m.source_id, m.line, m.step, m.shape_sid, s.text, m.time_s, m.time_zoned FROM "
+      "step_marker m LEFT JOIN strings s ON s.string_id = m.shape_sid "
+      "WHERE m.run_id = ? AND m.origin = 'step_line' AND m.step IS NOT NULL ORDER BY m.line");
   rows.bind(1, run_id);
-  std::map<std::pair<int64_t, int64_t>, std::set<int64_t>> elsewhere;  // (source, shape) -> steps
+  const std::optional<int64_t> offset = writer_clock_offset(db, run_id);
+  using Times = std::map<int64_t, std::optional<double>>;  // step -> its end time (UTC)
+  std::map<std::pair<int64_t, int64_t>, Times> elsewhere;  // (source, shape) -> steps
   while (rows.step()) {
     StepLineRow r{rows.int64(0), rows.int64(1), rows.int64(2), rows.opt_int64(3).value_or(-1)};
     ev.shape_names.emplace(r.shape, rows.str(4));
-    if (ev.first_compile.count(r.source_id))
+    if (ev.first_compile.count(r.source_id)) {
       ev.lines.push_back(r);
-    else
-      elsewhere[{r.source_id, r.shape}].insert(r.step);
+      continue;
+    }
+    std::optional<double> time = rows.opt_real(5);
+    if (time && !rows.int64(6)) {
+      ev.step_times_without_zone = ev.step_times_without_zone || !offset;
+      if (offset) ev.step_times_offset_s = offset;
+      time = offset ? std::optional<double>(*time - static_cast<double>(*offset)) : std::nullopt;
+    }
+    elsewhere[{r.source_id, r.shape}].emplace(r.step, time);
   }
-  std::map<int64_t, const std::set<int64_t>*> largest;
+  std::map<int64_t, const Times*> largest;
   for (const auto& [key, steps] : elsewhere) {
     auto& best = largest[key.first];
     if (!best || steps.size() > best->size()) best = &steps;
   }
   for (const auto& [source, steps] : largest)
     if (steps->size() >= 2)
-      for (int64_t step : *steps) ev.timed.push_back({step, std::nullopt});
+      for (const auto& [step, time] : *steps) ev.timed.push_back({step, time});
 }
 
 // Step-timing rows: a --step-pattern match in a compile source is a progress line; any other

@@ -209,10 +209,18 @@ class StepDecision {
       return false;
     }
     std::sort(out_.timestamps_.begin(), out_.timestamps_.end());
+    std::string zone;
+    if (ev_.step_times_offset_s) {
+      int64_t off = *ev_.step_times_offset_s, a = off < 0 ? -off : off;
+      zone = fmt::format(
+          " (times printed without a zone, read as UTC{}{:02}:{:02}, the clock the TORCH_TRACE "
+          "log shows)",
+          off < 0 ? '-' : '+', a / 3600, a % 3600 / 60);
+    }
     out_.axis_ = {"step", "step_timestamps",
-                  fmt::format("{} timed steps with end times; each compile is placed in the "
+                  fmt::format("{} timed steps with end times{}; each compile is placed in the "
                               "first step that ended after it started",
-                              out_.timestamps_.size())};
+                              out_.timestamps_.size(), zone)};
     return true;
   }
 
@@ -258,17 +266,20 @@ class StepDecision {
       steps.insert(t.step);
       stamped = stamped || t.timestamp_s.has_value();
     }
-    std::string missing = ev_.compiles_have_start_times
-                              ? "the steps carry no times rcf reads (a time printed on a progress "
-                                "line is not read; a step-timing file's timestamp column is)"
-                          : stamped
-                              ? "the compiles carry no start times (TORCH_TRACE logs have them)"
-                              : "neither the steps nor the compiles carry times";
+    std::string missing =
+        ev_.compiles_have_start_times && ev_.step_times_without_zone
+            ? "the steps' times name no time zone and no log of the run shows the writer's clock "
+              "against UTC (a TORCH_TRACE log of the same machine does)"
+        : ev_.compiles_have_start_times
+            ? "the steps carry no times (a time that opens each progress line, or a step-timing "
+              "file's timestamp column, would give them)"
+        : stamped ? "the compiles carry no start times (TORCH_TRACE logs have them)"
+                  : "neither the steps nor the compiles carry times";
     return fmt::format(
         "{} training steps are counted in a file of their own, but nothing places the compiles "
         "in them: they share no stream with the compiles and {}; print the progress lines to the "
-        "compile log's stream, or give both times (TORCH_TRACE compile start times and a "
-        "step-timing file with timestamps)",
+        "compile log's stream, or give both times (TORCH_TRACE compile start times, and "
+        "timestamped progress lines or a step-timing file with timestamps)",
         steps.size(), missing);
   }
 

@@ -54,6 +54,12 @@ struct StepEvidence {
   std::map<int64_t, std::string> shape_names;  // StepLineRow::shape -> its text
   bool compiles_have_start_times = false;      // some compile carries start_us
   bool metrics_blocks = false;                 // `[MetricsData; step=N]` blocks (one per sync)
+  // Progress lines of a console printed times without a zone, and no log of the run shows the
+  // writer's clock against UTC, so they cannot be compared with compile start times.
+  bool step_times_without_zone = false;
+  // Zone-less step times were read with this offset of the writer's clock (local minus UTC,
+  // seconds), which the run's TORCH_TRACE log showed.
+  std::optional<int64_t> step_times_offset_s;
 };
 
 struct StepAxis {

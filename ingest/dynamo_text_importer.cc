@@ -433,7 +433,7 @@ class DynamoTextImporter : public Importer {
   void user_text(std::string_view text, std::string_view line, int64_t line_no,
                  std::string_view reason) {
     if (auto progress = read_step_line(text)) {
-      sink_.emit(StepMarker{line_no, progress->step, "step_line", std::move(progress->shape)});
+      sink_.emit(progress_marker(line_no, std::move(*progress)));
       return;
     }
     sink_.note(line_no, LineFate::kSkipped, reason, line);

@@ -70,6 +70,9 @@ struct DynamoCompile {
   // Process id from the glog prefix of the record (TORCH_TRACE envelope, Dynamo text line); -1
   // when the log printed none. With the compile id it tells whether two logs saw one process.
   int64_t pid = -1;
+  // The writer's clock minus UTC in seconds: the record's glog prefix (local time) against the
+  // compile's end (epoch); a zone-less time the same machine printed is read with it.
+  std::optional<int64_t> clock_offset_s;
 };
 
 // One rejected cache entry's reason for a recompile: the `- <old id>: <reason>` line of a

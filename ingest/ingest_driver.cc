@@ -1,12 +1,14 @@
 #include "ingest/ingest_driver.h"
 
 #include <charconv>
+#include <variant>
 
 #include "ingest/importer.h"
 #include "ingest/line_frame.h"
 #include "ingest/line_reader.h"
 #include "ingest/step_pattern_tap.h"
 #include "ingest/text_util.h"
+#include "ingest/wall_time.h"
 
 namespace rcf::ingest {
 namespace {
@@ -29,6 +31,36 @@ class TallySink : public EventSink {
  private:
   EventSink& inner_;
   SourceStats& stats_;
+};
+
+// Gives a progress line's step marker the time of the app-logger timestamp the line framing
+// removed from that line (the importer sees the line without it); lifetime: one source.
+class StampSink : public EventSink {
+ public:
+  explicit StampSink(EventSink& inner) : inner_(inner) {}
+  void set_line(int64_t line, std::string_view stamp) {
+    line_ = line;
+    stamp_ = stamp;
+  }
+  void emit(Event&& event) override {
+    if (!stamp_.empty())
+      if (auto* m = std::get_if<StepMarker>(&event);
+          m && m->line == line_ && m->origin == "step_line" && !m->time_s)
+        if (auto t = leading_wall_time(stamp_)) {
+          m->time_s = t->epoch_s;
+          m->time_zoned = t->zoned;
+        }
+    inner_.emit(std::move(event));
+  }
+  void note(int64_t line, LineFate fate, std::string_view reason,
+            std::string_view excerpt) override {
+    inner_.note(line, fate, reason, excerpt);
+  }
+
+ private:
+  EventSink& inner_;
+  int64_t line_ = 0;
+  std::string_view stamp_;  // into the current line
 };
 
 // Whole lines of `head` only, so a sniffer never sees a cut line (unless the first is huge).
@@ -124,9 +156,10 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
   stats->format = info->name;
 
   TallySink tally(sink, *stats);
+  StampSink stamped(tally);
   OriginTracker origins;
   const std::string wrapper_reason = framer.note_reason();
-  auto importer = info->create(tally);
+  auto importer = info->create(stamped);
   importer->set_source_name(path);
   std::string_view line;
   int64_t next_progress = 0;
@@ -142,6 +175,7 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
     if (tap) {
       if (auto timing = tap->match(framed.text, line_no)) tally.emit(std::move(*timing));
     }
+    stamped.set_line(line_no, framed.stamp);
     importer->on_line(framed.text, line_no);
     if (options.progress && reader.bytes_consumed() >= next_progress) {
       options.progress(source->raw_bytes_read(), source->raw_size());

@@ -645,7 +645,7 @@ class JaxLogImporter : public Importer {
     bool jax_logger = b.logger.starts_with("jax") || b.logger == "absl";
     if (!jax_logger) {
       if (auto progress = read_step_line(msg)) {  // the user's own `step N` line
-        sink_.emit(StepMarker{line_no, progress->step, "step_line", std::move(progress->shape)});
+        sink_.emit(progress_marker(line_no, std::move(*progress)));
         return;
       }
     }

@@ -375,6 +375,7 @@ FramedLine LineFramer::frame(std::string_view line) const {
   for (WrapperToken kind : tokens_) {
     size_t n = wrapper_token_at(text, kind, &out.origin);
     if (n == 0) break;
+    if (kind == WrapperToken::kAppTimestamp) out.stamp = text.substr(0, n);
     text.remove_prefix(n);
     out.unwrapped = true;
   }

@@ -38,6 +38,9 @@ struct LineOrigin {
 struct FramedLine {
   std::string_view text;  // the line with wrapper and glue removed
   LineOrigin origin;
+  // The app-logger timestamp the wrapper removed (`2026-11-26 20:42:48,656 `), "" when none: a
+  // progress line's step end time (ingest/step_line.h).
+  std::string_view stamp;
   bool unwrapped = false;  // a wrapper token or indentation was removed
   bool unglued = false;    // glue (redraws, dots, backticks) was removed
 };

@@ -31,7 +31,7 @@ class PlainTextImporter : public Importer {
   void on_line(std::string_view line, int64_t line_no) override {
     if (line.empty()) return sink_.note(line_no, LineFate::kSkipped, "blank", line);
     if (auto progress = read_step_line(line)) {  // a training-progress line: a step marker
-      sink_.emit(StepMarker{line_no, progress->step, "step_line", std::move(progress->shape)});
+      sink_.emit(progress_marker(line_no, std::move(*progress)));
       return;
     }
     sink_.note(line_no, LineFate::kSkipped, "plain_text", line);

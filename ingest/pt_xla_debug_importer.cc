@@ -297,7 +297,7 @@ class PtXlaDebugImporter : public Importer {
     }
     if (glued_line(line, line_no)) return;
     if (auto progress = read_step_line(text)) {  // the user's own `step N` line
-      sink_.emit(StepMarker{line_no, progress->step, "step_line", std::move(progress->shape)});
+      sink_.emit(progress_marker(line_no, std::move(*progress)));
       return;
     }
     skip(line_no, "other_output", line);

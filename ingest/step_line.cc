@@ -3,6 +3,7 @@
 #include <array>
 
 #include "ingest/text_util.h"
+#include "ingest/wall_time.h"
 
 namespace rcf::ingest {
 namespace {
@@ -104,7 +105,22 @@ std::optional<StepLine> read_step_line(std::string_view text) {
   auto found = keyword_step(text);
   if (!found) found = opening_progress(text);
   if (!found) return std::nullopt;
-  return StepLine{found->first, shape_of(text.substr(0, found->second))};
+  StepLine out{found->first, std::string(), std::nullopt, false};
+  size_t shape_from = 0;
+  if (auto t = leading_wall_time(text); t && t->length < found->second) {
+    out.time_s = t->epoch_s;
+    out.time_zoned = t->zoned;
+    shape_from = t->length;
+  }
+  out.shape = shape_of(text.substr(shape_from, found->second - shape_from));
+  return out;
+}
+
+StepMarker progress_marker(int64_t line_no, StepLine&& progress) {
+  StepMarker m{line_no, progress.step, "step_line", std::move(progress.shape)};
+  m.time_s = progress.time_s;
+  m.time_zoned = progress.time_zoned;
+  return m;
 }
 
 }  // namespace rcf::ingest

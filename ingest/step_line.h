@@ -10,18 +10,28 @@
 #include <string>
 #include <string_view>
 
+#include "ingest/xla_events.h"
+
 namespace rcf::ingest {
 
 struct StepLine {
   int64_t step = 0;
   // The line up to and including the step number, digit runs written `#` and spaces squeezed:
-  // `[train] step #`. Lines of one shape are one progress series.
+  // `[train] step #`. Lines of one shape are one progress series. A time that opens the line is
+  // not part of it.
   std::string shape;
+  // The time that opens the line (`2026-11-26 20:42:48,656 step 3 ...`, Python logging's
+  // asctime), when it does: a progress line printed as its step ends gives the step's end time.
+  std::optional<double> time_s;  // epoch seconds; the printed clock itself when !time_zoned
+  bool time_zoned = false;       // the line named its zone
 };
 
 // The step of a progress line, or nullopt. A keyword (`step`, `iter`, `iteration`, any case,
 // a whole word or after `_`) followed by an optional `:`, `=` or `#` and a number; or a line
 // that opens with `N/M` or `[N/M]` (M >= N > 0).
 std::optional<StepLine> read_step_line(std::string_view text);
+
+// The step marker (origin "step_line") of progress line `line_no`.
+StepMarker progress_marker(int64_t line_no, StepLine&& progress);
 
 }  // namespace rcf::ingest

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ingest/text_util.h"
+#include "ingest/wall_time.h"
 #include "util/json_depth.h"
 
 namespace rcf::ingest {
@@ -61,80 +62,6 @@ Column column_of(std::string_view name) {
   return Column::kIgnored;
 }
 
-// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-bool take_digits(std::string_view* s, size_t n, int64_t* out) {
-  if (s->size() < n) return false;
-  int64_t v = 0;
-  for (size_t i = 0; i < n; ++i) {
-    char c = (*s)[i];
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + (c - '0');
-  }
-  *out = v;
-  s->remove_prefix(n);
-  return true;
-}
-
-bool take_char(std::string_view* s, char c) {
-  if (s->empty() || (*s)[0] != c) return false;
-  s->remove_prefix(1);
-  return true;
-}
-
-// ISO 8601 `YYYY-MM-DD[(T| )HH:MM[:SS[.frac]]][Z|±HH[:]MM]` -> epoch seconds (no zone = UTC).
-std::optional<double> parse_iso8601(std::string_view s) {
-  int64_t y, mo, d, h = 0, mi = 0, sec = 0;
-  double frac = 0;
-  if (!take_digits(&s, 4, &y) || !take_char(&s, '-') || !take_digits(&s, 2, &mo) ||
-      !take_char(&s, '-') || !take_digits(&s, 2, &d))
-    return std::nullopt;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31) return std::nullopt;
-  if (!s.empty() && (s[0] == 'T' || s[0] == 't' || s[0] == ' ')) {
-    s.remove_prefix(1);
-    if (!take_digits(&s, 2, &h) || !take_char(&s, ':') || !take_digits(&s, 2, &mi))
-      return std::nullopt;
-    if (take_char(&s, ':')) {
-      if (!take_digits(&s, 2, &sec)) return std::nullopt;
-      if (!s.empty() && (s[0] == '.' || s[0] == ',')) {
-        s.remove_prefix(1);
-        double scale = 0.1;
-        size_t n = 0;
-        while (n < s.size() && s[n] >= '0' && s[n] <= '9') {
-          frac += (s[n] - '0') * scale;
-          scale /= 10;
-          ++n;
-        }
-        if (n == 0) return std::nullopt;
-        s.remove_prefix(n);
-      }
-    }
-    if (h > 23 || mi > 59 || sec > 60) return std::nullopt;
-  }
-  int64_t offset = 0;
-  if (take_char(&s, 'Z') || take_char(&s, 'z')) {
-  } else if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
-    int64_t sign = s[0] == '-' ? -1 : 1;
-    s.remove_prefix(1);
-    int64_t oh = 0, om = 0;
-    if (!take_digits(&s, 2, &oh)) return std::nullopt;
-    take_char(&s, ':');
-    if (!s.empty() && !take_digits(&s, 2, &om)) return std::nullopt;
-    offset = sign * (oh * 3600 + om * 60);
-  }
-  if (!s.empty()) return std::nullopt;
-  int64_t days = days_from_civil(y, mo, d);
-  return static_cast<double>(days * 86400 + h * 3600 + mi * 60 + sec - offset) + frac;
-}
-
 // Epoch seconds from a number (ms/us/ns epochs scaled down by magnitude) or an ISO 8601 text.
 std::optional<double> parse_timestamp(std::string_view s) {
   s = trim(s);
@@ -146,7 +73,9 @@ std::optional<double> parse_timestamp(std::string_view s) {
     if (std::fabs(x) > 1e11) return x / 1e3;
     return x;
   }
-  return parse_iso8601(s);
+  // A date without a zone is read as UTC (docs/step_timing.md).
+  if (auto t = parse_iso8601(s)) return t->epoch_s;
+  return std::nullopt;
 }
 
 std::optional<double> parse_number(std::string_view s) {

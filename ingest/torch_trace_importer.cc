@@ -32,6 +32,7 @@
 #include "ingest/json_skim.h"
 #include "ingest/md5.h"
 #include "ingest/sync_signature.h"
+#include "ingest/wall_time.h"
 #include "util/json_depth.h"
 
 namespace rcf::ingest {
@@ -492,7 +493,8 @@ class TorchTraceImporter : public Importer {
     std::string_view meta;
     std::string meta_storage;
     EnvelopeIds ids;
-    int64_t pid = -1;  // the glog prefix's process id
+    int64_t pid = -1;                // the glog prefix's process id
+    std::optional<GlogClock> clock;  // the glog prefix's local clock
     bool has_payload = false;
     bool expected_md5_valid = false;
     Md5Digest expected_md5{};
@@ -588,6 +590,7 @@ class TorchTraceImporter : public Importer {
     r.meta = {};
     r.ids = EnvelopeIds{};
     r.pid = glog_pid(line);
+    r.clock = read_glog_clock(line);
     r.has_payload = false;
     r.expected_md5_valid = false;
     r.keep_payload = false;
@@ -919,8 +922,18 @@ class TorchTraceImporter : public Importer {
   void settle_metrics(const Record& r, const MetricsFields& f, DynamoCompile& compile) {
     if (!compile.start_time_us && f.start_time_s && std::fabs(*f.start_time_s) < 9.0e12)
       compile.start_time_us = int64_t(std::llround(*f.start_time_s * 1e6));
-    // Wall time of the compile: duration_us (newest), else the legacy seconds, else the µs
-    // counter that some versions write alone (entire_frame_compile_time_s = it / 1e6).
+    settle_duration(f, compile);
+    // The record is logged as the compile ends: its local glog clock against that epoch time
+    // tells the writer's zone, which zone-less times of the same machine need (progress lines).
+    if (r.clock && compile.start_time_us && compile.duration_ms)
+      compile.clock_offset_s = clock_offset_s(
+          *r.clock, static_cast<double>(*compile.start_time_us) / 1e6 + *compile.duration_ms / 1e3);
+    settle_compile_id(r, f, compile);
+  }
+
+  // Wall time of the compile: duration_us (newest), else the legacy seconds, else the µs counter
+  // that some versions write alone (entire_frame_compile_time_s = it / 1e6).
+  static void settle_duration(const MetricsFields& f, DynamoCompile& compile) {
     if (f.duration_us) {
       compile.duration_ms = *f.duration_us / 1000.0;
     } else if (f.frame_compile_time_s) {
@@ -928,6 +941,10 @@ class TorchTraceImporter : public Importer {
     } else if (f.dynamo_cumulative_us) {
       compile.duration_ms = *f.dynamo_cumulative_us / 1000.0;
     }
+  }
+
+  // The compile id: the envelope's, checked against the record's own field.
+  void settle_compile_id(const Record& r, const MetricsFields& f, DynamoCompile& compile) {
     // The envelope id wins over the `compile_id` field: every other record of the compile is
     // keyed by its envelope, and hand-edited corpus files disagree (multi_rank_runtime).
     if (std::optional<CompileId> parsed = CompileId::parse(f.compile_id_field)) {

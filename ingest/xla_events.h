@@ -117,6 +117,9 @@ struct StepMarker {
   std::optional<int64_t> step;  // explicit step number when printed, else counted by analysis
   std::string origin;           // "steplog", "metrics_file", "step_line"
   std::string shape;            // step_line: the line's shape (ingest/step_line.h), else empty
+  // step_line: the time that opened the line (ingest/step_line.h), else nullopt.
+  std::optional<double> time_s;
+  bool time_zoned = false;
 };
 
 // One parameter of an HLO module's entry computation.

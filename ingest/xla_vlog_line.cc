@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "ingest/text_util.h"
+#include "ingest/wall_time.h"
 
 namespace rcf::ingest {
 namespace {
@@ -22,16 +23,6 @@ int64_t number_at(std::string_view s, size_t i, size_t n) {
   int64_t v = 0;
   for (size_t k = i; k < i + n; ++k) v = v * 10 + (s[k] - '0');
   return v;
-}
-
-// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
 }
 
 // `HH:MM:SS[.ffffff]` at `i`: seconds since midnight, or nullopt.

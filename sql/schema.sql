@@ -121,7 +121,9 @@ CREATE TABLE dynamo_compile_raw (
   recompile_reason_sid INTEGER,  -- compilation_metrics.recompile_reason (first reason only)
   restart_reasons TEXT,        -- JSON list of graph-break restart reasons, NULL if none
   user_stack TEXT,             -- JSON list of {file,line,function,code} frames, outermost first
-  pid INTEGER                  -- process id of the glog prefix, NULL if the log printed none
+  pid INTEGER,                 -- process id of the glog prefix, NULL if the log printed none
+  clock_offset_s INTEGER       -- the writer's clock minus UTC (glog prefix against the compile's end
+                               -- time), a multiple of 15 minutes; NULL when not both are logged
 );
 
 -- One rejected cache entry's reason for a recompile.
@@ -415,7 +417,10 @@ CREATE TABLE step_marker (
   step INTEGER,                -- explicit step number, NULL when only the boundary is known
   origin TEXT NOT NULL,        -- steplog (a sync), metrics_file (a sync), step_line (a progress
                                -- line of the user's output, docs/training_steps.md)
-  shape_sid INTEGER            -- step_line: the line's shape (`[train] step #`), else NULL
+  shape_sid INTEGER,           -- step_line: the line's shape (`[train] step #`), else NULL
+  time_s REAL,                 -- step_line: the time that opened the line (epoch seconds; the printed
+                               -- clock read as UTC when time_zoned = 0), else NULL
+  time_zoned INTEGER NOT NULL DEFAULT 0  -- 1 when the line named its time zone
 );
 
 -- One HLO module (a --xla_dump_to file or a module embedded in a saved graph).

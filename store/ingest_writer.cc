@@ -126,7 +126,7 @@ class EventRowWriter {
                            "recompile_reason_sid",
                            "restart_reasons",
                            "user_stack",
-                           "pid"}),
+                           "pid", "clock_offset_s"}),
                  &all_),
         failure_(
             db, "guard_failure",
@@ -178,7 +178,8 @@ class EventRowWriter {
         metric_(db, "metric_sample",
                 with_src({"step", "report_index", "name_sid", "kind", "field", "value", "unit"}),
                 &all_),
-        step_marker_(db, "step_marker", with_src({"step", "origin", "shape_sid"}), &all_),
+        step_marker_(db, "step_marker",
+                     with_src({"step", "origin", "shape_sid", "time_s", "time_zoned"}), &all_),
         hlo_module_(
             db, "hlo_module",
             {"hlo_module_id", "run_id", "source_id", "line", "module_name_sid", "module_id",
@@ -279,6 +280,7 @@ class EventRowWriter {
     else
       compile_.val(frames_json(c.user_stack));
     compile_.val(c.pid >= 0 ? std::optional<int64_t>(c.pid) : std::nullopt);
+    compile_.val(c.clock_offset_s);
   }
 
   void row(const ingest::GuardFailure& g) {
@@ -456,7 +458,12 @@ class EventRowWriter {
         .val(m.unit);
   }
   void row(const ingest::StepMarker& m) {
-    src(step_marker_, m.line).val(m.step).val(m.origin).val(strings_.id_or_null(m.shape));
+    src(step_marker_, m.line)
+        .val(m.step)
+        .val(m.origin)
+        .val(strings_.id_or_null(m.shape))
+        .val(m.time_s)
+        .val(m.time_zoned);
   }
   void row(const ingest::HloModule& m) {
     int64_t id = next_hlo_id_++;

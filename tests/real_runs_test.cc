@@ -10,6 +10,7 @@
 // the same comparison for a user's own zoo run.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -44,8 +45,11 @@ const std::map<std::string, std::string> kUndecidedSteps = {
     {"inductor_cache/warm", "nothing places the compiles"},
     {"inductor_cache/broken", "nothing places the compiles"},
     {"new_module_each_step/run1", "nothing places the compiles"},
-    {"multi_sync_steps/run1", "nothing places the compiles"},
 };
+
+// Runs whose steps come from the times their progress lines open with (another stream than the
+// compile log), against the TORCH_TRACE compile start times.
+const std::set<std::string> kTimestampSteps = {"multi_sync_steps/run1"};
 
 struct Compile {
   std::optional<int64_t> step;
@@ -278,8 +282,15 @@ TEST_F(RealRuns, TrainingStepsAndEpochsComeFromTheProgressLines) {
       continue;
     }
     EXPECT_EQ(conv.str(0), "step") << conv.str(2);
-    EXPECT_EQ(conv.str(1), "step_lines");
     EXPECT_EQ(conv.opt_int64(3), static_cast<int64_t>(r.truth.at("steps").size()));
+    if (kTimestampSteps.count(r.name)) {
+      EXPECT_EQ(conv.str(1), "step_timestamps");
+      EXPECT_NE(conv.str(2).find("read as UTC+00:00, the clock the TORCH_TRACE log shows"),
+                std::string::npos)
+          << conv.str(2);
+      continue;
+    }
+    EXPECT_EQ(conv.str(1), "step_lines");
     // Lines that report a step's loss are printed once the step is done.
     EXPECT_NE(conv.str(2).find("printed after the step's compiles"), std::string::npos);
   }
@@ -290,6 +301,72 @@ TEST_F(RealRuns, TrainingStepsAndEpochsComeFromTheProgressLines) {
   // A first compile the console names only in a later reason is left unplaced, and said so.
   EXPECT_NE(step_detail(run("reset_between_experiments/run1")).find("1 compile is not placed"),
             std::string::npos);
+}
+
+std::string gunzip(const fs::path& path) {
+  gzFile f = gzopen(path.string().c_str(), "rb");
+  std::string out;
+  char buf[1 << 16];
+  for (int n; f && (n = gzread(f, buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+  if (f) gzclose(f);
+  return out;
+}
+
+// The same clocks one hour later, as a machine at UTC+01:00 prints them: glog prefixes
+// (`V1126 20:42:46`) and Python logging's asctime (`2026-11-26 20:42:48,656`). Epoch times
+// (compilation_metrics start times) stay. The zoo's clocks are all between 20:00 and 22:00.
+std::string one_hour_east(const std::string& text) {
+  std::string out = text;
+  auto bump = [&out](size_t at) {
+    int hour = (out[at] - '0') * 10 + (out[at + 1] - '0') + 1;
+    out[at] = static_cast<char>('0' + hour / 10);
+    out[at + 1] = static_cast<char>('0' + hour % 10);
+  };
+  auto digits = [&out](size_t at, size_t n) {
+    for (size_t i = at; i < at + n; ++i)
+      if (i >= out.size() || out[i] < '0' || out[i] > '9') return false;
+    return true;
+  };
+  for (size_t line = 0; line < out.size(); line = out.find('\n', line) + 1) {
+    if (std::string_view("IWEFV").find(out[line]) != std::string_view::npos &&
+        digits(line + 1, 4) && out[line + 5] == ' ' && digits(line + 6, 2) && out[line + 8] == ':')
+      bump(line + 6);
+    else if (digits(line, 4) && out[line + 4] == '-' && digits(line + 11, 2) &&
+             out[line + 13] == ':')
+      bump(line + 11);
+    if (out.find('\n', line) == std::string::npos) break;
+  }
+  return out;
+}
+
+// A console whose progress lines print local times without a zone is read in the zone the
+// TORCH_TRACE log's own clock shows (its glog prefixes against its epoch start times): the same
+// run on a machine one hour east of UTC places every compile in the same step.
+TEST_F(RealRuns, ZoneLessStepTimesAreReadInTheZoneTheTraceClockShows) {
+  const fs::path dir = kRealRuns / "multi_sync_steps" / "run1";
+  TempDir east;
+  fs::path trace;
+  for (const auto& f : fs::directory_iterator(dir / "logs" / "torch_trace")) trace = f.path();
+  testing::write_file(east.file("trace.log"), one_hour_east(gunzip(trace)));
+  testing::write_file(east.file("stdout.log"),
+                      one_hour_east(testing::read_file((dir / "stdout.log").string())));
+  testing::write_file(east.file("stderr.log"),
+                      one_hour_east(testing::read_file((dir / "stderr.log").string())));
+  pipeline::IngestRequest req;
+  req.db_path = east.file("rcf.db");
+  req.paths = {east.file("trace.log"), east.file("stdout.log"), east.file("stderr.log")};
+  pipeline::run_ingest(req);
+  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  auto steps = db->prepare("SELECT program_key, step FROM compiles ORDER BY ordinal");
+  std::vector<std::string> got, want;
+  while (steps.step()) got.push_back(steps.str(0) + "@" + steps.str(1));
+  for (const Compile& c : run("multi_sync_steps/run1").compiles)
+    want.push_back(c.program_key.substr(c.program_key.rfind(':') + 1) + "@" +
+                   std::to_string(c.step.value_or(-1)));
+  EXPECT_EQ(got, want);
+  auto detail = db->prepare("SELECT step_detail FROM convergence_summary");
+  ASSERT_TRUE(detail.step());
+  EXPECT_NE(detail.str(0).find("read as UTC+01:00"), std::string::npos) << detail.str(0);
 }
 
 TEST_F(RealRuns, RestartVerdictsAreTheTruths) {

@@ -47,5 +47,31 @@ TEST(StepLine, ShapeKeepsTheEndOfALongPrefix) {
   EXPECT_TRUE(s->shape.ends_with(" step #"));
 }
 
+// A time that opens the line (Python logging's asctime, ISO 8601) is the step's end time, and
+// not part of the shape: the same loop with and without timestamps prints one series.
+TEST(StepLine, ATimeThatOpensTheLineIsReadAndLeftOutOfTheShape) {
+  auto s = read_step_line("2026-11-26 20:42:48,656 step 1/7 loss 0.6174");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->step, 1);
+  EXPECT_EQ(s->shape, "step #/#");
+  ASSERT_TRUE(s->time_s);
+  EXPECT_DOUBLE_EQ(*s->time_s, 1795725768.656);  // read as UTC ...
+  EXPECT_FALSE(s->time_zoned);                   // ... and said to have no zone
+  s = read_step_line("[2026-11-26T21:42:48.5+01:00] step 3 | loss 1.0");
+  ASSERT_TRUE(s && s->time_s);
+  EXPECT_DOUBLE_EQ(*s->time_s, 1795725768.5);
+  EXPECT_TRUE(s->time_zoned);
+  EXPECT_EQ(s->shape, "] step #");
+  // A date later in the line, or digits that are not a date, are not a time.
+  s = read_step_line("step 4 | saved ckpt-2026-11-26 12:00:00");
+  ASSERT_TRUE(s);
+  EXPECT_FALSE(s->time_s);
+  s = read_step_line("20261126 step 5");
+  ASSERT_TRUE(s);
+  EXPECT_FALSE(s->time_s);
+  EXPECT_EQ(progress_marker(9, std::move(*read_step_line("2026-11-26 20:42:48 step 2"))).time_s,
+            1795725768.0);
+}
+
 }  // namespace
 }  // namespace rcf::ingest

@@ -175,6 +175,12 @@ TEST(TrainingSteps, StepsCountedElsewhereButNotPlacedSayWhatWouldPlaceThem) {
   ev.compiles_have_start_times = true;  // TORCH_TRACE compiles, steps without times
   EXPECT_NE(TrainingSteps::decide(ev).axis().detail.find("the steps carry no times"),
             std::string::npos);
+  // Times printed without a zone, and no TORCH_TRACE clock to read them in: said so.
+  ev.step_times_without_zone = true;
+  EXPECT_NE(TrainingSteps::decide(ev).axis().detail.find(
+                "the steps' times name no time zone and no log of the run shows the writer's "
+                "clock against UTC"),
+            std::string::npos);
 }
 
 TEST(TrainingSteps, MetricsBlocksAreSyncsAndTheDetailSaysSo) {
