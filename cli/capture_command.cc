@@ -51,6 +51,9 @@ Command add_capture_command(CLI::App& app) {
   cmd->add_option("--step-pattern", req->step_pattern,
                   "RE2 pattern with named group step (and ms, compile_ms, ts) for the step lines "
                   "the command prints (as rcf ingest --step-pattern)");
+  cmd->add_option("--host", req->host,
+                  "Host recorded on the ingested sources (as rcf ingest --host; default: this "
+                  "machine's hostname)");
   cmd->add_flag("--print-env", *print_env,
                 "Print the variables capture would set (NAME=VALUE, one per line, for --out and "
                 "--level and this environment) and exit without running anything");

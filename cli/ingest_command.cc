@@ -30,6 +30,9 @@ Command add_ingest_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--run", req->run, "Run label within the lane (cold, warm, a date)")
       ->capture_default_str();
+  cmd->add_option("--host", req->host,
+                  "Host the logs come from, recorded on each source (default: this machine's "
+                  "hostname); shards of several hosts are folded with rcf merge");
   cmd->add_option("--format", req->format, "Force an importer instead of sniffing:" + formats);
   cmd->add_option("--step-pattern", req->step_pattern,
                   "RE2 pattern with named groups step and optionally ms, compile_ms, ts: every "

@@ -304,6 +304,7 @@ int run_capture(const CaptureRequest& req, std::FILE* messages) {
     ingest.paths = in.paths;
     ingest.format_of_path = in.format_of_path;
     ingest.step_pattern = req.step_pattern;
+    ingest.host = req.host;
     ingest.bundle = bundle;
     IngestSummary summary = run_ingest(ingest);
     fmt::print(messages, "rcf capture: {}", render_ingest_summary(summary));

@@ -30,6 +30,7 @@ struct CaptureRequest {
   std::string out_dir;  // empty: rcf-capture/<lane>/<run>
   CaptureLevel level = CaptureLevel::kLight;
   std::string step_pattern;  // passed to the ingest (rcf ingest --step-pattern)
+  std::string host;          // passed to the ingest (rcf ingest --host); empty = this machine's
   std::vector<std::string> command;
   std::chrono::milliseconds probe_timeout{20000};
   size_t explain_lines = 60;  // the explanation printed is cut after this many lines

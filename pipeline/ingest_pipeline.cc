@@ -17,6 +17,7 @@
 #include "store/run_bundle.h"
 #include "store/store.h"
 #include "util/error.h"
+#include "util/hostname.h"
 #include "util/safe_text.h"
 
 namespace rcf::pipeline {
@@ -204,7 +205,7 @@ IngestSummary run_ingest(const IngestRequest& request) {
   IngestSummary summary;
   const auto inputs = expand_request_inputs(request, bundle_only, summary);
   auto db = open_ingest_store(request, bundle_only);
-  store::IngestWriter writer(*db);
+  store::IngestWriter writer(*db, request.host.empty() ? util::this_host() : request.host);
   int64_t run_id = writer.run_id(request.lane, request.run);
   if (request.bundle.is_object()) store::merge_declared_bundle(*db, run_id, request.bundle);
 

@@ -19,6 +19,7 @@ struct IngestRequest {
   std::string lane = "default";
   std::string run = "default";
   std::string format;  // forced importer; empty = sniff each file
+  std::string host;    // --host: the machine the logs come from (source.host); empty = this one's
   std::vector<std::string> paths;
   std::string step_pattern;  // --step-pattern (RE2 with named groups step[, ms, compile_ms, ts])
   bool strict = false;       // a rejected line fails the whole ingest

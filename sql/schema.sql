@@ -58,6 +58,8 @@ CREATE TABLE source (
   read_error TEXT,                -- why reading stopped early (corrupt gzip, I/O error), else NULL
   file_rank INTEGER,              -- rank from the file name (dedicated_log_torch_trace_rank_N), else NULL
   ingested_at TEXT NOT NULL,      -- UTC time of the ingest (ISO 8601)
+  host TEXT,                      -- machine the source was ingested on (rcf ingest --host, default
+                                  -- its hostname; rcf merge keeps it), NULL when unknown
   UNIQUE (run_id, content_hash, file_rank)
 );
 
@@ -815,14 +817,16 @@ SELECT d.run_id, r.lane, r.run, d.kind, d.rank_groups, d.first_index, d.detail
 FROM rank_divergence_row d
 JOIN run_table r ON r.run_id = d.run_id;
 
--- ingest_stats: one row per source; every line is parsed or counted under a named reason.
+-- ingest_stats: one row per source; every line is parsed or counted under a named reason; host:
+-- the machine it was ingested on.
 CREATE VIEW ingest_stats AS
-SELECT path AS source, format, lines, bytes, events, rejected, first_error
+SELECT path AS source, format, lines, bytes, events, rejected, first_error, host
 FROM source;
 
--- merged_sources: logs of one process read as one (source_merge with paths).
+-- merged_sources: logs of one process read as one (source_merge with paths; host: the machine
+-- `source` was ingested on).
 CREATE VIEW merged_sources AS
-SELECT m.run_id, s.path AS source, t.path AS same_process_as, m.evidence
+SELECT m.run_id, s.path AS source, t.path AS same_process_as, m.evidence, s.host
 FROM source_merge m JOIN source s ON s.source_id = m.source_id
 JOIN source t ON t.source_id = m.same_process_as;
 

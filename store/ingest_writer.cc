@@ -9,6 +9,7 @@
 
 #include "ingest/batching_sink.h"
 #include "store/batch_insert.h"
+#include "store/duplicate_source.h"
 #include "store/hlo_instruction_text.h"
 #include "store/run_bundle.h"
 #include "store/string_interner.h"
@@ -603,14 +604,11 @@ class IngestWriter::QueueSink : public ingest::BatchingSink {
 struct IngestWriter::SourceStatements {
   explicit SourceStatements(Database& db)
       : next_id(db.prepare("SELECT coalesce(max(source_id), 0) + 1 FROM source")),
-        duplicate(db.prepare(
-            "SELECT s.path, r.lane, r.run FROM source s JOIN run_table r USING (run_id) "
-            "WHERE s.content_hash=?1 AND (s.file_rank IS ?2 OR s.file_rank IS NULL OR "
-            "?2 IS NULL) AND (s.run_id = ?3 OR s.path = ?4) ORDER BY s.source_id LIMIT 1")),
+        duplicate(db.prepare(kDuplicateSourceSql)),
         insert(db.prepare(
             "INSERT INTO source(source_id, run_id, path, format, encoding, content_hash, bytes, "
             "lines, events, skipped, rejected, warnings, first_error, read_error, file_rank, "
-            "ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")),
+            "ingested_at, host) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")),
         note(db.prepare(
             "INSERT INTO line_note(source_id, fate, reason, count, first_line, first_excerpt) "
             "VALUES (?,?,?,?,?,?)")),
@@ -619,7 +617,7 @@ struct IngestWriter::SourceStatements {
   Statement next_id, duplicate, insert, note, rejected;
 };
 
-IngestWriter::IngestWriter(Database& db) : db_(db) {
+IngestWriter::IngestWriter(Database& db, std::string host) : db_(db), host_(std::move(host)) {
   db_.exec("BEGIN IMMEDIATE");
   sources_ = std::make_unique<SourceStatements>(db_);
   rows_ = std::make_unique<EventRowWriter>(db_);
@@ -730,11 +728,7 @@ std::optional<IngestWriter::Duplicate> IngestWriter::end_source(const ingest::So
   Statement& dup = sources_->duplicate;
   dup.reset();
   dup.bind(1, stats.content_hash);
-  dup.bind(2, stats.file_rank);  // the same bytes under two ranks' names are two ranks
-  // In its own run the same content is the same file, whatever its name or compression. In
-  // another run only the same path is: two runs of a deterministic script write the same bytes
-  // (a cold and a warm capture; PT_XLA_DEBUG and progress lines carry no pid or time), and each
-  // is its run's own evidence.
+  dup.bind(2, stats.file_rank);  // the rule: store/duplicate_source.h
   dup.bind(3, current_run_).bind(4, stats.path);
   if (dup.step()) {
     Duplicate earlier{dup.str(0), dup.str(1), dup.str(2)};
@@ -766,7 +760,7 @@ std::optional<IngestWriter::Duplicate> IngestWriter::end_source(const ingest::So
     insert.bind_null(14);
   else
     insert.bind(14, stats.read_error);
-  insert.bind(15, stats.file_rank).bind(16, utc_now());
+  insert.bind(15, stats.file_rank).bind(16, utc_now()).bind_or_null(17, host_);
   insert.run();
   auto known = sources_by_path_.find(current_run_);
   if (known != sources_by_path_.end())

@@ -23,7 +23,8 @@ class EventRowWriter;
 
 class IngestWriter {
  public:
-  explicit IngestWriter(Database& db);
+  // `host`: the machine the sources come from (source.host); empty stores NULL.
+  explicit IngestWriter(Database& db, std::string host = {});
   ~IngestWriter();
 
   // Finds or creates the run (lane, run) and returns its id.
@@ -66,6 +67,7 @@ class IngestWriter {
   void delete_source(int64_t source_id);
 
   Database& db_;
+  const std::string host_;
   bool committed_ = false;
   int64_t current_run_ = -1;
   int64_t current_source_ = -1;

@@ -25,6 +25,7 @@
 #include "store/store.h"
 #include "tests/support/db_dump.h"
 #include "tests/support/temp_files.h"
+#include "util/hostname.h"
 
 namespace rcf {
 namespace {
@@ -419,6 +420,8 @@ TEST_F(CaptureCli, LightCaptureOfAnXlaRunIsIngestedAndExplained) {
   EXPECT_EQ(read_file(d + "/stdout.log"), kXlaStdout);
   // The console's own `step N` lines are a progress console (plain_text): its steps.
   EXPECT_EQ(formats("run1"), "plain_text pt_xla_debug xla_metrics");
+  EXPECT_EQ(scalar(*db(), "SELECT group_concat(DISTINCT host) FROM ingest_stats"),
+            util::this_host());
   // fixtures/xla_bundle: 3 programs, settled after step 2.
   EXPECT_EQ(scalar(*db(), "SELECT count(*) FROM compiles WHERE lane='fake_train'"), "3");
   EXPECT_NE(r.err.find("settled at step 2"), std::string::npos) << r.err;
@@ -436,9 +439,12 @@ TEST_F(CaptureCli, LightCaptureOfAnXlaRunIsIngestedAndExplained) {
 }
 
 TEST_F(CaptureCli, FullCaptureAlsoReadsSavedGraphsAndHloDumps) {
-  CliRun r = rcf(capture({"--level", "full", "--lane", "xla-full"}), {{"FAKE_LEVEL", "full"}});
+  CliRun r = rcf(capture({"--level", "full", "--lane", "xla-full", "--host", "tpu-host-7"}),
+                 {{"FAKE_LEVEL", "full"}});
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(formats("run1"), "hlo_text plain_text pt_xla_debug xla_metrics xla_saved_graph");
+  // --host reaches the ingest: every source says where it came from (docs/merge.md).
+  EXPECT_EQ(scalar(*db(), "SELECT group_concat(DISTINCT host) FROM ingest_stats"), "tpu-host-7");
   json b = bundle("xla-full", "run1");
   EXPECT_EQ(b["capture_level"], "full");
   EXPECT_EQ(b["XLA_SAVE_TENSORS_FMT"], "hlo");

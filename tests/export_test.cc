@@ -297,7 +297,7 @@ TEST(ExportCsvTest, QuotesATextWithACommaAQuoteAndANewline) {
   auto records = parse_csv(text);
   ASSERT_EQ(records.size(), 2u) << text;
   EXPECT_EQ(records[0], (std::vector<std::string>{"source", "format", "lines", "bytes", "events",
-                                                  "rejected", "first_error"}));
+                                                  "rejected", "first_error", "host"}));
   EXPECT_EQ(records[1][0], odd_path);
   auto store = store::open_store(db, store::OpenMode::kRead);
   EXPECT_EQ(records[1][2], testing::scalar(*store, "SELECT lines FROM ingest_stats"));
