@@ -1,0 +1,137 @@
+#include "pipeline/merge_pipeline.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "analysis/run_analysis.h"
+#include "store/store.h"
+#include "util/error.h"
+#include "util/safe_text.h"
+
+namespace rcf::pipeline {
+namespace {
+
+// As rcf ingest: how long a new store's switch to WAL mode waits for readers of its first load.
+constexpr int kWalSwitchWaitMs = 3000;
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+// A shard opened for reading: open_store names the file and what is wrong with it (missing, not
+// an rcf store, the two schema versions).
+std::unique_ptr<store::Database> open_shard(const std::string& path) {
+  try {
+    return store::open_store(path, store::OpenMode::kRead);
+  } catch (const Error& e) {
+    throw Error(fmt::format("cannot merge shard {}: {}", path, e.what()));
+  }
+}
+
+// Every shard is checked before OUT is touched, then closed: a merge holds one shard open at a
+// time (128 open stores held 110 MB of page caches and schemas).
+void check_shards(const MergeRequest& request) {
+  if (request.shard_paths.empty())
+    throw Error("no shard stores given: rcf merge OUT.db SHARD.db...");
+  for (const std::string& path : request.shard_paths) {
+    if (same_file(path, request.out_path))
+      throw Error(fmt::format("{} is the output store, not a shard: name it once, first", path));
+    open_shard(path);
+  }
+}
+
+// An OUT this merge created is removed when the merge fails: it did not exist, and must not.
+class RemoveUnlessKept {
+ public:
+  RemoveUnlessKept(std::string path, bool armed) : path_(std::move(path)), armed_(armed) {}
+  ~RemoveUnlessKept() {
+    if (!armed_) return;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+      std::remove((path_ + suffix).c_str());
+  }
+  void keep() { armed_ = false; }
+
+ private:
+  std::string path_;
+  bool armed_;
+};
+
+// The merge's one transaction: rolled back unless committed.
+class WriteTransaction {
+ public:
+  explicit WriteTransaction(store::Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+  ~WriteTransaction() {
+    if (committed_) return;
+    try {
+      db_.exec("ROLLBACK");
+    } catch (const Error&) {
+      // SQLite may have rolled it back already (a disk error).
+    }
+  }
+  void commit() {
+    db_.exec("COMMIT");
+    committed_ = true;
+  }
+
+ private:
+  store::Database& db_;
+  bool committed_ = false;
+};
+
+// The merge proper, on an open OUT: copy every shard, analyse the touched runs, index, commit.
+void fold_shards(store::Database& out, const MergeRequest& request, MergeSummary& summary) {
+  WriteTransaction transaction(out);
+  store::StoreMerger merger(out);
+  for (const std::string& path : request.shard_paths)
+    summary.shards.push_back(merger.merge(*open_shard(path), path));
+  analysis::analyze_runs(out, merger.touched_runs());
+  summary.runs_analysed = merger.touched_runs().size();
+  store::create_indexes(out);
+  transaction.commit();
+}
+
+}  // namespace
+
+MergeSummary run_merge(const MergeRequest& request) {
+  check_shards(request);
+  MergeSummary summary;
+  summary.out_created = !std::filesystem::exists(request.out_path);
+  RemoveUnlessKept created(request.out_path, summary.out_created);
+  {
+    auto out = store::open_store(request.out_path, store::OpenMode::kIngest);
+    fold_shards(*out, request, summary);
+    // A store created by this merge was loaded in rollback-journal mode (store.cc).
+    store::switch_to_wal(*out, kWalSwitchWaitMs);
+  }
+  created.keep();
+  return summary;
+}
+
+std::string render_merge_summary(const MergeSummary& summary) {
+  int64_t added = 0, skipped = 0, rows = 0;
+  for (const auto& shard : summary.shards) {
+    added += shard.sources_added;
+    skipped += static_cast<int64_t>(shard.skipped.size());
+    rows += shard.rows_copied;
+  }
+  std::string out = fmt::format(
+      "merged {} shard{}: {} source{} added ({} rows), {} already in the store (unchanged); {} "
+      "run{} analysed\n",
+      summary.shards.size(), summary.shards.size() == 1 ? "" : "s", added, added == 1 ? "" : "s",
+      rows, skipped, summary.runs_analysed, summary.runs_analysed == 1 ? "" : "s");
+  for (const auto& shard : summary.shards)
+    for (const auto& s : shard.skipped)
+      out += fmt::format(
+          "  {}: {}: same content as {}, nothing added (already in lane {}, run {})\n",
+          util::field_text(shard.shard_path), util::field_text(s.path),
+          util::field_text(s.earlier_path), util::field_text(s.lane), util::field_text(s.run));
+  return out;
+}
+
+}  // namespace rcf::pipeline

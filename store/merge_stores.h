@@ -1,0 +1,59 @@
+// Folding shard stores into one (rcf merge; docs/merge.md). A shard is an rcf store of the same
+// schema version, usually one host's `rcf ingest --host`. Every row of every raw table
+// (store/schema_layers.h) is copied with its ids remapped: runs are matched by (lane, run), so a
+// run split over hosts becomes one run; sources, HLO modules and execution groups get new ids;
+// *_sid columns are re-interned in the output's `strings`. A source already in the output (the
+// rule of store/duplicate_source.h) is skipped, as a re-ingest skips it. Derived tables are not
+// copied: the caller re-analyses touched_runs() (pipeline/merge_pipeline.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "store/database.h"
+
+namespace rcf::store {
+
+class StringInterner;
+
+// A shard's source that was already in the output: nothing of it was copied.
+struct SkippedSource {
+  std::string path;                     // its path in the shard
+  std::string earlier_path, lane, run;  // the source with the same content, and its run
+};
+
+struct ShardMergeResult {
+  std::string shard_path;
+  int64_t sources_added = 0;
+  int64_t rows_copied = 0;  // rows of the raw tables, sources and their line notes included
+  std::vector<SkippedSource> skipped;
+};
+
+class StoreMerger {
+ public:
+  // `out` must be in a write transaction the caller commits or rolls back.
+  explicit StoreMerger(Database& out);
+  ~StoreMerger();
+  StoreMerger(const StoreMerger&) = delete;
+  StoreMerger& operator=(const StoreMerger&) = delete;
+
+  // Copies what `shard` holds that the output does not. Throws rcf::Error on a database error
+  // (the caller's transaction is then to be rolled back).
+  ShardMergeResult merge(Database& shard, const std::string& shard_path);
+
+  // Output runs that received at least one source, in the order they first did.
+  const std::vector<int64_t>& touched_runs() const { return touched_runs_; }
+
+ private:
+  struct TableCopy;
+
+  Database& out_;
+  std::unique_ptr<StringInterner> strings_;
+  std::vector<std::unique_ptr<TableCopy>> tables_;  // the raw tables, in schema order  // shared by
+                                                    // the shards: texts repeat across hosts
+  std::vector<int64_t> touched_runs_;
+};
+
+}  // namespace rcf::store

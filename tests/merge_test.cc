@@ -1,0 +1,274 @@
+// rcf merge (docs/merge.md), end to end through the binary: the corpus's multi-rank TORCH_TRACE
+// logs (tlparse's multi_rank_logs, ranks 0-3) ingested one rank per shard with --host, then
+// merged, give the public views of one ingest of every rank; a shard merged twice adds nothing;
+// a shard of another schema version, or a damaged one, leaves OUT as it was; other lanes of OUT
+// stay.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "store/database.h"
+#include "store/schema.h"
+#include "store/schema_layers.h"
+#include "store/store.h"
+#include "tests/support/db_dump.h"
+#include "tests/support/rcf_process.h"
+#include "tests/support/temp_files.h"
+#include "util/hostname.h"
+
+namespace rcf {
+namespace {
+
+using testing::column;
+using testing::dump_tables;
+using testing::query_csv;
+using testing::RcfRun;
+using testing::run_rcf;
+using testing::scalar;
+using testing::TempDir;
+
+const std::string kTrace = std::string(RCF_FIXTURES_DIR) + "/torch_trace/";
+
+// tlparse's multi_rank_logs: ranks 0, 1 and 3 diverge in compile ids and cache events; rank 2
+// (kept apart, multi_rank_logs_rest/README.md) fails its one compile.
+std::string rank_log(int rank) {
+  return kTrace + (rank == 2 ? "multi_rank_logs_rest" : "multi_rank_logs") +
+         "/dedicated_log_torch_trace_rank_" + std::to_string(rank) + ".log";
+}
+
+// The views compared, with the columns that may differ between a merge and one ingest left out:
+// the host each source came from (the point of a shard).
+const std::vector<std::string> kViews = {"compiles",    "recompiles",      "convergence_summary",
+                                         "convergence", "rank_divergence", "fix_first",
+                                         "runs",        "merged_sources",  "ingest_stats"};
+
+// Every row of `from` (a view, or a query in parentheses) without the columns named in `skip`,
+// ordered by every column.
+std::string view_rows(store::Database& db, const std::string& from,
+                      const std::set<std::string>& skip = {"host"}) {
+  auto probe = db.prepare("SELECT * FROM " + from);
+  std::string columns;
+  for (int i = 0; i < probe.column_count(); ++i)
+    if (!skip.contains(probe.column_name(i)))
+      columns += (columns.empty() ? "" : ", ") + probe.column_name(i);
+  return query_csv(db, "SELECT " + columns + " FROM " + from + " ORDER BY " + columns);
+}
+
+std::string all_views(store::Database& db) {
+  std::string out;
+  for (const std::string& view : kViews) out += "# " + view + "\n" + view_rows(db, view);
+  return out;
+}
+
+class MergeTest : public ::testing::Test {
+ protected:
+  std::string path(const std::string& name) const { return tmp_.file(name); }
+
+  // `rcf ingest` of one rank into its own shard, as the rank's host would.
+  std::string shard(int rank) {
+    const std::string db = path("shard" + std::to_string(rank) + ".db");
+    expect_ok(run_rcf({"ingest", "--db", db, "--host", "host" + std::to_string(rank), "--lane",
+                       "multi", "--run", "r1", rank_log(rank)}));
+    return db;
+  }
+  std::vector<std::string> shards() {
+    std::vector<std::string> all;
+    for (int rank = 0; rank < 4; ++rank) all.push_back(shard(rank));
+    return all;
+  }
+  // One ingest of every rank: what the merge must equal.
+  std::string one_store() {
+    const std::string db = path("one.db");
+    expect_ok(run_rcf({"ingest", "--db", db, "--lane", "multi", "--run", "r1", rank_log(0),
+                       rank_log(1), rank_log(2), rank_log(3)}));
+    return db;
+  }
+  RcfRun merge(const std::string& out, const std::vector<std::string>& shard_paths) {
+    std::vector<std::string> args = {"merge", out};
+    args.insert(args.end(), shard_paths.begin(), shard_paths.end());
+    return run_rcf(args);
+  }
+  static void expect_ok(const RcfRun& r) { ASSERT_EQ(r.rc, 0) << r.err << r.out; }
+  static std::unique_ptr<store::Database> open(const std::string& db) {
+    return store::open_store(db, store::OpenMode::kRead);
+  }
+  // The whole store (every table, ids included) but the times of the ingests.
+  static std::string whole(const std::string& db) { return dump_tables(*open(db)); }
+
+  TempDir tmp_;
+};
+
+// Rows of the raw tables a merge copies (every raw table but the file's facts, the texts and the
+// runs), for the count the merge reports.
+int64_t raw_rows(store::Database& db) {
+  int64_t rows = 0;
+  for (const std::string& table : store::raw_tables())
+    if (table != "schema_info" && table != "strings" && table != "run_table")
+      rows += std::stoll(scalar(db, "SELECT count(*) FROM " + table));
+  return rows;
+}
+
+TEST_F(MergeTest, ShardsOfOneRankEachMergeIntoTheViewsOfOneIngest) {
+  const std::string merged = path("merged.db");
+  RcfRun r = merge(merged, shards());
+  expect_ok(r);
+  auto out = open(merged);
+  EXPECT_EQ(r.out, "merged 4 shards: 4 sources added (" + std::to_string(raw_rows(*out)) +
+                       " rows), 0 already in the store (unchanged); 1 run analysed\n");
+  auto one = open(one_store());
+  EXPECT_EQ(all_views(*out), all_views(*one));
+  // The run split over four hosts is one run with every rank, and each source keeps its host.
+  EXPECT_EQ(query_csv(*out, "SELECT lane, run, source_count FROM runs"),
+            "lane,run,source_count\nmulti,r1,4\n");
+  EXPECT_EQ(column(*out, "SELECT host || ' ' || source FROM ingest_stats ORDER BY host"),
+            (std::vector<std::string>{"host0 " + rank_log(0), "host1 " + rank_log(1),
+                                      "host2 " + rank_log(2), "host3 " + rank_log(3)}));
+  EXPECT_EQ(column(*one, "SELECT DISTINCT host FROM ingest_stats"),
+            std::vector<std::string>{util::this_host()});
+  // Not an equality of empty views: the ranks' compiles, recompiles and divergences are there.
+  EXPECT_GT(std::stoll(scalar(*out, "SELECT count(*) FROM compiles")), 4);
+  EXPECT_GT(std::stoll(scalar(*out, "SELECT count(*) FROM recompiles")), 0);
+  EXPECT_EQ(column(*out, "SELECT DISTINCT kind FROM rank_divergence ORDER BY kind"),
+            (std::vector<std::string>{"cache", "compile_ids", "recompiles"}));
+}
+
+TEST_F(MergeTest, MergingAShardAgainAddsNothing) {
+  const std::vector<std::string> parts = shards();
+  const std::string merged = path("merged.db");
+  expect_ok(merge(merged, parts));
+  const std::string before = whole(merged);
+  RcfRun again = merge(merged, {parts[1]});
+  expect_ok(again);
+  EXPECT_EQ(again.out,
+            "merged 1 shard: 0 sources added (0 rows), 1 already in the store (unchanged); 0 runs "
+            "analysed\n  " +
+                parts[1] + ": " + rank_log(1) + ": same content as " + rank_log(1) +
+                ", nothing added (already in lane multi, run r1)\n");
+  RcfRun all = merge(merged, parts);
+  expect_ok(all);
+  EXPECT_NE(all.out.find("0 sources added (0 rows), 4 already in the store"), std::string::npos)
+      << all.out;
+  EXPECT_EQ(whole(merged), before);
+  // A shard that is the output itself is refused, not merged into itself.
+  RcfRun self = merge(merged, {merged});
+  EXPECT_EQ(self.rc, 2);
+  EXPECT_NE(self.err.find("is the output store"), std::string::npos) << self.err;
+}
+
+TEST_F(MergeTest, AShardOfAnotherSchemaVersionIsRefusedAndOutIsUnchanged) {
+  const std::string merged = path("merged.db");
+  const std::string good = shard(0), old = shard(1);
+  expect_ok(merge(merged, {good}));
+  {
+    store::Database raw(old, store::Database::Mode::kReadWrite);
+    raw.exec("UPDATE schema_info SET value = '" + std::to_string(store::kSchemaVersion - 1) +
+             "' WHERE key = 'schema_version'");
+  }
+  const std::string before = whole(merged);
+  RcfRun r = merge(merged, {shard(3), old});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_EQ(r.err, "rcf: error: cannot merge shard " + old + ": database " + old +
+                       " has schema version " + std::to_string(store::kSchemaVersion - 1) +
+                       ", this rcf reads version " + std::to_string(store::kSchemaVersion) +
+                       " (written by an older rcf: re-ingest the logs into a new database)\n");
+  EXPECT_EQ(whole(merged), before);
+  // Into an OUT that did not exist: it still does not.
+  EXPECT_EQ(merge(path("new.db"), {good, old}).rc, 2);
+  EXPECT_FALSE(std::filesystem::exists(path("new.db")));
+}
+
+// A failure in the middle of the copy (a shard whose rows name a text its strings table lacks)
+// rolls back what the shards before it had added.
+TEST_F(MergeTest, AFailureDuringTheCopyLeavesOutAsItWas) {
+  const std::string merged = path("merged.db");
+  expect_ok(merge(merged, {shard(0)}));
+  const std::string damaged = shard(1);
+  {
+    store::Database raw(damaged, store::Database::Mode::kReadWrite);
+    raw.exec("DELETE FROM strings WHERE string_id = (SELECT max(reason_sid) FROM guard_failure)");
+  }
+  const std::string before = whole(merged);
+  RcfRun r = merge(merged, {shard(3), shard(2), damaged});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("shard " + damaged + " is damaged: string id"), std::string::npos) << r.err;
+  EXPECT_EQ(whole(merged), before);
+  EXPECT_EQ(merge(path("new.db"), {shard(3), damaged}).rc, 2);
+  EXPECT_FALSE(std::filesystem::exists(path("new.db")));
+}
+
+TEST_F(MergeTest, MergingIntoAStoreWithOtherLanesKeepsThem) {
+  const std::string merged = path("merged.db");
+  expect_ok(run_rcf({"ingest", "--db", merged, "--lane", "other", "--run", "r1",
+                     kTrace + "comp_metrics.log", kTrace + "cache_hit_miss.log"}));
+  // A lane's rows of the views, without run_id: the merged lane's run is the store's second.
+  auto lane_views = [](store::Database& db, const std::string& lane) {
+    std::string out;
+    for (const std::string& view : kViews) {
+      if (view == "merged_sources" || view == "ingest_stats") continue;  // no lane column
+      out += view_rows(db, "(SELECT * FROM " + view + " WHERE lane = '" + lane + "')", {"run_id"});
+    }
+    return out;
+  };
+  const std::string other = lane_views(*open(merged), "other");
+  ASSERT_NE(scalar(*open(merged), "SELECT count(*) FROM compiles"), "0");
+  expect_ok(merge(merged, shards()));
+  auto out = open(merged);
+  EXPECT_EQ(lane_views(*out, "other"), other);
+  EXPECT_EQ(lane_views(*out, "multi"), lane_views(*open(one_store()), "multi"));
+  EXPECT_EQ(column(*out, "SELECT lane || '/' || run || ':' || source_count FROM runs ORDER BY 1"),
+            (std::vector<std::string>{"multi/r1:4", "other/r1:2"}));
+}
+
+// A torch_xla run whose logs were ingested on two hosts, merged into a store that already holds
+// the same kind of run: HLO module and execution-group ids of the shards start at 1 again, and
+// must be renumbered for the compiles to find their HLO and the executions their groups.
+TEST_F(MergeTest, AnXlaRunSplitOverTwoHostsKeepsItsHloAndExecutionGroups) {
+  namespace fs = std::filesystem;
+  const std::string bundle = std::string(RCF_FIXTURES_DIR) + "/xla_bundle/";
+  for (const char* host : {"a", "b"}) fs::create_directory(path(host));
+  for (const char* name : {"metrics.txt", "pt_xla_debug.log"})
+    fs::copy_file(bundle + name, path("a/") + name);
+  for (const char* name : {"save_tensors.hlo.0", "steps.csv"})
+    fs::copy_file(bundle + name, path("b/") + name);
+  const std::string merged = path("merged.db");
+  expect_ok(run_rcf({"ingest", "--db", merged, "--lane", "before", "--run", "r1", bundle}));
+  for (const char* host : {"a", "b"})
+    expect_ok(run_rcf({"ingest", "--db", path(host) + ".db", "--host", host, "--lane", "xla",
+                       "--run", "r1", path(host)}));
+  expect_ok(merge(merged, {path("a.db"), path("b.db")}));
+  expect_ok(run_rcf(
+      {"ingest", "--db", path("one.db"), "--lane", "xla", "--run", "r1", path("a"), path("b")}));
+  auto xla_views = [](store::Database& db) {
+    std::string out;
+    for (const char* view : {"compiles", "recompiles", "convergence", "convergence_summary",
+                             "fix_first", "compile_artifacts"})
+      out += view_rows(db, std::string("(SELECT * FROM ") + view + " WHERE lane = 'xla')",
+                       {"run_id", "hlo_module_id"});
+    return out;
+  };
+  auto out = open(merged);
+  EXPECT_EQ(xla_views(*out), xla_views(*open(path("one.db"))));
+  EXPECT_EQ(scalar(*out,
+                   "SELECT count(*) FROM compile_artifacts WHERE lane = 'xla' AND "
+                   "hlo_module IS NOT NULL"),
+            "1");
+  // Both runs' executions are counted under groups of their own run and source.
+  EXPECT_EQ(scalar(*out,
+                   "SELECT count(*) FROM xla_execution e JOIN xla_execution_group g USING "
+                   "(group_id) WHERE e.source_id <> g.source_id"),
+            "0");
+  EXPECT_EQ(scalar(*out, "SELECT count(DISTINCT group_id) FROM xla_execution_group"),
+            scalar(*out, "SELECT count(*) FROM xla_execution_group"));
+  EXPECT_EQ(scalar(*out, "SELECT count(*) FROM hlo_module"), "2");
+  EXPECT_EQ(scalar(*out,
+                   "SELECT count(*) FROM hlo_parameter p LEFT JOIN hlo_module m USING "
+                   "(hlo_module_id) WHERE m.run_id IS NULL"),
+            "0");
+}
+
+}  // namespace
+}  // namespace rcf
