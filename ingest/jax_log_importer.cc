@@ -592,16 +592,71 @@ bool continues_explanation(std::string_view line) {
          line.starts_with("weak_type=False means") || line.starts_with("See https://");
 }
 
+// Whether an unprefixed message starts a JAX record (and so ends an open explanation).
+bool starts_jax_record(std::string_view msg) {
+  static constexpr std::string_view kStarts[] = {"TRACING CACHE MISS",
+                                                 "Finished ",
+                                                 "Compiling ",
+                                                 "Persistent compilation cache",
+                                                 "PERSISTENT COMPILATION CACHE",
+                                                 "Not writing ",
+                                                 "Writing ",
+                                                 "Cache miss for key",
+                                                 "Cache hit for key"};
+  for (std::string_view s : kStarts)
+    if (msg.starts_with(s)) return true;
+  return false;
+}
+
+// An explanation's own wording (every era, docs/jax_log.md), for a line that follows other output:
+// only such a line goes on with the explanation; any other indented line belongs to that output.
+bool explanation_wording(std::string_view line) {
+  std::string_view t = ltrim(line);
+  static constexpr std::string_view kStarts[] = {"for ",
+                                                 "never seen",
+                                                 "all previously seen",
+                                                 "closest seen",
+                                                 "* ",
+                                                 "different",
+                                                 "tracing context",
+                                                 "explanation unavailable",
+                                                 "cache miss explanation",
+                                                 "where weak_type",
+                                                 "weak_type=",
+                                                 "See https://",
+                                                 "but now",
+                                                 "so "};
+  for (std::string_view s : kStarts)
+    if (t.starts_with(s)) return true;
+  if (contains(t, " defined at ")) return true;
+  // A type-signature line `x: f32[4]` / `args[0]: i32[]`.
+  size_t colon = t.find(": ");
+  return colon != std::string_view::npos && colon > 0 && colon < 40 &&
+         t.find('[', colon) != std::string_view::npos && t.find(' ') == colon + 1;
+}
+
+// Lines of other output an explanation may be interleaved with (another thread's print, a blank
+// line) before it is taken as ended: at most this many in a row.
+constexpr int kMaxInterleavedLines = 2;
+
 class JaxLogImporter : public Importer {
  public:
   explicit JaxLogImporter(EventSink& sink) : sink_(sink) {}
 
   void on_line(std::string_view line, int64_t line_no) override {
-    if (open_ && open_->body.size() < kMaxExplanationLines && continues_explanation(line)) {
+    if (open_ && open_->body.size() < kMaxExplanationLines && continues_explanation(line) &&
+        (interleaved_ == 0 || explanation_wording(line))) {
       open_->body.emplace_back(line);
       open_last_line_ = line_no;
+      interleaved_ = 0;
       return;
     }
+    if (open_ && interleaved_ < kMaxInterleavedLines && interleaved(line)) {
+      ++interleaved_;
+      other_output(line, split_line(line).message, line_no, /*jax_logger=*/false);
+      return;
+    }
+    interleaved_ = 0;
     if (is_blank(line)) {
       close();
       sink_.note(line_no, LineFate::kSkipped, "blank", line);
@@ -642,7 +697,15 @@ class JaxLogImporter : public Importer {
       sink_.note(line_no, LineFate::kSkipped, "lru_cache_detail", line);
       return;
     }
-    bool jax_logger = b.logger.starts_with("jax") || b.logger == "absl";
+    other_output(line, msg, line_no, b.logger.starts_with("jax") || b.logger == "absl");
+  }
+
+  void finish() override { close(); }
+
+ private:
+  // A line that is no JAX record: the user's `step N` line, or output counted and skipped.
+  void other_output(std::string_view line, std::string_view msg, int64_t line_no, bool jax_logger) {
+    if (is_blank(line)) return sink_.note(line_no, LineFate::kSkipped, "blank", line);
     if (!jax_logger) {
       if (auto progress = read_step_line(msg)) {  // the user's own `step N` line
         sink_.emit(progress_marker(line_no, std::move(*progress)));
@@ -653,9 +716,16 @@ class JaxLogImporter : public Importer {
                line);
   }
 
-  void finish() override { close(); }
+  // A line of other output inside an open explanation: blank, or unprefixed text that starts no
+  // JAX record (the explanation goes on if its indented lines follow).
+  static bool interleaved(std::string_view line) {
+    if (is_blank(line)) return true;
+    if (line[0] == ' ' || line[0] == '\t') return false;
+    Body b = split_line(line);
+    return !b.prefixed && !b.pytest_only && !starts_jax_record(b.message) &&
+           find_message(b.message) == std::string_view::npos;
+  }
 
- private:
   void open_explanation(std::string_view msg, std::string_view line, int64_t line_no) {
     std::string_view callsite = rtrim(msg.substr(22));
     if (callsite.ends_with(" because:")) {
@@ -690,6 +760,7 @@ class JaxLogImporter : public Importer {
   EventSink& sink_;
   std::optional<Explanation> open_;
   int64_t open_last_line_ = 0;
+  int interleaved_ = 0;  // lines of other output since the open explanation's last line
 };
 
 int sniff_jax_log(std::string_view head) {

@@ -360,7 +360,7 @@ TEST(JaxLogImporter, ExplanationGroupedAcrossInterleavedDebugLines) {
   EXPECT_EQ(parsed_lines(sink, 10), (Lines{1, 3, 4, 5, 6, 7, 8, 9}));
 }
 
-TEST(JaxLogImporter, ExplanationsEndAtBlankLinesAndNextHeader) {
+TEST(JaxLogImporter, ExplanationsEndAtTheNextHeaderAndAtLinesNotTheirsAfterOtherOutput) {
   CollectingSink sink =
       run("TRACING CACHE MISS at a.py:1:0 (<module>) because:\n"
           "  never seen function:\n"
@@ -369,10 +369,36 @@ TEST(JaxLogImporter, ExplanationsEndAtBlankLinesAndNextHeader) {
           "  never seen function:\n"
           "    g id=2 defined at a.py:2\n"
           "\n"
-          "  h id=3 defined at a.py:3\n");
+          "  an indented line of some other output\n");
   EXPECT_EQ(all<JaxCacheMiss>(sink),
             (Strings{"L1 never_seen f @ a.py:1", "L4 never_seen g @ a.py:2"}));
+  EXPECT_EQ(sink.all<JaxCacheMiss>()[1].detail,
+            "  never seen function:\n    g id=2 defined at a.py:2");
   EXPECT_EQ(sink.note_counts(), (Notes{{"skipped:blank", 1}, {"skipped:other_output", 1}}));
+}
+
+// Another thread's output (a print, a blank line) can land inside an explanation, even right
+// after its header (fixtures/real_runs, a console with other output between its lines): up to
+// two such lines in a row, the explanation goes on when its own wording follows.
+TEST(JaxLogImporter, AnExplanationGoesOnAcrossInterleavedOutput) {
+  CollectingSink sink = run(
+      "TRACING CACHE MISS at z.py:63:15 (step_fn):\n"
+      "Epoch 1/3\n"
+      "  for apply_layers defined at z.py:53\n"
+      "\n"
+      "  all previously seen cache keys differ. For the closest previous key:\n"
+      "  cache miss explanation unavailable\n"
+      "step 2/6 loss 0.1\n"
+      "Compiling jit(apply_layers) with global shapes and types (ShapedArray(float32[16,32]),). "
+      "Argument mapping: (UnspecifiedValue,).\n");
+  EXPECT_EQ(all<JaxCacheMiss>(sink), (Strings{"L1 other apply_layers @ z.py:53"}));
+  ASSERT_EQ(sink.all<StepMarker>().size(), 1u);  // the progress line inside is still read
+  EXPECT_EQ(sink.all<StepMarker>()[0].step, 2);
+  EXPECT_EQ(sink.note_counts(), (Notes{{"skipped:blank", 1}, {"skipped:other_output", 1}}));
+  // Three lines of other output in a row end it.
+  CollectingSink ended =
+      run("TRACING CACHE MISS at z.py:63:15 (step_fn):\nx\ny\nz\n  for f defined at z.py:1\n");
+  EXPECT_EQ(all<JaxCacheMiss>(ended), (Strings{"L1 other  @ z.py:63"}));
 }
 
 TEST(JaxLogImporter, TruncatedAndBadExplanations) {
