@@ -432,14 +432,19 @@ void attach_cache_states(const RunInputs& in, util::LargeVector<Merged>& merged)
   }
 }
 
-// Breaks without a user location (TORCH_TRACE restart reasons), by the process and the function
-// of the frame they restarted, ordered by frame: a resume function takes the closest earlier one.
+// Breaks by the frame they were traced in. Without a user location (TORCH_TRACE restart reasons):
+// by the process and the function of the frame they restarted, so that a resume function takes
+// the closest earlier one. With one: by the process and the user line, so that of two breaks at
+// one line (`norms.append(loss.item())` breaks at .item(), then its resume function breaks at
+// list.append) a resume function takes the one of the closest earlier frame.
 class UnlocatedBreaks {
  public:
   UnlocatedBreaks(const RunInputs& in, util::LargeVector<Merged>& merged) : in_(in) {
     for (size_t i = 0; i < in.breaks.size(); ++i) {
       const BreakRecord& b = in.breaks[i];
       const DynamoKey& k = b.key;
+      if (k.frame_id >= 0 && b.user_line >= 0)
+        by_line_[{k.source_id, k.rank, k.epoch, k.ca_id, b.user_line}].emplace_back(k.frame_id, i);
       if (b.user_line >= 0 || !b.user_function.empty() || k.frame_id < 0) continue;
       const Merged* broken = find_merged(merged, k);
       if (!broken) continue;
@@ -449,26 +454,40 @@ class UnlocatedBreaks {
           .emplace_back(k.frame_id, i);
     }
     for (auto& [where, list] : by_function_) std::stable_sort(list.begin(), list.end());
+    for (auto& [where, list] : by_line_) std::stable_sort(list.begin(), list.end());
+  }
+
+  // The first break at user line `line` of the closest frame before `m`'s in its process,
+  // nullptr if none.
+  const BreakRecord* closest_at_line(const Merged& m, int64_t line) const {
+    auto it = by_line_.find({m.key.source_id, m.key.rank, m.key.epoch, m.key.ca_id, line});
+    return it == by_line_.end() ? nullptr : closest_before(it->second, m.key.frame_id);
   }
 
   // The break that restarted the closest earlier frame of `function` in the process of `m` (the
   // frame the resume function `m` was split from), nullptr if none.
   const BreakRecord* find(const Merged& m, const std::string& function) const {
     auto it = by_function_.find({m.key.source_id, m.key.rank, m.key.epoch, m.key.ca_id, function});
-    if (it == by_function_.end()) return nullptr;
-    const auto& list = it->second;  // (frame_id, break index), by frame then log order
+    return it == by_function_.end() ? nullptr : closest_before(it->second, m.key.frame_id);
+  }
+
+ private:
+  using Frames = std::vector<std::pair<int64_t, size_t>>;  // (frame_id, break), by frame, log
+  // The first break of the closest frame before `frame_id`.
+  const BreakRecord* closest_before(const Frames& list, int64_t frame_id) const {
     auto after =
-        std::lower_bound(list.begin(), list.end(), std::pair<int64_t, size_t>(m.key.frame_id, 0));
+        std::lower_bound(list.begin(), list.end(), std::pair<int64_t, size_t>(frame_id, 0));
     if (after == list.begin()) return nullptr;
-    int64_t frame = (after - 1)->first;  // closest earlier frame; its first break
+    int64_t frame = (after - 1)->first;
     auto first = std::lower_bound(list.begin(), after, std::pair<int64_t, size_t>(frame, 0));
     return &in_.breaks[first->second];
   }
 
- private:
   using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, std::string>;
+  using LineKey = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t>;
   const RunInputs& in_;
-  std::map<Key, std::vector<std::pair<int64_t, size_t>>> by_function_;
+  std::map<Key, Frames> by_function_;
+  std::map<LineKey, Frames> by_line_;
 };
 
 // Phase 3: the attribution order. By start time when the log has it, else by position in the
@@ -685,6 +704,11 @@ class CompileAttributor {
     const BreakRecord* brk =
         break_index_.find(resume.line, resume.function, m.co_filename, m.key.source_id);
     if (!brk && m.key.frame_id >= 0) brk = unlocated_.find(m, resume.function);
+    // Two breaks at the resume line: the one traced in the closest earlier frame made it.
+    if (brk && m.key.frame_id >= 0 && resume.line >= 0)
+      if (const BreakRecord* closer = unlocated_.closest_at_line(m, resume.line);
+          closer && closer->key.frame_id > brk->key.frame_id)
+        brk = closer;
     a.cause = "sync_fragment";
     std::string where_break = resume.line >= 0
                                   ? fmt::format("{} at line {}", resume.function, resume.line)

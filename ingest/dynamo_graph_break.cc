@@ -87,6 +87,22 @@ bool is_item_warning_frames_marker(std::string_view message) {
   return rtrim(message) == "Graph break: from user code at:";
 }
 
+std::string_view registry_gb_type(std::string_view reason) {
+  std::string_view previous;  // the last non-blank line before the current one
+  size_t pos = 0;
+  while (pos <= reason.size()) {
+    size_t end = reason.find('\n', pos);
+    if (end == std::string_view::npos) end = reason.size();
+    std::string_view line = reason.substr(pos, end - pos);
+    // `  Explanation:` is indented under its type.
+    if (ltrim(line).starts_with("Explanation:") && line.size() > ltrim(line).size())
+      return trim(previous);
+    if (!is_blank(line)) previous = line;
+    pos = end + 1;
+  }
+  return {};
+}
+
 void parse_graph_break_block(const DynamoBlock& block, BlockOutput& out) {
   GraphBreak gb;
   gb.line = block.lines[0].line_no;
@@ -171,13 +187,7 @@ void parse_graph_break_block(const DynamoBlock& block, BlockOutput& out) {
     if (i) gb.reason += '\n';
     gb.reason += reason_lines[i];
   }
-  // Registry-era reasons (`<gb_type>` then `  Explanation: ...`) name their type on line one.
-  for (std::string_view line : reason_lines) {
-    if (ltrim(line).starts_with("Explanation:") && line.size() > ltrim(line).size()) {
-      gb.gb_type = std::string(trim(reason_lines[0]));
-      break;
-    }
-  }
+  gb.gb_type = std::string(registry_gb_type(gb.reason));
   if (!gb.user_stack.empty()) {
     const StackFrame& innermost = gb.user_stack.back();
     gb.user_function = innermost.function;

@@ -31,6 +31,12 @@ bool continues_graph_break(DynamoBlockKind kind, std::string_view line);
 // True for the `Set TORCHDYNAMO_VERBOSE=1 ...` line that ends an Unsupported exception message.
 bool is_verbose_trailer(std::string_view line);
 
+// The registry type of a graph-break reason: the line before its `  Explanation:` line
+// (`Unsupported Tensor.item() call with capture_scalar_outputs=False`). PyTorch 2.8+ puts a
+// generic `Encountered graph break when attempting to trace CALL: ...` line and a blank line
+// before it, which name no type. "" when the reason has no Explanation line (older eras).
+std::string_view registry_gb_type(std::string_view reason);
+
 // Emits the GraphBreak of a kGraphBreak, kItemWarning or kUnsupported block.
 void parse_graph_break_block(const DynamoBlock& block, BlockOutput& out);
 

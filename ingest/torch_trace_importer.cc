@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "ingest/dynamo_graph_break.h"
 #include "ingest/inductor_cudagraph_skip.h"
 #include "ingest/inductor_graph_facts.h"
 #include "ingest/json_skim.h"
@@ -422,6 +423,10 @@ void parse_graph_break_text(std::string_view text, GraphBreak* out) {
     }
   });
   out->reason = saw_reason ? std::string(rtrim(reason)) : std::string(trim(text));
+  // The registry type, when the reason has one, names the break better than its first line
+  // (2.8+: a generic `Encountered graph break when attempting to trace ...` comes first).
+  if (std::string_view type = registry_gb_type(out->reason); !type.empty())
+    out->gb_type = std::string(type);
   if (!out->user_stack.empty()) out->user_function = out->user_stack.back().function;
   out->sync_signature = has_sync_signature(out->reason);
 }

@@ -242,6 +242,30 @@ TEST_F(RealRuns, DynamoCompilesAreCountedOnceAsTheRuntimeReported) {
   }
 }
 
+// `norms.append(loss.item())` breaks twice at one line: at .item() in train_step (frame 0), then
+// at list.append in the first resume function (frame 1), which makes the second resume function
+// (frame 2). Each fragment names the break of the frame just before it, by its registry type.
+TEST_F(RealRuns, EachFragmentNamesTheBreakThatMadeIt) {
+  const ZooRun& r = run("item_sync_list_append/run1");
+  auto db = open();
+  auto detail = db->prepare(
+      "SELECT program_key, confidence, detail FROM recompiles WHERE run_id = ? AND cause = "
+      "'sync_fragment' ORDER BY ordinal");
+  detail.bind(1, r.run_id);
+  std::vector<std::string> got;
+  while (detail.step()) {
+    std::string d = detail.str(2);
+    std::string which =
+        d.find("Tensor.item()") != std::string::npos ? "item"
+        : d.find("Attempted to call function marked as skipped") != std::string::npos
+            ? "skipped call"
+            : "?";
+    got.push_back(detail.str(0).substr(detail.str(0).rfind(':') + 1) + " " + which + " " +
+                  detail.str(1));
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"1/0 item high", "2/0 skipped call medium"}));
+}
+
 TEST_F(RealRuns, RecompileLimitHitIsAnEventNotAProgram) {
   const ZooRun& r = run("recompile_limit/run1");
   const json& want = r.truth.at("intended_limit_hit");
