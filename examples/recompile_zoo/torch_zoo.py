@@ -49,6 +49,16 @@ def _train_loop(truth, torch, steps, step_fn, epochs=None):
         truth.end_step(step, steps, value, epoch=epoch, steps_per_epoch=per_epoch)
 
 
+def _regression_loop(truth, torch, device, steps, train_step):
+    """Random (x, y) batches of 16 through `train_step(x, y)`, then backward."""
+    def step_fn(step):
+        loss = train_step(torch.randn(16, 32, device=device), torch.randn(16, 1, device=device))
+        loss.backward()
+        return loss
+
+    _train_loop(truth, torch, steps, step_fn)
+
+
 # --- one cause each ---------------------------------------------------------------------------
 
 STEP_COUNTER = 0  # a Python int the compiled step reads: baked into the graph as a constant
@@ -182,14 +192,7 @@ def item_sync(truth, device, backend, dry_run):
         _ = loss.detach().norm().item()  # host sync (a debugging habit): splits the graph here
         return loss * 2.0
 
-    def step_fn(step):
-        x = torch.randn(16, 32, device=device)
-        y = torch.randn(16, 1, device=device)
-        loss = train_step(x, y)
-        loss.backward()
-        return loss
-
-    _train_loop(truth, torch, steps, step_fn)
+    _regression_loop(truth, torch, device, steps, train_step)
 
 
 @scenario(".item() appended to a Python list inside the compiled step: two resume functions, "
@@ -225,14 +228,7 @@ def item_sync_list_append(truth, device, backend, dry_run):
         norms.append(loss.detach().norm().item())  # host sync: splits the graph here
         return loss * 2.0
 
-    def step_fn(step):
-        x = torch.randn(16, 32, device=device)
-        y = torch.randn(16, 1, device=device)
-        loss = train_step(x, y)
-        loss.backward()
-        return loss
-
-    _train_loop(truth, torch, steps, step_fn)
+    _regression_loop(truth, torch, device, steps, train_step)
 
 
 @scenario("the input starts requiring grad at step 3 (saliency): tensor_meta")

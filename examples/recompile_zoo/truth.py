@@ -117,43 +117,38 @@ class TraceTap(logging.Handler):
             self.truth.note(f"trace tap: {type(e).__name__}: {e}")
 
 
-class LimitTap(logging.Handler):
-    """Dynamo's recompile-limit warning, with the step it happened in."""
+class MessageTap(logging.Handler):
+    """Log messages of the runtime that contain one of `keys`, kept in `truth.data[field]` with
+    the step they were printed in (their first line, cut at 400 characters)."""
 
-    def __init__(self, truth):
-        super().__init__(level=logging.WARNING)
-        self.truth = truth
+    def __init__(self, truth, field, keys, level, with_logger=False):
+        super().__init__(level=level)
+        self.truth, self.field, self.keys, self.with_logger = truth, field, keys, with_logger
 
     def emit(self, record):
         try:
             text = record.getMessage()
         except Exception:
             return
-        if "recompile_limit" in text or "cache_size_limit" in text:
-            self.truth.data["observed_limit_hits"].append(
-                {"step": self.truth.step, "message": text.splitlines()[0][:400]})
+        if any(k in text for k in self.keys):
+            row = {"step": self.truth.step, "message": text.splitlines()[0][:400]}
+            if self.with_logger:
+                row["logger"] = record.name
+            self.truth.data[self.field].append(row)
 
 
-class JaxTap(logging.Handler):
+def limit_tap(truth):
+    """Dynamo's recompile-limit warning."""
+    return MessageTap(truth, "observed_limit_hits", ("recompile_limit", "cache_size_limit"),
+                      logging.WARNING)
+
+
+def jax_tap(truth):
     """JAX's own compile and cache lines (jax_log_compiles, jax_explain_cache_misses, persistent
-    cache hits), with the step they were printed in."""
-
-    KEYS = ("Finished XLA compilation", "Finished tracing", "Compiling ", "TRACING CACHE MISS",
+    cache hits)."""
+    keys = ("Finished XLA compilation", "Finished tracing", "Compiling ", "TRACING CACHE MISS",
             "ersistent compilation cache", "cache hit", "cache miss")
-
-    def __init__(self, truth):
-        super().__init__(level=logging.DEBUG)
-        self.truth = truth
-
-    def emit(self, record):
-        try:
-            text = record.getMessage()
-        except Exception:
-            return
-        if any(k in text for k in self.KEYS):
-            self.truth.data["observed_compiles"].append(
-                {"step": self.truth.step, "logger": record.name,
-                 "message": text.splitlines()[0][:300]})
+    return MessageTap(truth, "observed_compiles", keys, logging.DEBUG, with_logger=True)
 
 
 def install_jax_tap(truth):
@@ -163,9 +158,9 @@ def install_jax_tap(truth):
     logger = logging.getLogger("jax")
     if not logger.hasHandlers() and logging.lastResort is not None:
         logger.addHandler(logging.lastResort)
-    logger.addHandler(JaxTap(truth))
+    logger.addHandler(jax_tap(truth))
 
 
 def install_torch_taps(truth):
     logging.getLogger("torch.__trace").addHandler(TraceTap(truth))
-    logging.getLogger("torch._dynamo").addHandler(LimitTap(truth))
+    logging.getLogger("torch._dynamo").addHandler(limit_tap(truth))
