@@ -22,7 +22,8 @@ import tempfile
 
 
 def ingest(rcf, db, run_dir, truth):
-    paths = [os.path.join(run_dir, "logs")]
+    # logs/ is empty for a JAX run (no TORCH_TRACE), and then absent from a git checkout.
+    paths = [p for p in [os.path.join(run_dir, "logs")] if os.path.isdir(p)]
     for console in ("stderr.log", "stdout.log"):
         p = os.path.join(run_dir, console)
         if os.path.getsize(p) > 0:
