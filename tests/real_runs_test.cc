@@ -243,7 +243,9 @@ TEST_F(RealRuns, DynamoCompilesAreCountedOnceAsTheRuntimeReported) {
       if (c.kind == "dynamo") listed.insert(c.program_key.substr(c.program_key.rfind(':') + 1));
     EXPECT_EQ(listed.size(), observed.size());
     // Compile ids repeat after torch._dynamo.reset(); rcf keeps them apart as epochs.
-    if (r.name != "reset_between_experiments/run1") EXPECT_EQ(listed, observed);
+    if (r.name != "reset_between_experiments/run1") {
+      EXPECT_EQ(listed, observed);
+    }
   }
   // Every console with Dynamo records was read as the process of its TORCH_TRACE log.
   auto merged = db->prepare(
