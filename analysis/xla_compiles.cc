@@ -402,6 +402,341 @@ std::string site_of(const XlaBlockRecord& b, const std::optional<FrameRecord>& u
   return site;
 }
 
+// Phase 1 of analyze_xla_run: what each compile block links to. Saved graphs and embedded HLO
+// modules join by graph hash; dump modules by order.
+class ProgramLinks {
+ public:
+  explicit ProgramLinks(const XlaRunInputs& in) {
+    for (const auto& g : in.saved_graphs)
+      if (!g.graph_hash.empty()) saved_by_hash_.emplace(g.graph_hash, &g);
+    for (const auto& m : in.hlo_modules) {
+      if (!m.graph_hash.empty())
+        hlo_by_hash_.emplace(m.graph_hash, m.hlo_module_id);
+      else if (m.module_id && m.stage == "before_optimizations")
+        dump_modules_.push_back(&m);
+    }
+    std::sort(dump_modules_.begin(), dump_modules_.end(),
+              [](const HloModuleRecord* a, const HloModuleRecord* b) {
+                return *a->module_id < *b->module_id;
+              });
+    size_t compile_blocks = 0;
+    for (const auto& b : in.blocks) compile_blocks += b.kind == "compile";
+    // Order is the only join a dump directory allows (no block prints the module name); it is
+    // trusted only when the counts agree exactly.
+    link_dump_by_order_ = !dump_modules_.empty() && dump_modules_.size() == compile_blocks;
+    size_t n = 0;
+    for (const auto& b : in.blocks)
+      if (b.kind == "compile")
+        if (auto id = module_of(b, n++)) ++module_uses_[*id];
+  }
+
+  const SavedGraphRecord* saved_graph(const std::string& graph_hash) const {
+    auto it = saved_by_hash_.find(graph_hash);
+    return it == saved_by_hash_.end() ? nullptr : it->second;
+  }
+
+  // The HLO module of the n-th compile block, if linked.
+  std::optional<int64_t> module_of(const XlaBlockRecord& b, size_t n) const {
+    if (auto it = hlo_by_hash_.find(b.graph_hash); it != hlo_by_hash_.end()) return it->second;
+    if (link_dump_by_order_) return dump_modules_[n]->hlo_module_id;
+    return std::nullopt;
+  }
+
+  // The HLO view of `module`, empty when it has none. A module's view is moved into the compile
+  // that uses it last instead of copied, so that each program's HLO view is held once.
+  ProgramView take_view(std::optional<int64_t> module, std::map<int64_t, ProgramView>& views) {
+    if (!module) return {};
+    auto it = views.find(*module);
+    if (it == views.end()) return {};
+    if (--module_uses_[*module] == 0) return std::move(it->second);  // its last use
+    return it->second;
+  }
+
+ private:
+  std::map<std::string, const SavedGraphRecord*> saved_by_hash_;
+  std::map<std::string, int64_t> hlo_by_hash_;
+  std::vector<const HloModuleRecord*> dump_modules_;
+  bool link_dump_by_order_ = false;
+  std::map<int64_t, int64_t> module_uses_;  // compiles per linked module
+};
+
+// Phase 2 of analyze_xla_run: torch_xla compiles and their attribution. Each compile is compared
+// with the most similar earlier program at its site (analysis/program_diff.h), with its HLO when
+// linked.
+class XlaAttributor {
+ public:
+  XlaAttributor(XlaRunInputs& in, std::map<int64_t, std::string>& source_name, int64_t& ordinal,
+                std::vector<AttributedCompile>& out)
+      : in_(in), links_(in), source_name_(source_name), ordinal_(ordinal), out_(out) {}
+
+  void run() {
+    size_t compile_index = 0;
+    for (const auto& b : in_.blocks)
+      if (b.kind == "compile") on_compile(b, compile_index++);
+    list_dim_values();
+    mark_alternation(out_, compile_structure_, in_.executions_by_hash);
+  }
+
+ private:
+  struct SiteState {
+    // Earlier distinct programs at the site, in compile order (pointers into `programs_`).
+    std::vector<const ProgramView*> programs;
+    PreviousProgramIndex index;
+    std::set<std::string> keys;
+  };
+  using DimKey = std::tuple<std::string, int64_t, int64_t>;  // site, param, dim
+
+  // The n-th compile block.
+  void on_compile(const XlaBlockRecord& b, size_t n) {
+    auto user = innermost_user_frame(b.frames);
+    AttributedCompile a = start(b, user, n);
+    ProgramView view = links_.take_view(a.hlo_module_id, in_.hlo_programs);
+    view.program_key = a.program_key;
+    view.input_count = b.inputs;
+    view.output_count = b.outputs;
+
+    const bool vlog = b.origin == "vlog";
+    std::string where = fmt::format(
+        "{} at {}:{}", vlog ? "VLOG Compiling IR graph hash" : "PT_XLA_DEBUG Compilation Analysis",
+        source_name_[b.source_id], b.line);
+    SiteState& site = sites_[{b.source_id, a.site}];
+    int64_t prev = site.index.choose(view);
+    if (prev >= 0) a.prev_program_key = site.programs[prev]->program_key;
+    a.evidence = where;
+    if (b.cause_class == "tensor_value_access") {
+      host_sync(a, b, user);
+    } else if (site.keys.empty()) {
+      a.cause = "first_compile";
+      a.confidence = "high";
+    } else if (site.keys.count(a.program_key)) {
+      not_reused(a);
+    } else {
+      compare(a, *site.programs[prev], view, where);
+    }
+    if (vlog && a.cause == "unknown")
+      a.detail += fmt::format(
+          "; VLOG lines name no Python frame, so compiles are grouped by device: "
+          "PT_XLA_DEBUG_LEVEL=1 would name the frame and cause of each");
+    compile_structure_.resize(out_.size() + 1);
+    compile_structure_.back() = view.has_hlo ? view.structure_fingerprint : "";
+    if (site.keys.insert(a.program_key).second) {
+      auto [it, added] = programs_.try_emplace(a.program_key, std::move(view));
+      site.index.add(it->second);
+      site.programs.push_back(&it->second);
+    }
+    out_.push_back(std::move(a));
+  }
+
+  // The compile's identity: ordinal, site, program key and links, before any attribution.
+  AttributedCompile start(const XlaBlockRecord& b, const std::optional<FrameRecord>& user,
+                          size_t n) {
+    AttributedCompile a;
+    a.key.source_id = b.source_id;
+    a.ordinal = ordinal_++;
+    a.line = b.line;
+    a.step = b.step;
+    a.kind = "xla";
+    a.cache = "miss";
+    a.cause_reported = b.cause;
+    a.evidence_kind = b.origin == "vlog" ? "xla_vlog_compile" : "pt_xla_debug_compilation_analysis";
+    a.compile_ms = b.compile_ms;
+    a.site = site_of(b, user);
+    a.program_key = !b.graph_hash.empty()
+                        ? b.graph_hash
+                        : fmt::format("<no graph hash>@{}:{}", source_name_[b.source_id], b.line);
+    if (const SavedGraphRecord* saved = links_.saved_graph(b.graph_hash)) {
+      a.saved_graph_source_id = saved->source_id;
+      a.saved_graph_line = saved->line;
+    }
+    a.hlo_module_id = links_.module_of(b, n);
+    return a;
+  }
+
+  // The block's own cause line says a tensor value was read on the host.
+  void host_sync(AttributedCompile& a, const XlaBlockRecord& b,
+                 const std::optional<FrameRecord>& user) const {
+    a.cause = "sync_fragment";
+    std::string culprit = user ? frame_text(*user) : std::string("an unknown frame");
+    a.subject = user ? fmt::format("{}:{}", user->file, user->line) : "";
+    a.detail = fmt::format(
+        "graph cut mid-step by a host sync in {}: .item(), .cpu(), print(tensor) or a "
+        "data-dependent Python branch forced execution before the step-end sync",
+        culprit);
+    // The cause line alone is one artifact's word: `medium` until a runtime count agrees.
+    std::string corroboration = host_sync_corroboration(in_.host_syncs, b.step);
+    if (corroboration.empty()) {
+      a.confidence = "medium";
+      a.detail += "; seen only in PT_XLA_DEBUG (an XLA_METRICS_FILE report would confirm it)";
+    } else {
+      a.confidence = "high";
+      a.evidence += "; " + corroboration;
+    }
+  }
+
+  // A graph this site compiled before is compiled again.
+  static void not_reused(AttributedCompile& a) {
+    a.cause = "unknown";
+    a.confidence = "low";
+    a.prev_program_key = a.program_key;
+    a.detail = fmt::format(
+        "graph {} was already compiled earlier in this run: the compiled program was not reused "
+        "(cache eviction or a disabled cache); XLA_METRICS_FILE counters (CachedCompile, "
+        "UncachedCompile) show the cache behaviour",
+        a.program_key);
+  }
+
+  // A new graph at the site: what differs from the most similar earlier program.
+  void compare(AttributedCompile& a, const ProgramView& before, const ProgramView& view,
+               const std::string& where) {
+    ProgramDiff d = diff_programs(before, view);
+    if (d.op_attributes_only) name_op_attribute_changes(in_, before, view, d);
+    a.cause = d.cause;
+    a.confidence = d.confidence;
+    a.subject = d.subject;
+    a.detail = d.detail;
+    if (!d.evidence.empty()) a.evidence = d.evidence + "; " + where;
+    if (d.cause == "shape" && d.shape_param >= 0) {
+      auto& values = shape_values_[{a.site, d.shape_param, d.shape_dim}];
+      if (d.old_dim_value) values.insert(*d.old_dim_value);
+      if (d.new_dim_value) values.insert(*d.new_dim_value);
+      shape_compiles_.push_back({out_.size(), {a.site, d.shape_param, d.shape_dim}});
+    }
+  }
+
+  // A dim that takes several values at one site: every shape recompile of it lists them.
+  void list_dim_values() {
+    for (const auto& [index, dim_key] : shape_compiles_) {
+      const auto& values = shape_values_[dim_key];
+      if (values.size() < 3) continue;
+      std::string list;
+      size_t shown = 0;
+      for (int64_t v : values) {
+        if (shown++ == 12) {
+          list += fmt::format(", (+{} more)", values.size() - 12);
+          break;
+        }
+        list += (list.empty() ? "" : ", ") + std::to_string(v);
+      }
+      out_[index].detail +=
+          fmt::format("; param {} dim {} took {} values at this site: {}", std::get<1>(dim_key),
+                      std::get<2>(dim_key), values.size(), list);
+    }
+  }
+
+  XlaRunInputs& in_;
+  ProgramLinks links_;
+  std::map<int64_t, std::string>& source_name_;
+  int64_t& ordinal_;
+  std::vector<AttributedCompile>& out_;
+  std::map<std::string, ProgramView> programs_;  // program key -> its view: one per program
+  // Per process and site: each PT_XLA_DEBUG source is one process's stream with its own program
+  // cache (analysis/xla_same_process.h), so a graph another process compiled is new to this one.
+  std::map<std::pair<int64_t, std::string>, SiteState> sites_;
+  std::map<DimKey, std::set<int64_t>> shape_values_;
+  std::vector<std::pair<size_t, DimKey>> shape_compiles_;  // out_ index, its dim
+  std::vector<std::string> compile_structure_;             // per out_ index (XLA only), "" unknown
+};
+
+// For phase 4 of analyze_xla_run: compile and wall time per step. The step-timing file's compile
+// column, else the growth of the CompileTime accumulator between metrics blocks, else the known
+// compile times.
+class StepTimes {
+ public:
+  explicit StepTimes(const XlaRunInputs& in) {
+    for (const auto& t : in.step_times) step_time_[t.step] = t;
+    for (const auto& m : in.compile_time_steps) metrics_[m.step] = m;
+    double accumulated_ns = 0;
+    for (const auto& [step, m] : metrics_)
+      if (m.accumulator_ns) {
+        metric_compile_ms_[step] = std::max(0.0, *m.accumulator_ns - accumulated_ns) / 1e6;
+        accumulated_ns = *m.accumulator_ns;
+      }
+  }
+
+  // Last CompileTime block of each step.
+  const std::map<int64_t, MetricStepRecord>& metrics() const { return metrics_; }
+
+  void fill(ConvergencePoint& p, std::optional<double> known_ms) const {
+    if (auto t = step_time_.find(p.step); t != step_time_.end()) {
+      p.wall_ms = t->second.wall_ms;
+      p.compile_ms = t->second.compile_ms;
+    }
+    if (!p.compile_ms)
+      if (auto m = metric_compile_ms_.find(p.step); m != metric_compile_ms_.end())
+        p.compile_ms = m->second;
+    if (!p.compile_ms) p.compile_ms = known_ms;
+  }
+
+ private:
+  std::map<int64_t, StepTimeRecord> step_time_;
+  std::map<int64_t, MetricStepRecord> metrics_;  // last block of each step wins
+  std::map<int64_t, double> metric_compile_ms_;
+};
+
+// Change points only: a run of 1 M steps that compiled in ten keeps a dozen rows. A step left out
+// had no compile, no compile or wall time, and the programs of the row before.
+bool changes(const ConvergencePoint& p) {
+  return p.compiles_in_step > 0 || p.wall_ms || (p.compile_ms && *p.compile_ms > 0);
+}
+
+// The convergence curve from the compiles' steps, up to `max_step`.
+std::vector<ConvergencePoint> convergence_from_compiles(
+    const std::vector<AttributedCompile>& compiles, int64_t max_step, const StepTimes& times) {
+  std::vector<ConvergencePoint> curve;
+  std::map<int64_t, std::vector<const AttributedCompile*>> by_step;
+  for (const auto& c : compiles)
+    if (c.step) by_step[*c.step].push_back(&c);
+  std::set<std::string> programs;
+  for (int64_t s = 1; s <= max_step; ++s) {
+    ConvergencePoint p;
+    p.step = s;
+    std::optional<double> known_ms;
+    if (auto it = by_step.find(s); it != by_step.end())  // find: most steps compile nothing
+      for (const AttributedCompile* c : it->second) {
+        ++p.compiles_in_step;
+        programs.insert(c->program_key);
+        if (c->compile_ms) known_ms = known_ms.value_or(0) + *c->compile_ms;
+      }
+    p.programs_cached = static_cast<int64_t>(programs.size());
+    times.fill(p, known_ms);
+    if (s == 1 || s == max_step || changes(p)) curve.push_back(p);
+  }
+  return curve;
+}
+
+// The convergence curve from the metrics blocks' CompileTime samples, when no compile has a step.
+std::vector<ConvergencePoint> convergence_from_metrics(const StepTimes& times) {
+  std::vector<ConvergencePoint> curve;
+  const auto& metrics = times.metrics();
+  double prev = 0;
+  for (const auto& [step, m] : metrics) {
+    ConvergencePoint p;
+    p.step = step;
+    p.programs_cached = static_cast<int64_t>(m.total_samples);
+    p.compiles_in_step = static_cast<int64_t>(m.total_samples - prev);
+    prev = m.total_samples;
+    times.fill(p, std::nullopt);
+    if (step == metrics.begin()->first || step == metrics.rbegin()->first || changes(p))
+      curve.push_back(p);
+  }
+  return curve;
+}
+
+// Phase 4 of analyze_xla_run: convergence, with compile time per step.
+std::vector<ConvergencePoint> convergence(const XlaRunInputs& in,
+                                          const std::vector<AttributedCompile>& compiles) {
+  StepTimes times(in);
+  int64_t max_step = in.steps_seen;  // steps were computed by the loader
+  bool any_step = false;
+  for (const auto& c : compiles)
+    if (c.step) {
+      any_step = true;
+      max_step = std::max(max_step, *c.step);
+    }
+  if (any_step) return convergence_from_compiles(compiles, max_step, times);
+  return convergence_from_metrics(times);
+}
+
 }  // namespace
 
 std::optional<FrameRecord> innermost_user_frame(const std::vector<FrameRecord>& frames) {
@@ -414,258 +749,13 @@ XlaRunResult analyze_xla_run(XlaRunInputs in, int64_t first_ordinal) {
   std::map<int64_t, std::string> source_name(in.source_names.begin(), in.source_names.end());
   XlaRunResult out;
   out.counted = in.counted;
-
-  // 1. Steps were computed by the loader.
-  int64_t steps_seen = in.steps_seen;
-
-  // 2. Links: saved graphs and embedded HLO modules by graph hash; dump modules by order.
-  std::map<std::string, const SavedGraphRecord*> saved_by_hash;
-  for (const auto& g : in.saved_graphs)
-    if (!g.graph_hash.empty()) saved_by_hash.emplace(g.graph_hash, &g);
-  std::map<std::string, int64_t> hlo_by_hash;
-  std::vector<const HloModuleRecord*> dump_modules;
-  for (const auto& m : in.hlo_modules) {
-    if (!m.graph_hash.empty())
-      hlo_by_hash.emplace(m.graph_hash, m.hlo_module_id);
-    else if (m.module_id && m.stage == "before_optimizations")
-      dump_modules.push_back(&m);
-  }
-  std::sort(dump_modules.begin(), dump_modules.end(),
-            [](const HloModuleRecord* a, const HloModuleRecord* b) {
-              return *a->module_id < *b->module_id;
-            });
-  size_t compile_blocks = 0;
-  for (const auto& b : in.blocks) compile_blocks += b.kind == "compile";
-  // Order is the only join a dump directory allows (no block prints the module name); it is
-  // trusted only when the counts agree exactly.
-  bool link_dump_by_order = !dump_modules.empty() && dump_modules.size() == compile_blocks;
-  // The HLO module of the n-th compile block, if linked.
-  auto module_of = [&](const XlaBlockRecord& b, size_t n) -> std::optional<int64_t> {
-    if (auto it = hlo_by_hash.find(b.graph_hash); it != hlo_by_hash.end()) return it->second;
-    if (link_dump_by_order) return dump_modules[n]->hlo_module_id;
-    return std::nullopt;
-  };
-  // Compiles per linked module: a module's view is moved into the compile that uses it last
-  // instead of copied, so that each program's HLO view is held once.
-  std::map<int64_t, int64_t> module_uses;
-  {
-    size_t n = 0;
-    for (const auto& b : in.blocks)
-      if (b.kind == "compile")
-        if (auto id = module_of(b, n++)) ++module_uses[*id];
-  }
-
-  // 3. torch_xla compiles and their attribution: each compile is compared with the most similar
-  // earlier program at its site (analysis/program_diff.h), with its HLO when linked.
-  struct SiteState {
-    // Earlier distinct programs at the site, in compile order (pointers into `programs`).
-    std::vector<const ProgramView*> programs;
-    PreviousProgramIndex index;
-    std::set<std::string> keys;
-  };
-  std::map<std::string, ProgramView> programs;  // program key -> its view: one per program
-  // Per process and site: each PT_XLA_DEBUG source is one process's stream with its own program
-  // cache (analysis/xla_same_process.h), so a graph another process compiled is new to this one.
-  std::map<std::pair<int64_t, std::string>, SiteState> sites;
-  using DimKey = std::tuple<std::string, int64_t, int64_t>;  // site, param, dim
-  std::map<DimKey, std::set<int64_t>> shape_values;
-  std::vector<std::pair<size_t, DimKey>> shape_compiles;  // out.compiles index, its dim
-  std::vector<std::string> compile_structure;  // per out.compiles index (XLA only), "" unknown
   int64_t ordinal = first_ordinal;
-  size_t compile_index = 0;
-  for (size_t i = 0; i < in.blocks.size(); ++i) {
-    const auto& b = in.blocks[i];
-    if (b.kind != "compile") continue;
-    AttributedCompile a;
-    a.key.source_id = b.source_id;
-    a.ordinal = ordinal++;
-    a.line = b.line;
-    a.step = b.step;
-    a.kind = "xla";
-    a.cache = "miss";
-    a.cause_reported = b.cause;
-    const bool vlog = b.origin == "vlog";
-    a.evidence_kind = vlog ? "xla_vlog_compile" : "pt_xla_debug_compilation_analysis";
-    a.compile_ms = b.compile_ms;
-    auto user = innermost_user_frame(b.frames);
-    a.site = site_of(b, user);
-    a.program_key = !b.graph_hash.empty()
-                        ? b.graph_hash
-                        : fmt::format("<no graph hash>@{}:{}", source_name[b.source_id], b.line);
-    if (auto it = saved_by_hash.find(b.graph_hash); it != saved_by_hash.end()) {
-      a.saved_graph_source_id = it->second->source_id;
-      a.saved_graph_line = it->second->line;
-    }
-    a.hlo_module_id = module_of(b, compile_index++);
-
-    ProgramView view;
-    if (a.hlo_module_id) {
-      if (auto it = in.hlo_programs.find(*a.hlo_module_id); it != in.hlo_programs.end()) {
-        if (--module_uses[*a.hlo_module_id] == 0)
-          view = std::move(it->second);  // its last use
-        else
-          view = it->second;
-      }
-    }
-    view.program_key = a.program_key;
-    view.input_count = b.inputs;
-    view.output_count = b.outputs;
-
-    std::string where = fmt::format(
-        "{} at {}:{}", vlog ? "VLOG Compiling IR graph hash" : "PT_XLA_DEBUG Compilation Analysis",
-        source_name[b.source_id], b.line);
-    SiteState& site = sites[{b.source_id, a.site}];
-    bool first_at_site = site.keys.empty();
-    const std::vector<const ProgramView*>& earlier = site.programs;
-    int64_t prev = site.index.choose(view);
-    if (prev >= 0) a.prev_program_key = earlier[prev]->program_key;
-    a.evidence = where;
-    if (b.cause_class == "tensor_value_access") {
-      a.cause = "sync_fragment";
-      std::string culprit = user ? frame_text(*user) : std::string("an unknown frame");
-      a.subject = user ? fmt::format("{}:{}", user->file, user->line) : "";
-      a.detail = fmt::format(
-          "graph cut mid-step by a host sync in {}: .item(), .cpu(), print(tensor) or a "
-          "data-dependent Python branch forced execution before the step-end sync",
-          culprit);
-      // The cause line alone is one artifact's word: `medium` until a runtime count agrees.
-      std::string corroboration = host_sync_corroboration(in.host_syncs, b.step);
-      if (corroboration.empty()) {
-        a.confidence = "medium";
-        a.detail += "; seen only in PT_XLA_DEBUG (an XLA_METRICS_FILE report would confirm it)";
-      } else {
-        a.confidence = "high";
-        a.evidence += "; " + corroboration;
-      }
-    } else if (first_at_site) {
-      a.cause = "first_compile";
-      a.confidence = "high";
-    } else if (site.keys.count(a.program_key)) {
-      a.cause = "unknown";
-      a.confidence = "low";
-      a.prev_program_key = a.program_key;
-      a.detail = fmt::format(
-          "graph {} was already compiled earlier in this run: the compiled program was not reused "
-          "(cache eviction or a disabled cache); XLA_METRICS_FILE counters (CachedCompile, "
-          "UncachedCompile) show the cache behaviour",
-          a.program_key);
-    } else {
-      ProgramDiff d = diff_programs(*earlier[prev], view);
-      if (d.op_attributes_only) name_op_attribute_changes(in, *earlier[prev], view, d);
-      a.cause = d.cause;
-      a.confidence = d.confidence;
-      a.subject = d.subject;
-      a.detail = d.detail;
-      if (!d.evidence.empty()) a.evidence = d.evidence + "; " + where;
-      if (d.cause == "shape" && d.shape_param >= 0) {
-        auto& values = shape_values[{a.site, d.shape_param, d.shape_dim}];
-        if (d.old_dim_value) values.insert(*d.old_dim_value);
-        if (d.new_dim_value) values.insert(*d.new_dim_value);
-        shape_compiles.push_back({out.compiles.size(), {a.site, d.shape_param, d.shape_dim}});
-      }
-    }
-    if (vlog && a.cause == "unknown")
-      a.detail += fmt::format(
-          "; VLOG lines name no Python frame, so compiles are grouped by device: "
-          "PT_XLA_DEBUG_LEVEL=1 would name the frame and cause of each");
-    compile_structure.resize(out.compiles.size() + 1);
-    compile_structure.back() = view.has_hlo ? view.structure_fingerprint : "";
-    if (site.keys.insert(a.program_key).second) {
-      auto [it, added] = programs.try_emplace(a.program_key, std::move(view));
-      site.index.add(it->second);
-      site.programs.push_back(&it->second);
-    }
-    out.compiles.push_back(std::move(a));
-  }
-  // A dim that takes several values at one site: every shape recompile of it lists them.
-  for (const auto& [index, dim_key] : shape_compiles) {
-    const auto& values = shape_values[dim_key];
-    if (values.size() < 3) continue;
-    std::string list;
-    size_t shown = 0;
-    for (int64_t v : values) {
-      if (shown++ == 12) {
-        list += fmt::format(", (+{} more)", values.size() - 12);
-        break;
-      }
-      list += (list.empty() ? "" : ", ") + std::to_string(v);
-    }
-    out.compiles[index].detail +=
-        fmt::format("; param {} dim {} took {} values at this site: {}", std::get<1>(dim_key),
-                    std::get<2>(dim_key), values.size(), list);
-  }
-  mark_alternation(out.compiles, compile_structure, in.executions_by_hash);
-
-  // 4. JAX compiles (JaxAttributor).
+  // 1, 2. Links (in XlaAttributor) and torch_xla compiles.
+  XlaAttributor(in, source_name, ordinal, out.compiles).run();
+  // 3. JAX compiles.
   JaxAttributor(in, source_name, ordinal, out.compiles).run();
-
-  // 5. Convergence, with compile time per step: the step-timing file's compile column, else the
-  // growth of the CompileTime accumulator between metrics blocks, else the known compile times.
-  std::map<int64_t, StepTimeRecord> step_time;
-  for (const auto& t : in.step_times) step_time[t.step] = t;
-  std::map<int64_t, MetricStepRecord> metrics;  // last block of each step wins
-  for (const auto& m : in.compile_time_steps) metrics[m.step] = m;
-  std::map<int64_t, double> metric_compile_ms;
-  double accumulated_ns = 0;
-  for (const auto& [step, m] : metrics)
-    if (m.accumulator_ns) {
-      metric_compile_ms[step] = std::max(0.0, *m.accumulator_ns - accumulated_ns) / 1e6;
-      accumulated_ns = *m.accumulator_ns;
-    }
-  auto fill_times = [&](ConvergencePoint& p, std::optional<double> known_ms) {
-    if (auto t = step_time.find(p.step); t != step_time.end()) {
-      p.wall_ms = t->second.wall_ms;
-      p.compile_ms = t->second.compile_ms;
-    }
-    if (!p.compile_ms)
-      if (auto m = metric_compile_ms.find(p.step); m != metric_compile_ms.end())
-        p.compile_ms = m->second;
-    if (!p.compile_ms) p.compile_ms = known_ms;
-  };
-  int64_t max_step = steps_seen;
-  bool any_step = false;
-  for (const auto& c : out.compiles)
-    if (c.step) {
-      any_step = true;
-      max_step = std::max(max_step, *c.step);
-    }
-  if (any_step) {
-    std::map<int64_t, std::vector<const AttributedCompile*>> by_step;
-    for (const auto& c : out.compiles)
-      if (c.step) by_step[*c.step].push_back(&c);
-    std::set<std::string> programs;
-    for (int64_t s = 1; s <= max_step; ++s) {
-      ConvergencePoint p;
-      p.step = s;
-      std::optional<double> known_ms;
-      if (auto it = by_step.find(s); it != by_step.end())  // find: most steps compile nothing
-        for (const AttributedCompile* c : it->second) {
-          ++p.compiles_in_step;
-          programs.insert(c->program_key);
-          if (c->compile_ms) known_ms = known_ms.value_or(0) + *c->compile_ms;
-        }
-      p.programs_cached = static_cast<int64_t>(programs.size());
-      fill_times(p, known_ms);
-      // Change points only: a run of 1 M steps that compiled in ten keeps a dozen rows. A step
-      // left out had no compile, no compile or wall time, and the programs of the row before.
-      bool changes = s == 1 || s == max_step || p.compiles_in_step > 0 || p.wall_ms ||
-                     (p.compile_ms && *p.compile_ms > 0);
-      if (changes) out.convergence.push_back(p);
-    }
-  } else if (!metrics.empty()) {
-    double prev = 0;
-    for (const auto& [step, m] : metrics) {
-      ConvergencePoint p;
-      p.step = step;
-      p.programs_cached = static_cast<int64_t>(m.total_samples);
-      p.compiles_in_step = static_cast<int64_t>(m.total_samples - prev);
-      prev = m.total_samples;
-      fill_times(p, std::nullopt);
-      bool changes = step == metrics.begin()->first || step == metrics.rbegin()->first ||
-                     p.compiles_in_step > 0 || p.wall_ms || (p.compile_ms && *p.compile_ms > 0);
-      if (changes) out.convergence.push_back(p);
-    }
-  }
+  // 4. Convergence.
+  out.convergence = convergence(in, out.compiles);
   return out;
 }
 
