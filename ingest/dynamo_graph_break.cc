@@ -103,101 +103,122 @@ std::string_view registry_gb_type(std::string_view reason) {
   return {};
 }
 
-void parse_graph_break_block(const DynamoBlock& block, BlockOutput& out) {
+namespace {
+
+// What the phases of parse_graph_break_block build up.
+struct GraphBreakParse {
   GraphBreak gb;
-  gb.line = block.lines[0].line_no;
-  gb.ref = block.ref;
-  gb.pid = block.pid;
-  gb.origin = origin_of(block);
-  bool location_from_header = false;
-  std::vector<std::string_view> reason_lines;  // views into block.lines
+  std::vector<std::string_view> reason_lines;  // views into the block's lines
   Section section = Section::kReason;
-  size_t next = 0;
+  bool location_from_header = false;
+};
 
+// Phase 1: the header line, in each era's form. Returns the index of the first body line.
+size_t read_header(const DynamoBlock& block, BlockOutput& out, GraphBreakParse& p) {
   if (block.headless) {
-    if (parse_traceback_frame(block.lines[0].text)) section = Section::kFrames;
-  } else {
-    next = 1;
-    std::string_view header = rtrim(block.lines[0].text);
-    if (block.kind == DynamoBlockKind::kUnsupported) {
-      size_t at = header.find(kUnsupported);
-      reason_lines.push_back(header.substr(at + kUnsupported.size()));
-    } else if (block.kind == DynamoBlockKind::kItemWarning) {
-      reason_lines.push_back(header);
-    } else if (size_t at = header.find(kInUserCodeAt); at != std::string_view::npos) {
-      // `Graph break in user code at F:L`, `Graph break (<why> suppressed ...) in user code at
-      // F:L`.
-      gb.suppressed = header.substr(0, at).find("suppressed") != std::string_view::npos;
-      std::string_view file;
-      if (split_file_line(header.substr(at + kInUserCodeAt.size()), &file, &gb.user_line)) {
-        gb.user_file = std::string(file);
-        location_from_header = true;
-      } else {
-        out.note(0, LineFate::kRejected, "bad_graph_break_location");
-      }
-      section = Section::kAfterHeader;
-    } else if (header.starts_with("Graph break:")) {
-      // 2022/2023 `Graph break: <reason> from user code at:`; newer `Graph break: <text>` with
-      // the reason continuing on the next lines.
-      std::string_view rest = ltrim(header.substr(12));
-      if (rest.ends_with(kFromUserCodeAt)) {
-        std::string_view reason = rtrim(rest.substr(0, rest.size() - kFromUserCodeAt.size()));
-        if (!reason.empty()) reason_lines.push_back(reason);
-        section = Section::kFrames;
-      } else {
-        reason_lines.push_back(rest);
-      }
+    if (parse_traceback_frame(block.lines[0].text)) p.section = Section::kFrames;
+    return 0;
+  }
+  std::string_view header = rtrim(block.lines[0].text);
+  if (block.kind == DynamoBlockKind::kUnsupported) {
+    size_t at = header.find(kUnsupported);
+    p.reason_lines.push_back(header.substr(at + kUnsupported.size()));
+  } else if (block.kind == DynamoBlockKind::kItemWarning) {
+    p.reason_lines.push_back(header);
+  } else if (size_t at = header.find(kInUserCodeAt); at != std::string_view::npos) {
+    // `Graph break in user code at F:L`, `Graph break (<why> suppressed ...) in user code at
+    // F:L`.
+    p.gb.suppressed = header.substr(0, at).find("suppressed") != std::string_view::npos;
+    std::string_view file;
+    if (split_file_line(header.substr(at + kInUserCodeAt.size()), &file, &p.gb.user_line)) {
+      p.gb.user_file = std::string(file);
+      p.location_from_header = true;
     } else {
-      reason_lines.push_back(header);
+      out.note(0, LineFate::kRejected, "bad_graph_break_location");
     }
+    p.section = Section::kAfterHeader;
+  } else if (header.starts_with("Graph break:")) {
+    // 2022/2023 `Graph break: <reason> from user code at:`; newer `Graph break: <text>` with
+    // the reason continuing on the next lines.
+    std::string_view rest = ltrim(header.substr(12));
+    if (rest.ends_with(kFromUserCodeAt)) {
+      std::string_view reason = rtrim(rest.substr(0, rest.size() - kFromUserCodeAt.size()));
+      if (!reason.empty()) p.reason_lines.push_back(reason);
+      p.section = Section::kFrames;
+    } else {
+      p.reason_lines.push_back(rest);
+    }
+  } else {
+    p.reason_lines.push_back(header);
   }
+  return 1;
+}
 
-  for (size_t i = next; i < block.lines.size(); ++i) {
-    std::string_view line = rtrim(block.lines[i].text);
-    std::string_view text = ltrim(line);
-    if (is_frames_marker(text)) {
-      section = Section::kFrames;
-      continue;
-    }
-    if (is_verbose_trailer(text)) continue;
-    if (text.starts_with("Graph Break Reason:")) {
-      reason_lines.push_back(ltrim(text.substr(19)));
-      section = Section::kReason;
-      continue;
-    }
-    if (section == Section::kAfterHeader && text.starts_with("Reason:")) {
-      reason_lines.push_back(ltrim(text.substr(7)));
-      section = Section::kReason;
-      continue;
-    }
-    if (section == Section::kFrames) {
-      if (auto frame = parse_traceback_frame(line)) {
-        gb.user_stack.push_back(std::move(*frame));
-      } else if (!text.empty() && !gb.user_stack.empty() && gb.user_stack.back().code.empty() &&
-                 line.size() > text.size()) {
-        gb.user_stack.back().code = std::string(text);
-      }
-      continue;
-    }
-    reason_lines.push_back(line);
+// Phase 2: one body line, a reason line or a traceback line by the section it is in.
+void read_body_line(std::string_view raw, GraphBreakParse& p) {
+  std::string_view line = rtrim(raw);
+  std::string_view text = ltrim(line);
+  if (is_frames_marker(text)) {
+    p.section = Section::kFrames;
+    return;
   }
+  if (is_verbose_trailer(text)) return;
+  if (text.starts_with("Graph Break Reason:")) {
+    p.reason_lines.push_back(ltrim(text.substr(19)));
+    p.section = Section::kReason;
+    return;
+  }
+  if (p.section == Section::kAfterHeader && text.starts_with("Reason:")) {
+    p.reason_lines.push_back(ltrim(text.substr(7)));
+    p.section = Section::kReason;
+    return;
+  }
+  if (p.section == Section::kFrames) {
+    std::vector<StackFrame>& stack = p.gb.user_stack;
+    if (auto frame = parse_traceback_frame(line)) {
+      stack.push_back(std::move(*frame));
+    } else if (!text.empty() && !stack.empty() && stack.back().code.empty() &&
+               line.size() > text.size()) {
+      stack.back().code = std::string(text);
+    }
+    return;
+  }
+  p.reason_lines.push_back(line);
+}
 
-  while (!reason_lines.empty() && is_blank(reason_lines.back())) reason_lines.pop_back();
-  for (size_t i = 0; i < reason_lines.size(); ++i) {
+// Phase 3: the reason, its registry type, and the user location (the header's, else the
+// innermost frame's).
+void finish_graph_break(GraphBreakParse& p) {
+  GraphBreak& gb = p.gb;
+  while (!p.reason_lines.empty() && is_blank(p.reason_lines.back())) p.reason_lines.pop_back();
+  for (size_t i = 0; i < p.reason_lines.size(); ++i) {
     if (i) gb.reason += '\n';
-    gb.reason += reason_lines[i];
+    gb.reason += p.reason_lines[i];
   }
   gb.gb_type = std::string(registry_gb_type(gb.reason));
   if (!gb.user_stack.empty()) {
     const StackFrame& innermost = gb.user_stack.back();
     gb.user_function = innermost.function;
-    if (!location_from_header) {
+    if (!p.location_from_header) {
       gb.user_file = innermost.file;
       gb.user_line = innermost.line;
     }
   }
   gb.sync_signature = has_sync_signature(gb.reason) || has_sync_signature(gb.gb_type);
-  out.emit(std::move(gb));
+}
+
+}  // namespace
+
+void parse_graph_break_block(const DynamoBlock& block, BlockOutput& out) {
+  GraphBreakParse p;
+  p.gb.line = block.lines[0].line_no;
+  p.gb.ref = block.ref;
+  p.gb.pid = block.pid;
+  p.gb.origin = origin_of(block);
+  for (size_t i = read_header(block, out, p); i < block.lines.size(); ++i)
+    read_body_line(block.lines[i].text, p);
+  finish_graph_break(p);
+  out.emit(std::move(p.gb));
 }
 
 }  // namespace rcf::ingest
