@@ -105,9 +105,9 @@ std::string parent_dir(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-}  // namespace
-
-std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode) {
+// Phase 1 of open_store: the path can be opened in `mode`. Returns whether its directory is
+// writable (SQLite writes its -wal and -shm files next to the database).
+bool check_path(const std::string& path, OpenMode mode) {
   struct stat st;
   bool exists = ::stat(path.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode))
@@ -117,7 +117,6 @@ std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode) {
         fmt::format("no database at {} (run `rcf ingest --db {} LOGS...` first)", path, path));
   if (mode != OpenMode::kRead && exists && ::access(path.c_str(), W_OK) != 0)
     throw Error(fmt::format("database {} is not writable", path));
-  // SQLite writes its -wal and -shm files next to the database.
   const std::string dir = parent_dir(path);
   const bool dir_writable = ::access(dir.c_str(), W_OK) == 0;
   if (mode != OpenMode::kRead && !dir_writable) {
@@ -126,13 +125,17 @@ std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode) {
                                 ? "is not writable (SQLite keeps its -wal file there)"
                                 : "does not exist"));
   }
+  return dir_writable;
+}
 
+// Phase 2 of open_store: the connection, and the number of tables the file holds.
+std::unique_ptr<Database> open_connection(const std::string& path, OpenMode mode, bool dir_writable,
+                                          int* tables) {
   auto db = std::make_unique<Database>(
       path, mode == OpenMode::kRead ? Database::Mode::kReadOnly : Database::Mode::kReadWrite);
   // Reading the header also tells whether this is an SQLite file at all.
-  int tables = 0;
   try {
-    tables = table_count(*db);
+    *tables = table_count(*db);
   } catch (const Error& e) {
     if (mode != OpenMode::kRead || dir_writable) {
       throw Error(fmt::format("{} is not an rcf database: {}", path, e.what()));
@@ -141,68 +144,91 @@ std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode) {
     // -shm file a reader needs; nothing can write it there either, so read it as immutable.
     db = std::make_unique<Database>(path, Database::Mode::kImmutable);
     try {
-      tables = table_count(*db);
+      *tables = table_count(*db);
     } catch (const Error& e2) {
       throw Error(fmt::format("{} is not an rcf database: {}", path, e2.what()));
     }
   }
-  bool created = false;  // the schema was written by this call
-  if (tables == 0) {
-    if (mode == OpenMode::kRead) throw Error(fmt::format("database {} is empty", path));
-    // 16 KiB pages (SQLite's default is 4 KiB): a store is written in bulk, a page at a time to
-    // the WAL and again at the checkpoint, and each page is a system call, which in the
-    // benchmark machine's VM costs more than the bytes. Re-analysing 1 M Dynamo compiles took
-    // 11.4-11.5 s instead of 13.1 s on the same store with 16 KiB pages (64 KiB: no better).
-    // Only an empty file takes it; a store created by another rcf keeps its own.
-    db->exec(fmt::format("PRAGMA page_size={}", kPageSize));
-    // The write lock first (it waits for a concurrent creator); WAL mode after the commit.
-    db->exec("BEGIN IMMEDIATE");
-    // Another process may have created it while we waited for the lock.
-    if (table_count(*db) == 0) {
-      created = true;
-      db->exec(kSchemaSql);
-      db->exec(fmt::format(
-          "INSERT INTO schema_info(key, value) VALUES ('schema_version', '{}'), ('created_by', "
-          "'rcf')",
-          kSchemaVersion));
-    }
-    db->exec("COMMIT");
+  return db;
+}
+
+// Phase 3 of open_store, for an empty file: writes the schema. Returns whether this call wrote
+// it (another process may have created it while this one waited for the lock).
+bool create_schema(Database& db) {
+  // 16 KiB pages (SQLite's default is 4 KiB): a store is written in bulk, a page at a time to
+  // the WAL and again at the checkpoint, and each page is a system call, which in the
+  // benchmark machine's VM costs more than the bytes. Re-analysing 1 M Dynamo compiles took
+  // 11.4-11.5 s instead of 13.1 s on the same store with 16 KiB pages (64 KiB: no better).
+  // Only an empty file takes it; a store created by another rcf keeps its own.
+  db.exec(fmt::format("PRAGMA page_size={}", kPageSize));
+  // The write lock first (it waits for a concurrent creator); WAL mode after the commit.
+  db.exec("BEGIN IMMEDIATE");
+  bool created = false;
+  if (table_count(db) == 0) {
+    created = true;
+    db.exec(kSchemaSql);
+    db.exec(fmt::format(
+        "INSERT INTO schema_info(key, value) VALUES ('schema_version', '{}'), ('created_by', "
+        "'rcf')",
+        kSchemaVersion));
   }
-  if (!has_table(*db, "schema_info"))
+  db.exec("COMMIT");
+  return created;
+}
+
+// Phase 4 of open_store: the file is an rcf store of this rcf's schema version.
+void check_schema_version(Database& db, const std::string& path) {
+  if (!has_table(db, "schema_info"))
     throw Error(
         fmt::format("{} is an SQLite database but not an rcf database (no schema_info)", path));
-  auto version = db->prepare("SELECT value FROM schema_info WHERE key='schema_version'");
+  auto version = db.prepare("SELECT value FROM schema_info WHERE key='schema_version'");
   std::string version_text = version.step() ? version.str(0) : "";
   version.reset();  // ends its read transaction: the journal mode cannot change inside one
   int found = -1;
   const char* text_end = version_text.data() + version_text.size();
   auto [end, ec] = std::from_chars(version_text.data(), text_end, found);
   bool numeric = ec == std::errc() && end == text_end;
-  if (!numeric || found != kSchemaVersion) {
-    // A store from elsewhere may hold anything there: bad input, never an internal error.
-    std::string shown = numeric ? std::to_string(found) : fmt::format("'{}'", version_text);
-    const char* why = !numeric ? "not written by rcf"
-                      : found > kSchemaVersion
-                          ? "written by a newer rcf: upgrade rcf"
-                          : "written by an older rcf: re-ingest the logs into a new database";
-    throw Error(fmt::format("database {} has schema version {}, this rcf reads version {} ({})",
-                            path, shown, kSchemaVersion, why));
+  if (numeric && found == kSchemaVersion) return;
+  // A store from elsewhere may hold anything there: bad input, never an internal error.
+  std::string shown = numeric ? std::to_string(found) : fmt::format("'{}'", version_text);
+  const char* why = !numeric                 ? "not written by rcf"
+                    : found > kSchemaVersion ? "written by a newer rcf: upgrade rcf"
+                                             : "written by an older rcf: re-ingest the logs "
+                                               "into a new database";
+  throw Error(fmt::format("database {} has schema version {}, this rcf reads version {} ({})", path,
+                          shown, kSchemaVersion, why));
+}
+
+// Phase 5 of open_store, for a writer: journal mode and the pragmas of a bulk writer.
+void set_writer_pragmas(Database& db, OpenMode mode, bool created) {
+  // A store an ingest has just created takes its first load in rollback-journal mode: the new
+  // pages then go straight into the database file, where in WAL mode each is written to the
+  // WAL and copied again at the checkpoint after the commit. Ingesting a 1 GB log of 1 M
+  // Dynamo compiles into a new store took 17.6-18.1 s instead of 20.5-21.3 s (alternating).
+  // Nobody can have been reading a store that did not exist; a reader that comes meanwhile
+  // sees it empty, or, once the load has begun writing pages, waits for the commit (busy
+  // timeout). switch_to_wal() follows the commit.
+  if (!(created && mode == OpenMode::kIngest)) enable_wal(db, db.busy_timeout_ms());
+  db.exec("PRAGMA synchronous=NORMAL");
+  // Debian builds SQLite with SECURE_DELETE, which overwrites every freed page with zeros: the
+  // previous analysis of a run (a million compile rows) then took 2 s to delete instead of 0.3
+  // s, writing hundreds of MB to the WAL. rcf's deleted rows are derived data, nothing to erase.
+  db.exec("PRAGMA secure_delete=OFF");
+}
+
+}  // namespace
+
+std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode) {
+  const bool dir_writable = check_path(path, mode);
+  int tables = 0;
+  std::unique_ptr<Database> db = open_connection(path, mode, dir_writable, &tables);
+  bool created = false;  // the schema was written by this call
+  if (tables == 0) {
+    if (mode == OpenMode::kRead) throw Error(fmt::format("database {} is empty", path));
+    created = create_schema(*db);
   }
-  if (mode != OpenMode::kRead) {
-    // A store an ingest has just created takes its first load in rollback-journal mode: the new
-    // pages then go straight into the database file, where in WAL mode each is written to the
-    // WAL and copied again at the checkpoint after the commit. Ingesting a 1 GB log of 1 M
-    // Dynamo compiles into a new store took 17.6-18.1 s instead of 20.5-21.3 s (alternating).
-    // Nobody can have been reading a store that did not exist; a reader that comes meanwhile
-    // sees it empty, or, once the load has begun writing pages, waits for the commit (busy
-    // timeout). switch_to_wal() follows the commit.
-    if (!(created && mode == OpenMode::kIngest)) enable_wal(*db, db->busy_timeout_ms());
-    db->exec("PRAGMA synchronous=NORMAL");
-    // Debian builds SQLite with SECURE_DELETE, which overwrites every freed page with zeros: the
-    // previous analysis of a run (a million compile rows) then took 2 s to delete instead of 0.3
-    // s, writing hundreds of MB to the WAL. rcf's deleted rows are derived data, nothing to erase.
-    db->exec("PRAGMA secure_delete=OFF");
-  }
+  check_schema_version(*db, path);
+  if (mode != OpenMode::kRead) set_writer_pragmas(*db, mode, created);
   return db;
 }
 
