@@ -240,6 +240,78 @@ std::vector<std::string> files_written_since(const std::vector<std::string>& out
   return {found.begin(), found.end()};
 }
 
+namespace {
+
+// The stack's versions and the capture's settings, in the run's bundle file.
+nlohmann::json write_bundle(const CaptureRequest& req, const CaptureEnv& plan,
+                            const std::map<std::string, std::string>& parent,
+                            const CaptureLayout& layout) {
+  std::string probe_error;
+  std::string python = python_for(req.command, plan.env);
+  nlohmann::json versions = probe_stack_versions(python, plan.env, req.probe_timeout, &probe_error);
+  nlohmann::json bundle =
+      capture_bundle(versions, probe_error, req.level, plan, parent, req.command, layout.dir);
+  write_text(layout.bundle(),
+             bundle.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  return bundle;
+}
+
+// The lane, run, level and switches the command runs under, said before it starts.
+void print_plan(const CaptureRequest& req, const Resolved& names, const CaptureEnv& plan,
+                std::FILE* messages) {
+  std::string switches;
+  for (const auto& s : plan.settings)
+    if (s.name != "PYTHONUNBUFFERED")
+      switches += fmt::format(
+          "{}{}{}", switches.empty() ? "" : ", ", s.name,
+          s.action == EnvAction::kSet ? "" : fmt::format(" ({})", env_action_name(s.action)));
+  fmt::print(messages, "rcf capture: lane {}, run {}, level {}: logs to {}\n", names.lane,
+             names.run, capture_level_name(req.level), names.layout.dir);
+  fmt::print(messages, "rcf capture: set {}\n", switches);
+  std::fflush(messages);
+}
+
+// Ingests the captured logs into the lane and run. False when no run was created or kept (the
+// printed summary says why).
+bool ingest_captured(const CaptureRequest& req, const Resolved& names, const Inputs& in,
+                     const nlohmann::json& bundle, std::FILE* messages) {
+  IngestRequest ingest;
+  ingest.db_path = req.db_path;
+  ingest.lane = names.lane;
+  ingest.run = names.run;
+  ingest.paths = in.paths;
+  ingest.format_of_path = in.format_of_path;
+  ingest.step_pattern = req.step_pattern;
+  ingest.host = req.host;
+  ingest.bundle = bundle;
+  IngestSummary summary = run_ingest(ingest);
+  fmt::print(messages, "rcf capture: {}", render_ingest_summary(summary));
+  return summary.run_created_or_kept;
+}
+
+// The run's explanation (printed, cut to req.explain_lines) and the lane's reports, in the
+// capture directory.
+void write_reports(const CaptureRequest& req, const Resolved& names, std::FILE* messages) {
+  const std::string& dir = names.layout.dir;
+  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  report::ExplainModel model = report::build_explain(*db, names.lane, report::ExplainListing{});
+  std::erase_if(model.runs, [&](const report::RunSummary& r) { return r.run != names.run; });
+  std::string explain = report::render_explain_text(model);
+  write_text(dir + "/explain.txt", explain);
+  fmt::print(messages, "\n{}",
+             cut_lines(explain, req.explain_lines,
+                       fmt::format("{}/explain.txt or rcf explain --lane {}", dir, names.lane)));
+  report::ReportModel full = report::build_report(*db, names.lane);
+  write_text(dir + "/report.html", report::render_report_html(full));
+  write_text(dir + "/report.md", report::render_report_markdown(full));
+  fmt::print(messages,
+             "\nrcf capture: database {} (lane {}, run {}); reports {}/report.html and "
+             "{}/report.md; explanation {}/explain.txt\n",
+             req.db_path, names.lane, names.run, dir, dir, dir);
+}
+
+}  // namespace
+
 int run_capture(const CaptureRequest& req, std::FILE* messages) {
   if (req.command.empty())
     throw Error("no command to capture: rcf capture [options] -- CMD ARGS...");
@@ -252,25 +324,8 @@ int run_capture(const CaptureRequest& req, std::FILE* messages) {
   Resolved names = resolve_names(req);
   const CaptureLayout& layout = names.layout;
   CaptureEnv plan = plan_capture_env(parent, layout, req.level);
-
-  std::string probe_error;
-  std::string python = python_for(req.command, plan.env);
-  nlohmann::json versions = probe_stack_versions(python, plan.env, req.probe_timeout, &probe_error);
-  nlohmann::json bundle =
-      capture_bundle(versions, probe_error, req.level, plan, parent, req.command, layout.dir);
-  write_text(layout.bundle(),
-             bundle.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-
-  std::string switches;
-  for (const auto& s : plan.settings)
-    if (s.name != "PYTHONUNBUFFERED")
-      switches += fmt::format(
-          "{}{}{}", switches.empty() ? "" : ", ", s.name,
-          s.action == EnvAction::kSet ? "" : fmt::format(" ({})", env_action_name(s.action)));
-  fmt::print(messages, "rcf capture: lane {}, run {}, level {}: logs to {}\n", names.lane,
-             names.run, capture_level_name(req.level), layout.dir);
-  fmt::print(messages, "rcf capture: set {}\n", switches);
-  std::fflush(messages);
+  nlohmann::json bundle = write_bundle(req, plan, parent, layout);
+  print_plan(req, names, plan, messages);
 
   // Files the user's own settings write count from now (less a margin: file times are coarse).
   auto started = fs::file_time_type::clock::now() - std::chrono::seconds(2);
@@ -297,35 +352,7 @@ int run_capture(const CaptureRequest& req, std::FILE* messages) {
                  layout.dir);
       return ran.exit_code;
     }
-    IngestRequest ingest;
-    ingest.db_path = req.db_path;
-    ingest.lane = names.lane;
-    ingest.run = names.run;
-    ingest.paths = in.paths;
-    ingest.format_of_path = in.format_of_path;
-    ingest.step_pattern = req.step_pattern;
-    ingest.host = req.host;
-    ingest.bundle = bundle;
-    IngestSummary summary = run_ingest(ingest);
-    fmt::print(messages, "rcf capture: {}", render_ingest_summary(summary));
-    if (!summary.run_created_or_kept) return ran.exit_code;  // the summary said why
-
-    auto db = store::open_store(req.db_path, store::OpenMode::kRead);
-    report::ExplainModel model = report::build_explain(*db, names.lane, report::ExplainListing{});
-    std::erase_if(model.runs, [&](const report::RunSummary& r) { return r.run != names.run; });
-    std::string explain = report::render_explain_text(model);
-    write_text(layout.dir + "/explain.txt", explain);
-    fmt::print(
-        messages, "\n{}",
-        cut_lines(explain, req.explain_lines,
-                  fmt::format("{}/explain.txt or rcf explain --lane {}", layout.dir, names.lane)));
-    report::ReportModel full = report::build_report(*db, names.lane);
-    write_text(layout.dir + "/report.html", report::render_report_html(full));
-    write_text(layout.dir + "/report.md", report::render_report_markdown(full));
-    fmt::print(messages,
-               "\nrcf capture: database {} (lane {}, run {}); reports {}/report.html and "
-               "{}/report.md; explanation {}/explain.txt\n",
-               req.db_path, names.lane, names.run, layout.dir, layout.dir, layout.dir);
+    if (ingest_captured(req, names, in, bundle, messages)) write_reports(req, names, messages);
   } catch (const Error& e) {
     fmt::print(messages, "rcf capture: error after the command ended: {} (its logs are in {})\n",
                e.what(), layout.dir);
