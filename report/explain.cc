@@ -15,6 +15,11 @@
 #include "analysis/run_evidence.h"
 #include "report/rank_divergence_output.h"
 #include "report/summary_json.h"
+#include "store/compile_queries.h"
+#include "store/convergence_queries.h"
+#include "store/run_queries.h"
+#include "store/runtime_note_queries.h"
+#include "store/source_queries.h"
 #include "util/base_name.h"
 #include "util/safe_text.h"
 
@@ -74,86 +79,64 @@ struct PendingReason {
 // run.sites[i].
 void load_compiles(store::Database& db, RunSummary& run, SiteIndex& sites,
                    std::vector<std::vector<PendingReason>>& pending) {
-  auto st = db.prepare(
-      "SELECT c.site_sid, c.kind, c.compile_ms, a.cause, a.subject_sid, c.ordinal "
-      "FROM compile_event c JOIN attribution a ON a.compile_row = c.compile_row "
-      "WHERE c.run_id = ? ORDER BY c.ordinal");
-  st.bind(1, run.run_id);
-  auto site_text = db.prepare("SELECT text FROM strings WHERE string_id = ?");
+  store::StringTexts site_text(db);
   std::unordered_map<int64_t, size_t> by_sid;
-  while (st.step()) {
-    const int64_t sid = st.int64(0);
-    auto [at, added] = by_sid.try_emplace(sid, 0);
+  store::for_each_compile(db, run.run_id, false, [&](const store::CompileCauseRow& row) {
+    auto [at, added] = by_sid.try_emplace(row.site_sid, 0);
     if (added) {
-      site_text.reset();
-      site_text.bind(1, sid);
-      at->second = static_cast<size_t>(
-          &site_entry(run, sites, site_text.step() ? site_text.str(0) : "") - run.sites.data());
+      at->second = static_cast<size_t>(&site_entry(run, sites, site_text.text(row.site_sid)) -
+                                       run.sites.data());
       if (pending.size() < run.sites.size()) pending.resize(run.sites.size());
     }
     SiteSummary& site = run.sites[at->second];
-    const std::string cause(st.text(3));  // a cause name fits a string's inline buffer
-    double ms = st.opt_real(2).value_or(0);
-    bool failed = st.text(1) == "dynamo_failed";
+    const std::string cause(row.cause);  // a cause name fits a string's inline buffer
+    double ms = row.compile_ms.value_or(0);
     ++site.compiles;
     ++run.compiles;
     site.compile_ms += ms;
-    if (failed) {
+    if (row.failed) {
       ++site.failed;
       ++run.failed;
     }
-    if (cause == "first_compile") continue;
+    if (cause == "first_compile") return;
     ++site.recompiles;
     ++run.recompiles;
     site.recompile_ms += ms;
     run.recompile_ms += ms;
     ++site.causes[cause];
     ++run.causes[cause];
-    const std::optional<int64_t> subject = st.opt_int64(4);
     auto& groups = pending[at->second];
     auto it = std::find_if(groups.begin(), groups.end(), [&](const PendingReason& g) {
-      return g.subject_sid == subject && g.cause == cause;
+      return g.subject_sid == row.subject_sid && g.cause == cause;
     });
-    if (it == groups.end()) it = groups.insert(groups.end(), {cause, subject, 0, 0});
+    if (it == groups.end()) it = groups.insert(groups.end(), {cause, row.subject_sid, 0, 0});
     ++it->count;
-    it->latest_ordinal = st.int64(5);  // rows come in ordinal order: the latest so far
-  }
+    it->latest_ordinal = row.ordinal;  // rows come in ordinal order: the latest so far
+  });
 }
 
 // Reads the texts of listed sites' reason groups: one statement of each kind per run.
 struct ReasonTexts {
-  store::Statement latest, subject_text;
-  explicit ReasonTexts(store::Database& db)
-      : latest(db.prepare(
-            "SELECT c.program_key, a.confidence, a.detail, a.prev_program_key, a.evidence "
-            "FROM compile_event c JOIN attribution a ON a.compile_row = c.compile_row "
-            "WHERE c.run_id = ? AND c.ordinal = ?")),
-        subject_text(db.prepare("SELECT text FROM strings WHERE string_id = ?")) {}
+  store::RecompileTextReader latest;
+  store::StringTexts subject_text;
+  explicit ReasonTexts(store::Database& db) : latest(db), subject_text(db) {}
 };
 
 // The reason groups of one listed site, with the texts of each group's latest recompile, sorted
 // by count, cause and subject.
 void fill_reasons(ReasonTexts& texts, int64_t run_id, const std::vector<PendingReason>& pending,
                   SiteSummary& site) {
-  store::Statement& latest = texts.latest;
-  store::Statement& subject_text = texts.subject_text;
   for (const PendingReason& p : pending) {
     ReasonGroup g;
     g.cause = p.cause;
     g.count = p.count;
-    if (p.subject_sid) {
-      subject_text.reset();
-      subject_text.bind(1, *p.subject_sid);
-      if (subject_text.step()) g.subject = subject_text.str(0);
-    }
-    latest.reset();
-    latest.bind(1, run_id).bind(2, p.latest_ordinal);
-    if (latest.step()) {
-      g.program_key = latest.str(0);
-      g.confidence = latest.str(1);
-      g.detail = latest.str(2);
-      g.prev_program_key = latest.str(3);
-      g.evidence = latest.str(4);
+    if (p.subject_sid) g.subject = texts.subject_text.text(*p.subject_sid);
+    if (std::optional<store::RecompileTexts> latest = texts.latest.at(run_id, p.latest_ordinal)) {
+      g.program_key = std::move(latest->program_key);
+      g.confidence = std::move(latest->confidence);
+      g.detail = std::move(latest->detail);
+      g.prev_program_key = std::move(latest->prev_program_key);
+      g.evidence = std::move(latest->evidence);
     }
     site.reasons.push_back(std::move(g));
   }
@@ -166,48 +149,33 @@ void fill_reasons(ReasonTexts& texts, int64_t run_id, const std::vector<PendingR
 }
 
 void load_limit_hits(store::Database& db, RunSummary& run, SiteIndex& sites) {
-  auto st = db.prepare(
-      "SELECT fn.text, f.text, h.firstlineno, h.limit_type, h.limit_value, lr.text, "
-      "h.hard_failure, h.frame_id, h.frame_compile_id, h.attempt, h.rank, s.path, h.line "
-      "FROM recompile_limit_hit h JOIN source s ON s.source_id = h.source_id "
-      "LEFT JOIN strings fn ON fn.string_id = h.function_sid "
-      "LEFT JOIN strings f ON f.string_id = h.file_sid "
-      "LEFT JOIN strings lr ON lr.string_id = h.last_reason_sid "
-      "WHERE h.run_id = ? ORDER BY h.source_id, h.line");
-  st.bind(1, run.run_id);
-  while (st.step()) {
+  for (store::LimitHitRow& row : store::limit_hits_of_run(db, run.run_id)) {
     LimitHitInfo hit;
-    hit.limit_type = st.str(3);
-    hit.limit_value = st.opt_int64(4);
-    hit.last_reason = st.str(5);
-    hit.hard_failure = st.int64(6) != 0;
-    if (st.int64(7) >= 0) hit.program_key = fmt::format("{}/{}", st.int64(7), st.int64(8));
-    hit.where = fmt::format("{}:{}", base_name(st.text(11)), st.int64(12));
+    hit.limit_type = std::move(row.limit_type);
+    hit.limit_value = row.limit_value;
+    hit.last_reason = std::move(row.last_reason);
+    hit.hard_failure = row.hard_failure;
+    if (row.frame_id >= 0)
+      hit.program_key = fmt::format("{}/{}", row.frame_id, row.frame_compile_id);
+    hit.where = fmt::format("{}:{}", base_name(row.source), row.line);
     if (!hit.last_reason.empty())
       hit.last_reason_cause = analysis::classify_guard_reason(hit.last_reason).cause;
-    std::string site = site_of(st.str(1), st.opt_int64(2), st.str(0));
+    std::string site = site_of(row.file, row.firstlineno, row.function);
     // Attached to the compiled site of the same function when the file matches.
     site_entry(run, sites, site).limit_hits.push_back(std::move(hit));
   }
 }
 
 void load_graph_breaks(store::Database& db, RunSummary& run) {
-  auto st = db.prepare(
-      "SELECT f.text, g.user_line, gt.text, rs.text, max(g.sync_signature), count(*) "
-      "FROM graph_break g "
-      "LEFT JOIN strings f ON f.string_id = g.user_file_sid "
-      "LEFT JOIN strings gt ON gt.string_id = g.gb_type_sid "
-      "LEFT JOIN strings rs ON rs.string_id = g.reason_sid "
-      "WHERE g.run_id = ? GROUP BY f.text, g.user_line, coalesce(gt.text, rs.text)");
-  st.bind(1, run.run_id);
-  while (st.step()) {
+  for (const store::GraphBreakGroupRow& row : store::graph_break_groups_of_run(db, run.run_id)) {
     BreakInfo b;
-    if (!st.is_null(0))
-      b.location = st.is_null(1) ? st.str(0) : fmt::format("{}:{}", st.str(0), st.int64(1));
-    b.gb_type = first_line(st.str(2));
-    if (b.gb_type.empty()) b.gb_type = first_line(st.str(3));
-    b.sync_signature = st.int64(4) != 0;
-    b.count = st.int64(5);
+    if (row.user_file)
+      b.location =
+          row.user_line ? fmt::format("{}:{}", *row.user_file, *row.user_line) : *row.user_file;
+    b.gb_type = first_line(row.gb_type);
+    if (b.gb_type.empty()) b.gb_type = first_line(row.reason);
+    b.sync_signature = row.sync_signature;
+    b.count = row.count;
     run.graph_breaks.push_back(std::move(b));
   }
   std::sort(run.graph_breaks.begin(), run.graph_breaks.end(),
@@ -220,33 +188,24 @@ void load_graph_breaks(store::Database& db, RunSummary& run) {
 }
 
 void load_merged_sources(store::Database& db, RunSummary& run) {
-  auto st = db.prepare(
-      "SELECT source, same_process_as, evidence FROM merged_sources WHERE run_id = ? "
-      "ORDER BY source");
-  st.bind(1, run.run_id);
-  while (st.step())
-    run.merged_sources.push_back({base_name(st.str(0)), base_name(st.str(1)), st.str(2)});
+  for (const store::MergedSourceRow& m : store::merged_sources_of_run(db, run.run_id))
+    run.merged_sources.push_back({base_name(m.source), base_name(m.same_process_as), m.evidence});
 }
 
 // The run's cudagraph_skips rows grouped by kind, reason, compile and user location; each group
 // keeps its first message (source, line) as evidence.
 void load_cudagraph_skips(store::Database& db, RunSummary& run) {
-  auto st = db.prepare(
-      "SELECT kind, reason, coalesce(program_key, CASE WHEN frame_id >= 0 THEN frame_id || '/' "
-      "|| frame_compile_id END, ''), coalesce(site, ''), coalesce(user_file, ''), user_line, "
-      "coalesce(user_function, ''), source, line "
-      "FROM cudagraph_skips WHERE run_id = ? ORDER BY source, line");
-  st.bind(1, run.run_id);
   std::map<std::tuple<std::string, std::string, std::string, std::string>, size_t> group_of;
-  while (st.step()) {
+  for (const store::CudagraphSkipRow& row : store::cudagraph_skips_of_run(db, run.run_id)) {
     CudagraphSkipInfo k;
-    k.kind = st.str(0);
-    k.reason = first_line(st.str(1));
-    k.program_key = st.str(2);
-    k.site = st.str(3);
-    if (!st.str(4).empty()) {
-      k.user_location = st.is_null(5) ? st.str(4) : fmt::format("{}:{}", st.str(4), st.int64(5));
-      if (!st.str(6).empty()) k.user_location += fmt::format(" ({})", st.str(6));
+    k.kind = row.kind;
+    k.reason = first_line(row.reason);
+    k.program_key = row.program_key;
+    k.site = row.site;
+    if (!row.user_file.empty()) {
+      k.user_location =
+          row.user_line ? fmt::format("{}:{}", row.user_file, *row.user_line) : row.user_file;
+      if (!row.user_function.empty()) k.user_location += fmt::format(" ({})", row.user_function);
     }
     auto [it, added] =
         group_of.try_emplace(std::make_tuple(k.kind, k.reason, k.program_key, k.user_location),
@@ -256,7 +215,7 @@ void load_cudagraph_skips(store::Database& db, RunSummary& run) {
       continue;
     }
     k.count = 1;
-    k.where = fmt::format("{}:{}", base_name(st.str(7)), st.int64(8));
+    k.where = fmt::format("{}:{}", base_name(row.source), row.line);
     run.cudagraph_skips.push_back(std::move(k));
   }
   std::stable_sort(run.cudagraph_skips.begin(), run.cudagraph_skips.end(),
@@ -302,30 +261,26 @@ nlohmann::json cudagraph_skips_json(const RunSummary& run, const ExplainListing&
 }
 
 void load_convergence(store::Database& db, RunSummary& run) {
-  auto st = db.prepare(
-      "SELECT state, first_step, last_step, settle_step, programs_at_settle, final_programs, "
-      "new_after_growth_step, growth_step, compile_ms, wall_ms, compile_share, compiles, "
-      "execute_ms, counted_compiles, counted_by, step_axis, step_basis, step_detail "
-      "FROM convergence_summary WHERE run_id = ?");
-  st.bind(1, run.run_id);
-  if (!st.step()) return;
+  const std::optional<store::ConvergenceSummaryRow> row =
+      store::convergence_summary_of_run(db, run.run_id);
+  if (!row) return;
   analysis::ConvergenceSummary c;
-  std::string state = st.str(0);
+  const std::string& state = row->state;
   c.state = state == "settled"         ? analysis::SettleState::kSettled
             : state == "not_settled"   ? analysis::SettleState::kNotSettled
             : state == "still_growing" ? analysis::SettleState::kStillGrowing
                                        : analysis::SettleState::kNoData;
-  c.first_step = st.opt_int64(1).value_or(0);
-  c.last_step = st.opt_int64(2).value_or(0);
-  c.settle_step = st.opt_int64(3).value_or(0);
-  c.programs_at_settle = st.opt_int64(4).value_or(0);
-  c.final_programs = st.opt_int64(5).value_or(0);
-  c.new_after_growth_step = st.opt_int64(6).value_or(0);
-  c.growth_step = st.int64(7);
-  c.unit = st.str(15);
+  c.first_step = row->first_step.value_or(0);
+  c.last_step = row->last_step.value_or(0);
+  c.settle_step = row->settle_step.value_or(0);
+  c.programs_at_settle = row->programs_at_settle.value_or(0);
+  c.final_programs = row->final_programs.value_or(0);
+  c.new_after_growth_step = row->new_after_growth_step.value_or(0);
+  c.growth_step = row->growth_step;
+  c.unit = row->step_axis;
   run.step_axis = c.unit;
-  run.step_basis = st.str(16);
-  run.step_detail = st.str(17);
+  run.step_basis = row->step_basis;
+  run.step_detail = row->step_detail;
   run.settle_state = state;
   run.last_step = c.last_step;
   run.settle_step = c.settle_step;
@@ -333,44 +288,20 @@ void load_convergence(store::Database& db, RunSummary& run) {
   run.final_programs = c.final_programs;
   if (c.state != analysis::SettleState::kNoData)
     run.convergence_text = analysis::describe_convergence(c);
-  run.compile_ms = st.opt_real(8);
-  run.wall_ms = st.opt_real(9);
-  run.compile_share = st.opt_real(10);
-  run.execute_ms = st.opt_real(12);
-  run.counted_compiles = st.opt_int64(13);
-  run.counted_by = st.str(14);
+  run.compile_ms = row->compile_ms;
+  run.wall_ms = row->wall_ms;
+  run.compile_share = row->compile_share;
+  run.execute_ms = row->execute_ms;
+  run.counted_compiles = row->counted_compiles;
+  run.counted_by = row->counted_by;
 }
 
-// The first `rows` fix-first rows (0: all) and the run's totals. Ranks are 1..N within a run,
-// so the first rows are found without sorting the others.
+// The first `rows` fix-first rows (0: all) and the run's totals.
 void load_fix_first(store::Database& db, RunSummary& run, int64_t rows) {
-  auto st = db.prepare(
-      "SELECT rank, site, cause, recompiles, compile_ms_lost, compile_ms_basis, first_step, "
-      "last_step, detail, subject, remedy FROM fix_first WHERE run_id = ? AND rank <= ? "
-      "ORDER BY rank");
-  st.bind(1, run.run_id).bind(2, rows > 0 ? rows : std::numeric_limits<int64_t>::max());
-  while (st.step()) {
-    FixFirstItem f;
-    f.rank = st.int64(0);
-    f.site = st.str(1);
-    f.cause = st.str(2);
-    f.recompiles = st.int64(3);
-    f.compile_ms_lost = st.opt_real(4);
-    f.compile_ms_basis = st.str(5);
-    f.first_step = st.opt_int64(6);
-    f.last_step = st.opt_int64(7);
-    f.detail = st.str(8);
-    f.subject = st.str(9);
-    f.remedy = st.str(10);
-    run.fix_first.push_back(std::move(f));
-  }
-  auto totals = db.prepare(
-      "SELECT count(*), coalesce(sum(cause = 'unknown'), 0) FROM cause_group WHERE run_id = ?");
-  totals.bind(1, run.run_id);
-  if (totals.step()) {
-    run.fix_first_total = totals.int64(0);
-    run.fix_first_unknown = totals.int64(1);
-  }
+  run.fix_first = store::fix_first_of_run(db, run.run_id, rows);
+  const store::FixFirstTotals totals = store::fix_first_totals(db, run.run_id);
+  run.fix_first_total = totals.rows;
+  run.fix_first_unknown = totals.unknown;
 }
 
 }  // namespace
@@ -378,19 +309,14 @@ void load_fix_first(store::Database& db, RunSummary& run, int64_t rows) {
 ExplainModel build_explain(store::Database& db, const std::string& lane,
                            const ExplainListing& loaded) {
   ExplainModel model;
-  auto runs = db.prepare(
-      "SELECT run_id, lane, run, source_count, "
-      "(SELECT coalesce(sum(rejected), 0) FROM source s WHERE s.run_id = runs.run_id) "
-      "FROM runs WHERE (? = '' OR lane = ?) ORDER BY lane, run");
-  runs.bind(1, lane).bind(2, lane);
-  while (runs.step()) {
+  for (const store::RunRow& row : store::runs_in_lane(db, lane)) {
     RunSummary run;
-    run.run_id = runs.int64(0);
-    run.lane = runs.str(1);
-    run.run = runs.str(2);
-    run.sources = runs.int64(3);
+    run.run_id = row.run_id;
+    run.lane = row.lane;
+    run.run = row.run;
+    run.sources = row.source_count;
     run.no_evidence = analysis::no_evidence_reason(db, run.run_id);
-    run.rejected_lines = runs.int64(4);
+    run.rejected_lines = store::rejected_lines_of_run(db, run.run_id);
     SiteIndex sites;
     std::vector<std::vector<PendingReason>> pending;
     load_compiles(db, run, sites, pending);

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "store/database.h"
+#include "store/fix_first_queries.h"
 #include "store/rank_divergence_queries.h"
 
 namespace rcf::report {
@@ -66,15 +66,7 @@ struct MergedSourceInfo {
 };
 
 // One row of the fix-first list: recompiles at one site with one cause, ranked by time lost.
-struct FixFirstItem {
-  int64_t rank = 0;
-  std::string site, cause;
-  int64_t recompiles = 0;
-  std::optional<double> compile_ms_lost;
-  std::string compile_ms_basis;  // measured, step_share, unknown
-  std::optional<int64_t> first_step, last_step;
-  std::string detail, subject, remedy;
-};
+using FixFirstItem = store::FixFirstRow;
 
 struct SiteSummary {
   std::string site;

@@ -23,6 +23,16 @@ std::vector<RunRef> runs_of_lane(Database& db, const std::string& lane) {
   return runs;
 }
 
+std::vector<RunRow> runs_in_lane(Database& db, const std::string& lane) {
+  auto st = db.prepare(
+      "SELECT run_id, lane, run, source_count FROM runs WHERE (? = '' OR lane = ?) "
+      "ORDER BY lane, run");
+  st.bind(1, lane).bind(2, lane);
+  std::vector<RunRow> runs;
+  while (st.step()) runs.push_back({st.int64(0), st.str(1), st.str(2), st.int64(3)});
+  return runs;
+}
+
 std::optional<std::string> run_bundle_json(Database& db, int64_t run_id) {
   auto st = db.prepare("SELECT bundle FROM runs WHERE run_id = ?");
   st.bind(1, run_id);
