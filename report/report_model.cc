@@ -10,18 +10,16 @@
 #include <unordered_map>
 
 #include "analysis/restart_proof.h"
+#include "store/compile_queries.h"
+#include "store/convergence_queries.h"
+#include "store/hlo_module_queries.h"
 #include "store/run_queries.h"
+#include "store/source_queries.h"
 #include "util/error.h"
 #include "util/json_depth.h"
 
 namespace rcf::report {
 namespace {
-
-std::string join_ids(const std::vector<int64_t>& ids) {
-  std::string out;
-  for (int64_t id : ids) out += (out.empty() ? "" : ",") + std::to_string(id);
-  return out;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Bundle, formats, convergence facts.
@@ -52,21 +50,17 @@ void load_bundle(store::Database& db, RunReport& run) {
 }
 
 void load_formats(store::Database& db, RunReport& run) {
-  auto st = db.prepare("SELECT DISTINCT format FROM source WHERE run_id = ? ORDER BY format");
-  st.bind(1, run.summary.run_id);
-  while (st.step()) run.formats.push_back(st.str(0));
+  run.formats = store::formats_of_run(db, run.summary.run_id);
 }
 
 // Returns the curve's first step (0 when the run has no curve).
 int64_t load_convergence_facts(store::Database& db, RunReport& run) {
-  auto st = db.prepare(
-      "SELECT programs, execute_ms, first_step FROM convergence_summary WHERE run_id = ?");
-  st.bind(1, run.summary.run_id);
-  if (!st.step()) return 0;
-  run.programs = st.int64(0);
-  run.execute_ms = st.opt_real(1);
-  int64_t first_step = st.opt_int64(2).value_or(0);
-  return first_step;
+  const std::optional<store::ConvergenceSummaryRow> row =
+      store::convergence_summary_of_run(db, run.summary.run_id);
+  if (!row) return 0;
+  run.programs = row->programs;
+  run.execute_ms = row->execute_ms;
+  return row->first_step.value_or(0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -85,10 +79,6 @@ void load_chart(store::Database& db, RunReport& run, int64_t first_step) {
   chart.last_step = std::max(first_step, s.last_step);
   int64_t span = chart.last_step - chart.first_step + 1;
   chart.bucket = std::max<int64_t>(1, (span + kMaxChartColumns - 1) / kMaxChartColumns);
-  auto points = db.prepare(
-      "SELECT step, programs_cached, compiles_in_step, compile_ms FROM convergence_point "
-      "WHERE run_id = ? ORDER BY step");
-  points.bind(1, s.run_id);
   int64_t current = INT64_MIN, value = 0;  // bucket being read and its latest programs_cached
   ChartBar bar;
   auto flush = [&]() {
@@ -102,18 +92,18 @@ void load_chart(store::Database& db, RunReport& run, int64_t first_step) {
     }
     chart.max_programs = std::max(chart.max_programs, value);
   };
-  while (points.step()) {
-    int64_t b = bucket_of(chart, points.int64(0));
+  store::for_each_convergence_point(db, s.run_id, [&](const store::ConvergencePointRow& point) {
+    int64_t b = bucket_of(chart, point.step);
     if (b != current) {
       flush();
       current = b;
       bar = ChartBar{};
     }
-    value = points.int64(1);
-    bar.compiles += points.int64(2);
-    if (auto ms = points.opt_real(3)) bar.compile_ms = bar.compile_ms.value_or(0) + *ms;
+    value = point.programs_cached;
+    bar.compiles += point.compiles_in_step;
+    if (point.compile_ms) bar.compile_ms = bar.compile_ms.value_or(0) + *point.compile_ms;
     ++chart.points;
-  }
+  });
   flush();
   chart.has_curve = chart.points > 0;
 }
@@ -137,63 +127,12 @@ void finish_marks(RunChart& chart,
 // ---------------------------------------------------------------------------------------------
 // Every recompile per site (head and tail), with its evidence.
 
-struct ConstantRow {
-  int64_t ordinal = 0;
-  std::string name, shape, value, user_op, op_name, source;
-};
+using ModuleData = store::HloModuleContents;
 
-// What the report compares between two HLO modules.
-struct ModuleData {
-  std::vector<int64_t> param_numbers;
-  std::vector<std::string> param_shapes;  // as printed
-  std::vector<std::string> param_keys;    // dtype + dims: layouts are not compared
-  std::vector<ConstantRow> constants;     // by ordinal
-  std::map<std::string, int64_t> ops;
-};
-
-std::map<int64_t, ModuleData> load_modules(store::Database& db, const std::set<int64_t>& ids) {
-  std::map<int64_t, ModuleData> modules;
-  if (ids.empty()) return modules;
-  std::string list = join_ids(std::vector<int64_t>(ids.begin(), ids.end()));
-  auto m = db.prepare(
-      "SELECT hlo_module_id, op_histogram FROM hlo_module WHERE hlo_module_id IN (" + list + ")");
-  while (m.step()) {
-    ModuleData& d = modules[m.int64(0)];
-    auto hist = util::parse_json_bounded(m.text(1));
-    if (hist.is_object())
-      for (const auto& [op, n] : hist.items())
-        if (n.is_number_integer()) d.ops[op] = n.get<int64_t>();
-  }
-  auto p = db.prepare(
-      "SELECT hlo_module_id, number, shape_text, dtype, dims FROM hlo_parameter "
-      "WHERE hlo_module_id IN (" +
-      list + ") ORDER BY hlo_module_id, number");
-  while (p.step()) {
-    ModuleData& d = modules[p.int64(0)];
-    d.param_numbers.push_back(p.int64(1));
-    d.param_shapes.push_back(p.str(2));
-    d.param_keys.push_back(p.str(3) + p.str(4));
-  }
-  auto c = db.prepare(
-      "SELECT c.hlo_module_id, c.ordinal, c.name, c.shape_text, v.text, c.user_op, o.text, "
-      "f.text, c.source_line FROM hlo_constant c JOIN strings v ON v.string_id = c.value_sid "
-      "LEFT JOIN strings o ON o.string_id = c.op_name_sid "
-      "LEFT JOIN strings f ON f.string_id = c.source_file_sid "
-      "WHERE c.hlo_module_id IN (" +
-      list + ") ORDER BY c.hlo_module_id, c.ordinal");
-  while (c.step()) {
-    ConstantRow k;
-    k.ordinal = c.int64(1);
-    k.name = c.str(2);
-    k.shape = c.str(3);
-    k.value = c.str(4);
-    k.user_op = c.str(5);
-    k.op_name = c.str(6);
-    if (!c.is_null(7))
-      k.source = c.is_null(8) ? c.str(7) : fmt::format("{}:{}", c.str(7), c.int64(8));
-    modules[c.int64(0)].constants.push_back(std::move(k));
-  }
-  return modules;
+// "file:line" of a constant from HLO metadata, "" when absent.
+std::string constant_source(const store::HloConstantRow& k) {
+  if (!k.source_file) return "";
+  return k.source_line ? fmt::format("{}:{}", *k.source_file, *k.source_line) : *k.source_file;
 }
 
 // Fills the parameter table, constant changes and op delta of `r` from the two modules.
@@ -232,7 +171,7 @@ void compare_modules(const ModuleData& before, const ModuleData& after, Recompil
   // Constants are paired by ordinal, as the attribution pairs them.
   r.old_constants = static_cast<int64_t>(before.constants.size());
   r.new_constants = static_cast<int64_t>(after.constants.size());
-  std::map<int64_t, std::pair<const ConstantRow*, const ConstantRow*>> pairs;
+  std::map<int64_t, std::pair<const store::HloConstantRow*, const store::HloConstantRow*>> pairs;
   for (const auto& k : before.constants) pairs[k.ordinal].first = &k;
   for (const auto& k : after.constants) pairs[k.ordinal].second = &k;
   for (const auto& [ordinal, pair] : pairs) {
@@ -242,7 +181,7 @@ void compare_modules(const ModuleData& before, const ModuleData& after, Recompil
       ++r.constants_not_listed;
       continue;
     }
-    const ConstantRow& any = b ? *b : *a;
+    const store::HloConstantRow& any = b ? *b : *a;
     ConstantChange change;
     change.name = any.name;
     change.shape = any.shape;
@@ -250,7 +189,7 @@ void compare_modules(const ModuleData& before, const ModuleData& after, Recompil
     change.new_value = b ? b->value : "";
     change.user_op = any.user_op;
     change.op_name = any.op_name;
-    change.source = any.source;
+    change.source = constant_source(any);
     r.constants.push_back(std::move(change));
   }
 
@@ -290,37 +229,23 @@ struct Fetched {
 std::unordered_map<int64_t, Fetched> fetch_recompiles(store::Database& db,
                                                       const std::vector<int64_t>& rows) {
   std::unordered_map<int64_t, Fetched> out;
-  constexpr size_t kChunk = 500;
-  for (size_t at = 0; at < rows.size(); at += kChunk) {
-    std::vector<int64_t> chunk(rows.begin() + at,
-                               rows.begin() + std::min(rows.size(), at + kChunk));
-    auto st = db.prepare(
-        "SELECT c.compile_row, c.ordinal, c.step, c.program_key, a.prev_program_key, a.cause, "
-        "a.confidence, "
-        "a.detail, a.evidence, c.compile_ms, rs.text, a.other_reasons, c.hlo_module_id, "
-        "a.prev_program_key IS NOT NULL FROM compile_event c "
-        "JOIN attribution a ON a.compile_row = c.compile_row "
-        "LEFT JOIN strings rs ON rs.string_id = a.reason_sid "
-        "WHERE c.compile_row IN (" +
-        join_ids(chunk) + ")");
-    while (st.step()) {
-      Fetched f;
-      RecompileEvidence& r = f.evidence;
-      r.ordinal = st.int64(1);
-      r.step = st.opt_int64(2);
-      r.program_key = st.str(3);
-      r.prev_program_key = st.str(4);
-      r.cause = st.str(5);
-      r.confidence = st.str(6);
-      r.detail = st.str(7);
-      r.evidence = st.str(8);
-      r.compile_ms = st.opt_real(9);
-      r.guard_text = st.str(10);
-      r.other_reasons = st.int64(11);
-      f.hlo_module_id = st.opt_int64(12).value_or(-1);
-      f.has_prev = st.int64(13) != 0;
-      out[st.int64(0)] = std::move(f);
-    }
+  for (auto& [row, rec] : store::recompiles_by_row(db, rows)) {
+    Fetched f;
+    RecompileEvidence& r = f.evidence;
+    r.ordinal = rec.ordinal;
+    r.step = rec.step;
+    r.program_key = std::move(rec.program_key);
+    r.prev_program_key = std::move(rec.prev_program_key);
+    r.cause = std::move(rec.cause);
+    r.confidence = std::move(rec.confidence);
+    r.detail = std::move(rec.detail);
+    r.evidence = std::move(rec.evidence);
+    r.compile_ms = rec.compile_ms;
+    r.guard_text = std::move(rec.guard_text);
+    r.other_reasons = rec.other_reasons;
+    f.hlo_module_id = rec.hlo_module_id.value_or(-1);
+    f.has_prev = rec.has_prev;
+    out[row] = std::move(f);
   }
   return out;
 }
@@ -333,14 +258,7 @@ void attach_hlo_evidence(store::Database& db, int64_t run_id,
     if (f.hlo_module_id >= 0 && f.has_prev) prev_keys.insert(f.evidence.prev_program_key);
   if (prev_keys.empty()) return;
   // Every compile of the previous program keys that has a module, in compile order.
-  // program key -> (ordinal, module id)
-  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>, std::less<>> modules_of;
-  auto st = db.prepare(
-      "SELECT ordinal, program_key, hlo_module_id FROM compile_event "
-      "WHERE run_id = ? AND hlo_module_id IS NOT NULL ORDER BY ordinal");
-  st.bind(1, run_id);
-  while (st.step())
-    if (prev_keys.count(st.text(1))) modules_of[st.str(1)].emplace_back(st.int64(0), st.int64(2));
+  const auto modules_of = store::hlo_modules_of_programs(db, run_id, prev_keys);
   std::map<int64_t, int64_t> prev_module;  // compile row -> module of its previous program
   std::set<int64_t> needed;
   for (const auto& [row, f] : fetched) {
@@ -355,7 +273,7 @@ void attach_hlo_evidence(store::Database& db, int64_t run_id,
     needed.insert(chosen);
     needed.insert(f.hlo_module_id);
   }
-  auto modules = load_modules(db, needed);
+  const auto modules = store::hlo_module_contents(db, needed);
   for (auto& [row, f] : fetched) {
     auto prev = prev_module.find(row);
     if (prev == prev_module.end()) continue;
@@ -364,66 +282,61 @@ void attach_hlo_evidence(store::Database& db, int64_t run_id,
   }
 }
 
-void load_recompiles(store::Database& db, RunReport& run) {
-  const int64_t run_id = run.summary.run_id;
-  std::unordered_map<int64_t, SiteScan> scan;  // by site_sid
-  int64_t first_row = -1, first_site = -1;
-  // One pass over the run's recompiles: the listed ones per site, the chart's marks per bucket
-  // and cause, and the recompiles after the settle step.
+// The run's recompiles per site as the listing needs them.
+struct RecompileScan {
+  std::unordered_map<int64_t, SiteScan> sites;  // by site string id
+  int64_t first_row = -1, first_site = -1;      // the run's first recompile
+};
+
+// One pass over the run's recompiles: the listed ones per site, the chart's marks per bucket
+// and cause, and the recompiles after the settle step.
+RecompileScan scan_recompiles(store::Database& db, RunReport& run) {
+  RecompileScan scan;
   RunChart& chart = run.chart;
   const bool curve = chart.has_curve, settled = run.summary.settle_state != "no_data";
   std::map<std::pair<int64_t, std::string>, int64_t> marks;
   std::pair<int64_t, std::string> last_mark{INT64_MIN, ""};
   int64_t* last_count = nullptr;
-  auto st = db.prepare(
-      "SELECT c.compile_row, c.site_sid, c.step, a.cause FROM compile_event c "
-      "JOIN attribution a ON a.compile_row = c.compile_row "
-      "WHERE c.run_id = ? AND a.cause <> 'first_compile' ORDER BY c.ordinal");
-  st.bind(1, run_id);
-  while (st.step()) {
-    int64_t row = st.int64(0), site = st.int64(1);
-    if (!st.is_null(2)) {
-      int64_t step = st.int64(2);
+  store::for_each_compile(db, run.summary.run_id, true, [&](const store::CompileCauseRow& c) {
+    if (c.step) {
+      const int64_t step = *c.step;
       if (settled && step > run.summary.settle_step) ++run.recompiles_after_settle;
       if (curve && step >= chart.first_step && step <= chart.last_step) {
         int64_t b = bucket_of(chart, step);
         // Consecutive recompiles usually share a bucket and cause: skip the map lookup.
-        if (!last_count || last_mark.first != b || last_mark.second != st.text(3)) {
-          last_mark = {b, st.str(3)};
+        if (!last_count || last_mark.first != b || last_mark.second != c.cause) {
+          last_mark = {b, std::string(c.cause)};
           last_count = &marks[last_mark];
         }
         ++*last_count;
       }
     }
-    if (first_row < 0) {
-      first_row = row;
-      first_site = site;
+    if (scan.first_row < 0) {
+      scan.first_row = c.compile_row;
+      scan.first_site = c.site_sid;
     }
-    SiteScan& s = scan[site];
+    SiteScan& s = scan.sites[c.site_sid];
     ++s.count;
     if (static_cast<int64_t>(s.head.size()) < kRecompileHead) {
-      s.head.push_back(row);
-      continue;
+      s.head.push_back(c.compile_row);
+      return;
     }
-    s.tail.push_back(row);
+    s.tail.push_back(c.compile_row);
     if (static_cast<int64_t>(s.tail.size()) > kRecompileTail) s.tail.pop_front();
-  }
+  });
   finish_marks(chart, marks);
-  if (scan.empty()) return;
+  return scan;
+}
 
-  std::vector<int64_t> sids;
-  for (const auto& [sid, s] : scan) sids.push_back(sid);
+using ListedSites = std::vector<std::pair<std::string, const SiteScan*>>;
+
+// Sites with recompiles in explain's order (most recompiles first), at most kMaxRecompileSites;
+// those beyond the bound are counted in run.sites_not_listed.
+ListedSites listed_sites(RunReport& run, const RecompileScan& scan,
+                         const std::unordered_map<int64_t, std::string>& text_of) {
   std::unordered_map<std::string, int64_t> sid_of;
-  std::unordered_map<int64_t, std::string> text_of;
-  auto names =
-      db.prepare("SELECT string_id, text FROM strings WHERE string_id IN (" + join_ids(sids) + ")");
-  while (names.step()) {
-    sid_of[names.str(1)] = names.int64(0);
-    text_of[names.int64(0)] = names.str(1);
-  }
-
-  // Sites in explain's order (most recompiles first); those beyond the bound are counted.
-  std::vector<std::pair<std::string, const SiteScan*>> listed;
+  for (const auto& [sid, text] : text_of) sid_of[text] = sid;
+  ListedSites listed;
   for (const auto& site : run.summary.sites) {
     auto it = sid_of.find(site.site);
     if (it == sid_of.end()) continue;
@@ -431,15 +344,26 @@ void load_recompiles(store::Database& db, RunReport& run) {
       ++run.sites_not_listed;
       continue;
     }
-    listed.emplace_back(site.site, &scan[it->second]);
+    listed.emplace_back(site.site, &scan.sites.at(it->second));
   }
-  std::vector<int64_t> rows = {first_row};
+  return listed;
+}
+
+void load_recompiles(store::Database& db, RunReport& run) {
+  const RecompileScan scan = scan_recompiles(db, run);
+  if (scan.sites.empty()) return;
+  std::vector<int64_t> sids;
+  for (const auto& [sid, s] : scan.sites) sids.push_back(sid);
+  std::unordered_map<int64_t, std::string> text_of = store::string_texts(db, sids);
+  const ListedSites listed = listed_sites(run, scan, text_of);
+
+  std::vector<int64_t> rows = {scan.first_row};
   for (const auto& [site, s] : listed) {
     rows.insert(rows.end(), s->head.begin(), s->head.end());
     rows.insert(rows.end(), s->tail.begin(), s->tail.end());
   }
   auto fetched = fetch_recompiles(db, rows);
-  attach_hlo_evidence(db, run_id, fetched);
+  attach_hlo_evidence(db, run.summary.run_id, fetched);
 
   for (const auto& [site, s] : listed) {
     SiteRecompiles out;
@@ -451,58 +375,24 @@ void load_recompiles(store::Database& db, RunReport& run) {
     out.not_listed = s->count - static_cast<int64_t>(out.listed.size());
     run.sites.push_back(std::move(out));
   }
-  run.first_recompile = fetched[first_row].evidence;
-  run.first_recompile_site = text_of[first_site];
+  run.first_recompile = fetched[scan.first_row].evidence;
+  run.first_recompile_site = text_of[scan.first_site];
 }
 
 void load_first_failure(store::Database& db, RunReport& run) {
   if (run.summary.failed == 0) return;
-  auto st = db.prepare(
-      "SELECT ordinal, step, program_key, site, cause_reported FROM compiles "
-      "WHERE run_id = ? AND kind = 'dynamo_failed' ORDER BY ordinal LIMIT 1");
-  st.bind(1, run.summary.run_id);
-  if (!st.step()) return;
-  run.first_failure = FailedCompile{st.int64(0), st.opt_int64(1), st.str(2), st.str(3), st.str(4)};
+  if (auto f = store::first_failed_compile(db, run.summary.run_id))
+    run.first_failure = FailedCompile{f->ordinal, f->step, std::move(f->program_key),
+                                      std::move(f->site), std::move(f->reason)};
 }
 
 // ---------------------------------------------------------------------------------------------
 // Ingest statistics.
 
 void load_sources(store::Database& db, RunReport& run) {
-  auto count = db.prepare("SELECT count(*) FROM source WHERE run_id = ?");
-  count.bind(1, run.summary.run_id);
-  int64_t total = count.step() ? count.int64(0) : 0;
-  auto st = db.prepare(
-      "SELECT source_id, path, format, encoding, lines, bytes, events, skipped, rejected, "
-      "warnings, first_error, read_error FROM source WHERE run_id = ? ORDER BY path, source_id "
-      "LIMIT ?");
-  st.bind(1, run.summary.run_id).bind(2, kMaxSourcesListed);
-  auto notes = db.prepare(
-      "SELECT reason, count FROM line_note WHERE source_id = ? AND fate = 'rejected' "
-      "ORDER BY count DESC, reason");
-  while (st.step()) {
-    SourceStat s;
-    s.path = st.str(1);
-    s.format = st.str(2);
-    s.encoding = st.str(3);
-    s.lines = st.int64(4);
-    s.bytes = st.int64(5);
-    s.events = st.int64(6);
-    s.skipped = st.int64(7);
-    s.rejected = st.int64(8);
-    s.warnings = st.int64(9);
-    s.first_error = st.str(10);
-    s.read_error = st.str(11);
-    if (s.rejected > 0) {
-      notes.reset();
-      notes.bind(1, st.int64(0));
-      while (notes.step())
-        s.rejected_reasons += fmt::format("{}{} {}", s.rejected_reasons.empty() ? "" : ", ",
-                                          notes.str(0), notes.int64(1));
-    }
-    run.sources.push_back(std::move(s));
-  }
-  run.sources_not_listed = total - static_cast<int64_t>(run.sources.size());
+  store::RunSources sources = store::sources_of_run(db, run.summary.run_id, kMaxSourcesListed);
+  run.sources = std::move(sources.listed);
+  run.sources_not_listed = sources.total - static_cast<int64_t>(run.sources.size());
 }
 
 // The longest directory (ending in '/') that starts every path.

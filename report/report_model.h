@@ -17,7 +17,7 @@
 
 #include "report/explain.h"
 #include "report/restart_output.h"
-#include "store/database.h"
+#include "store/source_queries.h"
 
 namespace rcf::report {
 
@@ -99,13 +99,8 @@ struct SiteRecompiles {
   int64_t not_listed = 0;
 };
 
-struct SourceStat {
-  std::string path;  // relative to ReportModel::source_root
-  std::string format, encoding;
-  int64_t lines = 0, bytes = 0, events = 0, skipped = 0, rejected = 0, warnings = 0;
-  std::string first_error, read_error;
-  std::string rejected_reasons;  // "bad_json 3, truncated_block 1"
-};
+// Ingest statistics of one source; path relative to ReportModel::source_root.
+using SourceStat = store::SourceRow;
 
 struct BundleEntry {
   std::string key, value;
