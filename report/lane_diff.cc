@@ -10,6 +10,7 @@
 #include "report/explain.h"
 #include "report/markdown_report.h"
 #include "report/report_model.h"
+#include "store/convergence_queries.h"
 #include "store/run_bundle.h"
 #include "store/run_queries.h"
 #include "util/error.h"
@@ -185,9 +186,6 @@ LaneFacts load_lane_facts(store::Database& db, const std::string& lane) {
                             store::lane_names_text(db)));
   LaneFacts facts;
   facts.lane = lane;
-  auto conv = db.prepare(
-      "SELECT programs, first_step, compile_ms, wall_ms FROM convergence_summary "
-      "WHERE run_id = ?");
   for (const auto& s : model.runs) {
     LaneRunFacts r;
     r.run = s.run;
@@ -203,13 +201,11 @@ LaneFacts load_lane_facts(store::Database& db, const std::string& lane) {
     r.convergence_text = s.convergence_text;
     r.step_axis = s.step_axis;
     r.causes = s.causes;
-    conv.reset();
-    conv.bind(1, s.run_id);
-    if (conv.step()) {
-      r.programs = conv.int64(0);
-      r.first_step = conv.opt_int64(1).value_or(0);
-      r.compile_ms = conv.opt_real(2);
-      r.wall_ms = conv.opt_real(3);
+    if (auto conv = store::convergence_summary_of_run(db, s.run_id)) {
+      r.programs = conv->programs;
+      r.first_step = conv->first_step.value_or(0);
+      r.compile_ms = conv->compile_ms;
+      r.wall_ms = conv->wall_ms;
     }
     for (const auto& site : s.sites) {
       if (site.compiles > 0) facts.site_compiles[site.site] += site.compiles;

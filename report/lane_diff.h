@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "store/database.h"
+#include "store/run_queries.h"
 
 namespace rcf::report {
 
