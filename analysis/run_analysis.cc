@@ -118,9 +118,6 @@ bool only_run_in_store(store::Database& db, int64_t run_id) {
   return runs.step() && runs.int64(0) == 1 && runs.int64(1) == run_id;
 }
 
-// Loads the Dynamo records of `run_id` into `in` (empty). `compiles_loaded` is called once
-// in.compiles is complete, before the other records are read: it may start work on the compiles
-// (merge_dynamo_compiles) on another thread, which then overlaps their reading.
 // Drops the reasons that a text log of the same process as a TORCH_TRACE log gave for compiles
 // the trace explains itself: the structured reasons come first, the text adds what it alone has.
 void drop_repeated_reasons(RunInputs& in, const std::vector<bool>& from_alias) {
@@ -137,35 +134,127 @@ void drop_repeated_reasons(RunInputs& in, const std::vector<bool>& from_alias) {
   in.reasons.resize(kept);
 }
 
-void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
-              const std::function<void()>& compiles_loaded) {
-  // A text log of the same process as a TORCH_TRACE log is read under the trace's keys.
-  const SameProcessSources same_process = SameProcessSources::find(db, run_id);
-  in.merged_sources = same_process.aliases();
-  auto key_at = [&](const store::Statement& st, int64_t line) {
-    DynamoKey key = read_key(st, 0, line);
-    same_process.apply(&key);
-    return key;
-  };
-  std::map<int64_t, std::optional<int64_t>> file_rank;
-  auto sources = db.prepare("SELECT source_id, path, file_rank FROM source WHERE run_id=?");
-  sources.bind(1, run_id);
-  while (sources.step()) {
-    in.source_names.emplace_back(sources.int64(0), base_name(sources.str(1)));
-    file_rank[sources.int64(0)] = sources.opt_int64(2);
+// Reads the Dynamo records of one run into a RunInputs, one named loader per table. The
+// loaders scan in row order (no sort, no joins); texts and labels are read through the memos
+// here, so that a text repeated over a run is read and held once.
+class DynamoRunLoader {
+ public:
+  DynamoRunLoader(store::Database& db, int64_t run_id, bool only_run, RunInputs& in)
+      : db_(db),
+        run_id_(run_id),
+        in_(in),
+        // A text log of the same process as a TORCH_TRACE log is read under the trace's keys.
+        same_process_(SameProcessSources::find(db, run_id)),
+        text_query_(db.prepare("SELECT text FROM strings WHERE string_id=?")) {
+    in_.merged_sources = same_process_.aliases();
+    load_sources();
+    compile_rows_ = run_rows(db_, "dynamo_compile_raw", run_id_, only_run);
+    reason_rows_ = run_rows(db_, "guard_failure", run_id_, only_run);
+    break_rows_ = run_rows(db_, "graph_break", run_id_, only_run);
+    read_all_texts_if_few();
   }
 
-  // Labels (kinds, origins) through a memo of the last one: consecutive rows mostly repeat it.
-  // The view is into in.labels (set nodes stay put).
-  std::string_view last_label;
-  auto label = [&](std::string_view text) {
-    if (text != last_label) last_label = in.label(text);
-    return last_label;
-  };
+  // The compiles' own records, then the compiles known only by reference. Those are listed once
+  // per block that names them, and most name a compile whose own record is in the log: only the
+  // first record of a compile without one is kept, so that memory follows the number of
+  // compiles, not of log lines.
+  void load_compiles() {
+    load_own_compiles();
+    load_referenced_compiles();
+  }
 
-  const RunRows compile_rows = run_rows(db, "dynamo_compile_raw", run_id, only_run);
-  const RunRows reason_rows = run_rows(db, "guard_failure", run_id, only_run);
-  const RunRows break_rows = run_rows(db, "graph_break", run_id, only_run);
+  // Guard failures in row order: attribute_dynamo_run orders the reasons of each compile itself.
+  void load_reasons() {
+    in_.reasons.reserve(reason_rows_.rows);
+    auto reasons = db_.prepare(std::string("SELECT ") + kKeyColumns +
+                               ", line, entry_index, old_compile_id, reason_sid, origin "
+                               "FROM guard_failure WHERE " +
+                               reason_rows_.where);
+    // Each reason text is classified on a thread of its own, from here until the attribution
+    // needs it: the attributing thread has no time to spare, and this one is busy with SQLite.
+    in_.classified.start_background();
+    RecordAppender<ReasonRecord> reasons_out(in_.reasons);
+    std::vector<bool> reason_from_alias;  // filled only when the run has an alias
+    while (reasons.step()) {
+      ReasonRecord r;
+      r.line = reasons.int64(6);
+      r.key = read_key(reasons, 0, r.line);
+      if (!in_.merged_sources.empty()) {
+        reason_from_alias.push_back(same_process_.is_alias(r.key.source_id));
+        same_process_.apply(&r.key);
+      }
+      r.key.line_if_no_id = 0;  // resolved by attribute_dynamo_run
+      r.entry_index = reasons.int64(7);
+      r.old_compile_id = reasons.str(8);
+      r.reason_sid = reasons.int64(9);
+      r.reason = text_of(r.reason_sid);
+      r.origin = label(reasons.text(10));
+      if (explains_compile(r.origin)) in_.classified.add(*r.reason_sid, r.reason);
+      reasons_out.add(std::move(r));
+    }
+    reasons_out.finish();
+    if (!in_.merged_sources.empty()) drop_repeated_reasons(in_, reason_from_alias);
+  }
+
+  // Graph breaks in log order (GraphBreakIndex prefers the first): row order is log order unless
+  // sources were ingested out of order.
+  void load_breaks() {
+    in_.breaks.reserve(break_rows_.rows);
+    auto breaks =
+        db_.prepare(std::string("SELECT ") + kKeyColumns +
+                    ", line, user_file_sid, user_function_sid, gb_type_sid, reason_sid, "
+                    "user_line, sync_signature, origin, user_stack FROM graph_break WHERE " +
+                    break_rows_.where);
+    RecordAppender<BreakRecord> breaks_out(in_.breaks);
+    while (breaks.step()) {
+      BreakRecord b;
+      b.line = breaks.int64(6);
+      b.key = key_at(breaks, 0);
+      b.user_file = text_of(breaks.opt_int64(7));
+      b.user_function = text_of(breaks.opt_int64(8));
+      b.gb_type = text_of(breaks.opt_int64(9));
+      b.reason = text_of(breaks.opt_int64(10));
+      b.user_line = breaks.opt_int64(11).value_or(-1);
+      b.sync_signature = breaks.int64(12) != 0;
+      b.origin = label(breaks.text(13));
+      if (!breaks.is_null(14)) read_break_stack(breaks.text(14), in_, b);
+      breaks_out.add(std::move(b));
+    }
+    breaks_out.finish();
+    auto log_order = [](const BreakRecord& x, const BreakRecord& y) {
+      return std::tie(x.key.source_id, x.line) < std::tie(y.key.source_id, y.line);
+    };
+    if (!std::is_sorted(in_.breaks.begin(), in_.breaks.end(), log_order))
+      std::stable_sort(in_.breaks.begin(), in_.breaks.end(), log_order);
+  }
+
+  void load_caches() {
+    auto caches = db_.prepare(std::string("SELECT ") + kKeyColumns +
+                              ", cache, state FROM cache_outcome WHERE run_id=?");
+    caches.bind(1, run_id_);
+    while (caches.step()) {
+      CacheRecord c;
+      c.key = key_at(caches, 0);
+      c.cache = label(caches.text(6));
+      c.state = label(caches.text(7));
+      in_.caches.push_back(c);
+    }
+  }
+
+ private:
+  static constexpr const char* kCompileColumns =
+      ", line, attempt, kind, co_name_sid, co_filename_sid, co_firstlineno, start_us, "
+      "duration_ms, cache_size, accumulated_cache_size, has_guarded_code, fail_type_sid, "
+      "fail_reason_sid, recompile_reason_sid FROM dynamo_compile_raw WHERE ";
+
+  void load_sources() {
+    auto sources = db_.prepare("SELECT source_id, path, file_rank FROM source WHERE run_id=?");
+    sources.bind(1, run_id_);
+    while (sources.step()) {
+      in_.source_names.emplace_back(sources.int64(0), base_name(sources.str(1)));
+      file_rank_[sources.int64(0)] = sources.opt_int64(2);
+    }
+  }
 
   // Texts by string id, each read once: function names, files and reasons repeat over a run.
   // Looked up one at a time, a text costs a search of the strings table (0.4-0.5 s for the
@@ -173,44 +262,61 @@ void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
   // the run that names one (a store of this run, or of a few), the table is read whole in one
   // scan instead (0.07 s), its ids indexing an array. Memory then follows the run's rows either
   // way, and a run without Dynamo rows reads no text.
-  auto text_query = db.prepare("SELECT text FROM strings WHERE string_id=?");
-  bool all_texts = false;
-  {
-    auto max_id = db.prepare("SELECT max(string_id) FROM strings");
+  void read_all_texts_if_few() {
+    auto max_id = db_.prepare("SELECT max(string_id) FROM strings");
     std::optional<int64_t> max_sid = max_id.step() ? max_id.opt_int64(0) : std::nullopt;
-    const size_t naming_rows = compile_rows.rows + reason_rows.rows + break_rows.rows;
+    const size_t naming_rows = compile_rows_.rows + reason_rows_.rows + break_rows_.rows;
     const auto most_texts = 2 * static_cast<int64_t>(naming_rows) + 4096;
     if (naming_rows > 0 && max_sid && *max_sid >= 0 && *max_sid <= most_texts) {
-      all_texts = true;
-      in.texts.use_dense_ids(*max_sid + 1);
-      in.classified.use_dense_ids(*max_sid + 1);
-      auto every = db.prepare("SELECT string_id, text FROM strings");
-      while (every.step()) in.texts.add(every.int64(0), every.text(1));
+      all_texts_ = true;
+      in_.texts.use_dense_ids(*max_sid + 1);
+      in_.classified.use_dense_ids(*max_sid + 1);
+      auto every = db_.prepare("SELECT string_id, text FROM strings");
+      while (every.step()) in_.texts.add(every.int64(0), every.text(1));
     }
   }
-  auto text_of = [&](std::optional<int64_t> sid) -> std::string_view {
-    if (!sid) return {};
-    if (std::optional<std::string_view> known = in.texts.find(*sid)) return *known;
-    if (all_texts) return {};  // an id without a text, read as empty
-    text_query.bind(1, *sid);
-    std::string_view text =
-        in.texts.add(*sid, text_query.step() ? text_query.text(0) : std::string_view());
-    text_query.reset();
-    return text;
-  };
 
-  // Scans in row order (no sort, no joins): first the compiles' own records, then the compiles
-  // known only by reference. Those are listed once per block that names them, and most name a
-  // compile whose own record is in the log: only the first record of a compile without one is
-  // kept, so that memory follows the number of compiles, not of log lines.
-  constexpr const char* kCompileColumns =
-      ", line, attempt, kind, co_name_sid, co_filename_sid, co_firstlineno, start_us, "
-      "duration_ms, cache_size, accumulated_cache_size, has_guarded_code, fail_type_sid, "
-      "fail_reason_sid, recompile_reason_sid FROM dynamo_compile_raw WHERE ";
   // Sized up front for every record of the run, the most it can hold (pages never written are
   // never faulted in): growing a vector of a million records copies them and faults pages twice.
-  in.compiles.reserve(compile_rows.rows);
-  auto read_compile = [&](store::Statement& st) {
+  void load_own_compiles() {
+    in_.compiles.reserve(compile_rows_.rows);
+    auto own =
+        db_.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns + compile_rows_.where +
+                    " AND kind NOT IN ('runtime', 'backward', 'referenced')");
+    RecordAppender<CompileRecord> out(in_.compiles);
+    while (own.step()) out.add(read_compile(own));
+    out.finish();
+  }
+
+  // The first record (lowest raw id) of each compile known only by reference, in the same scan
+  // as the references: a reference to a compile with a record of its own is skipped by its key
+  // before its other columns are read, and a point lookup per record kept (182 000 at a million
+  // compiles) cost more than the scan.
+  void load_referenced_compiles() {
+    util::LargeVector<DynamoKey>
+        with_record;  // sorted keys of the compiles with a record of their own
+    with_record.reserve(in_.compiles.size());
+    for (const auto& r : in_.compiles) with_record.push_back(r.key);
+    std::sort(with_record.begin(), with_record.end());
+    struct KeyHash {
+      size_t operator()(const DynamoKey& k) const {
+        uint64_t h = static_cast<uint32_t>(k.source_id);
+        for (int32_t v : {k.rank, k.epoch, k.ca_id, k.frame_id, k.frame_compile_id})
+          h = (h ^ static_cast<uint32_t>(v)) * 0x9E3779B97F4A7C15ull;
+        return static_cast<size_t>(h ^ static_cast<uint64_t>(k.line_if_no_id) ^ (h >> 29));
+      }
+    };
+    std::unordered_set<DynamoKey, KeyHash> kept;
+    auto refs = db_.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns +
+                            compile_rows_.where + " AND kind = 'referenced' ORDER BY raw_id");
+    while (refs.step()) {
+      DynamoKey key = key_at(refs, refs.int64(6));
+      if (std::binary_search(with_record.begin(), with_record.end(), key)) continue;
+      if (kept.insert(key).second) in_.compiles.push_back(read_compile(refs));
+    }
+  }
+
+  CompileRecord read_compile(store::Statement& st) {
     CompileRecord r;
     r.line = st.int64(6);
     r.key = key_at(st, r.line);
@@ -227,118 +333,56 @@ void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
     r.fail_type = text_of(st.opt_int64(17));
     r.fail_reason = text_of(st.opt_int64(18));
     r.recompile_reason = text_of(st.opt_int64(19));
-    r.display_rank = r.key.rank >= 0 ? r.key.rank : file_rank[r.key.source_id].value_or(-1);
+    r.display_rank = r.key.rank >= 0 ? r.key.rank : file_rank_[r.key.source_id].value_or(-1);
     return r;
-  };
-  auto own =
-      db.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns + compile_rows.where +
-                 " AND kind NOT IN ('runtime', 'backward', 'referenced')");
-  {
-    RecordAppender<CompileRecord> out(in.compiles);
-    while (own.step()) out.add(read_compile(own));
-    out.finish();
   }
-  util::LargeVector<DynamoKey>
-      with_record;  // sorted keys of the compiles with a record of their own
-  with_record.reserve(in.compiles.size());
-  for (const auto& r : in.compiles) with_record.push_back(r.key);
-  std::sort(with_record.begin(), with_record.end());
-  // The first record (lowest raw id) of each compile known only by reference, in the same scan
-  // as the references: a reference to a compile with a record of its own is skipped by its key
-  // before its other columns are read, and a point lookup per record kept (182 000 at a million
-  // compiles) cost more than the scan.
-  {
-    struct KeyHash {
-      size_t operator()(const DynamoKey& k) const {
-        uint64_t h = static_cast<uint32_t>(k.source_id);
-        for (int32_t v : {k.rank, k.epoch, k.ca_id, k.frame_id, k.frame_compile_id})
-          h = (h ^ static_cast<uint32_t>(v)) * 0x9E3779B97F4A7C15ull;
-        return static_cast<size_t>(h ^ static_cast<uint64_t>(k.line_if_no_id) ^ (h >> 29));
-      }
-    };
-    std::unordered_set<DynamoKey, KeyHash> kept;
-    auto refs = db.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns +
-                           compile_rows.where + " AND kind = 'referenced' ORDER BY raw_id");
-    while (refs.step()) {
-      DynamoKey key = key_at(refs, refs.int64(6));
-      if (std::binary_search(with_record.begin(), with_record.end(), key)) continue;
-      if (kept.insert(key).second) in.compiles.push_back(read_compile(refs));
-    }
-  }
-  with_record = {};
 
+  DynamoKey key_at(const store::Statement& st, int64_t line) const {
+    DynamoKey key = read_key(st, 0, line);
+    same_process_.apply(&key);
+    return key;
+  }
+
+  // Labels (kinds, origins) through a memo of the last one: consecutive rows mostly repeat it.
+  // The view is into in_.labels (set nodes stay put).
+  std::string_view label(std::string_view text) {
+    if (text != last_label_) last_label_ = in_.label(text);
+    return last_label_;
+  }
+
+  std::string_view text_of(std::optional<int64_t> sid) {
+    if (!sid) return {};
+    if (std::optional<std::string_view> known = in_.texts.find(*sid)) return *known;
+    if (all_texts_) return {};  // an id without a text, read as empty
+    text_query_.bind(1, *sid);
+    std::string_view text =
+        in_.texts.add(*sid, text_query_.step() ? text_query_.text(0) : std::string_view());
+    text_query_.reset();
+    return text;
+  }
+
+  store::Database& db_;
+  const int64_t run_id_;
+  RunInputs& in_;
+  const SameProcessSources same_process_;
+  store::Statement text_query_;
+  std::map<int64_t, std::optional<int64_t>> file_rank_;
+  RunRows compile_rows_, reason_rows_, break_rows_;
+  bool all_texts_ = false;
+  std::string_view last_label_;
+};
+
+// Loads the Dynamo records of `run_id` into `in` (empty). `compiles_loaded` is called once
+// in.compiles is complete, before the other records are read: it may start work on the compiles
+// (merge_dynamo_compiles) on another thread, which then overlaps their reading.
+void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
+              const std::function<void()>& compiles_loaded) {
+  DynamoRunLoader loader(db, run_id, only_run, in);
+  loader.load_compiles();
   compiles_loaded();
-
-  // Guard failures in row order: attribute_dynamo_run orders the reasons of each compile itself.
-  in.reasons.reserve(reason_rows.rows);
-  auto reasons = db.prepare(std::string("SELECT ") + kKeyColumns +
-                            ", line, entry_index, old_compile_id, reason_sid, origin "
-                            "FROM guard_failure WHERE " +
-                            reason_rows.where);
-  // Each reason text is classified on a thread of its own, from here until the attribution
-  // needs it: the attributing thread has no time to spare, and this one is busy with SQLite.
-  in.classified.start_background();
-  RecordAppender<ReasonRecord> reasons_out(in.reasons);
-  std::vector<bool> reason_from_alias;  // filled only when the run has an alias
-  while (reasons.step()) {
-    ReasonRecord r;
-    r.line = reasons.int64(6);
-    r.key = read_key(reasons, 0, r.line);
-    if (!in.merged_sources.empty()) {
-      reason_from_alias.push_back(same_process.is_alias(r.key.source_id));
-      same_process.apply(&r.key);
-    }
-    r.key.line_if_no_id = 0;  // resolved by attribute_dynamo_run
-    r.entry_index = reasons.int64(7);
-    r.old_compile_id = reasons.str(8);
-    r.reason_sid = reasons.int64(9);
-    r.reason = text_of(r.reason_sid);
-    r.origin = label(reasons.text(10));
-    if (explains_compile(r.origin)) in.classified.add(*r.reason_sid, r.reason);
-    reasons_out.add(std::move(r));
-  }
-  reasons_out.finish();
-  if (!in.merged_sources.empty()) drop_repeated_reasons(in, reason_from_alias);
-
-  // Graph breaks in log order (GraphBreakIndex prefers the first): row order is log order unless
-  // sources were ingested out of order.
-  in.breaks.reserve(break_rows.rows);
-  auto breaks = db.prepare(std::string("SELECT ") + kKeyColumns +
-                           ", line, user_file_sid, user_function_sid, gb_type_sid, reason_sid, "
-                           "user_line, sync_signature, origin, user_stack FROM graph_break WHERE " +
-                           break_rows.where);
-  RecordAppender<BreakRecord> breaks_out(in.breaks);
-  while (breaks.step()) {
-    BreakRecord b;
-    b.line = breaks.int64(6);
-    b.key = key_at(breaks, 0);
-    b.user_file = text_of(breaks.opt_int64(7));
-    b.user_function = text_of(breaks.opt_int64(8));
-    b.gb_type = text_of(breaks.opt_int64(9));
-    b.reason = text_of(breaks.opt_int64(10));
-    b.user_line = breaks.opt_int64(11).value_or(-1);
-    b.sync_signature = breaks.int64(12) != 0;
-    b.origin = label(breaks.text(13));
-    if (!breaks.is_null(14)) read_break_stack(breaks.text(14), in, b);
-    breaks_out.add(std::move(b));
-  }
-  breaks_out.finish();
-  auto log_order = [](const BreakRecord& x, const BreakRecord& y) {
-    return std::tie(x.key.source_id, x.line) < std::tie(y.key.source_id, y.line);
-  };
-  if (!std::is_sorted(in.breaks.begin(), in.breaks.end(), log_order))
-    std::stable_sort(in.breaks.begin(), in.breaks.end(), log_order);
-
-  auto caches = db.prepare(std::string("SELECT ") + kKeyColumns +
-                           ", cache, state FROM cache_outcome WHERE run_id=?");
-  caches.bind(1, run_id);
-  while (caches.step()) {
-    CacheRecord c;
-    c.key = key_at(caches, 0);
-    c.cache = label(caches.text(6));
-    c.state = label(caches.text(7));
-    in.caches.push_back(c);
-  }
+  loader.load_reasons();
+  loader.load_breaks();
+  loader.load_caches();
 }
 
 void write_convergence(store::Database& db, int64_t run_id,
