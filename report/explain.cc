@@ -404,6 +404,123 @@ std::optional<double> other_step_ms(const RunSummary& run) {
   return other;
 }
 
+namespace {
+
+// The run's counts, causes, merged logs, convergence and compile time.
+void render_run_header_text(const RunSummary& run, std::string& out) {
+  out += compile_count_text(run);
+  if (run.failed) out += fmt::format(", {} failed", run.failed);
+  if (run.recompile_ms > 0)
+    out += fmt::format(", {} spent recompiling", analysis::duration_text(run.recompile_ms));
+  out += "\n";
+  if (!run.causes.empty()) out += fmt::format("   causes: {}\n", causes_text(run.causes));
+  for (const MergedSourceInfo& m : run.merged_sources)
+    out += fmt::format("   one process, two logs: {} read with {} ({})\n", safe(m.source),
+                       safe(m.same_process_as), safe(m.evidence));
+  if (!run.convergence_text.empty()) {
+    out += fmt::format("   convergence: {}\n", safe(run.convergence_text));
+    out += fmt::format("   {}\n", safe(step_axis_text(run)));
+  } else if (!run.step_detail.empty()) {  // why there is no curve, and what would give one
+    out += fmt::format("   steps: no convergence curve: {}\n", safe(run.step_detail));
+  }
+  if (run.compile_ms && run.wall_ms && run.compile_share)
+    out +=
+        fmt::format("   compile time {} of {} step wall time ({:.0f}%){}\n",
+                    analysis::duration_text(*run.compile_ms), analysis::duration_text(*run.wall_ms),
+                    *run.compile_share * 100, time_split_text(run, analysis::duration_text));
+}
+
+void render_fix_first_text(const RunSummary& run, const ExplainListing& listing, std::string& out) {
+  if (run.fix_first.empty()) return;
+  out += "\n   fix first (by compile time lost):\n";
+  size_t shown = 0;
+  for (; shown < run.fix_first.size() && !listing.cuts(shown); ++shown) {
+    const FixFirstItem& f = run.fix_first[shown];
+    std::string lost = !f.compile_ms_lost ? std::string("time unknown")
+                       : f.compile_ms_basis == "step_share"
+                           ? "~" + analysis::duration_text(*f.compile_ms_lost)
+                           : analysis::duration_text(*f.compile_ms_lost);
+    std::string steps =
+        f.first_step
+            ? (*f.first_step == *f.last_step
+                   ? fmt::format(", {} {}", run.step_axis, *f.first_step)
+                   : fmt::format(", {}s {}..{}", run.step_axis, *f.first_step, *f.last_step))
+            : "";
+    out += fmt::format("   {:>3}. {} at {}: {} recompile{}, {}{}\n", f.rank, safe(f.cause),
+                       safe(f.site), f.recompiles, f.recompiles == 1 ? "" : "s", lost, steps);
+    if (!f.detail.empty()) out += fmt::format("        e.g. {}\n", safe(first_line(f.detail)));
+    if (!f.remedy.empty()) out += fmt::format("        fix: {}\n", safe(f.remedy));
+  }
+  if (run.fix_first_total > static_cast<int64_t>(shown))
+    out += fmt::format("        ... {} more (rcf explain --all, or the fix_first view)\n",
+                       run.fix_first_total - static_cast<int64_t>(shown));
+}
+
+// One site: counts, causes, its reason groups and its recompile-limit hits.
+void render_site_text(const SiteSummary& site, std::string& out) {
+  out += fmt::format("\n   site {}\n", safe(site.site));
+  out +=
+      fmt::format("     {} compile{}, {} recompile{}", site.compiles, site.compiles == 1 ? "" : "s",
+                  site.recompiles, site.recompiles == 1 ? "" : "s");
+  if (!site.causes.empty()) out += fmt::format(" [{}]", causes_text(site.causes));
+  if (site.failed) out += fmt::format(", {} failed", site.failed);
+  if (site.recompile_ms > 0)
+    out += fmt::format(", {} lost to recompiles", analysis::duration_text(site.recompile_ms));
+  out += "\n";
+  for (const auto& g : site.reasons) {
+    out += fmt::format("     {:>4}x {}{}  [{}]\n", g.count, safe(g.cause),
+                       g.subject.empty() ? "" : " on " + safe(g.subject), safe(g.confidence));
+    out += fmt::format("           latest {}{}: {}\n", safe(g.program_key),
+                       g.prev_program_key.empty() ? "" : " (vs " + safe(g.prev_program_key) + ")",
+                       safe(g.detail));
+    if (!g.evidence.empty()) out += fmt::format("           evidence: {}\n", safe(g.evidence));
+  }
+  for (const auto& h : site.limit_hits) {
+    out +=
+        fmt::format("     recompile limit hit: {}{}{} at {}{}; the frame {} from here on\n",
+                    safe(h.limit_type), h.limit_value ? fmt::format(" ({})", *h.limit_value) : "",
+                    h.program_key.empty() ? "" : " refusing " + safe(h.program_key), safe(h.where),
+                    "", h.hard_failure ? "raised FailOnRecompileLimitHit" : "runs eager");
+    if (!h.last_reason.empty())
+      out += fmt::format("           last reason ({}): {}\n", safe(h.last_reason_cause),
+                         safe(first_line(h.last_reason)));
+    else
+      out +=
+          "           last reason: not printed by this PyTorch version (use "
+          "TORCH_LOGS=recompiles)\n";
+  }
+}
+
+void render_sites_text(const RunSummary& run, const ExplainListing& listing, std::string& out) {
+  for (size_t i = 0; i < run.sites.size(); ++i) {
+    if (listing.cuts(i)) {
+      out += fmt::format("\n   ... {} more sites (rcf explain --all, or the recompiles view)\n",
+                         run.sites.size() - i);
+      break;
+    }
+    render_site_text(run.sites[i], out);
+  }
+}
+
+void render_graph_breaks_text(const RunSummary& run, const ExplainListing& listing,
+                              std::string& out) {
+  if (run.graph_breaks.empty()) return;
+  out += "\n   graph breaks (distinct):\n";
+  for (size_t i = 0; i < run.graph_breaks.size(); ++i) {
+    if (listing.cuts(i)) {
+      out += fmt::format("     ... {} more (rcf explain --all, or the graph_break table)\n",
+                         run.graph_breaks.size() - i);
+      break;
+    }
+    const BreakInfo& b = run.graph_breaks[i];
+    out += fmt::format("     {:>4}x {}{}{}\n", b.count,
+                       b.location.empty() ? "" : safe(b.location) + ": ", safe(b.gb_type),
+                       b.sync_signature ? "  [host sync: sync_fragment]" : "");
+  }
+}
+
+}  // namespace
+
 std::string render_explain_text(const ExplainModel& model, const ExplainListing& listing) {
   std::string out;
   if (model.runs.empty()) return "No runs in this database. Ingest logs with `rcf ingest`.\n";
@@ -415,107 +532,13 @@ std::string render_explain_text(const ExplainModel& model, const ExplainListing&
                          safe(run.no_evidence));
       continue;
     }
-    out += compile_count_text(run);
-    if (run.failed) out += fmt::format(", {} failed", run.failed);
-    if (run.recompile_ms > 0)
-      out += fmt::format(", {} spent recompiling", analysis::duration_text(run.recompile_ms));
-    out += "\n";
-    if (!run.causes.empty()) out += fmt::format("   causes: {}\n", causes_text(run.causes));
-    for (const MergedSourceInfo& m : run.merged_sources)
-      out += fmt::format("   one process, two logs: {} read with {} ({})\n", safe(m.source),
-                         safe(m.same_process_as), safe(m.evidence));
-    if (!run.convergence_text.empty()) {
-      out += fmt::format("   convergence: {}\n", safe(run.convergence_text));
-      out += fmt::format("   {}\n", safe(step_axis_text(run)));
-    } else if (!run.step_detail.empty()) {  // why there is no curve, and what would give one
-      out += fmt::format("   steps: no convergence curve: {}\n", safe(run.step_detail));
-    }
-    if (run.compile_ms && run.wall_ms && run.compile_share)
-      out += fmt::format("   compile time {} of {} step wall time ({:.0f}%){}\n",
-                         analysis::duration_text(*run.compile_ms),
-                         analysis::duration_text(*run.wall_ms), *run.compile_share * 100,
-                         time_split_text(run, analysis::duration_text));
-    if (!run.fix_first.empty()) {
-      out += "\n   fix first (by compile time lost):\n";
-      size_t shown = 0;
-      for (; shown < run.fix_first.size() && !listing.cuts(shown); ++shown) {
-        const FixFirstItem& f = run.fix_first[shown];
-        std::string lost = !f.compile_ms_lost ? std::string("time unknown")
-                           : f.compile_ms_basis == "step_share"
-                               ? "~" + analysis::duration_text(*f.compile_ms_lost)
-                               : analysis::duration_text(*f.compile_ms_lost);
-        std::string steps =
-            f.first_step
-                ? (*f.first_step == *f.last_step
-                       ? fmt::format(", {} {}", run.step_axis, *f.first_step)
-                       : fmt::format(", {}s {}..{}", run.step_axis, *f.first_step, *f.last_step))
-                : "";
-        out += fmt::format("   {:>3}. {} at {}: {} recompile{}, {}{}\n", f.rank, safe(f.cause),
-                           safe(f.site), f.recompiles, f.recompiles == 1 ? "" : "s", lost, steps);
-        if (!f.detail.empty()) out += fmt::format("        e.g. {}\n", safe(first_line(f.detail)));
-        if (!f.remedy.empty()) out += fmt::format("        fix: {}\n", safe(f.remedy));
-      }
-      if (run.fix_first_total > static_cast<int64_t>(shown))
-        out += fmt::format("        ... {} more (rcf explain --all, or the fix_first view)\n",
-                           run.fix_first_total - static_cast<int64_t>(shown));
-    }
+    render_run_header_text(run, out);
+    render_fix_first_text(run, listing, out);
     if (run.rejected_lines)
       out += fmt::format("   {} input lines rejected (see the ingest_stats view)\n",
                          run.rejected_lines);
-    for (size_t i = 0; i < run.sites.size(); ++i) {
-      if (listing.cuts(i)) {
-        out += fmt::format("\n   ... {} more sites (rcf explain --all, or the recompiles view)\n",
-                           run.sites.size() - i);
-        break;
-      }
-      const SiteSummary& site = run.sites[i];
-      out += fmt::format("\n   site {}\n", safe(site.site));
-      out += fmt::format("     {} compile{}, {} recompile{}", site.compiles,
-                         site.compiles == 1 ? "" : "s", site.recompiles,
-                         site.recompiles == 1 ? "" : "s");
-      if (!site.causes.empty()) out += fmt::format(" [{}]", causes_text(site.causes));
-      if (site.failed) out += fmt::format(", {} failed", site.failed);
-      if (site.recompile_ms > 0)
-        out += fmt::format(", {} lost to recompiles", analysis::duration_text(site.recompile_ms));
-      out += "\n";
-      for (const auto& g : site.reasons) {
-        out += fmt::format("     {:>4}x {}{}  [{}]\n", g.count, safe(g.cause),
-                           g.subject.empty() ? "" : " on " + safe(g.subject), safe(g.confidence));
-        out +=
-            fmt::format("           latest {}{}: {}\n", safe(g.program_key),
-                        g.prev_program_key.empty() ? "" : " (vs " + safe(g.prev_program_key) + ")",
-                        safe(g.detail));
-        if (!g.evidence.empty()) out += fmt::format("           evidence: {}\n", safe(g.evidence));
-      }
-      for (const auto& h : site.limit_hits) {
-        out += fmt::format(
-            "     recompile limit hit: {}{}{} at {}{}; the frame {} from here on\n",
-            safe(h.limit_type), h.limit_value ? fmt::format(" ({})", *h.limit_value) : "",
-            h.program_key.empty() ? "" : " refusing " + safe(h.program_key), safe(h.where), "",
-            h.hard_failure ? "raised FailOnRecompileLimitHit" : "runs eager");
-        if (!h.last_reason.empty())
-          out += fmt::format("           last reason ({}): {}\n", safe(h.last_reason_cause),
-                             safe(first_line(h.last_reason)));
-        else
-          out +=
-              "           last reason: not printed by this PyTorch version (use "
-              "TORCH_LOGS=recompiles)\n";
-      }
-    }
-    if (!run.graph_breaks.empty()) {
-      out += "\n   graph breaks (distinct):\n";
-      for (size_t i = 0; i < run.graph_breaks.size(); ++i) {
-        if (listing.cuts(i)) {
-          out += fmt::format("     ... {} more (rcf explain --all, or the graph_break table)\n",
-                             run.graph_breaks.size() - i);
-          break;
-        }
-        const BreakInfo& b = run.graph_breaks[i];
-        out += fmt::format("     {:>4}x {}{}{}\n", b.count,
-                           b.location.empty() ? "" : safe(b.location) + ": ", safe(b.gb_type),
-                           b.sync_signature ? "  [host sync: sync_fragment]" : "");
-      }
-    }
+    render_sites_text(run, listing, out);
+    render_graph_breaks_text(run, listing, out);
     render_cudagraph_skips_text(run, listing, out);
     render_rank_divergence_text(run, listing, out);
     out += "\n";

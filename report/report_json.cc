@@ -43,33 +43,43 @@ json site_json(const SiteSummary& s, const SiteRecompiles* listed) {
   return out;
 }
 
-json run_json(const RunReport& run) {
-  const RunSummary& s = run.summary;
-  json bundle = json::object();
-  for (const auto& e : run.bundle) bundle[e.key] = e.value;
+json fix_first_rows_json(const RunSummary& s) {
   json fix = json::array();
   for (const auto& f : s.fix_first) {
     if (static_cast<int64_t>(fix.size()) >= kMaxFixFirstRows) break;
     fix.push_back(fix_first_json<json>(f));
   }
+  return fix;
+}
+
+// Sites with their listed recompiles; sites beyond kMaxRecompileSites with neither a listing nor
+// a limit hit are counted in `not_listed`.
+json sites_json(const RunReport& run, int64_t& not_listed) {
   json sites = json::array();
-  int64_t sites_not_listed = 0;
-  for (const auto& site : s.sites) {
+  for (const auto& site : run.summary.sites) {
     const SiteRecompiles* listed = nullptr;
     for (const auto& l : run.sites)
       if (l.site == site.site) listed = &l;
     if (!listed && site.limit_hits.empty() &&
         static_cast<int64_t>(sites.size()) >= kMaxRecompileSites) {
-      ++sites_not_listed;
+      ++not_listed;
       continue;
     }
     sites.push_back(site_json(site, listed));
   }
+  return sites;
+}
+
+json graph_breaks_json(const RunSummary& s) {
   json breaks = json::array();
   for (const auto& b : s.graph_breaks) {
     if (static_cast<int64_t>(breaks.size()) >= kMaxGraphBreakRows) break;
     breaks.push_back(graph_break_json<json>(b));
   }
+  return breaks;
+}
+
+json ingest_json(const RunReport& run) {
   json sources = json::array();
   for (const auto& src : run.sources)
     sources.push_back({{"path", src.path},
@@ -84,10 +94,54 @@ json run_json(const RunReport& run) {
                        {"rejected_reasons", src.rejected_reasons},
                        {"first_error", src.first_error},
                        {"read_error", src.read_error}});
-  json frontier = nullptr;
-  if (run.first_recompile)
-    frontier = {{"site", run.first_recompile_site},
-                {"recompile", recompile_json(*run.first_recompile)}};
+  return {{"sources", sources},
+          {"sources_not_listed", run.sources_not_listed},
+          {"rejected_lines", run.summary.rejected_lines}};
+}
+
+json convergence_json(const RunReport& run) {
+  const RunSummary& s = run.summary;
+  return {{"state", s.settle_state},
+          {"axis", s.step_axis},
+          {"step_basis", s.step_basis},
+          {"step_detail", s.step_detail},
+          {"first_step", run.chart.first_step},
+          {"last_step", s.last_step},
+          {"settle_step", s.settle_step},
+          {"programs_at_settle", s.programs_at_settle},
+          {"final_programs", s.final_programs},
+          {"recompiles_after_settle", run.recompiles_after_settle},
+          {"text", s.convergence_text},
+          {"compile_ms", opt(s.compile_ms)},
+          {"wall_ms", opt(s.wall_ms)},
+          {"execute_ms", opt(run.execute_ms)},
+          {"other_ms", opt(other_step_ms(s))},
+          {"compile_share", opt(s.compile_share)}};
+}
+
+json frontier_json(const RunReport& run) {
+  if (!run.first_recompile) return nullptr;
+  return {{"site", run.first_recompile_site}, {"recompile", recompile_json(*run.first_recompile)}};
+}
+
+json first_failure_json(const RunReport& run) {
+  if (!run.first_failure) return nullptr;
+  const FailedCompile& f = *run.first_failure;
+  return {{"ordinal", f.ordinal},
+          {"step", opt(f.step)},
+          {"program_key", f.program_key},
+          {"site", f.site},
+          {"reason", f.reason}};
+}
+
+json run_json(const RunReport& run) {
+  const RunSummary& s = run.summary;
+  json bundle = json::object();
+  for (const auto& e : run.bundle) bundle[e.key] = e.value;
+  const json fix = fix_first_rows_json(s);
+  int64_t sites_not_listed = 0;
+  json sites = sites_json(run, sites_not_listed);
+  const json breaks = graph_breaks_json(s);
   const int64_t skips_not_listed =
       std::max<int64_t>(0, static_cast<int64_t>(s.cudagraph_skips.size()) - kMaxGraphBreakRows);
   return {{"lane", s.lane},
@@ -102,32 +156,10 @@ json run_json(const RunReport& run) {
           {"failed", s.failed},
           {"recompile_ms", s.recompile_ms},
           {"causes", s.causes},
-          {"convergence",
-           {{"state", s.settle_state},
-            {"axis", s.step_axis},
-            {"step_basis", s.step_basis},
-            {"step_detail", s.step_detail},
-            {"first_step", run.chart.first_step},
-            {"last_step", s.last_step},
-            {"settle_step", s.settle_step},
-            {"programs_at_settle", s.programs_at_settle},
-            {"final_programs", s.final_programs},
-            {"recompiles_after_settle", run.recompiles_after_settle},
-            {"text", s.convergence_text},
-            {"compile_ms", opt(s.compile_ms)},
-            {"wall_ms", opt(s.wall_ms)},
-            {"execute_ms", opt(run.execute_ms)},
-            {"other_ms", opt(other_step_ms(s))},
-            {"compile_share", opt(s.compile_share)}}},
+          {"convergence", convergence_json(run)},
           {"chart", chart_json(run.chart)},
-          {"first_failing_frontier", frontier},
-          {"first_failed_compile", run.first_failure
-                                       ? json{{"ordinal", run.first_failure->ordinal},
-                                              {"step", opt(run.first_failure->step)},
-                                              {"program_key", run.first_failure->program_key},
-                                              {"site", run.first_failure->site},
-                                              {"reason", run.first_failure->reason}}
-                                       : json(nullptr)},
+          {"first_failing_frontier", frontier_json(run)},
+          {"first_failed_compile", first_failure_json(run)},
           {"fix_first", fix},
           {"fix_first_not_listed",
            std::max<int64_t>(0, s.fix_first_total - static_cast<int64_t>(fix.size()))},
@@ -137,10 +169,7 @@ json run_json(const RunReport& run) {
           {"graph_breaks_not_listed", s.graph_breaks.size() - breaks.size()},
           {"cudagraph_skips", cudagraph_skips_json(s)},
           {"cudagraph_skips_not_listed", skips_not_listed},
-          {"ingest",
-           {{"sources", sources},
-            {"sources_not_listed", run.sources_not_listed},
-            {"rejected_lines", s.rejected_lines}}}};
+          {"ingest", ingest_json(run)}};
 }
 
 // The proof exactly as `rcf restart --json` prints it (minus its own schema_version), so both
