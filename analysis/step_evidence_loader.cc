@@ -75,28 +75,42 @@ std::optional<int64_t> writer_clock_offset(store::Database& db, int64_t run_id) 
 // own) the largest series of a source counts the steps, like a step-timing file, with the time
 // each line opened with (the end of its step) where it is known in UTC.
 void load_step_lines(store::Database& db, int64_t run_id, StepEvidence& ev) {
+  // Rows in store order, a row standing for a series of lines (store/step_marker_series.h): a
+  // training log holds a progress line every few lines, and the series are ordered by line where
+  // they are built; the few shapes are named apart.
+  auto names = db.prepare(
+      "SELECT string_id, text FROM strings WHERE string_id IN (SELECT DISTINCT shape_sid FROM "
+      "step_marker WHERE run_id = ? AND origin = 'step_line')");
+  names.bind(1, run_id);
+  while (names.step()) ev.shape_names.emplace(names.int64(0), names.str(1));
   auto rows = db.prepare(
-      "SELECT m.source_id, m.line, m.step, m.shape_sid, s.text, m.time_s, m.time_zoned FROM "
-      "step_marker m LEFT JOIN strings s ON s.string_id = m.shape_sid "
-      "WHERE m.run_id = ? AND m.origin = 'step_line' AND m.step IS NOT NULL ORDER BY m.line");
+      "SELECT source_id, line, step, shape_sid, time_s, time_zoned, repeats, line_stride, "
+      "step_stride FROM step_marker "
+      "WHERE run_id = ? AND origin = 'step_line' AND step IS NOT NULL");
   rows.bind(1, run_id);
   const std::optional<int64_t> offset = writer_clock_offset(db, run_id);
-  using Times = std::map<int64_t, std::optional<double>>;  // step -> its end time (UTC)
+  // step -> (the first line printing it, its end time in UTC)
+  using Times = std::map<int64_t, std::pair<int64_t, std::optional<double>>>;
   std::map<std::pair<int64_t, int64_t>, Times> elsewhere;  // (source, shape) -> steps
   while (rows.step()) {
     StepLineRow r{rows.int64(0), rows.int64(1), rows.int64(2), rows.opt_int64(3).value_or(-1)};
-    ev.shape_names.emplace(r.shape, rows.str(4));
+    const int64_t repeats = rows.int64(6), line_stride = rows.int64(7), step_stride = rows.int64(8);
     if (ev.first_compile.count(r.source_id)) {
-      ev.lines.push_back(r);
+      for (int64_t i = 0; i < repeats; ++i, r.line += line_stride, r.step += step_stride)
+        ev.lines.push_back(r);
       continue;
     }
-    std::optional<double> time = rows.opt_real(5);
-    if (time && !rows.int64(6)) {
+    std::optional<double> time = rows.opt_real(4);
+    if (time && !rows.int64(5)) {
       ev.step_times_without_zone = ev.step_times_without_zone || !offset;
       if (offset) ev.step_times_offset_s = offset;
       time = offset ? std::optional<double>(*time - static_cast<double>(*offset)) : std::nullopt;
     }
-    elsewhere[{r.source_id, r.shape}].emplace(r.step, time);
+    Times& steps = elsewhere[{r.source_id, r.shape}];
+    for (int64_t i = 0; i < repeats; ++i, r.line += line_stride, r.step += step_stride) {
+      auto [it, fresh] = steps.try_emplace(r.step, r.line, time);
+      if (!fresh && r.line < it->second.first) it->second = {r.line, time};
+    }
   }
   std::map<int64_t, const Times*> largest;
   for (const auto& [key, steps] : elsewhere) {
@@ -105,7 +119,7 @@ void load_step_lines(store::Database& db, int64_t run_id, StepEvidence& ev) {
   }
   for (const auto& [source, steps] : largest)
     if (steps->size() >= 2)
-      for (const auto& [step, time] : *steps) ev.timed.push_back({step, time});
+      for (const auto& [step, printed] : *steps) ev.timed.push_back({step, printed.second});
 }
 
 // Step-timing rows: a --step-pattern match in a compile source is a progress line; any other

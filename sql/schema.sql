@@ -422,7 +422,10 @@ CREATE TABLE step_marker (
   shape_sid INTEGER,           -- step_line: the line's shape (`[train] step #`), else NULL
   time_s REAL,                 -- step_line: the time that opened the line (epoch seconds; the printed
                                -- clock read as UTC when time_zoned = 0), else NULL
-  time_zoned INTEGER NOT NULL DEFAULT 0  -- 1 when the line named its time zone
+  time_zoned INTEGER NOT NULL DEFAULT 0, -- 1 when the line named its time zone
+  repeats INTEGER NOT NULL DEFAULT 1,    -- step_line: the row stands for this many lines, line i
+  line_stride INTEGER NOT NULL DEFAULT 0,  -- at line + i * line_stride printing step
+  step_stride INTEGER NOT NULL DEFAULT 0   -- step + i * step_stride (store/step_marker_series.h)
 );
 
 -- One HLO module (a --xla_dump_to file or a module embedded in a saved graph).

@@ -115,7 +115,7 @@ TEST(PlainTextFormat, ProgressLinesAreStepMarkersAndTheRestIsCounted) {
   EXPECT_EQ(scalar(*store, "SELECT events || ' ' || rejected FROM ingest_stats"), "27 0");
   // The training series and three look-alikes (eval, a data-loader warning), each its own shape.
   EXPECT_EQ(scalar(*store,
-                   "SELECT group_concat(n, ' ') FROM (SELECT count(*) AS n FROM step_marker "
+                   "SELECT group_concat(n, ' ') FROM (SELECT sum(repeats) AS n FROM step_marker "
                    "WHERE origin = 'step_line' GROUP BY shape_sid ORDER BY n DESC)"),
             "24 1 1 1");
 }
