@@ -12,7 +12,6 @@ namespace rcf::report {
 namespace {
 
 constexpr int64_t kFixFirstInNote = 10;  // fix-first rows per run in the note
-constexpr int64_t kWorkaroundsPerRun = 5;
 
 std::string code(std::string_view s) {
   return md_code(s, false);
@@ -206,7 +205,117 @@ std::string cudagraph_table(const RunReport& run) {
   return out;
 }
 
-std::string lane_note(const LaneReport& lane) {
+// The words of a validated or risk claim about a run ("run `x`: ...").
+std::string run_claim_text(const LaneReport& lane, const LaneClaim& c) {
+  const RunReport& run = lane.runs[c.run];
+  const RunSummary& s = run.summary;
+  const std::string label = "run " + code(s.run);
+  switch (c.kind) {
+    case ClaimKind::kSettledClean:
+      return fmt::format(
+          "{}: settled at {} {} with {}; no recompiles after {} {} in the checked path ({}).",
+          label, s.step_axis, s.settle_step, plural(s.programs_at_settle, "program"), s.step_axis,
+          s.settle_step, steps_text(run.chart, s));
+    case ClaimKind::kNoRecompiles:
+      return fmt::format("{}: this lane did not show extra recompiles in the checked path ({}).",
+                         label, plural(s.compiles, "compile"));
+    case ClaimKind::kNoEvidence:
+      return fmt::format("{}: no evidence ({}); ingest its logs before relying on it.", label,
+                         md_text(s.no_evidence));
+    case ClaimKind::kNotSettled:
+      return fmt::format("{}: {}.", label, md_text(s.convergence_text));
+    case ClaimKind::kNoSteps:
+      return fmt::format(
+          "{}: no training steps in the logs, so convergence is unchecked (ingest step timings, "
+          "`--step-pattern`, or the XLA metrics file).",
+          label);
+    case ClaimKind::kUnknownCause: {
+      const FixFirstItem& f = s.fix_first[c.item];
+      return fmt::format("{}: {} at {} with cause `unknown`: {}", label,
+                         plural(f.recompiles, "recompile"), code(f.site), md_text(f.detail));
+    }
+    case ClaimKind::kMoreUnknownCauses:
+      return fmt::format(
+          "{}: {} more sites with cause `unknown` (the `fix_first` view lists them).", label,
+          c.count);
+    case ClaimKind::kLimitHit: {
+      const SiteSummary& site = s.sites[c.item];
+      const LimitHitInfo& h = site.limit_hits[c.sub];
+      return fmt::format(
+          "{}: {} hit `{}`{} at {}; {}.", label, code(site.site), md_text(h.limit_type),
+          h.limit_value ? fmt::format(" ({})", *h.limit_value) : "", md_text(h.where),
+          h.hard_failure ? "the run raised FailOnRecompileLimitHit"
+                         : "the frame runs eager from there on (a fallback, not a fix)");
+    }
+    case ClaimKind::kFailedCompiles:
+      return fmt::format("{}: {} raised (no program was installed).", label,
+                         plural(s.failed, "compile"));
+    case ClaimKind::kRejectedLines:
+      return fmt::format(
+          "{}: {} rejected at ingest; the claims cover only what was read (see the ingest "
+          "statistics).",
+          label, plural(s.rejected_lines, "input line"));
+    default:
+      return "";
+  }
+}
+
+// The words of a workaround or frontier claim about a run.
+std::string run_action_text(const LaneReport& lane, const LaneClaim& c) {
+  const RunReport& run = lane.runs[c.run];
+  const RunSummary& s = run.summary;
+  const std::string label = "run " + code(s.run);
+  if (c.kind == ClaimKind::kRemedy) {
+    const FixFirstItem& f = s.fix_first[c.item];
+    return fmt::format("{}, {} at {} ({}, {} lost): {}.", label, code(f.cause), code(f.site),
+                       plural(f.recompiles, "recompile"), lost_text(f), md_text(f.remedy));
+  }
+  if (c.kind == ClaimKind::kFirstFailure) {
+    const auto& f = *run.first_failure;
+    return fmt::format("{}: {}compile #{} ({}) at {} raised{}", label,
+                       f.step ? fmt::format("{} {}, ", s.step_axis, *f.step) : "", f.ordinal,
+                       code(f.program_key), code(f.site),
+                       f.reason.empty() ? "" : " " + code(f.reason));
+  }
+  const auto& r = *run.first_recompile;
+  return fmt::format("{}: {}compile #{} ({}) at {}: {}{}{}", label,
+                     r.step ? fmt::format("{} {}, ", s.step_axis, *r.step) : "", r.ordinal,
+                     code(r.program_key), code(run.first_recompile_site), code(r.cause),
+                     r.detail.empty() ? "" : " — ", md_text(r.detail));
+}
+
+std::string claim_text(const LaneReport& lane, const LaneClaim& c) {
+  switch (c.kind) {
+    case ClaimKind::kRestartProven:
+    case ClaimKind::kRestartNotProven:
+      return restart_claim(lane.restarts[c.item]);
+    case ClaimKind::kRestartToEnable: {
+      const RestartReport& r = lane.restarts[c.item];
+      return fmt::format("to decide the restart {} → {}, enable: {}", code(r.cold_run),
+                         code(r.warm_run), md_text(r.proof.to_enable[c.sub]));
+    }
+    case ClaimKind::kNoBundle:
+      return "the stack versions are not recorded, so these claims are not yet tied to a torch / "
+             "torch_xla / libtpu / jax bundle.";
+    case ClaimKind::kRemedy:
+    case ClaimKind::kFirstFailure:
+    case ClaimKind::kFirstRecompile:
+      return run_action_text(lane, c);
+    default:
+      return run_claim_text(lane, c);
+  }
+}
+
+std::string claims_list(const LaneReport& lane, const char* title,
+                        const std::vector<LaneClaim>& claims, const char* none) {
+  std::string s = fmt::format("\n### {}\n\n", title);
+  if (claims.empty()) return s + none + "\n";
+  for (const LaneClaim& c : claims) s += "- " + claim_text(lane, c) + "\n";
+  return s;
+}
+
+// The bundle line, each run's sources and what the logs show of each run and restart.
+std::string lane_summary(const LaneReport& lane) {
   std::string out = fmt::format("## Lane {}\n\n", code(lane.lane));
   std::string bundle = bundle_text(lane);
   out += "- **Bundle:** " +
@@ -217,12 +326,16 @@ std::string lane_note(const LaneReport& lane) {
          "\n";
   for (const auto& run : lane.runs)
     out += fmt::format("- **Run {}:** {}\n", code(run.summary.run), sources_line(run));
-
   out += "\n### What the logs show\n\n";
   for (const auto& run : lane.runs)
     out += fmt::format("- Run {}: {}\n", code(run.summary.run), run_claims(run));
   for (const auto& r : lane.restarts) out += "- " + restart_claim(r) + "\n";
+  return out;
+}
 
+// Per run: the fix-first table, CUDA graphs not used and where the ranks diverge.
+std::string lane_tables(const LaneReport& lane) {
+  std::string out;
   for (const auto& run : lane.runs) {
     if (run.summary.fix_first.empty()) continue;
     out += fmt::format("\n### Fix first (run {})\n\n", code(run.summary.run));
@@ -238,120 +351,28 @@ std::string lane_note(const LaneReport& lane) {
     out += fmt::format("\n### Ranks diverge (run {})\n\n", code(run.summary.run));
     out += rank_divergence_markdown(run.summary);
   }
+  return out;
+}
 
-  // Validated default: only what held in the checked path.
-  std::vector<std::string> validated, workaround, risk, frontier;
-  for (const auto& run : lane.runs) {
-    const RunSummary& s = run.summary;
-    std::string label = "run " + code(s.run);
-    if (!s.no_evidence.empty())
-      risk.push_back(fmt::format("{}: no evidence ({}); ingest its logs before relying on it.",
-                                 label, md_text(s.no_evidence)));
-    if (s.settle_state == "settled" && s.settle_step > 0 && run.recompiles_after_settle == 0)
-      validated.push_back(
-          fmt::format("{}: settled at {} {} with {}; no recompiles after {} {} in the checked path "
-                      "({}).",
-                      label, s.step_axis, s.settle_step, plural(s.programs_at_settle, "program"),
-                      s.step_axis, s.settle_step, steps_text(run.chart, s)));
-    if (s.recompiles == 0 && s.compiles > 0)
-      validated.push_back(
-          fmt::format("{}: this lane did not show extra recompiles in the checked path ({}).",
-                      label, plural(s.compiles, "compile")));
+std::string lane_claim_lists(const LaneReport& lane) {
+  const LaneClaims& claims = lane.claims;
+  std::string out = claims_list(
+      lane, "Validated default", claims.validated,
+      "Nothing validated: no run of this lane settled without recompiles in the checked path, "
+      "and no restart was proven.");
+  out += claims_list(lane, "Workaround (suggested by the causes; not validated by these logs)",
+                     claims.workaround,
+                     claims.evidence ? "None needed: no recompiles in the checked path."
+                                     : "Unknown: no run of this lane holds evidence.");
+  out += claims_list(lane, "Open risk", claims.risk, "None found in the checked path.");
+  out += claims_list(lane, "First failing frontier", claims.frontier,
+                     claims.evidence ? "None in the checked path: no recompile."
+                                     : "Unknown: no run of this lane holds evidence.");
+  return out;
+}
 
-    int64_t n = 0;
-    for (const auto& f : s.fix_first) {
-      if (n++ >= kWorkaroundsPerRun) break;
-      workaround.push_back(fmt::format("{}, {} at {} ({}, {} lost): {}.", label, code(f.cause),
-                                       code(f.site), plural(f.recompiles, "recompile"),
-                                       lost_text(f), md_text(f.remedy)));
-    }
-
-    if (s.settle_state == "still_growing" || s.settle_state == "not_settled")
-      risk.push_back(fmt::format("{}: {}.", label, md_text(s.convergence_text)));
-    if (s.settle_state == "no_data" && s.compiles > 0)
-      risk.push_back(fmt::format(
-          "{}: no training steps in the logs, so convergence is unchecked (ingest step timings, "
-          "`--step-pattern`, or the XLA metrics file).",
-          label));
-    int64_t unknown_listed = 0;
-    for (const auto& f : s.fix_first)
-      if (f.cause == "unknown") {
-        ++unknown_listed;
-        risk.push_back(fmt::format("{}: {} at {} with cause `unknown`: {}", label,
-                                   plural(f.recompiles, "recompile"), code(f.site),
-                                   md_text(f.detail)));
-      }
-    if (s.fix_first_unknown > unknown_listed)
-      risk.push_back(
-          fmt::format("{}: {} more sites with cause `unknown` (the `fix_first` view "
-                      "lists them).",
-                      label, s.fix_first_unknown - unknown_listed));
-    for (const auto& site : s.sites)
-      for (const auto& h : site.limit_hits)
-        risk.push_back(fmt::format(
-            "{}: {} hit `{}`{} at {}; {}.", label, code(site.site), md_text(h.limit_type),
-            h.limit_value ? fmt::format(" ({})", *h.limit_value) : "", md_text(h.where),
-            h.hard_failure ? "the run raised FailOnRecompileLimitHit"
-                           : "the frame runs eager from there on (a fallback, not a fix)"));
-    if (s.failed)
-      risk.push_back(fmt::format("{}: {} raised (no program was installed).", label,
-                                 plural(s.failed, "compile")));
-    if (s.rejected_lines)
-      risk.push_back(fmt::format(
-          "{}: {} rejected at ingest; the claims cover only what was read (see the ingest "
-          "statistics).",
-          label, plural(s.rejected_lines, "input line")));
-
-    if (run.first_failure) {
-      const auto& f = *run.first_failure;
-      frontier.push_back(fmt::format("{}: {}compile #{} ({}) at {} raised{}", label,
-                                     f.step ? fmt::format("{} {}, ", s.step_axis, *f.step) : "",
-                                     f.ordinal, code(f.program_key), code(f.site),
-                                     f.reason.empty() ? "" : " " + code(f.reason)));
-    }
-    if (run.first_recompile) {
-      const auto& r = *run.first_recompile;
-      frontier.push_back(fmt::format("{}: {}compile #{} ({}) at {}: {}{}{}", label,
-                                     r.step ? fmt::format("{} {}, ", s.step_axis, *r.step) : "",
-                                     r.ordinal, code(r.program_key), code(run.first_recompile_site),
-                                     code(r.cause), r.detail.empty() ? "" : " — ",
-                                     md_text(r.detail)));
-    }
-  }
-  for (const auto& r : lane.restarts) {
-    if (r.proof.verdict == analysis::RestartVerdict::kProven)
-      validated.push_back(restart_claim(r));
-    else
-      risk.push_back(restart_claim(r));
-    for (const auto& e : r.proof.to_enable)
-      risk.push_back(fmt::format("to decide the restart {} → {}, enable: {}", code(r.cold_run),
-                                 code(r.warm_run), md_text(e)));
-  }
-  if (bundle.empty())
-    risk.push_back(
-        "the stack versions are not recorded, so these claims are not yet tied to a torch / "
-        "torch_xla / libtpu / jax bundle.");
-
-  auto list = [&](const char* title, const std::vector<std::string>& items, const char* none) {
-    std::string s = fmt::format("\n### {}\n\n", title);
-    if (items.empty()) return s + none + "\n";
-    for (const auto& item : items) s += "- " + item + "\n";
-    return s;
-  };
-  out += list("Validated default", validated,
-              "Nothing validated: no run of this lane settled without recompiles in the checked "
-              "path, and no restart was proven.");
-  bool evidence = std::any_of(lane.runs.begin(), lane.runs.end(),
-                              [](const RunReport& r) { return r.summary.no_evidence.empty(); });
-  out += list("Workaround (suggested by the causes; not validated by these logs)", workaround,
-              evidence ? "None needed: no recompiles in the checked path."
-                       : "Unknown: no run of this lane holds evidence.");
-  out += list("Open risk", risk, "None found in the checked path.");
-  out += list("First failing frontier", frontier,
-              evidence ? "None in the checked path: no recompile."
-                       : "Unknown: no run of this lane holds evidence.");
-
-  out +=
+std::string ingest_table(const LaneReport& lane) {
+  std::string out =
       "\n### Ingest statistics\n\n| run | file | format | lines | events | rejected |\n"
       "|---|---|---|---:|---:|---:|\n";
   for (const auto& run : lane.runs) {
@@ -364,6 +385,10 @@ std::string lane_note(const LaneReport& lane) {
                          run.sources_not_listed);
   }
   return out;
+}
+
+std::string lane_note(const LaneReport& lane) {
+  return lane_summary(lane) + lane_tables(lane) + lane_claim_lists(lane) + ingest_table(lane);
 }
 
 }  // namespace

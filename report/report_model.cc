@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "analysis/restart_proof.h"
+#include "report/lane_claims.h"
 #include "store/compile_queries.h"
 #include "store/convergence_queries.h"
 #include "store/hlo_module_queries.h"
@@ -512,7 +513,10 @@ ReportModel build_report(store::Database& db, const std::string& lane) {
     }
     model.lanes.back().runs.push_back(std::move(run));
   }
-  for (auto& l : model.lanes) l.restarts = lane_restart_proofs(db, l.lane);
+  for (auto& l : model.lanes) {
+    l.restarts = lane_restart_proofs(db, l.lane);
+    l.claims = decide_lane_claims(l);
+  }
   relativize_sources(model);
   return model;
 }

@@ -130,10 +130,50 @@ struct RunReport {
   int64_t sources_not_listed = 0;
 };
 
+// What a lane's evidence supports, decided in the model (report/lane_claims.h) so that a renderer
+// only words each claim. A claim names its kind and what it is about.
+enum class ClaimKind {
+  // Validated default: only what held in the checked path.
+  kSettledClean,   // the run settled and showed no recompile after its settle step
+  kNoRecompiles,   // the run compiled and never recompiled
+  kRestartProven,  // restart `item` was proven
+  // Workaround, suggested by a cause.
+  kRemedy,  // fix-first row `item` of the run, with its remedy
+  // Open risk.
+  kNoEvidence,         // the run holds no evidence
+  kNotSettled,         // the run is still growing or did not settle in its steps
+  kNoSteps,            // the run compiled but its logs carry no training steps
+  kUnknownCause,       // fix-first row `item` of the run has cause `unknown`
+  kMoreUnknownCauses,  // `count` further fix-first rows with cause `unknown`, not loaded
+  kLimitHit,           // limit hit `sub` of the run's site `item`
+  kFailedCompiles,     // the run has compiles that raised
+  kRejectedLines,      // the run has input lines rejected at ingest
+  kRestartNotProven,   // restart `item` was not proven
+  kRestartToEnable,    // entry `sub` of restart `item`'s to_enable list
+  kNoBundle,           // no run of the lane has its stack versions recorded
+  // First failing frontier.
+  kFirstFailure,    // the run's first compile that raised
+  kFirstRecompile,  // the run's first recompile
+};
+
+struct LaneClaim {
+  ClaimKind kind = ClaimKind::kNoEvidence;
+  size_t run = 0;     // index in LaneReport::runs (restart and bundle claims: unused)
+  size_t item = 0;    // fix-first row, site or restart, by kind
+  size_t sub = 0;     // limit hit of the site, or to_enable entry of the restart
+  int64_t count = 0;  // kMoreUnknownCauses
+};
+
+struct LaneClaims {
+  std::vector<LaneClaim> validated, workaround, risk, frontier;
+  bool evidence = false;  // some run of the lane holds evidence
+};
+
 struct LaneReport {
   std::string lane;
   std::vector<RunReport> runs;          // by run label
   std::vector<RestartReport> restarts;  // one per cold/warm pair of runs
+  LaneClaims claims;
 };
 
 struct ReportModel {
