@@ -12,6 +12,7 @@
 #include "store/duplicate_source.h"
 #include "store/hlo_instruction_text.h"
 #include "store/run_bundle.h"
+#include "store/step_marker_series.h"
 #include "store/string_interner.h"
 #include "util/error.h"
 
@@ -180,7 +181,9 @@ class EventRowWriter {
                 with_src({"step", "report_index", "name_sid", "kind", "field", "value", "unit"}),
                 &all_),
         step_marker_(db, "step_marker",
-                     with_src({"step", "origin", "shape_sid", "time_s", "time_zoned"}), &all_),
+                     with_src({"step", "origin", "shape_sid", "time_s", "time_zoned", "repeats",
+                               "line_stride", "step_stride"}),
+                     &all_),
         hlo_module_(
             db, "hlo_module",
             {"hlo_module_id", "run_id", "source_id", "line", "module_name_sid", "module_id",
@@ -224,6 +227,7 @@ class EventRowWriter {
   }
 
   void set_source(int64_t run_id, int64_t source_id) {
+    end_step_series();
     run_id_ = run_id;
     source_id_ = source_id;
     group_base_ = next_group_id_;
@@ -234,6 +238,7 @@ class EventRowWriter {
   }
 
   void flush() {
+    end_step_series();
     for (BatchInsert* b : all_) b->flush();
   }
 
@@ -459,12 +464,33 @@ class EventRowWriter {
         .val(m.unit);
   }
   void row(const ingest::StepMarker& m) {
+    if (m.origin == "step_line" && m.step && !m.time_s && !m.shape.empty()) {
+      if (auto done = step_series_.add(m.line, *m.step, strings_.id(m.shape))) write_series(*done);
+      return;
+    }
     src(step_marker_, m.line)
         .val(m.step)
         .val(m.origin)
         .val(strings_.id_or_null(m.shape))
         .val(m.time_s)
-        .val(m.time_zoned);
+        .val(m.time_zoned)
+        .val(int64_t{1})
+        .val(int64_t{0})
+        .val(int64_t{0});
+  }
+  void write_series(const StepMarkerSeries::Row& r) {
+    src(step_marker_, r.line)
+        .val(r.step)
+        .val_unowned("step_line")
+        .val(r.shape_sid)
+        .null()
+        .val(false)
+        .val(r.repeats)
+        .val(r.line_stride)
+        .val(r.step_stride);
+  }
+  void end_step_series() {
+    if (auto done = step_series_.take()) write_series(*done);
   }
   void row(const ingest::HloModule& m) {
     int64_t id = next_hlo_id_++;
@@ -584,6 +610,7 @@ class EventRowWriter {
   int64_t group_base_ = 1;
   int64_t run_id_ = -1;
   int64_t source_id_ = -1;
+  StepMarkerSeries step_series_;  // progress lines of source_id_ not yet written
 };
 
 // Collects events into batches for the writer thread. Lives on the importer's thread.
