@@ -1,7 +1,8 @@
 // TORCH_TRACE structured-log importer. Format: docs/torch_trace.md.
 //
-// Throughput: every payload byte must be MD5-checked, so the checksum is updated line by line as
-// payload lines stream past (no buffer); only payloads of the kinds that feed events are kept.
+// Throughput: every payload byte must be MD5-checked; the bytes are copied into chunks that a
+// second thread hashes (ingest/payload_checksums.h), so the check costs the parsing thread a copy;
+// only payloads of the kinds that feed events are kept.
 // The glog prefix is parsed by hand, and the event kind is read from the literal `{"<key>"` that
 // starts the envelope, so the envelopes of kinds nothing here uses (graphs, generated code, links,
 // export events, ...) are never parsed: only `has_payload` is looked up. Envelopes and payloads
@@ -32,6 +33,7 @@
 #include "ingest/inductor_graph_facts.h"
 #include "ingest/json_skim.h"
 #include "ingest/md5.h"
+#include "ingest/payload_checksums.h"
 #include "ingest/sync_signature.h"
 #include "ingest/wall_time.h"
 #include "util/json_depth.h"
@@ -469,6 +471,8 @@ class TorchTraceImporter : public Importer {
   void finish() override {
     try {
       finish_pending();
+      for (const PayloadChecksums::Mismatch& m : checksums_.finish())
+        sink_.note(m.line, LineFate::kWarning, "payload_md5_mismatch", m.excerpt);
       flush_incomplete_compiles();
       flush_chromium_cache_outcomes();
     } catch (const std::exception& e) {
@@ -562,8 +566,8 @@ class TorchTraceImporter : public Importer {
 
   void append_payload_line(std::string_view content, int64_t line_no) {
     Record& r = pending_;
-    if (r.payload_lines++ > 0) md5_.update("\n", 1);
-    md5_.update(content);
+    if (r.payload_lines++ > 0) checksums_.append("\n");
+    checksums_.append(content);
     if (r.version_lines && content.starts_with("# torch ")) read_torch_version(content, line_no);
     if (!r.keep_payload) return;
     if (r.payload.size() + content.size() + 1 > kMaxKeptPayloadBytes) {
@@ -651,7 +655,7 @@ class TorchTraceImporter : public Importer {
     r.meta_storage.assign(r.meta);
     r.meta = r.meta_storage;
     r.keep_payload = r.kind != Kind::kIgnored && r.kind != Kind::kUnknown;
-    md5_.reset();
+    checksums_.begin_record();
     pending_active_ = true;
     payload_owner_ = PayloadOwner::kPending;
   }
@@ -718,9 +722,7 @@ class TorchTraceImporter : public Importer {
     pending_active_ = false;
     payload_owner_ = PayloadOwner::kNone;
     Record& r = pending_;
-    Md5Digest actual = md5_.finish();
-    if (!r.expected_md5_valid || actual != r.expected_md5)
-      sink_.note(r.line, LineFate::kWarning, "payload_md5_mismatch", r.excerpt);
+    checksums_.end_record(r.line, r.excerpt, r.expected_md5_valid ? &r.expected_md5 : nullptr);
     if (r.payload_overflow) sink_.note(r.line, LineFate::kWarning, "payload_too_large", r.excerpt);
     handle_record(r);
   }
@@ -1384,7 +1386,7 @@ class TorchTraceImporter : public Importer {
   Record pending_;  // reused between records so its buffers keep their capacity
   bool pending_active_ = false;
   PayloadOwner payload_owner_ = PayloadOwner::kNone;
-  Md5 md5_;  // running checksum of pending_'s payload
+  PayloadChecksums checksums_;  // payloads' MD5s, checked on a thread of their own
 
   int32_t epoch_ = 0;
   std::set<CompileKey> started_in_epoch_;  // (rank, F, C) with epoch 0: dynamo_starts this epoch

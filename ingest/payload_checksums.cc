@@ -1,0 +1,93 @@
+#include "ingest/payload_checksums.h"
+
+#include <utility>
+
+namespace rcf::ingest {
+namespace {
+
+// A chunk is handed to the worker at this size: large enough that the hand-over costs nothing
+// per byte, small enough that the queue (kQueuedChunks) stays a few MB.
+constexpr size_t kChunkBytes = size_t{1} << 20;
+constexpr size_t kQueuedChunks = 4;
+constexpr size_t kChunkRecords = 4096;  // records without payload bytes still end a chunk
+
+}  // namespace
+
+// The worker uses md5_ and mismatches_: it is drained and joined before they go.
+PayloadChecksums::~PayloadChecksums() {
+  worker_.reset();
+}
+
+PayloadChecksums::Chunk& PayloadChecksums::chunk() {
+  if (filling_.empty()) filling_.emplace_back();
+  return filling_.front();
+}
+
+void PayloadChecksums::begin_record() {
+  if (record_open_) add_end(0, {}, nullptr, /*check=*/false);
+}
+
+void PayloadChecksums::append(std::string_view bytes) {
+  record_open_ = true;
+  Chunk& c = chunk();
+  c.bytes.append(bytes);
+  if (c.bytes.size() >= kChunkBytes) hand_over();
+}
+
+void PayloadChecksums::end_record(int64_t line, std::string_view excerpt,
+                                  const Md5Digest* expected) {
+  add_end(line, excerpt, expected, /*check=*/true);
+}
+
+void PayloadChecksums::add_end(int64_t line, std::string_view excerpt, const Md5Digest* expected,
+                               bool check) {
+  record_open_ = false;
+  Chunk& c = chunk();
+  Chunk::RecordEnd& end = c.ends.emplace_back();
+  end.offset = c.bytes.size();
+  end.line = line;
+  end.check = check;
+  end.expected_valid = expected != nullptr;
+  if (expected) end.expected = *expected;
+  end.excerpt.assign(excerpt);
+  if (c.bytes.size() >= kChunkBytes || c.ends.size() >= kChunkRecords) hand_over();
+}
+
+void PayloadChecksums::hand_over() {
+  if (!worker_)
+    worker_ = std::make_unique<util::BatchWorker<Chunk>>(
+        [this](std::vector<Chunk>& chunks) { hash(chunks); }, kQueuedChunks, nullptr,
+        /*keep_items=*/true);
+  filling_ = worker_->hand_over(std::move(filling_));
+  for (Chunk& chunk : filling_) {  // a consumed chunk: its buffers are reused
+    chunk.bytes.clear();
+    chunk.ends.clear();
+  }
+  if (filling_.size() > 1) filling_.resize(1);
+}
+
+void PayloadChecksums::hash(std::vector<Chunk>& chunks) {
+  for (const Chunk& chunk : chunks) {
+    size_t from = 0;
+    for (const Chunk::RecordEnd& end : chunk.ends) {
+      md5_.update(chunk.bytes.data() + from, end.offset - from);
+      from = end.offset;
+      Md5Digest actual = md5_.finish();  // leaves md5_ reset for the next record
+      if (end.check && (!end.expected_valid || actual != end.expected))
+        mismatches_.push_back({end.line, end.excerpt});
+    }
+    md5_.update(chunk.bytes.data() + from, chunk.bytes.size() - from);
+  }
+}
+
+std::vector<PayloadChecksums::Mismatch> PayloadChecksums::finish() {
+  if (!filling_.empty() && (!filling_.front().bytes.empty() || !filling_.front().ends.empty()))
+    hand_over();
+  if (worker_) {
+    worker_->finish();
+    worker_.reset();
+  }
+  return std::move(mismatches_);
+}
+
+}  // namespace rcf::ingest

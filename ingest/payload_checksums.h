@@ -1,0 +1,72 @@
+// Verifies TORCH_TRACE payload checksums on a thread of its own. MD5 was about half of the
+// TORCH_TRACE importer's time on the parsing thread (docs/performance.md); here the parsing
+// thread only copies each payload's bytes into a chunk, and a worker hashes the chunks while the
+// next lines are parsed. Mismatches come back in record order at finish(), so the notes they
+// become are the same as when they were checked inline (a note's tally keeps its first line).
+//
+// Lifetime: one per importer (one source); the worker starts at the first payload and is joined
+// by finish() or the destructor.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ingest/md5.h"
+#include "util/batch_worker.h"
+
+namespace rcf::ingest {
+
+class PayloadChecksums {
+ public:
+  struct Mismatch {
+    int64_t line;         // the record's envelope line
+    std::string excerpt;  // the start of that line
+  };
+
+  PayloadChecksums() = default;
+  ~PayloadChecksums();
+  PayloadChecksums(const PayloadChecksums&) = delete;
+  PayloadChecksums& operator=(const PayloadChecksums&) = delete;
+
+  // Starts a record's payload: bytes appended since the last end_record() (a record abandoned
+  // half-way) are dropped unchecked.
+  void begin_record();
+  // The bytes of the current record's payload, in order (the '\n' between lines included).
+  void append(std::string_view bytes);
+  // Ends the current record's payload; the next append() starts the next record's. `expected`
+  // is null when the envelope's checksum is not 32 hex digits (always a mismatch).
+  void end_record(int64_t line, std::string_view excerpt, const Md5Digest* expected);
+  // Waits for the worker; the records whose payload did not match, in record order.
+  std::vector<Mismatch> finish();
+
+ private:
+  // A run of payload bytes with the ends of the records that finish inside it.
+  struct Chunk {
+    struct RecordEnd {
+      size_t offset;  // bytes of the chunk before the record's end
+      int64_t line;
+      bool check;  // false: the bytes before are dropped unchecked (begin_record)
+      bool expected_valid;
+      Md5Digest expected;
+      std::string excerpt;
+    };
+    std::string bytes;
+    std::vector<RecordEnd> ends;
+  };
+
+  Chunk& chunk();
+  void add_end(int64_t line, std::string_view excerpt, const Md5Digest* expected, bool check);
+  void hand_over();
+  void hash(std::vector<Chunk>& chunks);  // on the worker thread
+
+  std::unique_ptr<util::BatchWorker<Chunk>> worker_;  // started at the first record
+  std::vector<Chunk> filling_;                        // one chunk, filled by the caller
+  bool record_open_ = false;                          // bytes appended since the last end
+  Md5 md5_;                                           // worker thread only
+  std::vector<Mismatch> mismatches_;                  // worker thread until finish()
+};
+
+}  // namespace rcf::ingest
