@@ -93,11 +93,10 @@ void load_step_lines(store::Database& db, int64_t run_id, StepEvidence& ev) {
   using Times = std::map<int64_t, std::pair<int64_t, std::optional<double>>>;
   std::map<std::pair<int64_t, int64_t>, Times> elsewhere;  // (source, shape) -> steps
   while (rows.step()) {
-    StepLineRow r{rows.int64(0), rows.int64(1), rows.int64(2), rows.opt_int64(3).value_or(-1)};
-    const int64_t repeats = rows.int64(6), line_stride = rows.int64(7), step_stride = rows.int64(8);
+    StepLineRow r{rows.int64(0), rows.int64(1), rows.int64(2), rows.opt_int64(3).value_or(-1),
+                  rows.int64(6), rows.int64(7), rows.int64(8)};
     if (ev.first_compile.count(r.source_id)) {
-      for (int64_t i = 0; i < repeats; ++i, r.line += line_stride, r.step += step_stride)
-        ev.lines.push_back(r);
+      ev.lines.push_back(r);  // expanded where the series is built
       continue;
     }
     std::optional<double> time = rows.opt_real(4);
@@ -107,7 +106,7 @@ void load_step_lines(store::Database& db, int64_t run_id, StepEvidence& ev) {
       time = offset ? std::optional<double>(*time - static_cast<double>(*offset)) : std::nullopt;
     }
     Times& steps = elsewhere[{r.source_id, r.shape}];
-    for (int64_t i = 0; i < repeats; ++i, r.line += line_stride, r.step += step_stride) {
+    for (int64_t i = 0; i < r.repeats; ++i, r.line += r.line_stride, r.step += r.step_stride) {
       auto [it, fresh] = steps.try_emplace(r.step, r.line, time);
       if (!fresh && r.line < it->second.first) it->second = {r.line, time};
     }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 namespace rcf::analysis {
@@ -16,11 +17,29 @@ int64_t count_before(const std::vector<int64_t>& sorted, int64_t line) {
   return std::lower_bound(sorted.begin(), sorted.end(), line) - sorted.begin();
 }
 
+// Calls fn(line, step) for every progress line the rows (sorted by line) stand for, in order.
+template <typename Fn>
+void for_each_line(const std::vector<const StepLineRow*>& rows, Fn&& fn) {
+  for (const StepLineRow* r : rows)
+    for (int64_t i = 0, line = r->line, step = r->step; i < r->repeats;
+         ++i, line += r->line_stride, step += r->step_stride)
+      fn(line, step);
+}
+
+int64_t line_count(const std::vector<const StepLineRow*>& rows) {
+  int64_t n = 0;
+  for (const StepLineRow* r : rows) n += r->repeats;
+  return n;
+}
+
 // The most common positive difference between consecutive numbers (1 when every step is logged).
 int64_t typical_gap(const std::vector<const StepLineRow*>& rows) {
   std::map<int64_t, int64_t> gaps;
-  for (size_t i = 1; i < rows.size(); ++i)
-    if (rows[i]->step > rows[i - 1]->step) ++gaps[rows[i]->step - rows[i - 1]->step];
+  std::optional<int64_t> previous;
+  for_each_line(rows, [&](int64_t, int64_t step) {
+    if (previous && step > *previous) ++gaps[step - *previous];
+    previous = step;
+  });
   int64_t best = 0, seen = 0;
   for (const auto& [gap, n] : gaps)
     if (n > seen) best = gap, seen = n;
@@ -77,22 +96,25 @@ class StepDecision {
   // The numbers of one shape, unrolled where they drop (a new epoch numbers its steps again).
   // Too many drops: not a progress series.
   static std::optional<TrainingSteps::Series> unroll(const std::vector<const StepLineRow*>& rows) {
-    if (rows.size() < 2) return std::nullopt;
+    const int64_t lines = line_count(rows);
+    if (lines < 2) return std::nullopt;
     int64_t gap = typical_gap(rows);
     if (gap == 0) return std::nullopt;
     TrainingSteps::Series s;
+    s.lines.reserve(lines);  // a training log can print a million: no doubling slack
+    s.steps.reserve(lines);
     int64_t offset = 0, drops = 0;
-    for (const StepLineRow* r : rows) {
-      int64_t step = r->step + offset;
-      if (!s.steps.empty() && step == s.steps.back()) continue;  // printed twice
+    for_each_line(rows, [&](int64_t line, int64_t printed) {
+      int64_t step = printed + offset;
+      if (!s.steps.empty() && step == s.steps.back()) return;  // printed twice
       if (!s.steps.empty() && step < s.steps.back()) {
         ++drops;
-        offset = s.steps.back() + gap - r->step;
+        offset = s.steps.back() + gap - printed;
         step = s.steps.back() + gap;
       }
-      s.lines.push_back(r->line);
+      s.lines.push_back(line);
       s.steps.push_back(step);
-    }
+    });
     if (s.steps.size() < 2 || drops * 3 > static_cast<int64_t>(s.steps.size())) return std::nullopt;
     return s;
   }
@@ -105,8 +127,9 @@ class StepDecision {
     auto shown = ev_.run_first_compile.find(source);
     s.printed_at_end = shown == ev_.run_first_compile.end() || shown->second < s.lines.front();
     auto it = out_.sync_lines_.find(source);
-    for (int64_t line : s.lines)
-      s.syncs_at.push_back(it == out_.sync_lines_.end() ? 0 : count_before(it->second, line));
+    if (it == out_.sync_lines_.end()) return;  // no syncs: syncs_at stays empty (all 0)
+    s.syncs_at.reserve(s.lines.size());
+    for (int64_t line : s.lines) s.syncs_at.push_back(count_before(it->second, line));
   }
 
   void describe_series(const std::map<int64_t, std::pair<int64_t, size_t>>& chosen) {
@@ -340,11 +363,11 @@ std::optional<int64_t> TrainingSteps::from_series(const Series& s, int64_t line,
   // The lines around the compile: `a` before it (before the first line: one gap earlier), `b`.
   const int64_t a = next - 1, b = next;
   const int64_t step_a = a >= 0 ? s.steps[a] : s.steps[0] - (s.steps[1] - s.steps[0]);
-  const int64_t syncs_a = a >= 0 ? s.syncs_at[a] : 0;
+  const int64_t syncs_a = a >= 0 && !s.syncs_at.empty() ? s.syncs_at[a] : 0;
   if (b >= n) return step_a;
   const int64_t gap = s.steps[b] - step_a;
   const int64_t logged = s.printed_at_end ? s.steps[b] : step_a;
-  const int64_t syncs = s.syncs_at[b] - syncs_a;
+  const int64_t syncs = (s.syncs_at.empty() ? 0 : s.syncs_at[b]) - syncs_a;
   if (gap <= 1 || syncs <= 0 || syncs % gap != 0) return logged;
   const int64_t per_step = syncs / gap;
   const int64_t done = std::clamp<int64_t>(syncs_before - syncs_a, 0, syncs - 1);

@@ -27,6 +27,11 @@ struct StepLineRow {  // a progress line of a compile source
   int64_t line = 0;
   int64_t step = 0;
   int64_t shape = 0;  // lines of one shape form one series (0: a --step-pattern match)
+  // The row stands for `repeats` lines: line + i * line_stride printing step + i * step_stride
+  // (store/step_marker_series.h). The rows of one source and shape never interleave.
+  int64_t repeats = 1;
+  int64_t line_stride = 0;
+  int64_t step_stride = 0;
 };
 
 struct SyncRow {  // a step-end sync of a compile source (steplog marker or step-end execution)
@@ -41,7 +46,7 @@ struct TimedStepRow {  // a step record of a source without compiles (step timin
 };
 
 struct StepEvidence {
-  std::vector<StepLineRow> lines;            // any order
+  std::vector<StepLineRow> lines;            // any order, as stored (not expanded)
   std::vector<SyncRow> syncs;                // any order
   std::vector<TimedStepRow> timed;           // any order
   std::map<int64_t, int64_t> first_compile;  // compile source -> line of its first compile
@@ -87,8 +92,9 @@ class TrainingSteps {
  private:
   struct Series {  // the progress lines of one source, unrolled over epochs
     std::vector<int64_t> lines, steps;
-    std::vector<int64_t> syncs_at;  // step-end syncs of the source before each line
-    bool printed_at_end = true;     // a line ends its step (printed after the step's compiles)
+    // Step-end syncs of the source before each line; empty when the source has none (all 0).
+    std::vector<int64_t> syncs_at;
+    bool printed_at_end = true;  // a line ends its step (printed after the step's compiles)
   };
   struct SyncSites {                    // a source's syncs and the step each one belongs to
     std::vector<int64_t> lines;         // sorted
