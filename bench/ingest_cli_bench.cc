@@ -1,6 +1,8 @@
 // End-to-end ingest benchmark. Builds large logs at run time from real fixtures (never
 // committed), runs `rcf ingest` on each in a child process and prints wall time, MB/s and the
-// child's peak RSS. Usage: ingest_cli_bench [--mb N] [--dir DIR] [--keep]
+// child's peak RSS. Usage: ingest_cli_bench [--mb N] [--dir DIR] [--keep] [--dense-curve MB,MB,...]
+// --dense-curve: only the dense Dynamo text, at each size (e.g. 100,1024,4096), to show how time
+// and peak memory grow with the input.
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -48,6 +50,7 @@ int main(int argc, char** argv) {
   int64_t mb = 512;
   std::string dir = "/tmp/rcf-bench";
   bool keep = false;
+  std::vector<int64_t> dense_curve;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--mb") && i + 1 < argc)
       mb = std::atoll(argv[++i]);
@@ -55,16 +58,17 @@ int main(int argc, char** argv) {
       dir = argv[++i];
     else if (!strcmp(argv[i], "--keep"))
       keep = true;
+    else if (!strcmp(argv[i], "--dense-curve") && i + 1 < argc)
+      for (std::stringstream list(argv[++i]); list.good();) {
+        std::string size;
+        std::getline(list, size, ',');
+        if (!size.empty()) dense_curve.push_back(std::atoll(size.c_str()));
+      }
   }
   ::mkdir(dir.c_str(), 0755);
   fmt::print("rcf ingest benchmark: inputs generated in {} ({} MB each)\n", dir, mb);
 
   std::string fixtures = RCF_FIXTURES_DIR;
-  std::string trace_unit =
-      read_file(fixtures + "/torch_trace/multi_rank_logs/dedicated_log_torch_trace_rank_1.log");
-  std::string trace_path = dir + "/torch_trace_rank1_repeated.log";
-  int64_t trace_bytes = write_repeated(trace_path, trace_unit, mb << 20);
-  rcf::bench::ingest_and_report("torch_trace (rank_1 x N)", dir, trace_path, trace_bytes);
 
   // Dynamo text: every bundled text log, concatenated, repeated.
   std::string text_unit;
@@ -76,6 +80,21 @@ int main(int argc, char** argv) {
         "recompiles_sglang_issue7230_rank_shapeenv.txt"})
     text_unit += read_file(fixtures + "/dynamo/" + name);
   std::string text_path = dir + "/dynamo_text_repeated.log";
+  if (!dense_curve.empty()) {
+    for (int64_t size : dense_curve) {
+      int64_t bytes = write_repeated(text_path, text_unit, size << 20);
+      rcf::bench::ingest_and_report(fmt::format("dynamo_text dense, {} MB", size), dir, text_path,
+                                    bytes);
+      if (!keep) std::remove(text_path.c_str());
+    }
+    return 0;
+  }
+  std::string trace_unit =
+      read_file(fixtures + "/torch_trace/multi_rank_logs/dedicated_log_torch_trace_rank_1.log");
+  std::string trace_path = dir + "/torch_trace_rank1_repeated.log";
+  int64_t trace_bytes = write_repeated(trace_path, trace_unit, mb << 20);
+  rcf::bench::ingest_and_report("torch_trace (rank_1 x N)", dir, trace_path, trace_bytes);
+
   int64_t text_bytes = write_repeated(text_path, text_unit, (mb / 4) << 20);
   rcf::bench::ingest_and_report("dynamo_text dense (corpus x N)", dir, text_path, text_bytes);
 
