@@ -175,37 +175,48 @@ std::map<int64_t, XlaSourceName> load_source_names(store::Database& db, int64_t 
   return out;
 }
 
-}  // namespace
+// The compile blocks of step-end graphs (docs/pt_xla_debug.md, cause classes).
+constexpr const char* kStepEnd =
+    "cause_class IN ('step_end', 'parallel_loader_step_end', 'profiler_step_end')";
 
-XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
-                          const std::vector<std::pair<int64_t, std::string>>& source_names) {
-  XlaRunInputs in;
-  in.source_names = source_names;
-  // Steps (precedence in analysis/xla_compiles.h). The importer gives every compile block the
-  // step boundaries of its source before it (steplog markers, step-end executions); here only the
-  // totals per source are needed. Markers are one row each: one scan, no sort. Executions are
-  // counts per step segment (xla_execution): the step-end groups' counts are summed.
-  constexpr const char* kStepEnd =
-      "cause_class IN ('step_end', 'parallel_loader_step_end', 'profiler_step_end')";
-  std::map<int64_t, int64_t> markers, step_ends;
+// Steps per source (precedence in analysis/xla_compiles.h). The importer gives every compile
+// block the step boundaries of its source before it (steplog markers, step-end executions); here
+// only the totals per source are needed. Markers are one row each: one scan, no sort. Executions
+// are counts per step segment (xla_execution): the step-end groups' counts are summed.
+struct StepCounts {
+  std::map<int64_t, int64_t> markers, step_ends;  // source -> count
+  std::set<int64_t> executing;  // sources with Execution blocks (PT_XLA_DEBUG_LEVEL=2)
+
+  int64_t most() const {
+    int64_t n = 0;
+    for (const auto* counts : {&markers, &step_ends})
+      for (const auto& [source, count] : *counts) n = std::max(n, count);
+    return n;
+  }
+};
+
+StepCounts load_step_counts(store::Database& db, int64_t run_id) {
+  StepCounts c;
   auto marker_rows =
       db.prepare("SELECT source_id FROM step_marker WHERE run_id = ? AND origin = 'steplog'");
   marker_rows.bind(1, run_id);
-  while (marker_rows.step()) ++markers[marker_rows.int64(0)];
+  while (marker_rows.step()) ++c.markers[marker_rows.int64(0)];
   auto end_rows = db.prepare(fmt::format(
       "SELECT source_id, executions FROM xla_execution WHERE run_id = ?1 AND group_id IN "
       "(SELECT group_id FROM xla_execution_group WHERE run_id = ?1 AND kind = 'execute' AND {})",
       kStepEnd));
   end_rows.bind(1, run_id);
-  while (end_rows.step()) step_ends[end_rows.int64(0)] += end_rows.int64(1);
-  std::set<int64_t> executing;  // sources with Execution blocks (PT_XLA_DEBUG_LEVEL=2)
+  while (end_rows.step()) c.step_ends[end_rows.int64(0)] += end_rows.int64(1);
   auto exec_sources = db.prepare(
       "SELECT DISTINCT source_id FROM xla_execution_group WHERE run_id = ? AND kind = 'execute'");
   exec_sources.bind(1, run_id);
-  while (exec_sources.step()) executing.insert(exec_sources.int64(0));
-  for (const auto* counts : {&markers, &step_ends})
-    for (const auto& [source, n] : *counts) in.steps_seen = std::max(in.steps_seen, n);
+  while (exec_sources.step()) c.executing.insert(exec_sources.int64(0));
+  return c;
+}
 
+// The Compilation Analysis blocks in log order, each with its step.
+void load_compile_blocks(store::Database& db, int64_t run_id, const StepCounts& steps,
+                         std::vector<XlaBlockRecord>& out) {
   auto blocks = db.prepare(fmt::format(
       "SELECT b.source_id, b.line, c.text, b.cause_class, n.text, b.graph_hash, b.inputs, "
       "b.outputs, f.text, b.markers_before, b.step_ends_before, b.{} FROM xla_block b "
@@ -229,20 +240,18 @@ XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
     r.frames = parse_frames(blocks.text(8));
     int64_t markers_before = blocks.int64(9), ends_before = blocks.int64(10);
     bool step_end = blocks.int64(11) != 0;
-    if (markers.count(r.source_id))  // a marker opens the sync of step N; its step-end graph is N
+    // A marker opens the sync of step N; its step-end graph is N.
+    if (steps.markers.count(r.source_id))
       r.step = step_end && markers_before >= 1 ? markers_before : markers_before + 1;
-    else if (executing.count(r.source_id))
+    else if (steps.executing.count(r.source_id))
       r.step = ends_before + 1;
     if (r.step) r.syncs_before = *r.step - 1;
-    in.blocks.push_back(std::move(r));
+    out.push_back(std::move(r));
   }
-  // VLOG compiles stand in for Compilation Analysis blocks only where there are none: with both
-  // switched on, each compile would be counted twice.
-  if (in.blocks.empty()) load_vlog_compiles(db, run_id, in.blocks);
-  in.copied_sources = find_copied_xla_sources(in.blocks, load_source_names(db, run_id));
-  drop_aliased_blocks(in.blocks, in.copied_sources);
-  std::set<int64_t> copies;
-  for (const SourceAlias& a : in.copied_sources) copies.insert(a.source_id);
+}
+
+// JAX compile records and tracing cache misses, in log order.
+void load_jax_records(store::Database& db, int64_t run_id, XlaRunInputs& in) {
   auto jax = db.prepare(
       "SELECT source_id, line, f.text, phase, s.text, seconds FROM jax_compile j "
       "JOIN strings f ON f.string_id = j.function_sid "
@@ -260,6 +269,10 @@ XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
   while (misses.step())
     in.jax_misses.push_back(
         {misses.int64(0), misses.int64(1), misses.str(2), misses.str(3), misses.str(4)});
+}
+
+// What compile blocks link to: saved graphs and HLO modules.
+void load_link_targets(store::Database& db, int64_t run_id, XlaRunInputs& in) {
   auto graphs = db.prepare(
       "SELECT source_id, line, graph_hash FROM saved_graph WHERE run_id=? AND graph_hash IS NOT "
       "NULL "
@@ -274,8 +287,13 @@ XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
   while (modules.step())
     in.hlo_modules.push_back(
         {modules.int64(0), modules.str(1), modules.str(2), modules.str(3), modules.opt_int64(4)});
-  // The CompileTime timer (convergence) and the aten::_local_scalar_dense counter (host syncs) in
-  // one pass over the run's metric samples.
+}
+
+// The CompileTime timer (convergence), the aten::_local_scalar_dense counter (host syncs) and the
+// compile count, in one pass over the run's metric samples.
+void load_metric_samples(store::Database& db, int64_t run_id,
+                         const std::vector<std::pair<int64_t, std::string>>& source_names,
+                         XlaRunInputs& in) {
   auto metric_rows = db.prepare(fmt::format(
       "SELECT n.text, source_id, line, step, field, value FROM metric_sample m JOIN strings n ON "
       "n.string_id = m.name_sid WHERE run_id = ? AND n.text IN ('CompileTime', "
@@ -307,17 +325,48 @@ XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
     }
   }
   in.counted = counter.result();
+}
+
+// The profiler's first `TransferFromDeviceTime too frequent` note, "" when none.
+std::string load_transfer_warning(store::Database& db, int64_t run_id,
+                                  const std::vector<std::pair<int64_t, std::string>>& names) {
   auto warning = db.prepare(
       "SELECT source_id, line FROM xla_profiler_note WHERE run_id = ? AND kind = 'too_frequent' "
       "AND metric = 'TransferFromDeviceTime' ORDER BY source_id, line LIMIT 1");
   warning.bind(1, run_id);
-  if (warning.step())
-    syncs.transfer_warning = source_line(source_names, warning.int64(0), warning.int64(1));
+  if (!warning.step()) return "";
+  return source_line(names, warning.int64(0), warning.int64(1));
+}
+
+void load_step_times(store::Database& db, int64_t run_id, std::vector<StepTimeRecord>& out) {
   auto step_times = db.prepare(
       "SELECT step, wall_ms, compile_ms FROM step_timing WHERE run_id=? ORDER BY source_id, line");
   step_times.bind(1, run_id);
   while (step_times.step())
-    in.step_times.push_back({step_times.int64(0), step_times.opt_real(1), step_times.opt_real(2)});
+    out.push_back({step_times.int64(0), step_times.opt_real(1), step_times.opt_real(2)});
+}
+
+}  // namespace
+
+XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
+                          const std::vector<std::pair<int64_t, std::string>>& source_names) {
+  XlaRunInputs in;
+  in.source_names = source_names;
+  const StepCounts steps = load_step_counts(db, run_id);
+  in.steps_seen = steps.most();
+  load_compile_blocks(db, run_id, steps, in.blocks);
+  // VLOG compiles stand in for Compilation Analysis blocks only where there are none: with both
+  // switched on, each compile would be counted twice.
+  if (in.blocks.empty()) load_vlog_compiles(db, run_id, in.blocks);
+  in.copied_sources = find_copied_xla_sources(in.blocks, load_source_names(db, run_id));
+  drop_aliased_blocks(in.blocks, in.copied_sources);
+  std::set<int64_t> copies;
+  for (const SourceAlias& a : in.copied_sources) copies.insert(a.source_id);
+  load_jax_records(db, run_id, in);
+  load_link_targets(db, run_id, in);
+  load_metric_samples(db, run_id, source_names, in);
+  in.host_syncs.transfer_warning = load_transfer_warning(db, run_id, source_names);
+  load_step_times(db, run_id, in.step_times);
   in.hlo_programs = load_hlo_programs(db, run_id);
   in.describe_op_attributes = store_op_attribute_describer(db);
   load_execution_spans(db, run_id, copies, in.executions_by_hash);
