@@ -11,6 +11,7 @@
 #include "ingest/byte_source.h"
 #include "ingest/importer.h"
 #include "ingest/line_reader.h"
+#include "ingest/md5.h"
 #include "store/store.h"
 #include "store/string_interner.h"
 #include "tests/support/memory_source.h"
@@ -81,6 +82,20 @@ void BM_DynamoTextImporter(benchmark::State& state) {
   run_importer(state, "dynamo_text", text_data());
 }
 BENCHMARK(BM_DynamoTextImporter)->Unit(benchmark::kMillisecond);
+
+// MD5 of 64 MiB in 4 KiB pieces: every TORCH_TRACE payload byte is hashed on one thread, so this
+// rate bounds the TORCH_TRACE importer's throughput (ingest/payload_checksums.h).
+void BM_Md5(benchmark::State& state) {
+  std::string data(size_t{64} << 20, 'x');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>('a' + i * 7 % 26);
+  for (auto _ : state) {
+    rcf::ingest::Md5 md5;
+    for (size_t at = 0; at < data.size(); at += 4096) md5.update(data.data() + at, 4096);
+    benchmark::DoNotOptimize(md5.finish());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * data.size()));
+}
+BENCHMARK(BM_Md5)->Unit(benchmark::kMillisecond);
 
 // Interner lookups that hit its cache, as an analysis writer makes them: 182 000 distinct sites
 // (the 1 M-compile benchmark lane's count) looked up in a scattered order.
