@@ -128,7 +128,8 @@ class EventRowWriter {
                            "recompile_reason_sid",
                            "restart_reasons",
                            "user_stack",
-                           "pid", "clock_offset_s"}),
+                           "pid",
+                           "clock_offset_s"}),
                  &all_),
         failure_(
             db, "guard_failure",
