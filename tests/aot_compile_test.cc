@@ -9,11 +9,15 @@
 #include "pipeline/ingest_pipeline.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
 
 namespace rcf {
 namespace {
 
+using testing::fixture_path;
+using testing::ingest_logs;
+using testing::read_store;
 using testing::scalar;
 using testing::TempDir;
 
@@ -67,13 +71,11 @@ class AotLogs : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(AotLogs, OneCompileAndNoRecompile) {
   TempDir dir;
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
-  req.paths = {std::string(RCF_FIXTURES_DIR) + "/torch_trace/" + GetParam()};
-  auto summary = pipeline::run_ingest(req);
+  auto summary =
+      ingest_logs(dir.file("rcf.db"), {fixture_path(std::string("torch_trace/") + GetParam())});
   ASSERT_EQ(summary.sources.size(), 1u);
   EXPECT_EQ(summary.sources[0].stats.format, "torch_trace");
-  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  auto db = read_store(dir.file("rcf.db"));
   EXPECT_EQ(scalar(*db, "SELECT count(*) FROM compiles"), "1");
   EXPECT_EQ(scalar(*db, "SELECT count(*) FROM recompiles"), "0");
   EXPECT_EQ(scalar(*db, "SELECT site || ' ' || kind FROM compiles"),
@@ -95,15 +97,14 @@ INSTANTIATE_TEST_SUITE_P(Tlparse, AotLogs,
 
 TEST(AotCompile, AllFiveLogsInOneRunAreFiveCompilesAndNoRecompile) {
   TempDir dir;
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
+  std::vector<std::string> logs;
   for (const char* f :
        {"inductor_provenance_aot_log.txt", "inductor_provenance_aot_log_old.txt",
         "inductor_provenance_aot_cuda_log.txt", "inductor_provenance_aot_debug_handle_log.txt",
         "inductor_provenance_extended_log.txt"})
-    req.paths.push_back(std::string(RCF_FIXTURES_DIR) + "/torch_trace/" + f);
-  pipeline::run_ingest(req);
-  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+    logs.push_back(fixture_path(std::string("torch_trace/") + f));
+  ingest_logs(dir.file("rcf.db"), logs);
+  auto db = read_store(dir.file("rcf.db"));
   EXPECT_EQ(scalar(*db, "SELECT count(*) FROM compiles"), "5");
   EXPECT_EQ(scalar(*db, "SELECT count(DISTINCT program_key) FROM compiles"), "5");
   EXPECT_EQ(scalar(*db, "SELECT count(*) FROM recompiles"), "0");

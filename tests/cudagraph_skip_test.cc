@@ -14,6 +14,7 @@
 #include "store/store.h"
 #include "tests/support/collecting_sink.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/rcf_process.h"
 #include "tests/support/temp_files.h"
 
@@ -21,8 +22,10 @@ namespace rcf {
 namespace {
 
 using ingest::CudagraphSkip;
+using testing::ingest_logs;
 using testing::query_csv;
 using testing::read_file;
+using testing::read_store;
 using testing::scalar;
 using testing::TempDir;
 
@@ -146,11 +149,8 @@ TEST(CudagraphSkipImporter, TorchTraceCompilationMetricsField) {
       "{\"compile_id\": \"1/0\", \"co_name\": \"g\", \"co_filename\": \"/w/f.py\", "
       "\"co_firstlineno\": 9, \"cudagraph_skip_reason\": null}, \"frame_id\": 1, "
       "\"frame_compile_id\": 0, \"attempt\": 0}\n");
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
-  req.paths = {log};
-  pipeline::run_ingest(req);
-  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  ingest_logs(dir.file("rcf.db"), {log});
+  auto db = read_store(dir.file("rcf.db"));
   EXPECT_EQ(query_csv(*db,
                       "SELECT program_key, site, kind, reason, user_file, user_line, "
                       "user_function, origin FROM cudagraph_skips"),
@@ -162,10 +162,7 @@ TEST(CudagraphSkipImporter, TorchTraceCompilationMetricsField) {
 class CudagraphSkipEndToEnd : public ::testing::Test {
  protected:
   void SetUp() override {
-    pipeline::IngestRequest req;
-    req.db_path = db_path_;
-    req.paths = {kDir + "perf_hints_2025_constructed.log"};
-    auto summary = pipeline::run_ingest(req);
+    auto summary = ingest_logs(db_path_, {kDir + "perf_hints_2025_constructed.log"});
     ASSERT_EQ(summary.rejected, 0);
   }
   TempDir dir_;

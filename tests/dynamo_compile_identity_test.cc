@@ -8,12 +8,16 @@
 #include "pipeline/ingest_pipeline.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
 
 namespace rcf {
 namespace {
 
 using testing::column;
+using testing::fixture_path;
+using testing::ingest_logs;
+using testing::read_store;
 using testing::scalar;
 using testing::TempDir;
 
@@ -25,11 +29,8 @@ std::string joined(const std::vector<std::string>& v) {
 
 // A fixture of fixtures/dynamo_identity ingested into a new store in `dir`.
 std::unique_ptr<store::Database> ingested(const TempDir& dir, const std::string& fixture) {
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
-  req.paths = {std::string(RCF_FIXTURES_DIR) + "/dynamo_identity/" + fixture};
-  pipeline::run_ingest(req);
-  return store::open_store(req.db_path, store::OpenMode::kRead);
+  ingest_logs(dir.file("rcf.db"), {fixture_path("dynamo_identity/" + fixture)});
+  return read_store(dir.file("rcf.db"));
 }
 
 TEST(DynamoCompileIdentity, ResetsStartNewEpochsAndKeepEveryCompile) {

@@ -12,12 +12,16 @@
 #include "pipeline/ingest_pipeline.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
 
 namespace rcf {
 namespace {
 
 using testing::column;
+using testing::fixture_path;
+using testing::ingest_logs;
+using testing::read_store;
 using testing::scalar;
 using testing::TempDir;
 
@@ -124,15 +128,12 @@ std::string joined(const std::vector<std::string>& v) {
 TEST_P(DynamoCorpusCauses, MatchesTheCorpusReadme) {
   const CorpusCase& c = GetParam();
   TempDir dir;
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
-  req.paths = {std::string(RCF_FIXTURES_DIR) + "/dynamo/" + c.file};
-  auto summary = pipeline::run_ingest(req);
+  auto summary = ingest_logs(dir.file("rcf.db"), {fixture_path(std::string("dynamo/") + c.file)});
   ASSERT_EQ(summary.sources.size(), 1u);
   EXPECT_EQ(summary.sources[0].stats.format, "dynamo_text");
   EXPECT_EQ(summary.rejected, 0);
 
-  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  auto db = read_store(dir.file("rcf.db"));
   EXPECT_EQ(joined(column(*db,
                           "SELECT DISTINCT cause FROM recompiles WHERE confidence <> 'low' "
                           "ORDER BY cause")),
@@ -163,7 +164,9 @@ TEST_P(DynamoCorpusCauses, MatchesTheCorpusReadme) {
     uncompiled.insert(analysis::classify_guard_reason(reason).cause);
   EXPECT_EQ(joined({uncompiled.begin(), uncompiled.end()}), c.uncompiled_guard_causes);
   // None of them is a compile.
-  if (*c.uncompiled_guard_causes) EXPECT_EQ(scalar(*db, "SELECT count(*) FROM recompiles"), "0");
+  if (*c.uncompiled_guard_causes) {
+    EXPECT_EQ(scalar(*db, "SELECT count(*) FROM recompiles"), "0");
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, DynamoCorpusCauses, ::testing::ValuesIn(kCases),
@@ -177,12 +180,9 @@ INSTANTIATE_TEST_SUITE_P(Corpus, DynamoCorpusCauses, ::testing::ValuesIn(kCases)
 
 TEST(DynamoCorpusDetails, ResumeFunctionKeepsTheProximateGuard) {
   TempDir dir;
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
-  req.paths = {std::string(RCF_FIXTURES_DIR) +
-               "/dynamo/recompiles_verbose_pytorch_issue128071_type_id_const.txt"};
-  pipeline::run_ingest(req);
-  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  ingest_logs(dir.file("rcf.db"),
+              {fixture_path("dynamo/recompiles_verbose_pytorch_issue128071_type_id_const.txt")});
+  auto db = read_store(dir.file("rcf.db"));
   std::string detail = scalar(*db, "SELECT detail FROM recompiles WHERE program_key = '16/8'");
   EXPECT_NE(detail.find("torch_dynamo_resume_in_forward_at_172"), std::string::npos) << detail;
   EXPECT_NE(detail.find("layer_idx == (8, 'conv')"), std::string::npos) << detail;
@@ -192,11 +192,9 @@ TEST(DynamoCorpusDetails, ResumeFunctionKeepsTheProximateGuard) {
 
 TEST(DynamoCorpusDetails, DtypeFlipNamesTensorAndTypes) {
   TempDir dir;
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
-  req.paths = {std::string(RCF_FIXTURES_DIR) + "/dynamo/recompiles_pytorch_issue128134_dtype.txt"};
-  pipeline::run_ingest(req);
-  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  ingest_logs(dir.file("rcf.db"),
+              {fixture_path("dynamo/recompiles_pytorch_issue128134_dtype.txt")});
+  auto db = read_store(dir.file("rcf.db"));
   EXPECT_EQ(scalar(*db, "SELECT detail FROM recompiles WHERE cause = 'dtype' ORDER BY ordinal"),
             "tensor 'tgt' dtype: Half -> Float");
   // The resume function recompiled for the same dtype flip: that is its cause, and the detail
@@ -212,12 +210,9 @@ TEST(DynamoCorpusDetails, DtypeFlipNamesTensorAndTypes) {
 
 TEST(DynamoCorpusDetails, ShapeStormListsEveryValueOfTheDim) {
   TempDir dir;
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
-  req.paths = {std::string(RCF_FIXTURES_DIR) +
-               "/dynamo/recompiles_pytorch_issue148179_shape_multi_entry.txt"};
-  pipeline::run_ingest(req);
-  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  ingest_logs(dir.file("rcf.db"),
+              {fixture_path("dynamo/recompiles_pytorch_issue148179_shape_multi_entry.txt")});
+  auto db = read_store(dir.file("rcf.db"));
   EXPECT_EQ(scalar(*db, "SELECT detail FROM recompiles WHERE program_key = '5/3'"),
             "tensor 'x' dim 1: 1024 -> 128; dim 1 of 'x' has taken 4 values at this frame: 128, "
             "256, 512, 1024 (+2 older cache entries also rejected the inputs)");

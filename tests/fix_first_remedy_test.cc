@@ -10,22 +10,25 @@
 #include "pipeline/ingest_pipeline.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
 
 namespace rcf {
 namespace {
 
 using testing::column;
+using testing::fixture_path;
+using testing::ingest_logs;
+using testing::read_store;
 using testing::TempDir;
 
 // "cause: remedy" of every fix-first row of the store, in rank order, after ingesting `paths`.
 std::vector<std::string> fix_first_remedies(const std::vector<std::string>& paths) {
   TempDir dir;
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
-  for (const std::string& p : paths) req.paths.push_back(std::string(RCF_FIXTURES_DIR) + "/" + p);
-  pipeline::run_ingest(req);
-  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  std::vector<std::string> logs;
+  for (const std::string& p : paths) logs.push_back(fixture_path(p));
+  ingest_logs(dir.file("rcf.db"), logs);
+  auto db = read_store(dir.file("rcf.db"));
   return column(*db,
                 "SELECT cause || ': ' || coalesce(remedy, '<none>') FROM fix_first "
                 "ORDER BY run_id, rank");

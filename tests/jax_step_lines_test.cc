@@ -8,23 +8,23 @@
 #include "pipeline/ingest_pipeline.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
 
 namespace rcf {
 namespace {
 
+using testing::fixture_path;
+using testing::ingest_logs;
+using testing::read_store;
 using testing::scalar;
 using testing::TempDir;
 
 TEST(JaxStepLines, CompilesArePlacedInTheirTrainingSteps) {
   TempDir dir;
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
-  req.lane = "jax";
-  req.run = "r1";
-  req.paths = {std::string(RCF_FIXTURES_DIR) + "/steps/jax_train_step_lines_constructed.log"};
-  pipeline::run_ingest(req);
-  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  ingest_logs(dir.file("rcf.db"), {fixture_path("steps/jax_train_step_lines_constructed.log")},
+              "jax", "r1");
+  auto db = read_store(dir.file("rcf.db"));
   EXPECT_EQ(scalar(*db,
                    "SELECT group_concat(step || ' ' || program_key, ', ') FROM (SELECT step, "
                    "program_key FROM compile_event ORDER BY ordinal)"),
