@@ -81,7 +81,7 @@ void load_compiles(store::Database& db, RunSummary& run, SiteIndex& sites,
                    std::vector<std::vector<PendingReason>>& pending) {
   store::StringTexts site_text(db);
   std::unordered_map<int64_t, size_t> by_sid;
-  store::for_each_compile(db, run.run_id, false, [&](const store::CompileCauseRow& row) {
+  store::for_each_compile(db, run.run_id, [&](const store::CompileCauseRow& row) {
     auto [at, added] = by_sid.try_emplace(row.site_sid, 0);
     if (added) {
       at->second = static_cast<size_t>(&site_entry(run, sites, site_text.text(row.site_sid)) -

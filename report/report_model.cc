@@ -298,7 +298,7 @@ RecompileScan scan_recompiles(store::Database& db, RunReport& run) {
   std::map<std::pair<int64_t, std::string>, int64_t> marks;
   std::pair<int64_t, std::string> last_mark{INT64_MIN, ""};
   int64_t* last_count = nullptr;
-  store::for_each_compile(db, run.summary.run_id, true, [&](const store::CompileCauseRow& c) {
+  store::for_each_recompile(db, run.summary.run_id, [&](const store::RecompileScanRow& c) {
     if (c.step) {
       const int64_t step = *c.step;
       if (settled && step > run.summary.settle_step) ++run.recompiles_after_settle;

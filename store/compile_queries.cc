@@ -13,25 +13,38 @@ std::string join_ids(const std::vector<int64_t>& ids, size_t from, size_t to) {
 
 }  // namespace
 
-void for_each_compile(Database& db, int64_t run_id, bool recompiles_only,
+void for_each_compile(Database& db, int64_t run_id,
                       const std::function<void(const CompileCauseRow&)>& visit) {
-  auto st = db.prepare(std::string("SELECT c.compile_row, c.ordinal, c.site_sid, c.step, c.kind, "
-                                   "c.compile_ms, a.cause, a.subject_sid "
-                                   "FROM compile_event c JOIN attribution a ON a.compile_row = "
-                                   "c.compile_row WHERE c.run_id = ?") +
-                       (recompiles_only ? " AND a.cause <> 'first_compile'" : "") +
-                       " ORDER BY c.ordinal");
+  auto st = db.prepare(
+      "SELECT c.site_sid, c.kind, c.compile_ms, a.cause, a.subject_sid, c.ordinal "
+      "FROM compile_event c JOIN attribution a ON a.compile_row = c.compile_row "
+      "WHERE c.run_id = ? ORDER BY c.ordinal");
   st.bind(1, run_id);
   CompileCauseRow row;
   while (st.step()) {
+    row.site_sid = st.int64(0);
+    row.failed = st.text(1) == "dynamo_failed";
+    row.compile_ms = st.opt_real(2);
+    row.cause = st.text(3);
+    row.subject_sid = st.opt_int64(4);
+    row.ordinal = st.int64(5);
+    visit(row);
+  }
+}
+
+void for_each_recompile(Database& db, int64_t run_id,
+                        const std::function<void(const RecompileScanRow&)>& visit) {
+  auto st = db.prepare(
+      "SELECT c.compile_row, c.site_sid, c.step, a.cause FROM compile_event c "
+      "JOIN attribution a ON a.compile_row = c.compile_row "
+      "WHERE c.run_id = ? AND a.cause <> 'first_compile' ORDER BY c.ordinal");
+  st.bind(1, run_id);
+  RecompileScanRow row;
+  while (st.step()) {
     row.compile_row = st.int64(0);
-    row.ordinal = st.int64(1);
-    row.site_sid = st.int64(2);
-    row.step = st.opt_int64(3);
-    row.failed = st.text(4) == "dynamo_failed";
-    row.compile_ms = st.opt_real(5);
-    row.cause = st.text(6);
-    row.subject_sid = st.opt_int64(7);
+    row.site_sid = st.int64(1);
+    row.step = st.opt_int64(2);
+    row.cause = st.text(3);
     visit(row);
   }
 }

@@ -20,22 +20,34 @@
 
 namespace rcf::store {
 
-// One compile of a run (compile_event + attribution). Views are valid during the callback only.
+// One compile of a run (compile_event + attribution), as explain counts it. `cause` is valid
+// during the callback only.
 struct CompileCauseRow {
-  int64_t compile_row = 0;
   int64_t ordinal = 0;
   int64_t site_sid = 0;
-  std::optional<int64_t> step;
   bool failed = false;  // kind = 'dynamo_failed'
   std::optional<double> compile_ms;
   std::string_view cause;  // first_compile or a cause of the vocabulary
   std::optional<int64_t> subject_sid;
 };
 
-// Calls `visit` with every compile of the run (with `recompiles_only`, those whose cause is not
-// first_compile), by ordinal.
-void for_each_compile(Database& db, int64_t run_id, bool recompiles_only,
+// Calls `visit` with every compile of the run, by ordinal.
+void for_each_compile(Database& db, int64_t run_id,
                       const std::function<void(const CompileCauseRow&)>& visit);
+
+// One recompile of a run, as the report scans them to pick the ones it lists. `cause` is valid
+// during the callback only.
+struct RecompileScanRow {
+  int64_t compile_row = 0;
+  int64_t site_sid = 0;
+  std::optional<int64_t> step;
+  std::string_view cause;
+};
+
+// Calls `visit` with every compile of the run whose cause is not first_compile, by ordinal. Each
+// scan reads only the columns its caller uses: a million rows make every column count.
+void for_each_recompile(Database& db, int64_t run_id,
+                        const std::function<void(const RecompileScanRow&)>& visit);
 
 // Texts of string ids (sites, subjects), one statement for many lookups.
 class StringTexts {
@@ -82,7 +94,7 @@ struct RecompileRow {
   std::optional<int64_t> hlo_module_id;
 };
 
-// The compiles of `compile_rows` (from for_each_compile) by compile_row.
+// The recompiles of `compile_rows` (from for_each_recompile) by compile_row.
 std::unordered_map<int64_t, RecompileRow> recompiles_by_row(
     Database& db, const std::vector<int64_t>& compile_rows);
 
