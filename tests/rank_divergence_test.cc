@@ -20,6 +20,7 @@
 #include "report/report_model.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
 
 namespace rcf {
@@ -45,11 +46,9 @@ class RankDivergenceTest : public ::testing::Test {
  protected:
   // Ingests `paths` as one run and returns the rank_divergence view as text.
   std::string divergence(const std::vector<std::string>& paths) {
-    pipeline::IngestRequest request;
-    request.db_path = tmp_.file("rcf" + std::to_string(++stores_) + ".db");
-    request.paths = paths;
-    pipeline::run_ingest(request);
-    db_ = store::open_store(request.db_path, store::OpenMode::kRead);
+    const std::string db_path = tmp_.file("rcf" + std::to_string(++stores_) + ".db");
+    testing::ingest_logs(db_path, paths);
+    db_ = testing::read_store(db_path);
     return query_csv(*db_,
                      "SELECT * FROM rank_divergence ORDER BY run_id, kind, first_index, "
                      "rank_groups, detail");

@@ -15,6 +15,7 @@
 #include "report/restart_output.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
 
 namespace rcf {
@@ -452,12 +453,9 @@ class RestartFixtures : public ::testing::Test {
     dir_ = new TempDir();
     for (const char* scenario : {"proven", "unread", "partial", "jax", "no_evidence"})
       for (const char* run : {"cold", "warm"}) {
-        pipeline::IngestRequest req;
-        req.db_path = dir_->file("rcf.db");
-        req.lane = scenario;
-        req.run = run;
-        req.paths = {std::string(RCF_FIXTURES_DIR) + "/restart/" + scenario + "/" + run};
-        auto summary = pipeline::run_ingest(req);
+        auto summary = testing::ingest_logs(
+            dir_->file("rcf.db"),
+            {testing::fixture_path(std::string("restart/") + scenario + "/" + run)}, scenario, run);
         ASSERT_EQ(summary.rejected, 0) << scenario << "/" << run;
         ASSERT_EQ(summary.duplicates, 0) << scenario << "/" << run;
       }
@@ -638,12 +636,8 @@ TEST(RestartCli, RunsOfDifferentLanesAreRefused) {
   TempDir tmp;
   for (const auto& [lane, run] :
        std::vector<std::pair<std::string, std::string>>{{"a", "cold"}, {"b", "warm"}}) {
-    pipeline::IngestRequest req;
-    req.db_path = tmp.file("rcf.db");
-    req.lane = lane;
-    req.run = run;
-    req.paths = {std::string(RCF_FIXTURES_DIR) + "/restart/no_evidence/" + run};
-    pipeline::run_ingest(req);
+    testing::ingest_logs(tmp.file("rcf.db"), {testing::fixture_path("restart/no_evidence/" + run)},
+                         lane, run);
   }
   CliResult r = run_rcf(tmp, "restart --db '" + tmp.file("rcf.db") + "' --cold cold --warm warm");
   EXPECT_EQ(r.rc, 2);

@@ -8,6 +8,7 @@
 #include "pipeline/ingest_pipeline.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
 
 namespace rcf {
@@ -30,14 +31,11 @@ std::string detail_of(const std::string& db_path, const std::string& program_key
 // "forward"; the resume function's break is not in these logs, and the detail must say so.
 TEST(ResumeBreakLink, ABreakOfAnotherFileThatSharesTheFunctionNameIsNotTheCause) {
   TempDir dir;
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
-  req.paths = {
-      std::string(RCF_FIXTURES_DIR) + "/dynamo/graph_breaks_pytorch_scatter_issue457_item.txt",
-      std::string(RCF_FIXTURES_DIR) +
-          "/dynamo/recompiles_verbose_pytorch_issue128071_type_id_const.txt"};
-  pipeline::run_ingest(req);
-  const std::string detail = detail_of(req.db_path, "16/8");
+  testing::ingest_logs(
+      dir.file("rcf.db"),
+      {testing::fixture_path("dynamo/graph_breaks_pytorch_scatter_issue457_item.txt"),
+       testing::fixture_path("dynamo/recompiles_verbose_pytorch_issue128071_type_id_const.txt")});
+  const std::string detail = detail_of(dir.file("rcf.db"), "16/8");
   EXPECT_NE(detail.find("resume function torch_dynamo_resume_in_forward_at_172 exists because of "
                         "a graph break in forward at line 172; the break itself is not in the "
                         "logs (enable TORCH_LOGS=graph_breaks to see its reason)"),
@@ -80,12 +78,9 @@ TEST(ResumeBreakLink, AResumeFunctionIsLinkedThroughTheOuterFrameOfANestedBreak)
   TempDir dir;
   const std::string log = dir.file("train.log");
   testing::write_file(log, kNestedBreakLog);
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
-  req.paths = {log};
-  auto summary = pipeline::run_ingest(req);
+  auto summary = testing::ingest_logs(dir.file("rcf.db"), {log});
   EXPECT_EQ(summary.rejected, 0);
-  const std::string detail = detail_of(req.db_path, "2/1");
+  const std::string detail = detail_of(dir.file("rcf.db"), "2/1");
   // The break named is the .item() of block.py:12 (the triggering frame), not the break logged
   // first in another forward (head.py), which shares only the function name.
   // The fragment recompiled for its own guard (the shape of h); the detail still names the break

@@ -9,6 +9,7 @@
 #include "report/explain.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
 
 namespace rcf {
@@ -57,18 +58,14 @@ struct Counts {
 };
 
 Counts ingest_both(const TempDir& dir, int64_t text_pid, bool step_lines = false) {
-  pipeline::IngestRequest alone;
-  alone.db_path = dir.file("trace.db");
-  alone.paths = {kTrace};
-  pipeline::run_ingest(alone);
+  const std::string alone = dir.file("trace.db");
+  testing::ingest_logs(alone, {kTrace});
   const std::string text = dir.file("stderr_" + std::to_string(text_pid) + ".log");
-  testing::write_file(text, text_log_of_trace(alone.db_path, text_pid, step_lines));
+  testing::write_file(text, text_log_of_trace(alone, text_pid, step_lines));
 
-  pipeline::IngestRequest both;
-  both.db_path = dir.file("both_" + std::to_string(text_pid) + ".db");
-  both.paths = {kTrace, text};
-  pipeline::run_ingest(both);
-  auto db = store::open_store(both.db_path, store::OpenMode::kRead);
+  const std::string both = dir.file("both_" + std::to_string(text_pid) + ".db");
+  testing::ingest_logs(both, {kTrace, text});
+  auto db = testing::read_store(both);
   return {scalar(*db, "SELECT count(*) FROM compiles"),
           scalar(*db, "SELECT count(*) FROM recompiles"),
           scalar(*db, "SELECT count(*) FROM merged_sources")};

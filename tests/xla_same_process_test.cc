@@ -14,6 +14,7 @@
 #include "pipeline/ingest_pipeline.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
 
 namespace rcf {
@@ -39,13 +40,8 @@ std::string rewrapped(const std::string& text) {
 }
 
 std::unique_ptr<store::Database> ingest(const TempDir& dir, const std::vector<std::string>& paths) {
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
-  req.lane = "constant_counter";
-  req.run = "r1";
-  req.paths = paths;
-  pipeline::run_ingest(req);
-  return store::open_store(req.db_path, store::OpenMode::kRead);
+  testing::ingest_logs(dir.file("rcf.db"), paths, "constant_counter", "r1");
+  return testing::read_store(dir.file("rcf.db"));
 }
 
 nlohmann::json truth() {
