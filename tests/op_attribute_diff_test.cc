@@ -21,6 +21,7 @@
 #include "store/store.h"
 #include "tests/support/collecting_sink.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
 
 namespace rcf::analysis {
@@ -177,14 +178,11 @@ TEST(OpAttributeDiff, IngestNamesTheSliceOfARecompileFromTheSavedGraphs) {
   testing::write_file(dir.file("pt_xla_debug.log"), "Epoch 0: step 1\n\n" + compile_block(a) +
                                                         "Epoch 0: step 2\n\n" + compile_block(b));
   testing::write_file(dir.file("save_tensors.hlo.0"), saved_graph(a, 128) + saved_graph(b, 136));
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
-  req.lane = "slice";
-  req.run = "r1";
-  req.paths = {dir.file("pt_xla_debug.log"), dir.file("save_tensors.hlo.0")};
-  auto summary = pipeline::run_ingest(req);
+  auto summary = testing::ingest_logs(
+      dir.file("rcf.db"), {dir.file("pt_xla_debug.log"), dir.file("save_tensors.hlo.0")}, "slice",
+      "r1");
   EXPECT_EQ(summary.rejected, 0);
-  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  auto db = testing::read_store(dir.file("rcf.db"));
   EXPECT_EQ(testing::query_csv(*db,
                                "SELECT ordinal, cause, confidence, prev_program_key FROM "
                                "recompiles ORDER BY ordinal"),
@@ -217,16 +215,17 @@ TEST(OpAttributeDiff, AnalysisNeedsNoInputFileAfterIngest) {
                                                         "Epoch 0: step 2\n\n" + compile_block(b));
   testing::write_file(dir.file("save_tensors.hlo.0"),
                       saved_graph_of(a, real) + saved_graph_of(b, shifted));
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
-  req.paths = {dir.file("pt_xla_debug.log"), dir.file("save_tensors.hlo.0")};
-  EXPECT_EQ(pipeline::run_ingest(req).rejected, 0);
+  const std::string db_path = dir.file("rcf.db");
+  EXPECT_EQ(
+      testing::ingest_logs(db_path, {dir.file("pt_xla_debug.log"), dir.file("save_tensors.hlo.0")})
+          .rejected,
+      0);
   const std::string query =
       "SELECT ordinal, cause, confidence, detail, evidence, (SELECT group_concat(subject) FROM "
       "fix_first) AS subjects FROM recompiles ORDER BY ordinal";
   std::string at_ingest;
   {
-    auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+    auto db = testing::read_store(db_path);
     at_ingest = testing::query_csv(*db, query);
   }
   EXPECT_NE(at_ingest.find("2,constant,high,\"same inputs and ops; 1 instruction "
@@ -238,7 +237,7 @@ TEST(OpAttributeDiff, AnalysisNeedsNoInputFileAfterIngest) {
 
   std::filesystem::remove(dir.file("pt_xla_debug.log"));
   std::filesystem::remove(dir.file("save_tensors.hlo.0"));
-  auto db = store::open_store(req.db_path, store::OpenMode::kCreateOrWrite);
+  auto db = store::open_store(db_path, store::OpenMode::kCreateOrWrite);
   const std::vector<int64_t> runs = {std::stoll(testing::scalar(*db, "SELECT run_id FROM runs"))};
   db->exec("BEGIN");
   db->exec("DELETE FROM compile_event");  // nothing of the first analysis can leak through
@@ -260,11 +259,11 @@ TEST(OpAttributeDiff, AnExtraOpIsAStructureChangeWithItsOwnRemedy) {
       "%multiply.5)\n";
   testing::write_file(dir.file("save_tensors.hlo.0"),
                       saved_graph(a, 128) + saved_graph(b, 128, add));
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
-  req.paths = {dir.file("pt_xla_debug.log"), dir.file("save_tensors.hlo.0")};
-  EXPECT_EQ(pipeline::run_ingest(req).rejected, 0);
-  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  EXPECT_EQ(testing::ingest_logs(dir.file("rcf.db"),
+                                 {dir.file("pt_xla_debug.log"), dir.file("save_tensors.hlo.0")})
+                .rejected,
+            0);
+  auto db = testing::read_store(dir.file("rcf.db"));
   EXPECT_EQ(testing::query_csv(*db, "SELECT cause, detail, remedy FROM fix_first"),
             "cause,detail,remedy\ngraph_structure,\"same inputs, different ops: +1 add; "
             "PT_XLA_DEBUG_LEVEL=2 (Execution blocks) would show whether this site alternates "

@@ -10,6 +10,7 @@
 #include "analysis/program_diff.h"
 #include "pipeline/ingest_pipeline.h"
 #include "store/store.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
 
 namespace rcf::analysis {
@@ -37,16 +38,13 @@ class ProgramLoader : public ::testing::Test {
  protected:
   std::map<int64_t, ProgramView> load(
       const std::vector<std::pair<std::string, std::string>>& files) {
-    pipeline::IngestRequest req;
-    req.db_path = dir_.file("rcf.db");
-    req.lane = "hlo";
-    req.run = "r1";
+    std::vector<std::string> paths;
     for (const auto& [name, text] : files) {
       write_file(dir_.file(name), text);
-      req.paths.push_back(dir_.file(name));
+      paths.push_back(dir_.file(name));
     }
-    pipeline::run_ingest(req);
-    auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+    testing::ingest_logs(dir_.file("rcf.db"), paths, "hlo", "r1");
+    auto db = testing::read_store(dir_.file("rcf.db"));
     auto programs = load_hlo_programs(*db, 1);
     names_.clear();
     auto st = db->prepare(

@@ -18,6 +18,7 @@
 #include "pipeline/ingest_pipeline.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
 
 namespace rcf {
@@ -107,7 +108,7 @@ std::string joined(const std::vector<std::string>& v) {
 }
 
 std::string fixture_path(const std::string& file) {
-  return std::string(RCF_FIXTURES_DIR) + "/xla/" + file;
+  return testing::fixture_path("xla/" + file);
 }
 
 class XlaCorpus : public ::testing::TestWithParam<XlaCase> {};
@@ -115,14 +116,11 @@ class XlaCorpus : public ::testing::TestWithParam<XlaCase> {};
 TEST_P(XlaCorpus, MatchesTheFixtureReadme) {
   const XlaCase& c = GetParam();
   TempDir dir;
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
-  req.paths = {fixture_path(c.file)};
-  auto summary = pipeline::run_ingest(req);
+  auto summary = testing::ingest_logs(dir.file("rcf.db"), {fixture_path(c.file)});
   ASSERT_EQ(summary.sources.size(), 1u);
   EXPECT_EQ(summary.sources[0].stats.format, c.format);
   EXPECT_EQ(summary.rejected, 0);
-  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  auto db = testing::read_store(dir.file("rcf.db"));
   EXPECT_EQ(scalar(*db, "SELECT count(*) FROM compiles"), std::to_string(c.compiles));
   EXPECT_EQ(scalar(*db, "SELECT coalesce(counted_compiles, '') FROM convergence_summary"),
             c.counted);
@@ -150,11 +148,8 @@ TEST(XlaCorpus, EveryFixtureHasARow) {
 }
 
 std::unique_ptr<store::Database> ingest(TempDir& dir, const std::string& file) {
-  pipeline::IngestRequest req;
-  req.db_path = dir.file("rcf.db");
-  req.paths = {fixture_path(file)};
-  pipeline::run_ingest(req);
-  return store::open_store(req.db_path, store::OpenMode::kRead);
+  testing::ingest_logs(dir.file("rcf.db"), {fixture_path(file)});
+  return testing::read_store(dir.file("rcf.db"));
 }
 
 TEST(XlaCorpus, MetricsOnlyRunSaysWhereTheCountComesFrom) {
