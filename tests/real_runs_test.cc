@@ -27,6 +27,7 @@
 #include "analysis/restart_proof.h"
 #include "pipeline/ingest_pipeline.h"
 #include "store/store.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
 
 namespace rcf {
@@ -393,11 +394,9 @@ TEST_F(RealRuns, ZoneLessStepTimesAreReadInTheZoneTheTraceClockShows) {
                       one_hour_east(testing::read_file((dir / "stdout.log").string())));
   testing::write_file(east.file("stderr.log"),
                       one_hour_east(testing::read_file((dir / "stderr.log").string())));
-  pipeline::IngestRequest req;
-  req.db_path = east.file("rcf.db");
-  req.paths = {east.file("trace.log"), east.file("stdout.log"), east.file("stderr.log")};
-  pipeline::run_ingest(req);
-  auto db = store::open_store(req.db_path, store::OpenMode::kRead);
+  testing::ingest_logs(east.file("rcf.db"),
+                       {east.file("trace.log"), east.file("stdout.log"), east.file("stderr.log")});
+  auto db = testing::read_store(east.file("rcf.db"));
   auto steps = db->prepare("SELECT program_key, step FROM compiles ORDER BY ordinal");
   std::vector<std::string> got, want;
   while (steps.step()) got.push_back(steps.str(0) + "@" + steps.str(1));

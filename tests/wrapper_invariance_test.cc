@@ -18,6 +18,7 @@
 #include "pipeline/ingest_pipeline.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
 #include "util/error.h"
 
@@ -136,18 +137,15 @@ const std::vector<Variant>& variants() {
 
 // What a log says: recompile causes (sorted), compiles, limit hits; or why it did not ingest.
 std::string ingest_answers(const std::string& path, const std::string& db_path) {
-  pipeline::IngestRequest req;
-  req.db_path = db_path;
-  req.paths = {path};
   try {
-    pipeline::run_ingest(req);
+    testing::ingest_logs(db_path, {path});
   } catch (const Error& e) {
     std::string message = e.what();
     for (size_t at = message.find(path); at != std::string::npos; at = message.find(path))
       message.replace(at, path.size(), "FILE");
     return "error: " + message;
   }
-  auto db = store::open_store(db_path, store::OpenMode::kRead);
+  auto db = testing::read_store(db_path);
   std::string causes;
   for (const auto& c : column(*db, "SELECT cause FROM recompiles ORDER BY cause"))
     causes += c + ",";

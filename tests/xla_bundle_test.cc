@@ -10,6 +10,7 @@
 #include "report/explain.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
 
 namespace rcf {
@@ -22,14 +23,11 @@ using testing::TempDir;
 class XlaBundle : public ::testing::Test {
  protected:
   void SetUp() override {
-    pipeline::IngestRequest req;
-    req.db_path = dir_.file("rcf.db");
-    req.lane = "xla";
-    req.run = "r1";
+    std::vector<std::string> logs;
     for (const char* f : {"pt_xla_debug.log", "save_tensors.hlo.0", "metrics.txt", "steps.csv"})
-      req.paths.push_back(std::string(RCF_FIXTURES_DIR) + "/xla_bundle/" + f);
-    summary_ = pipeline::run_ingest(req);
-    db_ = store::open_store(req.db_path, store::OpenMode::kRead);
+      logs.push_back(testing::fixture_path(std::string("xla_bundle/") + f));
+    summary_ = testing::ingest_logs(dir_.file("rcf.db"), logs, "xla", "r1");
+    db_ = testing::read_store(dir_.file("rcf.db"));
   }
   TempDir dir_;
   pipeline::IngestSummary summary_;
