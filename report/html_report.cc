@@ -739,35 +739,46 @@ std::string script_safe_json(const nlohmann::ordered_json& value) {
   return out;
 }
 
-std::string render_chart_svg(const RunChart& chart, int64_t first_step, int64_t last_step,
-                             int index, const std::string& title) {
-  const int64_t span = std::max<int64_t>(1, last_step - first_step + 1);
-  const double col = kPlotWidth / static_cast<double>(span);
-  auto x = [&](int64_t step) { return kLeft + static_cast<double>(step - first_step) * col; };
-  const double y_max = std::max<double>(
+namespace {
+
+// Where a chart's steps and program counts land in the SVG.
+struct ChartFrame {
+  int64_t first_step = 0, last_step = 0, span = 1;
+  double col = 1;        // width of one step
+  double y_max = 1;      // programs at the top of the plot (a round tick)
+  double bar_width = 1;  // width of one bucket's bar
+  double x(int64_t step) const { return kLeft + static_cast<double>(step - first_step) * col; }
+  double y(double v) const { return kTop + kProgramsHeight - v / y_max * kProgramsHeight; }
+};
+
+ChartFrame chart_frame(const RunChart& chart, int64_t first_step, int64_t last_step) {
+  ChartFrame f;
+  f.first_step = first_step;
+  f.last_step = last_step;
+  f.span = std::max<int64_t>(1, last_step - first_step + 1);
+  f.col = kPlotWidth / static_cast<double>(f.span);
+  f.y_max = std::max<double>(
       1, std::ceil(std::max<double>(1, chart.max_programs) / tick_step(chart.max_programs, 4)) *
              tick_step(chart.max_programs, 4));
-  auto y = [&](double v) { return kTop + kProgramsHeight - v / y_max * kProgramsHeight; };
+  f.bar_width = std::max(1.0, f.col * static_cast<double>(chart.bucket) - 1);
+  return f;
+}
 
-  std::string out =
-      fmt::format(R"(<svg class="chart" data-chart="{}" viewBox="0 0 {} {}" role="img" )"
-                  R"(aria-label="{}">)",
-                  index, num(kWidth), num(kHeight), esc("convergence of " + title));
-  // Programs axis with round ticks.
-  double ystep = tick_step(y_max, 4);
-  for (double v = 0; v <= y_max + 1e-9; v += ystep)
+// The programs axis with round ticks and the step axis with round ticks at column centres.
+void chart_axes_svg(const ChartFrame& f, std::string& out) {
+  double ystep = tick_step(f.y_max, 4);
+  for (double v = 0; v <= f.y_max + 1e-9; v += ystep)
     out += fmt::format(R"(<line class="grid" x1="{}" x2="{}" y1="{}" y2="{}"/><text x="{}" y="{}" )"
                        R"(text-anchor="end">{}</text>)",
-                       num(kLeft), num(kLeft + kPlotWidth), num(y(v)), num(y(v)), num(kLeft - 6),
-                       num(y(v) + 4), num(v));
+                       num(kLeft), num(kLeft + kPlotWidth), num(f.y(v)), num(f.y(v)),
+                       num(kLeft - 6), num(f.y(v) + 4), num(v));
   out += fmt::format(R"(<text x="{}" y="{}">programs cached</text>)", num(kLeft), num(kTop - 8));
-  // Step axis: round ticks at column centres.
-  double xstep = std::max(1.0, tick_step(static_cast<double>(span), 10));
+  double xstep = std::max(1.0, tick_step(static_cast<double>(f.span), 10));
   int64_t first_tick =
-      static_cast<int64_t>(std::ceil(static_cast<double>(first_step) / xstep) * xstep);
-  for (double s = static_cast<double>(first_tick); s <= static_cast<double>(last_step);
+      static_cast<int64_t>(std::ceil(static_cast<double>(f.first_step) / xstep) * xstep);
+  for (double s = static_cast<double>(first_tick); s <= static_cast<double>(f.last_step);
        s += xstep) {
-    double cx = x(static_cast<int64_t>(s)) + col / 2;
+    double cx = f.x(static_cast<int64_t>(s)) + f.col / 2;
     out += fmt::format(R"(<line class="axis" x1="{0}" x2="{0}" y1="{1}" y2="{2}"/>)"
                        R"(<text x="{0}" y="{3}" text-anchor="middle">{4}</text>)",
                        num(cx), num(kBarsTop + kBarsHeight), num(kBarsTop + kBarsHeight + 4),
@@ -776,19 +787,23 @@ std::string render_chart_svg(const RunChart& chart, int64_t first_step, int64_t 
   out += fmt::format(R"(<text x="{}" y="{}" text-anchor="end">step</text>)",
                      num(kLeft + kPlotWidth), num(kBarsTop + kBarsHeight + 28));
   out += fmt::format(R"(<line class="axis" x1="{0}" x2="{1}" y1="{2}" y2="{2}"/>)", num(kLeft),
-                     num(kLeft + kPlotWidth), num(y(0)));
+                     num(kLeft + kPlotWidth), num(f.y(0)));
+}
 
-  // The step line: programs cached, one horizontal run per change point.
-  if (!chart.programs.empty()) {
-    std::string d =
-        fmt::format("M{} {}", num(x(chart.first_step)), num(y(chart.programs[0].second)));
-    for (size_t i = 1; i < chart.programs.size(); ++i)
-      d += fmt::format("H{}V{}", num(x(chart.programs[i].first)), num(y(chart.programs[i].second)));
-    d += fmt::format("H{}", num(x(chart.last_step + 1)));
-    out += R"(<path class="programs" d=")" + d + "\"/>";
-  }
+// The step line: programs cached, one horizontal run per change point.
+void programs_line_svg(const RunChart& chart, const ChartFrame& f, std::string& out) {
+  if (chart.programs.empty()) return;
+  std::string d =
+      fmt::format("M{} {}", num(f.x(chart.first_step)), num(f.y(chart.programs[0].second)));
+  for (size_t i = 1; i < chart.programs.size(); ++i)
+    d += fmt::format("H{}V{}", num(f.x(chart.programs[i].first)),
+                     num(f.y(chart.programs[i].second)));
+  d += fmt::format("H{}", num(f.x(chart.last_step + 1)));
+  out += R"(<path class="programs" d=")" + d + "\"/>";
+}
 
-  // Compile time (or compiles, when no time is known) per step, below.
+// Compile time (or compiles, when no time is known) per step, below.
+void compile_bars_svg(const RunChart& chart, const ChartFrame& f, std::string& out) {
   bool timed = chart.max_compile_ms > 0;
   int64_t max_compiles = 1;
   for (const auto& b : chart.compiles) max_compiles = std::max(max_compiles, b.compiles);
@@ -798,7 +813,6 @@ std::string render_chart_svg(const RunChart& chart, int64_t first_step, int64_t 
       esc(timed ? analysis::duration_text(chart.max_compile_ms) : std::to_string(max_compiles)));
   out += fmt::format(R"(<line class="axis" x1="{0}" x2="{1}" y1="{2}" y2="{2}"/>)", num(kLeft),
                      num(kLeft + kPlotWidth), num(kBarsTop + kBarsHeight));
-  double bar_width = std::max(1.0, col * static_cast<double>(chart.bucket) - 1);
   for (const auto& b : chart.compiles) {
     double share = timed ? b.compile_ms.value_or(0) / chart.max_compile_ms
                          : static_cast<double>(b.compiles) / static_cast<double>(max_compiles);
@@ -806,14 +820,16 @@ std::string render_chart_svg(const RunChart& chart, int64_t first_step, int64_t 
     double h = std::max(1.0, share * kBarsHeight);
     out += fmt::format(
         R"(<rect class="bar" x="{}" y="{}" width="{}" height="{}"><title>{}</title></rect>)",
-        num(x(b.step) + 0.5), num(kBarsTop + kBarsHeight - h), num(bar_width), num(h),
+        num(f.x(b.step) + 0.5), num(kBarsTop + kBarsHeight - h), num(f.bar_width), num(h),
         esc(fmt::format("{} {}: {} compiles, {}", chart.bucket > 1 ? "steps from" : "step", b.step,
                         b.compiles, duration_or_unknown(b.compile_ms))));
   }
+}
 
-  // Recompiles by cause. A few marked columns: one dot per column and cause on the step line,
-  // sized by count. Many (a long run that recompiles all along): a strip under the step line,
-  // each column split by cause in proportion, so the line stays readable.
+// Recompiles by cause. A few marked columns: one dot per column and cause on the step line,
+// sized by count. Many (a long run that recompiles all along): a strip under the step line,
+// each column split by cause in proportion, so the line stays readable.
+void recompile_marks_svg(const RunChart& chart, const ChartFrame& f, std::string& out) {
   std::map<int64_t, int64_t> per_column;
   for (const auto& m : chart.marks) per_column[m.step] += m.count;
   auto mark_title = [&](const ChartMark& m) {
@@ -828,24 +844,39 @@ std::string render_chart_svg(const RunChart& chart, int64_t first_step, int64_t 
       out += fmt::format(
           R"(<circle cx="{}" cy="{}" r="{}" fill="{}" fill-opacity="0.85"><title>{}</title>)"
           R"(</circle>)",
-          num(x(m.step) + col * static_cast<double>(chart.bucket) / 2),
-          num(std::max(kTop, y(static_cast<double>(m.programs)) - k * 9)), num(r),
+          num(f.x(m.step) + f.col * static_cast<double>(chart.bucket) / 2),
+          num(std::max(kTop, f.y(static_cast<double>(m.programs)) - k * 9)), num(r),
           cause_colour(m.cause), mark_title(m));
     }
-  } else {
-    out += fmt::format(R"(<text x="{}" y="{}" text-anchor="end">recompiles by cause</text>)",
-                       num(kLeft - 6), num(kStripTop + kStripHeight - 1));
-    std::map<int64_t, double> filled;  // per column, share of the strip already drawn
-    for (const auto& m : chart.marks) {
-      double share = static_cast<double>(m.count) / static_cast<double>(per_column[m.step]);
-      double& done = filled[m.step];
-      out += fmt::format(
-          R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}"><title>{}</title></rect>)",
-          num(x(m.step) + 0.5), num(kStripTop + done * kStripHeight), num(bar_width),
-          num(share * kStripHeight), cause_colour(m.cause), mark_title(m));
-      done += share;
-    }
+    return;
   }
+  out += fmt::format(R"(<text x="{}" y="{}" text-anchor="end">recompiles by cause</text>)",
+                     num(kLeft - 6), num(kStripTop + kStripHeight - 1));
+  std::map<int64_t, double> filled;  // per column, share of the strip already drawn
+  for (const auto& m : chart.marks) {
+    double share = static_cast<double>(m.count) / static_cast<double>(per_column[m.step]);
+    double& done = filled[m.step];
+    out += fmt::format(
+        R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}"><title>{}</title></rect>)",
+        num(f.x(m.step) + 0.5), num(kStripTop + done * kStripHeight), num(f.bar_width),
+        num(share * kStripHeight), cause_colour(m.cause), mark_title(m));
+    done += share;
+  }
+}
+
+}  // namespace
+
+std::string render_chart_svg(const RunChart& chart, int64_t first_step, int64_t last_step,
+                             int index, const std::string& title) {
+  const ChartFrame f = chart_frame(chart, first_step, last_step);
+  std::string out =
+      fmt::format(R"(<svg class="chart" data-chart="{}" viewBox="0 0 {} {}" role="img" )"
+                  R"(aria-label="{}">)",
+                  index, num(kWidth), num(kHeight), esc("convergence of " + title));
+  chart_axes_svg(f, out);
+  programs_line_svg(chart, f, out);
+  compile_bars_svg(chart, f, out);
+  recompile_marks_svg(chart, f, out);
   if (chart.bucket > 1)
     out += fmt::format(R"(<text x="{}" y="{}" text-anchor="end">each column: {} steps</text>)",
                        num(kLeft + kPlotWidth), num(kTop - 8), chart.bucket);
