@@ -16,6 +16,7 @@
 
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/rcf_process.h"
 #include "tests/support/temp_files.h"
 
@@ -32,13 +33,7 @@ const std::string kFixtures = RCF_FIXTURES_DIR;
 // A lane whose name holds the characters Hive escapes in a directory name.
 const std::string kOddLane = "dynamo/lane=1%";
 
-std::vector<std::string> scenario_files(const std::string& name) {
-  std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(kFixtures + "/scenarios/" + name))
-    if (e.path().filename() != "truth.json") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
+using testing::scenario_files;
 
 void ingest(const std::string& db, const std::string& lane, const std::string& run,
             const std::vector<std::string>& paths) {

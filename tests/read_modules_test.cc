@@ -16,6 +16,7 @@
 #include "store/run_queries.h"
 #include "store/source_queries.h"
 #include "store/store.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
 
 namespace rcf {
@@ -23,13 +24,7 @@ namespace {
 
 const std::string kFixtures = RCF_FIXTURES_DIR;
 
-std::vector<std::string> scenario_files(const std::string& name) {
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(kFixtures + "/scenarios/" + name))
-    if (e.path().filename() != "truth.json") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
+using testing::scenario_files;
 
 class ReadModules : public ::testing::Test {
  protected:

@@ -25,6 +25,7 @@
 #include "store/store.h"
 #include "tests/support/db_dump.h"
 #include "tests/support/golden.h"
+#include "tests/support/ingested_store.h"
 #include "tests/support/report_store_generator.h"
 #include "tests/support/temp_files.h"
 #include "util/error.h"
@@ -51,13 +52,7 @@ void ingest(const std::string& db, const std::string& lane, const std::string& r
   pipeline::run_ingest(req);
 }
 
-std::vector<std::string> scenario_files(const std::string& name) {
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(kFixtures + "/scenarios/" + name))
-    if (e.path().filename() != "truth.json") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
+using testing::scenario_files;
 
 const report::RunReport* find_run(const ReportModel& m, const std::string& lane,
                                   const std::string& run) {

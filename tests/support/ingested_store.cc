@@ -1,9 +1,20 @@
 #include "tests/support/ingested_store.h"
 
+#include <algorithm>
+#include <filesystem>
+
 namespace rcf::testing {
 
 std::string fixture_path(const std::string& relative) {
   return std::string(RCF_FIXTURES_DIR) + "/" + relative;
+}
+
+std::vector<std::string> scenario_files(const std::string& name) {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(fixture_path("scenarios/" + name)))
+    if (e.path().filename() != "truth.json") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 pipeline::IngestSummary ingest_logs(const std::string& db_path,

@@ -14,6 +14,9 @@ namespace rcf::testing {
 // `relative` under the repository's fixtures/ directory.
 std::string fixture_path(const std::string& relative);
 
+// The logs of the scenario fixtures/scenarios/`name` (its truth.json left out), sorted.
+std::vector<std::string> scenario_files(const std::string& name);
+
 // Ingests `paths` into the store at `db_path` (created when absent) under `lane` and `run` (""
 // keeps IngestRequest's defaults), as `rcf ingest` does.
 pipeline::IngestSummary ingest_logs(const std::string& db_path,
