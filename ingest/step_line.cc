@@ -100,11 +100,12 @@ std::optional<std::pair<int64_t, size_t>> opening_progress(std::string_view text
 }  // namespace
 
 std::optional<StepLine> read_step_line(std::string_view text) {
-  // A metrics block header counts syncs, not training steps (docs/training_steps.md).
-  if (text.find("[MetricsData") != std::string_view::npos) return std::nullopt;
   auto found = keyword_step(text);
   if (!found) found = opening_progress(text);
   if (!found) return std::nullopt;
+  // A metrics block header counts syncs, not training steps (docs/training_steps.md). Looked for
+  // only on a match: most lines of a training log match nothing.
+  if (text.find("[MetricsData") != std::string_view::npos) return std::nullopt;
   StepLine out{found->first, std::string(), std::nullopt, false};
   size_t shape_from = 0;
   if (auto t = leading_wall_time(text); t && t->length < found->second) {
