@@ -12,25 +12,18 @@ using ingest::HloInstructionText;
 constexpr size_t kFixedFields = 9;  // fields before the attributes
 constexpr size_t kAttributeFields = 4;
 
+// Runs without a character to escape are appended whole: this encodes every instruction of
+// every HLO module on the writer thread (a byte at a time it was 10 % of a dump's ingest).
 void append_field(std::string& out, std::string_view text) {
-  for (char c : text) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        out.push_back(c);
-    }
+  size_t from = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c != '\\' && c != '\t' && c != '\n' && c != '\r') continue;
+    out.append(text.data() + from, i - from);
+    out += c == '\\' ? "\\\\" : c == '\t' ? "\\t" : c == '\n' ? "\\n" : "\\r";
+    from = i + 1;
   }
+  out.append(text.data() + from, text.size() - from);
 }
 
 // `shown` when it differs from `canonical`, else nothing (the decoder restores it).
