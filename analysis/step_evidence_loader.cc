@@ -167,6 +167,7 @@ void load_syncs(store::Database& db, int64_t run_id, StepEvidence& ev) {
                : "an unnamed site";
     }
   }
+  ev.syncs.shrink_to_fit();  // one per sync: the doubling slack would stay through analysis
 }
 
 }  // namespace
