@@ -26,7 +26,7 @@ namespace {}  // namespace
 int main(int argc, char** argv) {
   int64_t debug_mb = 1024, hlo_mb = 512, hlo_files = 2000;
   std::string dir = "/tmp/rcf-xla-bench";
-  bool keep = false;  // --keep: leave the generated HLO dump directory for profiling
+  bool keep = false;  // --keep: leave the generated log and HLO dump for profiling
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--debug-mb") && i + 1 < argc)
       debug_mb = std::atoll(argv[++i]);
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
     }
   }
   rcf::bench::ingest_and_report("PT_XLA_DEBUG level 2 log", dir, debug_path, debug_bytes);
-  std::filesystem::remove(debug_path);
+  if (!keep) std::filesystem::remove(debug_path);
 
   int64_t hlo_bytes = 0;
   size_t per_file = static_cast<size_t>((hlo_mb << 20) / hlo_files);
