@@ -198,11 +198,9 @@ class StepDecision {
         boundary = site, best_at = first_at[site];
     if (boundary == 0) return std::nullopt;
     TrainingSteps::SyncSites out;
-    out.lines.reserve(syncs.size());
     out.step_of_sync.reserve(syncs.size() + 1);
     int64_t ends = 0;
     for (const SyncRow* s : syncs) {
-      out.lines.push_back(s->line);
       out.step_of_sync.push_back(base + ends);
       if (s->site == boundary) ++ends;
     }
@@ -222,10 +220,8 @@ class StepDecision {
     int64_t per_step = n / timed;
     TrainingSteps::SyncSites out;
     out.step_of_sync.reserve(n + 1);
-    out.lines.reserve(n);
     for (int64_t i = 0; i <= n; ++i)
       out.step_of_sync.push_back(base + std::min(i, n - 1) / per_step);
-    for (const SyncRow* s : syncs) out.lines.push_back(s->line);
     *how = fmt::format("{} step-end syncs = {} per timed step (their sites are not logged)", n,
                        per_step);
     return out;
@@ -333,7 +329,7 @@ std::optional<int64_t> TrainingSteps::step_of(int64_t source_id, int64_t line,
     return from_series(s->second, line, syncs_before.value_or(0));
   }
   if (auto s = by_syncs_.find(source_id); s != by_syncs_.end()) {
-    int64_t done = syncs_before ? *syncs_before : count_before(s->second.lines, line);
+    int64_t done = syncs_before ? *syncs_before : count_before(sync_lines_.at(source_id), line);
     done = std::clamp<int64_t>(done, 0, static_cast<int64_t>(s->second.step_of_sync.size()) - 1);
     return s->second.step_of_sync[done];
   }
