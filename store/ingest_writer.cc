@@ -97,6 +97,52 @@ std::vector<std::string> with_src(std::vector<std::string> tail) {
   return cols;
 }
 
+// The columns of the two widest raw tables, in the order EventRowWriter binds them.
+std::vector<std::string> dynamo_compile_columns() {
+  return with_ref({"kind",
+                   "co_name_sid",
+                   "co_filename_sid",
+                   "co_firstlineno",
+                   "start_us",
+                   "duration_ms",
+                   "cache_size",
+                   "accumulated_cache_size",
+                   "guard_count",
+                   "shape_env_guard_count",
+                   "graph_op_count",
+                   "graph_node_count",
+                   "graph_input_count",
+                   "has_guarded_code",
+                   "recompile_limit",
+                   "accumulated_recompile_limit",
+                   "fail_type_sid",
+                   "fail_reason_sid",
+                   "recompile_reason_sid",
+                   "restart_reasons",
+                   "user_stack",
+                   "pid",
+                   "clock_offset_s"});
+}
+
+std::vector<std::string> hlo_module_columns() {
+  return {"hlo_module_id",
+          "run_id",
+          "source_id",
+          "line",
+          "module_name_sid",
+          "module_id",
+          "stage",
+          "file_name",
+          "entry_layout_sid",
+          "instruction_count",
+          "structure_fingerprint",
+          "full_fingerprint",
+          "skeleton_fingerprint",
+          "op_histogram",
+          "truncated",
+          "graph_hash"};
+}
+
 }  // namespace
 
 // Turns events into rows. Used only by the writer thread (or by the caller's thread while the
@@ -106,31 +152,7 @@ class EventRowWriter {
   explicit EventRowWriter(Database& db)
       : db_(db),
         strings_(db),
-        compile_(db, "dynamo_compile_raw",
-                 with_ref({"kind",
-                           "co_name_sid",
-                           "co_filename_sid",
-                           "co_firstlineno",
-                           "start_us",
-                           "duration_ms",
-                           "cache_size",
-                           "accumulated_cache_size",
-                           "guard_count",
-                           "shape_env_guard_count",
-                           "graph_op_count",
-                           "graph_node_count",
-                           "graph_input_count",
-                           "has_guarded_code",
-                           "recompile_limit",
-                           "accumulated_recompile_limit",
-                           "fail_type_sid",
-                           "fail_reason_sid",
-                           "recompile_reason_sid",
-                           "restart_reasons",
-                           "user_stack",
-                           "pid",
-                           "clock_offset_s"}),
-                 &all_),
+        compile_(db, "dynamo_compile_raw", dynamo_compile_columns(), &all_),
         failure_(
             db, "guard_failure",
             with_ref({"entry_index", "verbose_group", "old_compile_id", "reason_sid", "origin"}),
@@ -185,12 +207,7 @@ class EventRowWriter {
                      with_src({"step", "origin", "shape_sid", "time_s", "time_zoned", "repeats",
                                "line_stride", "step_stride"}),
                      &all_),
-        hlo_module_(
-            db, "hlo_module",
-            {"hlo_module_id", "run_id", "source_id", "line", "module_name_sid", "module_id",
-             "stage", "file_name", "entry_layout_sid", "instruction_count", "structure_fingerprint",
-             "full_fingerprint", "skeleton_fingerprint", "op_histogram", "truncated", "graph_hash"},
-            &all_),
+        hlo_module_(db, "hlo_module", hlo_module_columns(), &all_),
         hlo_param_(db, "hlo_parameter",
                    {"hlo_module_id", "number", "name", "dtype", "dims", "layout", "shape_text"},
                    &all_),
