@@ -136,16 +136,43 @@ void load_step_timings(store::Database& db, int64_t run_id, StepEvidence& ev) {
   }
 }
 
+// The syncs of a run, gathered in fixed-size chunks and then copied into one exactly sized array,
+// each chunk freed once copied: at 771,000 syncs (a 1 GB PT_XLA_DEBUG log) a doubling vector and
+// its shrink_to_fit copy held 25 + 18.5 MB at once, the analysis's peak.
+class SyncChunks {
+ public:
+  void add(const SyncRow& s) {
+    if (chunks_.empty() || chunks_.back().size() == kChunk) chunks_.emplace_back().reserve(kChunk);
+    chunks_.back().push_back(s);
+    ++size_;
+  }
+  void move_to(std::vector<SyncRow>& out) {
+    out.reserve(out.size() + size_);
+    for (std::vector<SyncRow>& chunk : chunks_) {
+      out.insert(out.end(), chunk.begin(), chunk.end());
+      chunk = {};
+    }
+    chunks_.clear();
+    size_ = 0;
+  }
+
+ private:
+  static constexpr size_t kChunk = 1 << 16;
+  std::vector<std::vector<SyncRow>> chunks_;
+  size_t size_ = 0;
+};
+
 // Step-end syncs: XLA_EMIT_STEPLOG markers where a source has them, else its step-end
 // Execution blocks, whose printed frames tell the syncs' sites apart.
 void load_syncs(store::Database& db, int64_t run_id, StepEvidence& ev) {
   std::set<int64_t> marked;
+  SyncChunks syncs;
   auto markers =
       db.prepare("SELECT source_id, line FROM step_marker WHERE run_id = ? AND origin = 'steplog'");
   markers.bind(1, run_id);
   while (markers.step()) {
     marked.insert(markers.int64(0));
-    ev.syncs.push_back({markers.int64(0), markers.int64(1), 0});
+    syncs.add({markers.int64(0), markers.int64(1), 0});
   }
   auto ends = db.prepare(
       "SELECT e.source_id, e.first_line, e.last_line, e.executions, g.frames_sid, f.text "
@@ -158,8 +185,8 @@ void load_syncs(store::Database& db, int64_t run_id, StepEvidence& ev) {
     int64_t source = ends.int64(0);
     if (marked.count(source)) continue;
     int64_t site = ends.opt_int64(4).value_or(0);
-    ev.syncs.push_back({source, ends.int64(1), site});
-    if (ends.int64(3) >= 2) ev.syncs.push_back({source, ends.int64(2), site});
+    syncs.add({source, ends.int64(1), site});
+    if (ends.int64(3) >= 2) syncs.add({source, ends.int64(2), site});
     if (site != 0 && !ev.site_names.count(site)) {
       auto user = innermost_user_frame(parse_frames(ends.text(5)));
       ev.site_names[site] =
@@ -167,7 +194,7 @@ void load_syncs(store::Database& db, int64_t run_id, StepEvidence& ev) {
                : "an unnamed site";
     }
   }
-  ev.syncs.shrink_to_fit();  // one per sync: the doubling slack would stay through analysis
+  syncs.move_to(ev.syncs);
 }
 
 }  // namespace

@@ -269,20 +269,33 @@ class StepDecision {
       return;
     }
     std::string hint;
-    std::map<int64_t, std::vector<const SyncRow*>> by_source;
-    for (const SyncRow& s : ev_.syncs) by_source[s.source_id].push_back(&s);
-    for (auto& [source, rows] : by_source) {
-      std::sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->line < b->line; });
-      std::vector<int64_t> sites;
-      for (const SyncRow* r : rows) sites.push_back(r->site);
-      if (int64_t period = sync_site_period(sites))
+    for (const auto& [source, lines] : out_.sync_lines_)
+      if (int64_t period = sync_site_period(first_sites(source, lines)))
         hint = fmt::format(" (their sites repeat every {} syncs: likely {} syncs per step)", period,
                            period);
-    }
     out_.axis_.detail = fmt::format(
         "{} step-end syncs and no step evidence{}: a training step may hold several syncs, so "
         "the axis counts syncs; {}",
         syncs, hint, kWhatDecides);
+  }
+
+  // The sites of the first syncs of `source` (at most the kSitePeriodWindow that
+  // sync_site_period reads), in line order; `lines` are its sync lines, sorted. Only the syncs up
+  // to the window's last line are copied: a 1 GB log holds 771,000 syncs.
+  std::vector<int64_t> first_sites(int64_t source, const std::vector<int64_t>& lines) const {
+    const size_t window = std::min(lines.size(), kSitePeriodWindow);
+    if (window == 0) return {};
+    const int64_t last_line = lines[window - 1];
+    std::vector<std::pair<int64_t, int64_t>> early;  // (line, site)
+    early.reserve(window);
+    for (const SyncRow& s : ev_.syncs)
+      if (s.source_id == source && s.line <= last_line) early.emplace_back(s.line, s.site);
+    std::stable_sort(early.begin(), early.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<int64_t> sites;
+    sites.reserve(early.size());
+    for (const auto& [line, site] : early) sites.push_back(site);
+    return sites;
   }
 
   // Steps counted in a file of their own (step timings, a console of progress lines) that
@@ -380,7 +393,7 @@ std::optional<int64_t> TrainingSteps::from_series(const Series& s, int64_t line,
 }
 
 int64_t sync_site_period(const std::vector<int64_t>& sites) {
-  const size_t n = std::min<size_t>(sites.size(), 10000);
+  const size_t n = std::min<size_t>(sites.size(), kSitePeriodWindow);
   for (size_t period = 2; period <= 8; ++period) {
     if (n < 3 * period) break;
     size_t same = 0;

@@ -14,6 +14,7 @@
 // Pure: tests build StepEvidence by hand; analysis/step_evidence_loader.h reads it from a store.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -111,8 +112,9 @@ class TrainingSteps {
   friend class StepDecision;
 };
 
-// The smallest period (2..8) with which a sequence of sync sites repeats (95 % of positions),
-// else 0: a hint of several syncs per step, never a decision.
+// The smallest period (2..8) with which a sequence of sync sites repeats (95 % of positions of its
+// first kSitePeriodWindow), else 0: a hint of several syncs per step, never a decision.
+inline constexpr size_t kSitePeriodWindow = 10000;
 int64_t sync_site_period(const std::vector<int64_t>& sites);
 
 }  // namespace rcf::analysis

@@ -157,6 +157,30 @@ TEST(TrainingSteps, NothingDecidesSoTheAxisIsSyncAndSaysWhatWould) {
   EXPECT_EQ(t.step_of(kSource, 20, 3, std::nullopt), std::nullopt);
 }
 
+// The hint reads each source's syncs in line order, however the rows are stored, and only its
+// first kSitePeriodWindow syncs: a pattern that starts after them is not seen.
+TEST(TrainingSteps, TheSitePeriodHintReadsSyncsInLineOrderWithinItsWindow) {
+  StepEvidence ev;
+  ev.first_compile[kSource] = 1;
+  for (int64_t parity : {1, 0})  // stored as all odd lines, then all even ones
+    for (int64_t i = parity; i < 30; i += 2) ev.syncs.push_back({kSource, 10 + i, 1 + i % 2});
+  ev.syncs.push_back({kSource + 1, 5, 7});  // another source, one site: no period of its own
+  auto t = TrainingSteps::decide(ev);
+  EXPECT_NE(t.axis().detail.find("repeat every 2 syncs"), std::string::npos) << t.axis().detail;
+
+  StepEvidence late;
+  late.first_compile[kSource] = 1;
+  const int64_t window = static_cast<int64_t>(kSitePeriodWindow);
+  uint32_t random = 12345;  // sites without a period (a linear congruential sequence)
+  for (int64_t i = 0; i < window; ++i) {
+    random = random * 1664525u + 1013904223u;
+    late.syncs.push_back({kSource, 10 + i, 1 + (random >> 16) % 5});
+  }
+  for (int64_t i = 0; i < 300; ++i) late.syncs.push_back({kSource, 10 + window + i, 1 + i % 2});
+  t = TrainingSteps::decide(late);
+  EXPECT_EQ(t.axis().detail.find("repeat every"), std::string::npos) << t.axis().detail;
+}
+
 // A console of progress lines in a file of its own, next to a Dynamo text log: the steps are
 // counted, nothing places the compiles in them, and the detail says what would.
 TEST(TrainingSteps, StepsCountedElsewhereButNotPlacedSayWhatWouldPlaceThem) {
