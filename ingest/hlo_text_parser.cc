@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "ingest/hlo_instruction_encoding.h"
 #include "ingest/text_util.h"
 #include "util/text_table.h"
 
@@ -242,26 +243,43 @@ size_t scan_shape(std::string_view s, size_t i) {
   return j;
 }
 
-// A copy of `s` without block comments, trimmed.
-std::string strip_comments(std::string_view s) {
+// Whether `s` holds a `/*` (memchr for the slash: a substring search per field was a twentieth
+// of an HLO dump's ingest).
+bool has_comment(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const void* slash = std::memchr(s.data() + i, '/', s.size() - i);
+    if (!slash) return false;
+    i = static_cast<size_t>(static_cast<const char*>(slash) - s.data());
+    if (i + 1 < s.size() && s[i + 1] == '*') return true;
+  }
+  return false;
+}
+
+// `s` trimmed, comments removed: a view into `s` when it has none, else into `scratch`.
+std::string_view strip_comments(std::string_view s, std::string& scratch) {
   s = trim(s);
-  if (s.find("/*") == kNpos) return std::string(s);
-  std::string out;
-  out.reserve(s.size());
+  if (!has_comment(s)) return s;
+  scratch.clear();
   size_t i = 0;
   while (i < s.size()) {
     if (s[i] == '"') {
       size_t end = skip_string(s, i);
-      out.append(s.substr(i, end - i));
+      scratch.append(s.substr(i, end - i));
       i = end;
     } else if (s[i] == '/' && i + 1 < s.size() && s[i + 1] == '*') {
       size_t end = s.find("*/", i + 2);
       i = end == kNpos ? s.size() : end + 2;
     } else {
-      out.push_back(s[i++]);
+      scratch.push_back(s[i++]);
     }
   }
-  return std::string(trim(out));
+  return trim(scratch);
+}
+
+// A copy of `s` without block comments, trimmed.
+std::string strip_comments(std::string_view s) {
+  std::string scratch;
+  return std::string(strip_comments(s, scratch));
 }
 
 // Appends `v` without blanks and comments (string literals verbatim) to `out`.
@@ -394,15 +412,18 @@ bool is_name(std::string_view s) {
 }
 
 // Unescapes a metadata string value (s includes the quotes).
-std::string unquote(std::string_view s) {
+// Assigns `s` to `out`, its quotes removed and escapes undone.
+void unquote(std::string_view s, std::string& out) {
   if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
-  std::string out;
-  out.reserve(s.size());
+  if (s.find('\\') == kNpos) {  // the common case: copied whole
+    out.assign(s);
+    return;
+  }
+  out.clear();
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '\\' && i + 1 < s.size()) ++i;
     out.push_back(s[i]);
   }
-  return out;
 }
 
 // metadata={op_type="..." op_name="..." source_file="..." source_line=N ...} into `c`. op_name
@@ -433,11 +454,11 @@ void parse_metadata(std::string_view v, HloConstant& c) {
     }
     std::string_view value = v.substr(value_begin, i - value_begin);
     if (key == "op_name") {
-      c.op_name = unquote(value);
+      unquote(value, c.op_name);
     } else if (key == "op_type") {
-      op_type = unquote(value);
+      unquote(value, op_type);
     } else if (key == "source_file") {
-      c.source_file = unquote(value);
+      unquote(value, c.source_file);
     } else if (key == "source_line") {
       if (auto line = parse_int64(value)) c.source_line = *line;
     }
@@ -472,8 +493,11 @@ struct HloTextParser::State {
   // Scratch of parse_instruction: canon ranges left out of the skeleton, and the skeleton.
   std::vector<std::pair<size_t, size_t>> cut;
   std::string skeleton;
-  std::string canon;    // scratch: canonical record of the current line
-  std::string literal;  // scratch: canonical constant literal
+  std::string canon;              // scratch: canonical record of the current line
+  std::string literal;            // scratch: canonical constant literal
+  HloInstructionEncoder encoder;  // the open module's instructions (HloModule::instruction_text)
+  std::string stripped;           // scratch: a field without its comments
+  HloConstant metadata;           // scratch: the current instruction's metadata
 
   void open_module(int64_t line_no, bool is_headless) {
     complete_module();
@@ -573,6 +597,7 @@ struct HloTextParser::State {
     module.full_fingerprint = hex64(full_hash);
     module.skeleton_fingerprint = hex64(skeleton_hash);
     for (auto& [op, count] : ops) module.op_histogram.emplace(op, count);
+    module.instruction_text = encoder.take();
     done.push_back(std::move(module));
 
     module = HloModule();
@@ -635,7 +660,7 @@ struct HloTextParser::State {
     InstructionLine line;
     if (!scan_instruction(s, line)) return false;
     enter_instruction(line.opcode, line_no);
-    HloInstructionText* record = start_record(line);
+    start_record(line);
     const bool is_constant = line.opcode == "constant";
     HloConstant* constant = nullptr;
     if (is_constant)
@@ -643,9 +668,10 @@ struct HloTextParser::State {
     else if (line.opcode == "parameter")
       add_parameter(line);
     else if (!trim(line.args).empty())
-      add_operands(line, *record);
+      add_operands(line);
     canon.push_back(')');
-    add_attributes(s, line.args_end, constant, *record);
+    add_attributes(s, line.args_end, constant);
+    encoder.end();
     add_skeleton_record();
     if (is_constant) full_hash = chain(full_hash, fnv1a(literal));
     return true;
@@ -701,8 +727,9 @@ struct HloTextParser::State {
     }
   }
 
-  // Phase 3: the instruction's record, and its canonical text up to the operand list's `(`.
-  HloInstructionText* start_record(const InstructionLine& line) {
+  // Phase 3: the instruction's encoded line begun, and its canonical text up to the operand
+  // list's `(`.
+  void start_record(const InstructionLine& line) {
     canon.assign(line.root ? "R" : "I");
     append_ordinal(line.name);
     canon.push_back(' ');
@@ -711,15 +738,11 @@ struct HloTextParser::State {
     const size_t shape_to = canon.size();
     cut.assign(1, {shape_from, shape_to});
     canon.push_back(' ');
-    HloInstructionText* record = &module.instructions.emplace_back();
-    record->ordinal = names.get(line.name).ordinal;
-    record->name = std::string(line.name);
-    record->opcode = std::string(line.opcode);
-    record->shape = canon.substr(shape_from, shape_to - shape_from);
-    record->shown_shape = strip_comments(line.shape);
+    encoder.begin(names.get(line.name).ordinal, line.name, line.opcode,
+                  std::string_view(canon).substr(shape_from, shape_to - shape_from),
+                  strip_comments(line.shape, stripped));
     canon.append(line.opcode);
     canon.push_back('(');
-    return record;
   }
 
   // Phase 4, a constant: its literal goes to `literal` (the full fingerprint), not the canon.
@@ -752,7 +775,7 @@ struct HloTextParser::State {
   }
 
   // Phase 4, any other op: operands that name instructions become their ordinals.
-  void add_operands(const InstructionLine& line, HloInstructionText& record) {
+  void add_operands(const InstructionLine& line) {
     split_top_level(line.args, [&](std::string_view operand) {
       std::string_view word = last_word(operand);
       if (!word.empty() && word[0] == '%') word.remove_prefix(1);
@@ -760,7 +783,7 @@ struct HloTextParser::State {
         NameTable::Entry e = names.get(word);
         canon.push_back('#');
         append_int(canon, e.ordinal);
-        record.operands.push_back(e.ordinal);
+        encoder.operand(e.ordinal);
         if (e.constant >= 0) {
           module.constants[e.constant].user_op = std::string(line.opcode);
           e.constant = -1;
@@ -772,18 +795,17 @@ struct HloTextParser::State {
     });
   }
 
-  // Phase 5: the attributes after the operand list (from `args_end`); metadata is kept on the
-  // record (and the constant), out of the canon.
-  void add_attributes(std::string_view s, size_t args_end, HloConstant* constant,
-                      HloInstructionText& record) {
+  // Phase 5: the attributes after the operand list (from `args_end`); metadata is kept in the
+  // encoded line (and on the constant), out of the canon.
+  void add_attributes(std::string_view s, size_t args_end, HloConstant* constant) {
     for_each_attribute(s, args_end, [&](std::string_view key, std::string_view value) {
       if (key == "metadata") {
         if (constant) parse_metadata(value, *constant);
-        HloConstant where;
-        parse_metadata(value, where);
-        record.op_name = std::move(where.op_name);
-        record.source_file = std::move(where.source_file);
-        record.source_line = where.source_line;
+        metadata.op_name.clear();
+        metadata.source_file.clear();
+        metadata.source_line = -1;
+        parse_metadata(value, metadata);
+        encoder.metadata(metadata.op_name, metadata.source_file, metadata.source_line);
         return;
       }
       canon.push_back(',');
@@ -796,8 +818,8 @@ struct HloTextParser::State {
         append_canon(canon, value);
         cut.push_back({value_from, canon.size()});
       }
-      record.attributes.push_back({std::string(key), canon.substr(value_from),
-                                   strip_comments(value), names_references(key)});
+      encoder.attribute(key, names_references(key), std::string_view(canon).substr(value_from),
+                        strip_comments(value, stripped));
     });
   }
 

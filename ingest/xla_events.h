@@ -144,8 +144,8 @@ struct HloConstant {
   int64_t source_line = -1;
 };
 
-// One instruction of an HLO module (HloModule::instructions): what an attribute diff of two
-// modules with the same skeleton compares (analysis/op_attribute_diff.h).
+// One instruction of an HLO module (HloModule::instruction_text, decoded): what an attribute diff
+// of two modules with the same skeleton compares (analysis/op_attribute_diff.h).
 struct HloInstructionText {
   int32_t ordinal = 0;  // of its name within the module (names are not compared)
   std::string name, opcode;
@@ -183,9 +183,10 @@ struct HloModule {
   std::string skeleton_fingerprint;
   bool truncated = false;  // cut off before its closing brace
   std::string graph_hash;  // set by the saved-graph importer for embedded modules, else ""
-  // Every instruction in printed order: stored (hlo_instruction_text) so that analysis can name
-  // the op attributes two programs differ in without reading the input again.
-  std::vector<HloInstructionText> instructions;
+  // Every instruction in printed order, encoded as the store keeps it (hlo_instruction_text;
+  // ingest/hlo_instruction_encoding.h), so that analysis can name the op attributes two programs
+  // differ in without reading the input again.
+  std::string instruction_text;
 };
 
 // One graph of an XLA_SAVE_TENSORS_FILE (between `## BEGIN_GRAPH` and `## END_GRAPH`).

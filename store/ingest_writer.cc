@@ -548,7 +548,7 @@ class EventRowWriter {
           .val(strings_.id_or_null(c.op_name))
           .val(strings_.id_or_null(c.source_file))
           .val(c.source_line >= 0 ? std::optional<int64_t>(c.source_line) : std::nullopt);
-    hlo_text_.val(id).val(encode_hlo_instructions(m.instructions));
+    hlo_text_.val(id).val(m.instruction_text);
   }
   void row(const ingest::SavedGraph& g) {
     std::string frames = frames_or_null(g.frames);

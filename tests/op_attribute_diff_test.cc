@@ -72,6 +72,14 @@ HloModule parse(const std::string& text) {
   return modules.empty() ? HloModule() : std::move(modules[0]);
 }
 
+// The instructions the parser encoded for `m`, decoded (empty, with a failure, when they do not
+// decode).
+std::vector<HloInstructionText> instructions_of(const HloModule& m) {
+  auto decoded = ingest::decode_hlo_instructions(m.instruction_text);
+  EXPECT_TRUE(decoded.has_value()) << m.instruction_text;
+  return decoded.value_or(std::vector<HloInstructionText>());
+}
+
 TEST(OpAttributeDiff, ASliceBoundChangesTheStructureButNotTheSkeleton) {
   HloModule a = parse(slicing_module(128));
   HloModule b = parse(slicing_module(136));
@@ -90,8 +98,8 @@ TEST(OpAttributeDiff, ASliceBoundChangesTheStructureButNotTheSkeleton) {
 }
 
 TEST(OpAttributeDiff, TheSliceIsTheOriginAndItsUsersFollow) {
-  const std::vector<HloInstructionText> before = parse(slicing_module(128)).instructions;
-  const std::vector<HloInstructionText> after = parse(slicing_module(136)).instructions;
+  const std::vector<HloInstructionText> before = instructions_of(parse(slicing_module(128)));
+  const std::vector<HloInstructionText> after = instructions_of(parse(slicing_module(136)));
   ASSERT_EQ(before.size(), 6u);
   EXPECT_EQ(after[1].opcode, "slice");
   EXPECT_EQ(after[1].op_name, "xla__select");
@@ -112,20 +120,21 @@ TEST(OpAttributeDiff, TheSliceIsTheOriginAndItsUsersFollow) {
             "their operands");
 
   EXPECT_FALSE(describe_op_attribute_changes(before, before).has_value());
-  const std::vector<HloInstructionText> added =
-      parse(slicing_module(136,
-                           "  %negate.7 = f32[8,136]{1,0} negate(f32[8,136]{1,0} %multiply.5)\n"))
-          .instructions;
+  const std::vector<HloInstructionText> added = instructions_of(parse(
+      slicing_module(136, "  %negate.7 = f32[8,136]{1,0} negate(f32[8,136]{1,0} %multiply.5)\n")));
   EXPECT_FALSE(describe_op_attribute_changes(before, added).has_value());
 }
 
 // The store keeps every instruction in a text form that decodes to what was parsed, including
 // fields holding the separators themselves.
 TEST(OpAttributeDiff, StoredInstructionsDecodeToWhatWasParsed) {
-  std::vector<HloInstructionText> parsed = parse(slicing_module(136)).instructions;
+  const std::string text = parse(slicing_module(136)).instruction_text;
+  std::vector<HloInstructionText> parsed = instructions_of(parse(slicing_module(136)));
   ASSERT_EQ(parsed.size(), 6u);
+  // What the parser wrote as it read is what the records encode to.
+  EXPECT_EQ(ingest::encode_hlo_instructions(parsed), text);
   parsed[1].attributes.push_back({"backend_config", "\"a\\tb\"", "\"a\tb\\n\r\"", false});
-  auto decoded = store::decode_hlo_instructions(store::encode_hlo_instructions(parsed));
+  auto decoded = ingest::decode_hlo_instructions(ingest::encode_hlo_instructions(parsed));
   ASSERT_TRUE(decoded.has_value());
   ASSERT_EQ(decoded->size(), parsed.size());
   for (size_t i = 0; i < parsed.size(); ++i) {
@@ -143,8 +152,8 @@ TEST(OpAttributeDiff, StoredInstructionsDecodeToWhatWasParsed) {
                          b.attributes[k].calls));
   }
   EXPECT_EQ(decoded->at(1).attributes.at(0).shown, "{[0:8], [0:136]}");
-  EXPECT_FALSE(store::decode_hlo_instructions("1\tx\n").has_value());
-  EXPECT_FALSE(store::decode_hlo_instructions("0\tp\tparameter\tf32[]\t\t\t\t\t-1").has_value());
+  EXPECT_FALSE(ingest::decode_hlo_instructions("1\tx\n").has_value());
+  EXPECT_FALSE(ingest::decode_hlo_instructions("0\tp\tparameter\tf32[]\t\t\t\t\t-1").has_value());
 }
 
 std::string compile_block(const std::string& hash) {
