@@ -83,6 +83,27 @@ void BM_DynamoTextImporter(benchmark::State& state) {
 }
 BENCHMARK(BM_DynamoTextImporter)->Unit(benchmark::kMillisecond);
 
+// Every importer's sniffer over a 64 KiB head (what the driver hands them), per format: an
+// --xla_dump_to directory of thousands of small files is sniffed file by file, so each sniffer
+// reads most of the dump. Arg 0: an HLO module, 1: a Dynamo text log.
+std::string sniff_head(int which) {
+  std::string data =
+      which == 0 ? load("xla/hlo_before_opt_issue7053.txt", 64 << 10)
+                 : load("dynamo/recompiles_pytorch_issue161119_shape_rank0_vllm.txt", 64 << 10);
+  data.resize(64 << 10);
+  data.resize(data.rfind('\n') + 1);  // whole lines, as the driver cuts the head
+  return data;
+}
+
+void BM_Sniff(benchmark::State& state) {
+  const std::string head = sniff_head(static_cast<int>(state.range(0)));
+  const auto& info = rcf::ingest::importer_registry()[static_cast<size_t>(state.range(1))];
+  state.SetLabel(info.name);
+  for (auto _ : state) benchmark::DoNotOptimize(info.sniff(head));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * head.size()));
+}
+BENCHMARK(BM_Sniff)->ArgsProduct({{0, 1}, benchmark::CreateDenseRange(0, 10, 1)});
+
 // MD5 of 64 MiB in 4 KiB pieces: every TORCH_TRACE payload byte is hashed on one thread, so this
 // rate bounds the TORCH_TRACE importer's throughput (ingest/payload_checksums.h).
 void BM_Md5(benchmark::State& state) {

@@ -26,10 +26,6 @@ namespace {
 // An explanation is a handful of lines; the bound keeps memory independent of the input.
 constexpr size_t kMaxExplanationLines = 10000;
 
-bool contains(std::string_view s, std::string_view part) {
-  return s.find(part) != std::string_view::npos;
-}
-
 bool is_level(std::string_view s) {
   return s == "DEBUG" || s == "INFO" || s == "WARNING" || s == "WARN" || s == "ERROR" ||
          s == "CRITICAL" || s == "FATAL";

@@ -728,11 +728,6 @@ class PtXlaDebugImporter : public Importer {
   XlaProfilerNote frame_note_;
 };
 
-// Whether `needle` occurs in `head` (at a line start or after other output on the line).
-bool contains(std::string_view head, std::string_view needle) {
-  return head.find(needle) != std::string_view::npos;
-}
-
 int sniff(std::string_view head) {
   for (std::string_view needle :
        {kCompilePrefix, kExecutePrefix, kPostPrefix, std::string_view("pt-xla-profiler: ")})

@@ -29,6 +29,10 @@ bool is_blank(std::string_view s) {
   return ltrim(s).empty();
 }
 
+bool contains(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
+
 std::optional<int64_t> parse_int64(std::string_view s) {
   int64_t value = 0;
   if (s.empty()) return std::nullopt;

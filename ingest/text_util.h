@@ -14,6 +14,10 @@ std::string_view rtrim(std::string_view s);  // drops trailing whitespace
 std::string_view trim(std::string_view s);   // drops both
 bool is_blank(std::string_view s);
 
+// Whether `part` occurs in `s` (string_view::find: fast when the needle's first byte is rare;
+// ingest/dynamo_text_importer.cc searches its markers with memmem, whose first bytes are not).
+bool contains(std::string_view s, std::string_view part);
+
 // '0'..'9', with no locale. Inline: the line framers and the JSON skimmer call it per byte.
 constexpr bool is_digit(char c) {
   return static_cast<unsigned char>(c - '0') < 10;
