@@ -500,8 +500,11 @@ DynamoStepFacts dynamo_step_facts(const RunInputs& in) {
           !reference &&
           ((key.epoch == 0 && key.frame_id == 0 && key.frame_compile_id == 0) || key.frame_id < 0);
       if (lines == &facts.run_first_line && !first) continue;
-      auto [it, fresh] = lines->emplace(key.source_id, line);
-      if (!fresh) it->second = std::min(it->second, line);
+      // Looked up before inserting: an emplace builds (and frees) a node for every record.
+      if (auto it = lines->find(key.source_id); it != lines->end())
+        it->second = std::min(it->second, line);
+      else
+        lines->emplace(key.source_id, line);
     }
   };
   for (const CompileRecord& c : in.compiles) {
