@@ -1,5 +1,7 @@
 #include "ingest/text_util.h"
 
+#include <string.h>
+
 #include <charconv>
 
 namespace rcf::ingest {
@@ -31,6 +33,13 @@ bool is_blank(std::string_view s) {
 
 bool contains(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
+}
+
+size_t find_in_head(std::string_view text, std::string_view part, size_t from) {
+  if (from > text.size()) return std::string_view::npos;
+  const void* at = memmem(text.data() + from, text.size() - from, part.data(), part.size());
+  return at ? static_cast<size_t>(static_cast<const char*>(at) - text.data())
+            : std::string_view::npos;
 }
 
 std::optional<int64_t> parse_int64(std::string_view s) {

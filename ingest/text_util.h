@@ -2,6 +2,7 @@
 // into the argument.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -14,9 +15,13 @@ std::string_view rtrim(std::string_view s);  // drops trailing whitespace
 std::string_view trim(std::string_view s);   // drops both
 bool is_blank(std::string_view s);
 
-// Whether `part` occurs in `s` (string_view::find: fast when the needle's first byte is rare;
-// ingest/dynamo_text_importer.cc searches its markers with memmem, whose first bytes are not).
+// Whether `part` occurs in `s` (string_view::find: fast when the needle's first byte is rare).
 bool contains(std::string_view s, std::string_view part);
+// The first `part` in `text` at or after `from`, npos if none: memmem (glibc: a vectorised
+// two-way search), for a sniffer's 64 KiB head and a marker whose first byte is common (a blank,
+// `t`, `[`), where string_view::find stops at every occurrence of that byte. Each sniffer reads
+// every file of an HLO dump.
+size_t find_in_head(std::string_view text, std::string_view part, size_t from = 0);
 
 // '0'..'9', with no locale. Inline: the line framers and the JSON skimmer call it per byte.
 constexpr bool is_digit(char c) {

@@ -414,11 +414,11 @@ int sniff(std::string_view head) {
   for (std::string_view marker :
        {"## BEGIN_GRAPH", "[ScheduleSyncTensorsGraph]", "TensorsGraphInfo:"})
     // Above hlo_text (90): an XLA_SAVE_TENSORS_FMT=hlo file also holds HloModule lines.
-    if (head.find(marker) != std::string_view::npos) return 95;
+    if (find_in_head(head, marker) != std::string_view::npos) return 95;
   // The summary scripts/grab_graphs.py prints over such a file (docs/xla_formats.md).
-  if (head.find(" graph(s)") != std::string_view::npos &&
-      (head.find("Frame has ") != std::string_view::npos ||
-       head.find("Parsed ") != std::string_view::npos))
+  if (find_in_head(head, " graph(s)") != std::string_view::npos &&
+      (find_in_head(head, "Frame has ") != std::string_view::npos ||
+       find_in_head(head, "Parsed ") != std::string_view::npos))
     return 60;
   return 0;
 }

@@ -149,8 +149,8 @@ bool has_vlog_graph_line(std::string_view head) {
       " IR graph hash ", "Tensors graph hash ", "Parameter sequence graph hash ",
       "Trying to get the value of ", "SyncTensorsGraphSize="};
   for (std::string_view marker : kMarkers) {
-    for (size_t at = head.find(marker); at != std::string_view::npos;
-         at = head.find(marker, at + 1)) {
+    for (size_t at = find_in_head(head, marker); at != std::string_view::npos;
+         at = find_in_head(head, marker, at + 1)) {
       size_t start = head.rfind('\n', at);
       start = start == std::string_view::npos ? 0 : start + 1;
       size_t end = head.find('\n', at);
