@@ -98,7 +98,7 @@ struct Merged {
   DynamoKey key;
   const CompileRecord* best = nullptr;
   std::string_view co_name, co_filename;  // views into the RunInputs
-  std::optional<int64_t> co_firstlineno;
+  util::CompactOptional<int64_t> co_firstlineno;
   int64_t attempt = 0;
   int64_t effective_line = 0;
   std::string_view cache_state;            // fx_graph preferred over aotautograd; empty if none

@@ -14,9 +14,10 @@
 #include <vector>
 
 #include "analysis/attributed_compile.h"
-#include "analysis/same_process_sources.h"
 #include "analysis/classified_reasons.h"
+#include "analysis/same_process_sources.h"
 #include "analysis/texts_by_id.h"
+#include "util/compact_optional.h"
 #include "util/large_array_allocator.h"
 
 namespace rcf::analysis {
@@ -31,11 +32,12 @@ struct CompileRecord {  // one dynamo_compile_raw row
   int64_t display_rank = -1;  // envelope rank, else the rank in the file name, else -1
   std::string_view kind;      // forward, backward, runtime, recompile_block, referenced
   std::string_view co_name, co_filename;
-  std::optional<int64_t> co_firstlineno;
-  std::optional<int64_t> start_us;
-  std::optional<double> duration_ms;
-  std::optional<int64_t> cache_size, accumulated_cache_size;
-  std::optional<int64_t> has_guarded_code;
+  // Optional numbers without std::optional's flag and padding (a run may hold a million).
+  util::CompactOptional<int64_t> co_firstlineno;
+  util::CompactOptional<int64_t> start_us;
+  util::CompactOptional<double> duration_ms;
+  util::CompactOptional<int64_t> cache_size, accumulated_cache_size;
+  util::CompactOptional<int64_t> has_guarded_code;
   std::string_view fail_type, fail_reason, recompile_reason;
 };
 
@@ -45,7 +47,7 @@ struct ReasonRecord {  // one guard_failure row
   int64_t entry_index = 0;
   std::string old_compile_id;
   std::string_view reason;
-  std::optional<int64_t> reason_sid;  // strings.string_id of `reason`, when read from the store
+  util::CompactOptional<int64_t> reason_sid;  // strings.string_id of `reason`, when from the store
   std::string_view origin;
 };
 
