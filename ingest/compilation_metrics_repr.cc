@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "ingest/compilation_metrics_counts.h"
 #include "ingest/python_literal.h"
 #include "ingest/text_util.h"
 
@@ -64,20 +65,8 @@ std::optional<ParsedCompilationMetrics> parse_compilation_metrics(std::string_vi
       if (auto s = string_value(raw)) c.co_filename = *s;
     } else if (key == "co_firstlineno") {
       if (auto v = int_value(raw)) c.co_firstlineno = *v;
-    } else if (key == "cache_size") {
-      c.cache_size = int_value(raw);
-    } else if (key == "accumulated_cache_size") {
-      c.accumulated_cache_size = int_value(raw);
-    } else if (key == "guard_count") {
-      c.guard_count = int_value(raw);
-    } else if (key == "shape_env_guard_count") {
-      c.shape_env_guard_count = int_value(raw);
-    } else if (key == "graph_op_count") {
-      c.graph_op_count = int_value(raw);
-    } else if (key == "graph_node_count") {
-      c.graph_node_count = int_value(raw);
-    } else if (key == "graph_input_count") {
-      c.graph_input_count = int_value(raw);
+    } else if (auto count = compilation_metrics_count(key)) {
+      c.*count = int_value(raw);
     } else if (key == "has_guarded_code") {
       c.has_guarded_code = bool_value(raw);
     } else if (key == "fail_type") {

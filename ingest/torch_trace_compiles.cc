@@ -5,6 +5,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "ingest/compilation_metrics_counts.h"
 #include "ingest/inductor_cudagraph_skip.h"
 #include "ingest/json_skim.h"
 #include "ingest/torch_trace_payloads.h"
@@ -111,20 +112,8 @@ CompileTracker::MetricsFields CompileTracker::read_metrics(const Record& r,
       f.frame_compile_time_s = json_skim::to_double(value);
     } else if (key == "dynamo_cumulative_compile_time_us") {
       f.dynamo_cumulative_us = json_skim::to_double(value);
-    } else if (key == "cache_size") {
-      compile.cache_size = json_skim::to_int(value);
-    } else if (key == "accumulated_cache_size") {
-      compile.accumulated_cache_size = json_skim::to_int(value);
-    } else if (key == "guard_count") {
-      compile.guard_count = json_skim::to_int(value);
-    } else if (key == "shape_env_guard_count") {
-      compile.shape_env_guard_count = json_skim::to_int(value);
-    } else if (key == "graph_op_count") {
-      compile.graph_op_count = json_skim::to_int(value);
-    } else if (key == "graph_node_count") {
-      compile.graph_node_count = json_skim::to_int(value);
-    } else if (key == "graph_input_count") {
-      compile.graph_input_count = json_skim::to_int(value);
+    } else if (auto count = compilation_metrics_count(key)) {
+      compile.*count = json_skim::to_int(value);
     } else if (key == "has_guarded_code") {
       compile.has_guarded_code = json_skim::to_bool(value);
     } else if (key == "fail_type") {
