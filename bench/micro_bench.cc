@@ -104,6 +104,15 @@ void BM_Sniff(benchmark::State& state) {
 }
 BENCHMARK(BM_Sniff)->ArgsProduct({{0, 1}, benchmark::CreateDenseRange(0, 10, 1)});
 
+// The whole choice on the same heads: sniff_importer runs only the sniffers that can still win
+// (ImporterInfo::max_score), so an HLO module is decided by three of them.
+void BM_SniffImporter(benchmark::State& state) {
+  const std::string head = sniff_head(static_cast<int>(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(rcf::ingest::sniff_importer(head));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * head.size()));
+}
+BENCHMARK(BM_SniffImporter)->Arg(0)->Arg(1);
+
 // MD5 of 64 MiB in 4 KiB pieces: every TORCH_TRACE payload byte is hashed on one thread, so this
 // rate bounds the TORCH_TRACE importer's throughput (ingest/payload_checksums.h).
 void BM_Md5(benchmark::State& state) {

@@ -170,7 +170,8 @@ inline Outcome run_importer(std::string_view format, std::string_view text, cons
   std::string_view sniffed = whole_lines(head, head.size() < kSniffBytes);
   for (const auto& info : ingest::importer_registry()) {
     int score = info.sniff(sniffed);
-    if (score < 0 || score > 100) out.violations.push_back(info.name + " sniff score out of range");
+    if (score < 0 || score > info.max_score || info.max_score > 100)
+      out.violations.push_back(info.name + " sniff score out of range");
   }
   const ingest::ImporterInfo* info = ingest::find_importer(format);
   auto importer = info->create(sink);

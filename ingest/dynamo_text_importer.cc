@@ -694,11 +694,14 @@ bool has_dynamo_marker(std::string_view head) {
   return false;
 }
 
+// The score of a head with a Dynamo marker (the highest it gives).
+constexpr int kMarkerScore = 80;
+
 int sniff_dynamo_text(std::string_view head) {
   const GlogHead glog = read_glog_head(head);
   // TORCH_TRACE: the torch_trace importer's.
   if (glog.glog_lines > 0 && glog.json_lines * 2 >= glog.glog_lines) return 0;
-  if (has_dynamo_marker(head)) return 80;
+  if (has_dynamo_marker(head)) return kMarkerScore;
   return glog.dynamo_path ? 30 : 0;
 }
 
@@ -708,9 +711,11 @@ ImporterInfo dynamo_text_importer_info() {
   return {"dynamo_text",
           "Dynamo text logs (TORCH_LOGS=recompiles,graph_breaks,...; limit warnings, "
           "compile_times, explain) of every era",
-          sniff_dynamo_text, [](EventSink& sink) -> std::unique_ptr<Importer> {
+          sniff_dynamo_text,
+          [](EventSink& sink) -> std::unique_ptr<Importer> {
             return std::make_unique<DynamoTextImporter>(sink);
-          }};
+          },
+          kMarkerScore};
 }
 
 }  // namespace rcf::ingest

@@ -98,6 +98,9 @@ bool looks_like_hlo_instruction(std::string_view line) {
          line.find("::") == std::string_view::npos;
 }
 
+// The score of a head with an HloModule line (the highest it gives).
+constexpr int kModuleScore = 90;
+
 int sniff_hlo_text(std::string_view head) {
   size_t pos = 0;
   int instructions = 0;
@@ -106,7 +109,7 @@ int sniff_hlo_text(std::string_view head) {
     if (end == std::string_view::npos) end = head.size();
     std::string_view line = ltrim(head.substr(pos, end - pos));
     if (line.starts_with("BufferAssignment:")) return 0;
-    if (line.starts_with("HloModule ")) return 90;
+    if (line.starts_with("HloModule ")) return kModuleScore;
     instructions += looks_like_hlo_instruction(line);
     pos = end + 1;
   }
@@ -119,9 +122,11 @@ int sniff_hlo_text(std::string_view head) {
 ImporterInfo hlo_text_importer_info() {
   return {"hlo_text",
           "XLA HLO text (--xla_dump_to *.txt modules, long and short-parsable printing styles)",
-          sniff_hlo_text, [](EventSink& sink) -> std::unique_ptr<Importer> {
+          sniff_hlo_text,
+          [](EventSink& sink) -> std::unique_ptr<Importer> {
             return std::make_unique<HloTextImporter>(sink);
-          }};
+          },
+          kModuleScore};
 }
 
 }  // namespace rcf::ingest

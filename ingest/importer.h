@@ -16,8 +16,8 @@ namespace rcf::ingest {
 class Importer {
  public:
   virtual ~Importer() = default;
-  // One physical line without its '\n', as line framing left it: wrapper and glue removed. `line` is valid only
-  // during the call. `line_no` is 1-based and increases by one per call.
+  // One physical line without its '\n', as line framing left it: wrapper and glue removed. `line`
+  // is valid only during the call. `line_no` is 1-based and increases by one per call.
   virtual void on_line(std::string_view line, int64_t line_no) = 0;
   // Called once before the first line with the source's path ("-" for stdin), for formats whose
   // file name carries data (an --xla_dump_to file name holds the module id and stage).
@@ -38,13 +38,18 @@ struct ImporterInfo {
   // confidence 0..100 that it is this format; 0 = certainly not.
   int (*sniff)(std::string_view head);
   std::unique_ptr<Importer> (*create)(EventSink& sink);
+  // The highest score `sniff` ever returns: sniff_importer skips a sniffer that could not beat
+  // the best score already found (for a dump of small files the sniffers read most bytes).
+  int max_score = 100;
 };
 
 // All registered importers in a fixed order (sniff ties resolve to the earlier one).
 const std::vector<ImporterInfo>& importer_registry();
 // Importer by --format name; nullptr if unknown.
 const ImporterInfo* find_importer(std::string_view name);
-// Best importer for `head`; nullptr when no importer scores above 0.
+// Best importer for `head`: the highest score, ties to the earlier in importer_registry();
+// nullptr when no importer scores above 0. Sniffers that cannot beat the best found so far
+// (ImporterInfo::max_score) are not run: the answer is that of running them all.
 const ImporterInfo* sniff_importer(std::string_view head);
 
 }  // namespace rcf::ingest

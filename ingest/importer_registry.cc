@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <vector>
+
 #include "ingest/dynamo_text_importer.h"
 #include "ingest/hlo_text_importer.h"
 #include "ingest/importer.h"
@@ -35,17 +38,40 @@ const ImporterInfo* find_importer(std::string_view name) {
   return nullptr;
 }
 
+namespace {
+
+// Registry indices by the highest score each sniffer can give, highest first (ties in registry
+// order): once a score is found, the sniffers after the first that cannot reach it are not run.
+const std::vector<size_t>& sniff_order() {
+  static const std::vector<size_t> order = [] {
+    const std::vector<ImporterInfo>& registry = importer_registry();
+    std::vector<size_t> by_max(registry.size());
+    for (size_t i = 0; i < by_max.size(); ++i) by_max[i] = i;
+    std::stable_sort(by_max.begin(), by_max.end(), [&](size_t a, size_t b) {
+      return registry[a].max_score > registry[b].max_score;
+    });
+    return by_max;
+  }();
+  return order;
+}
+
+}  // namespace
+
 const ImporterInfo* sniff_importer(std::string_view head) {
-  const ImporterInfo* best = nullptr;
+  const std::vector<ImporterInfo>& registry = importer_registry();
+  size_t best = registry.size();
   int best_score = 0;
-  for (const auto& info : importer_registry()) {
+  for (size_t i : sniff_order()) {
+    const ImporterInfo& info = registry[i];
+    if (info.max_score < best_score) break;                  // nor can any after it
+    if (info.max_score == best_score && i > best) continue;  // it could only tie, and lose
     int score = info.sniff(head);
-    if (score > best_score) {
-      best = &info;
+    if (score > best_score || (score == best_score && score > 0 && i < best)) {
+      best = i;
       best_score = score;
     }
   }
-  return best;
+  return best < registry.size() ? &registry[best] : nullptr;
 }
 
 }  // namespace rcf::ingest

@@ -759,19 +759,22 @@ class JaxLogImporter : public Importer {
   int interleaved_ = 0;  // lines of other output since the open explanation's last line
 };
 
+// The score of a head with a JAX marker (the only one it gives).
+constexpr int kJaxScore = 85;
+
 int sniff_jax_log(std::string_view head) {
   static constexpr std::string_view kMarkers[] = {
       "Finished tracing + transforming",  "TRACING CACHE MISS", "Finished XLA compilation",
       "Persistent compilation cache hit", "jax._src.",
   };
   for (std::string_view marker : kMarkers)
-    if (contains(head, marker)) return 85;
+    if (contains(head, marker)) return kJaxScore;
   for (size_t at = head.find("Compiling "); at != std::string_view::npos;
        at = head.find("Compiling ", at + 10)) {
     size_t eol = head.find('\n', at);
     if (contains(head.substr(at, eol == std::string_view::npos ? eol : eol - at),
                  " with global shapes"))
-      return 85;
+      return kJaxScore;
   }
   return 0;
 }
@@ -782,9 +785,11 @@ ImporterInfo jax_log_importer_info() {
   return {"jax_log",
           "JAX logs: jax_log_compiles, jax_explain_cache_misses and persistent compilation "
           "cache lines of every era",
-          sniff_jax_log, [](EventSink& sink) -> std::unique_ptr<Importer> {
+          sniff_jax_log,
+          [](EventSink& sink) -> std::unique_ptr<Importer> {
             return std::make_unique<JaxLogImporter>(sink);
-          }};
+          },
+          kJaxScore};
 }
 
 }  // namespace rcf::ingest

@@ -48,9 +48,11 @@ ImporterInfo plain_text_importer_info() {
   return {"plain_text",
           "any text: progress lines are step markers, other lines are counted (also with "
           "--step-pattern)",
-          sniff_progress_console, [](EventSink& sink) -> std::unique_ptr<Importer> {
+          sniff_progress_console,
+          [](EventSink& sink) -> std::unique_ptr<Importer> {
             return std::make_unique<PlainTextImporter>(sink);
-          }};
+          },
+          kConsoleScore};
 }
 
 }  // namespace rcf::ingest

@@ -728,10 +728,13 @@ class PtXlaDebugImporter : public Importer {
   XlaProfilerNote frame_note_;
 };
 
+// The score of a head with a PT_XLA_DEBUG block or profiler line (the only one it gives).
+constexpr int kSniffScore = 85;
+
 int sniff(std::string_view head) {
   for (std::string_view needle :
        {kCompilePrefix, kExecutePrefix, kPostPrefix, std::string_view("pt-xla-profiler: ")})
-    if (contains(head, needle)) return 85;
+    if (contains(head, needle)) return kSniffScore;
   return 0;
 }
 
@@ -741,9 +744,11 @@ ImporterInfo pt_xla_debug_importer_info() {
   return {"pt_xla_debug",
           "torch_xla PT_XLA_DEBUG output: Compilation/Execution Analysis blocks, Post Compilation "
           "Analysis, pt-xla-profiler lines, XLA_EMIT_STEPLOG markers",
-          &sniff, [](EventSink& sink) -> std::unique_ptr<Importer> {
+          &sniff,
+          [](EventSink& sink) -> std::unique_ptr<Importer> {
             return std::make_unique<PtXlaDebugImporter>(sink);
-          }};
+          },
+          kSniffScore};
 }
 
 }  // namespace rcf::ingest

@@ -340,6 +340,9 @@ class StepTimingImporter : public Importer {
   std::vector<std::string> fields_;
 };
 
+// The score of a header (or JSON object) that names a step column (the only one it gives).
+constexpr int kTimingScore = 80;
+
 int sniff_step_timing(std::string_view head) {
   head = strip_bom(head);
   size_t pos = 0;
@@ -353,10 +356,10 @@ int sniff_step_timing(std::string_view head) {
       nlohmann::json j = util::parse_json_bounded(line);
       if (j.is_discarded() || !j.is_object()) return 0;
       for (auto it = j.begin(); it != j.end(); ++it)
-        if (column_of(it.key()) == Column::kStep) return 80;
+        if (column_of(it.key()) == Column::kStep) return kTimingScore;
       return 0;
     }
-    return parse_header(line) ? 80 : 0;
+    return parse_header(line) ? kTimingScore : 0;
   }
   return 0;
 }
@@ -367,9 +370,11 @@ ImporterInfo step_timing_importer_info() {
   return {"step_timing",
           "per-step timings: CSV/TSV with a header (step + wall/compile time or timestamp) or "
           "JSONL",
-          sniff_step_timing, [](EventSink& sink) -> std::unique_ptr<Importer> {
+          sniff_step_timing,
+          [](EventSink& sink) -> std::unique_ptr<Importer> {
             return std::make_unique<StepTimingImporter>(sink);
-          }};
+          },
+          kTimingScore};
 }
 
 }  // namespace rcf::ingest

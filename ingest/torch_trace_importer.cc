@@ -639,12 +639,15 @@ class TorchTraceImporter : public Importer {
   std::map<std::pair<int64_t, int64_t>, PendingTensor> tensors_;  // (describer_id, id)
 };
 
+// The score of a head with a JSON envelope after a glog prefix (the highest it gives).
+constexpr int kTraceScore = 90;
+
 int sniff_torch_trace(std::string_view head) {
   int score = 0;
   for_each_line(head, [&](std::string_view line) {
     if (score > 0 || line.empty() || line.front() == '\t') return;
     size_t offset = envelope_offset(line);
-    if (offset != kNpos && line.substr(offset).starts_with("{\"")) score = 90;
+    if (offset != kNpos && line.substr(offset).starts_with("{\"")) score = kTraceScore;
   });
   return score;
 }
@@ -654,9 +657,11 @@ int sniff_torch_trace(std::string_view head) {
 ImporterInfo torch_trace_importer_info() {
   return {"torch_trace",
           "PyTorch TORCH_TRACE structured log (glog prefix + JSON envelope + TAB payload lines)",
-          &sniff_torch_trace, [](EventSink& sink) -> std::unique_ptr<Importer> {
+          &sniff_torch_trace,
+          [](EventSink& sink) -> std::unique_ptr<Importer> {
             return std::make_unique<TorchTraceImporter>(sink);
-          }};
+          },
+          kTraceScore};
 }
 
 }  // namespace rcf::ingest

@@ -59,6 +59,9 @@ class XlaDumpListingImporter : public Importer {
   EventSink& sink_;
 };
 
+// The score of a head that is mostly dump file names (the only one it gives).
+constexpr int kListingScore = 70;
+
 // Most non-blank head lines are dump file names (a listing may open with `total N` or a path,
 // and a paste may carry other output between its lines).
 int sniff_xla_dump_listing(std::string_view head) {
@@ -76,7 +79,7 @@ int sniff_xla_dump_listing(std::string_view head) {
     names += is_dump_file_line(line, &name);
   }
   if (names < 2 || names * 2 <= lines) return 0;
-  return 70;
+  return kListingScore;
 }
 
 }  // namespace
@@ -84,9 +87,11 @@ int sniff_xla_dump_listing(std::string_view head) {
 ImporterInfo xla_dump_listing_importer_info() {
   return {"xla_dump_listing",
           "a listing of an --xla_dump_to directory (module_NNNN.<name>.<stage> file names)",
-          sniff_xla_dump_listing, [](EventSink& sink) -> std::unique_ptr<Importer> {
+          sniff_xla_dump_listing,
+          [](EventSink& sink) -> std::unique_ptr<Importer> {
             return std::make_unique<XlaDumpListingImporter>(sink);
-          }};
+          },
+          kListingScore};
 }
 
 }  // namespace rcf::ingest

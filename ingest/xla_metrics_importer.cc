@@ -259,6 +259,9 @@ bool has_line_starting_with(std::string_view head, std::string_view prefix) {
   return false;
 }
 
+// The score of a metrics report that is not inside a PT_XLA_DEBUG log (the highest it gives).
+constexpr int kMetricsScore = 85;
+
 int sniff_xla_metrics(std::string_view head) {
   if (!has_line_starting_with(head, "Metric: ") && !has_line_starting_with(head, "Counter: ") &&
       !has_line_starting_with(head, kStepHeader))
@@ -267,7 +270,7 @@ int sniff_xla_metrics(std::string_view head) {
   if (head.find("Compilation Analysis: ") != std::string_view::npos ||
       head.find("Execution Analysis: ") != std::string_view::npos)
     return 40;
-  return 85;
+  return kMetricsScore;
 }
 
 }  // namespace
@@ -275,9 +278,11 @@ int sniff_xla_metrics(std::string_view head) {
 ImporterInfo xla_metrics_importer_info() {
   return {"xla_metrics",
           "torch_xla metrics_report() text and XLA_METRICS_FILE ([MetricsData; step=N]) files",
-          &sniff_xla_metrics, [](EventSink& sink) -> std::unique_ptr<Importer> {
+          &sniff_xla_metrics,
+          [](EventSink& sink) -> std::unique_ptr<Importer> {
             return std::make_unique<XlaMetricsImporter>(sink);
-          }};
+          },
+          kMetricsScore};
 }
 
 }  // namespace rcf::ingest

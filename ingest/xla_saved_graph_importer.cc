@@ -410,11 +410,14 @@ class XlaSavedGraphImporter : public Importer {
   bool grab_frames_ = false;  // after a grab_graphs `Frame has ...:` line
 };
 
+// The score of a head with a saved-graph header (the highest it gives).
+constexpr int kHeaderScore = 95;
+
 int sniff(std::string_view head) {
   for (std::string_view marker :
        {"## BEGIN_GRAPH", "[ScheduleSyncTensorsGraph]", "TensorsGraphInfo:"})
     // Above hlo_text (90): an XLA_SAVE_TENSORS_FMT=hlo file also holds HloModule lines.
-    if (find_in_head(head, marker) != std::string_view::npos) return 95;
+    if (find_in_head(head, marker) != std::string_view::npos) return kHeaderScore;
   // The summary scripts/grab_graphs.py prints over such a file (docs/xla_formats.md).
   if (find_in_head(head, " graph(s)") != std::string_view::npos &&
       (find_in_head(head, "Frame has ") != std::string_view::npos ||
@@ -428,9 +431,11 @@ int sniff(std::string_view head) {
 ImporterInfo xla_saved_graph_importer_info() {
   return {"xla_saved_graph",
           "XLA_SAVE_TENSORS_FILE graph dumps (text, hlo, dot, stablehlo; old and new headers)",
-          sniff, [](EventSink& sink) -> std::unique_ptr<Importer> {
+          sniff,
+          [](EventSink& sink) -> std::unique_ptr<Importer> {
             return std::make_unique<XlaSavedGraphImporter>(sink);
-          }};
+          },
+          kHeaderScore};
 }
 
 }  // namespace rcf::ingest

@@ -163,8 +163,11 @@ bool has_vlog_graph_line(std::string_view head) {
   return false;
 }
 
+// The score of a head with a VLOG graph line (the only one it gives).
+constexpr int kVlogScore = 80;
+
 int sniff_xla_vlog(std::string_view head) {
-  return has_vlog_graph_line(head) ? 80 : 0;
+  return has_vlog_graph_line(head) ? kVlogScore : 0;
 }
 
 }  // namespace
@@ -173,9 +176,11 @@ ImporterInfo xla_vlog_importer_info() {
   return {"xla_vlog",
           "torch_xla VLOG graph lines (TF_CPP_VMODULE=tensor=5 / xla_graph_executor=5): "
           "Compiling / Executing IR graph hash, Tensors graph hash, GetTensor",
-          sniff_xla_vlog, [](EventSink& sink) -> std::unique_ptr<Importer> {
+          sniff_xla_vlog,
+          [](EventSink& sink) -> std::unique_ptr<Importer> {
             return std::make_unique<XlaVlogImporter>(sink);
-          }};
+          },
+          kVlogScore};
 }
 
 }  // namespace rcf::ingest
