@@ -10,8 +10,10 @@
 
 #include "ingest/byte_source.h"
 #include "ingest/importer.h"
+#include "ingest/json_skim.h"
 #include "ingest/line_reader.h"
 #include "ingest/md5.h"
+#include "ingest/md5_lanes.h"
 #include "store/store.h"
 #include "store/string_interner.h"
 #include "tests/support/memory_source.h"
@@ -113,6 +115,28 @@ void BM_SniffImporter(benchmark::State& state) {
 }
 BENCHMARK(BM_SniffImporter)->Arg(0)->Arg(1);
 
+// The JSON skimmer over the JSON of the TORCH_TRACE fixture: every envelope (from its first '{')
+// and every payload line that is a JSON value. Cache-artifact payloads hold long strings full of
+// escapes (code, with \n every few words); skip_string was 15 % of the importer's thread.
+void BM_JsonSkim(benchmark::State& state) {
+  static const std::vector<std::string> values = [] {
+    std::vector<std::string> out;
+    std::istringstream in(trace_data().substr(0, 8 << 20));
+    for (std::string line; std::getline(in, line);) {
+      size_t at = line.find_first_of(line.starts_with('\t') ? "{[" : "{");
+      if (at != std::string::npos) out.push_back(line.substr(at));
+    }
+    return out;
+  }();
+  size_t bytes = 0;
+  for (const std::string& v : values) bytes += v.size();
+  for (auto _ : state)
+    for (const std::string& v : values)
+      benchmark::DoNotOptimize(rcf::ingest::json_skim::skip_value(v, 0));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
+BENCHMARK(BM_JsonSkim)->Unit(benchmark::kMillisecond);
+
 // MD5 of 64 MiB in 4 KiB pieces: every TORCH_TRACE payload byte is hashed on one thread, so this
 // rate bounds the TORCH_TRACE importer's throughput (ingest/payload_checksums.h).
 void BM_Md5(benchmark::State& state) {
@@ -126,6 +150,42 @@ void BM_Md5(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * data.size()));
 }
 BENCHMARK(BM_Md5)->Unit(benchmark::kMillisecond);
+
+// The payloads of the TORCH_TRACE fixture (each record's TAB lines), hashed as the checksum
+// worker hashes them: many at once, one per SIMD lane (ingest/md5_lanes.h). Arg: 0 best, 1
+// scalar, 2 SSE2, 3 AVX2, 4 AVX-512 (skipped where the CPU lacks it).
+void BM_Md5Many(benchmark::State& state) {
+  static const std::vector<std::string> payloads = [] {
+    std::vector<std::string> out;
+    std::istringstream in(trace_data().substr(0, 16 << 20));
+    bool open = false;
+    for (std::string line; std::getline(in, line);) {
+      if (!line.starts_with('\t')) {
+        open = false;
+        continue;
+      }
+      if (!open) out.emplace_back();
+      open = true;
+      out.back().append(line.substr(1)).push_back('\n');
+    }
+    return out;
+  }();
+  const auto lanes = static_cast<rcf::ingest::Md5Lanes>(state.range(0));
+  if (!rcf::ingest::md5_lanes_available(lanes)) {
+    state.SkipWithError("not available on this CPU");
+    return;
+  }
+  std::vector<std::string_view> messages(payloads.begin(), payloads.end());
+  size_t bytes = 0;
+  for (std::string_view m : messages) bytes += m.size();
+  std::vector<rcf::ingest::Md5Digest> digests;
+  for (auto _ : state) {
+    rcf::ingest::md5_many(messages, &digests, lanes);
+    benchmark::DoNotOptimize(digests.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
+BENCHMARK(BM_Md5Many)->DenseRange(0, 4)->Unit(benchmark::kMillisecond);
 
 // Interner lookups that hit its cache, as an analysis writer makes them: 182 000 distinct sites
 // (the 1 M-compile benchmark lane's count) looked up in a scattered order.

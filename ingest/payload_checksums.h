@@ -1,8 +1,9 @@
 // Verifies TORCH_TRACE payload checksums on a thread of its own. MD5 was about half of the
 // TORCH_TRACE importer's time on the parsing thread (docs/performance.md); here the parsing
 // thread only copies each payload's bytes into a chunk, and a worker hashes the chunks while the
-// next lines are parsed. Mismatches come back in record order at finish(), so the notes they
-// become are the same as when they were checked inline (a note's tally keeps its first line).
+// next lines are parsed, the payloads of a chunk several at once (ingest/md5_lanes.h). Mismatches
+// come back in record order at finish(), so the notes they become are the same as when they were
+// checked inline (a note's tally keeps its first line).
 //
 // Lifetime: one per importer (one source); the worker starts at the first payload and is joined
 // by finish() or the destructor.
@@ -61,12 +62,19 @@ class PayloadChecksums {
   void add_end(int64_t line, std::string_view excerpt, const Md5Digest* expected, bool check);
   void hand_over();
   void hash(std::vector<Chunk>& chunks);  // on the worker thread
+  void check(const Chunk::RecordEnd& end, const Md5Digest& actual);
 
   std::unique_ptr<util::BatchWorker<Chunk>> worker_;  // started at the first record
   std::vector<Chunk> filling_;                        // one chunk, filled by the caller
   bool record_open_ = false;                          // bytes appended since the last end
-  Md5 md5_;                                           // worker thread only
-  std::vector<Mismatch> mismatches_;                  // worker thread until finish()
+  // Worker thread only: the record that spans chunks (continued_: md5_ holds its first bytes),
+  // and, for the chunk being hashed, its whole records and their digests.
+  Md5 md5_;
+  bool continued_ = false;
+  std::vector<std::string_view> whole_;
+  std::vector<const Chunk::RecordEnd*> whole_ends_;
+  std::vector<Md5Digest> digests_;
+  std::vector<Mismatch> mismatches_;  // worker thread until finish()
 };
 
 }  // namespace rcf::ingest

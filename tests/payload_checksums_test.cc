@@ -69,6 +69,25 @@ TEST(PayloadChecksums, PayloadsLargerThanAChunkAndEmptyOnes) {
   EXPECT_EQ(mismatched_lines(payloads), std::vector<int64_t>{6});
 }
 
+// Whole records of a chunk are hashed several at once and the ones that span chunks one by one:
+// payloads of every size from empty to a few chunks, so that chunk boundaries fall everywhere.
+TEST(PayloadChecksums, RecordsOfEverySizeAcrossChunkBoundaries) {
+  std::vector<Payload> payloads;
+  std::vector<int64_t> expected;
+  uint32_t seed = 12345;
+  auto next = [&seed] { return seed = seed * 1103515245 + 12345, (seed >> 8) & 0xFFFFFF; };
+  for (int i = 0; i < 3000; ++i) {
+    size_t size = i % 500 == 7 ? 1500 * 1024 + next() % 4096 : next() % (i % 3 ? 200 : 40000);
+    std::string text(size, '\0');
+    for (char& c : text) c = static_cast<char>('a' + next() % 26);
+    Payload p{i + 1, {text.substr(0, size / 2), text.substr(size / 2)}};
+    p.corrupt = next() % 50 == 0;
+    if (p.corrupt) expected.push_back(p.line);
+    payloads.push_back(std::move(p));
+  }
+  EXPECT_EQ(mismatched_lines(payloads), expected);
+}
+
 TEST(PayloadChecksums, AnAbandonedRecordsBytesAreNotHashedIntoTheNext) {
   PayloadChecksums checks;
   checks.begin_record();
