@@ -160,8 +160,29 @@ std::vector<std::string> cpp_guard_lines(std::string_view payload) {
   return guards;
 }
 
+// One pass over the event: its args (which may copy a cache key's every component, tens of KB)
+// are walked where they stand instead of being skipped over and then read again.
 bool read_chromium_event(std::string_view event, ChromiumEvent* out) {
-  return json_skim::for_each_member(event, [&](std::string_view key, std::string_view value) {
+  using json_skim::kInvalid;
+  auto read_arg = [&](std::string_view arg, size_t at) {
+    size_t end = json_skim::skip_value(event, at, 2);
+    if (end == kInvalid) return end;
+    std::string_view value = event.substr(at, end - at);
+    if (arg == "compile_id") {
+      out->args_compile_id = skim_string(value);
+    } else if (arg == "key") {
+      out->cache_key = skim_string(value);
+    } else if (arg == "cache_bypass_reason") {
+      out->bypass_reason = skim_string(value);
+    }
+    return end;
+  };
+  size_t end = json_skim::walk_object(event, 0, 0, [&](std::string_view key, size_t at) {
+    if (key == "args" && at < event.size() && event[at] == '{')
+      return json_skim::walk_object(event, at, 1, read_arg);
+    size_t value_end = json_skim::skip_value(event, at, 1);
+    if (value_end == kInvalid) return value_end;
+    std::string_view value = event.substr(at, value_end - at);
     if (key == "name") {
       out->name = skim_string(value);
     } else if (key == "ph") {
@@ -170,18 +191,10 @@ bool read_chromium_event(std::string_view event, ChromiumEvent* out) {
       out->ts = json_skim::to_double(value);
     } else if (key == "dur") {
       out->duration = json_skim::to_double(value);
-    } else if (key == "args") {
-      json_skim::for_each_member(value, [&](std::string_view arg, std::string_view arg_value) {
-        if (arg == "compile_id") {
-          out->args_compile_id = skim_string(arg_value);
-        } else if (arg == "key") {
-          out->cache_key = skim_string(arg_value);
-        } else if (arg == "cache_bypass_reason") {
-          out->bypass_reason = skim_string(arg_value);
-        }
-      });
     }
+    return value_end;
   });
+  return end != kInvalid && json_skim::skip_whitespace(event, end) == event.size();
 }
 
 std::string chromium_cache_name(std::string_view name, std::string_view state) {

@@ -39,6 +39,40 @@ TEST(JsonSkim, MembersInOrderWithRawValues) {
   EXPECT_EQ(elements, (std::vector<std::string>{"\"x\"", "2"}));
 }
 
+// walk_object lets a reader descend into one member's value instead of skipping it and reading
+// it again: the same members, the same end, the same verdicts as skimming.
+TEST(JsonSkim, WalkingAnObjectDescendsIntoAMemberOnce) {
+  const std::string text =
+      R"({"name": "x", "args": {"key": "k", "components": ["a\n", 1]}, "ph": "i"})";
+  std::vector<std::string> seen;
+  auto walk = [&](std::string_view json) {
+    seen.clear();
+    return walk_object(json, 0, 0, [&](std::string_view key, size_t at) {
+      seen.emplace_back(key);
+      if (key != "args") return skip_value(json, at, 1);
+      return walk_object(json, at, 1, [&](std::string_view arg, size_t arg_at) {
+        seen.push_back("args." + std::string(arg));
+        return skip_value(json, arg_at, 2);
+      });
+    });
+  };
+  EXPECT_EQ(walk(text), text.size());
+  EXPECT_EQ(seen, (std::vector<std::string>{"name", "args", "args.key", "args.components", "ph"}));
+  EXPECT_EQ(walk(text), skip_value(text, 0));
+  // An error inside the member walked into is the object's error.
+  EXPECT_EQ(walk(R"({"args": {"key": "k", "components": [1 2]}, "ph": "i"})"), kInvalid);
+  EXPECT_EQ(walk(R"({"args": {"key" "k"}})"), kInvalid);
+  EXPECT_EQ(walk("[1]"), kInvalid);
+  // Depth: the member walked into counts as deep as skip_value counts it.
+  std::string deep = "{\"args\": {\"a\": " + std::string(kMaxDepth - 2, '[') +
+                     std::string(kMaxDepth - 2, ']') + "}}";
+  EXPECT_EQ(walk(deep) != kInvalid, is_valid(deep));
+  std::string too_deep =
+      "{\"args\": {\"a\": " + std::string(kMaxDepth, '[') + std::string(kMaxDepth, ']') + "}}";
+  EXPECT_EQ(walk(too_deep), kInvalid);
+  EXPECT_FALSE(is_valid(too_deep));
+}
+
 TEST(JsonSkim, Conversions) {
   EXPECT_EQ(to_string(R"("a\nb\t\"\\\/\u00e9\ud83d\ude00")"),
             "a\nb\t\"\\/\xc3\xa9\xf0\x9f\x98\x80");
