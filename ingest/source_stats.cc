@@ -45,7 +45,11 @@ void SourceStats::add_note(int64_t line, LineFate fate, std::string_view reason,
                           : fate == LineFate::kRejected ? "rejected"
                           : fate == LineFate::kFramed   ? "framed"
                                                         : "warning";
-  auto& tally = reasons[{fate_name, std::string(reason)}];
+  auto it = reasons.find(std::pair<std::string_view, std::string_view>(fate_name, reason));
+  if (it == reasons.end())
+    it = reasons.emplace(std::pair<std::string, std::string>(fate_name, reason), ReasonTally())
+             .first;
+  ReasonTally& tally = it->second;
   if (tally.count++ == 0) {
     tally.first_line = line;
     tally.first_excerpt = safe_excerpt(excerpt, kMaxExcerpt);

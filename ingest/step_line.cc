@@ -1,6 +1,11 @@
 #include "ingest/step_line.h"
 
 #include <array>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "ingest/text_util.h"
 #include "ingest/wall_time.h"
@@ -59,12 +64,44 @@ std::string shape_of(std::string_view prefix) {
   return shape;
 }
 
+// The first position at or after `from` of a byte that may start a keyword (s, S, i or I), or
+// text.size(). Every line of user output is searched, and most hold no keyword: 16 bytes at a
+// time where SSE2 exists (the byte loop was a fifth of a training log's ingest instructions).
+size_t next_keyword_start(std::string_view text, size_t from) {
+  const unsigned char* data = reinterpret_cast<const unsigned char*>(text.data());
+  size_t at = from;
+#if defined(__SSE2__)
+  const __m128i case_bit = _mm_set1_epi8(0x20);  // 'S' | 0x20 == 's'; no other byte maps to s or i
+  const __m128i s = _mm_set1_epi8('s'), i = _mm_set1_epi8('i');
+  auto first_in = [&](const unsigned char* block) {
+    __m128i folded =
+        _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block)), case_bit);
+    return _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(folded, s), _mm_cmpeq_epi8(folded, i)));
+  };
+  for (; at + 16 <= text.size(); at += 16)
+    if (int mask = first_in(data + at); mask != 0)
+      return at + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+  if (at < text.size()) {  // the last bytes, copied into a zeroed block (never read past the end)
+    unsigned char last[16] = {};
+    std::memcpy(last, data + at, text.size() - at);
+    if (int mask = first_in(last); mask != 0)
+      return at + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+  }
+  return text.size();
+#else
+  for (; at < text.size(); ++at) {
+    char c = lower(static_cast<char>(data[at]));
+    if (c == 's' || c == 'i') return at;
+  }
+  return text.size();
+#endif
+}
+
 // `step 12`, `Step: 12/500`, `global_step=12`, `iter #12`: the step and the end of the match.
 std::optional<std::pair<int64_t, size_t>> keyword_step(std::string_view text) {
   static constexpr std::array<std::string_view, 3> kWords = {"iteration", "step", "iter"};
-  for (size_t at = 0; at < text.size(); ++at) {
-    char c = lower(text[at]);
-    if (c != 's' && c != 'i') continue;
+  for (size_t at = next_keyword_start(text, 0); at < text.size();
+       at = next_keyword_start(text, at + 1)) {
     if (at > 0 && (is_alpha(text[at - 1]) || is_digit(text[at - 1]))) continue;
     for (std::string_view word : kWords) {
       if (!word_at(text, at, word)) continue;

@@ -39,6 +39,21 @@ TEST(StepLine, LooksAlikesAreNotSteps) {
   EXPECT_EQ(read(""), "-");
 }
 
+// The keyword is searched 16 bytes at a time: found at every offset across block boundaries, in
+// either case, after look-alike starts (is, it/s, Steps) in the same block or an earlier one.
+TEST(StepLine, KeywordsAreFoundAtEveryOffsetAndCase) {
+  for (size_t pad = 0; pad < 40; ++pad) {
+    for (std::string_view form : {"step 7", "STEP 7", "Iter 7", "iteration 7", "sTeP=7"}) {
+      std::string line = std::string(pad, '-') + " it is " + std::string(form) + " loss 1";
+      auto s = read_step_line(line);
+      ASSERT_TRUE(s) << line;
+      EXPECT_EQ(s->step, 7) << line;
+    }
+    std::string no_step = std::string(pad, '.') + " this is iS it/s sis Steps stepping 5";
+    EXPECT_FALSE(read_step_line(no_step)) << no_step;
+  }
+}
+
 TEST(StepLine, ShapeKeepsTheEndOfALongPrefix) {
   std::string prefix(100, 'x');
   auto s = read_step_line(prefix + " step 5");
