@@ -290,6 +290,13 @@ void artifact_from_logger(LogPrefix* out) {
 
 LogPrefix parse_log_prefix(std::string_view line) {
   LogPrefix out;
+  // Every prefix form holds a ']' (a glog path:line], a bracketed date, level, rank or compile id)
+  // or a ':' (the short `LEVEL:logger:` form): a line of user output with neither, such as most
+  // progress lines, is decided without trying each form.
+  if (line.find(']') == kNpos && line.find(':') == kNpos) {
+    out.message = line;
+    return out;
+  }
   size_t start = 0;
   size_t after_rank = read_rank(line, 0, &out.rank);
   if (after_rank != kNpos) start = after_rank;

@@ -206,6 +206,21 @@ TEST(LogPrefix, PlainTextAndTorchrunRankPrefix) {
   EXPECT_EQ(p.message, "  File \"/x.py\", line 3, in f");
 }
 
+// A line with neither ']' nor ':' is decided at once: every prefix form holds one of them.
+TEST(LogPrefix, ALineWithoutBracketOrColonIsText) {
+  for (std::string_view line : {"step 920 | loss 2.4700 | lr 3.0e-04 | tokens/s 51234",
+                                "[rank0 step 5", "  indented output", ""}) {
+    LogPrefix p = parse_log_prefix(line);
+    EXPECT_EQ(p.form, PrefixForm::kNone) << line;
+    EXPECT_EQ(p.rank, -1) << line;
+    EXPECT_EQ(p.message, line);
+    EXPECT_TRUE(p.key.empty() && p.noise.empty() && p.level.empty()) << line;
+  }
+  // One ':' is enough for the short form, one ']' for a rank tag.
+  EXPECT_EQ(parse_log_prefix("INFO:torch._dynamo.eval_frame:x").form, PrefixForm::kShort);
+  EXPECT_EQ(parse_log_prefix("[rank3]:step 1").rank, 3);
+}
+
 TEST(LogPrefix, AlmostPrefixesAreText) {
   for (std::string line : std::vector<std::string>{
            "", "V0228", "V0228 06:22:06.195000 886349 torch/_dynamo/guards.py]",
