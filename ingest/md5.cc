@@ -2,27 +2,13 @@
 
 #include <cstring>
 
+#include "ingest/little_endian.h"
+
 namespace rcf::ingest {
 namespace {
 
 inline uint32_t rotate_left(uint32_t x, int bits) {
   return (x << bits) | (x >> (32 - bits));
-}
-
-inline uint32_t load_le32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap32(v);
-#endif
-  return v;
-}
-
-inline void store_le32(uint8_t* p, uint32_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap32(v);
-#endif
-  std::memcpy(p, &v, 4);
 }
 
 // Round functions in the forms with the shortest dependency chains (RFC 1321 section 3.4 gives

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <utility>
 
+#include "ingest/little_endian.h"
+
 namespace rcf::ingest {
 namespace {
 
@@ -26,22 +28,6 @@ constexpr int word_of_step(int i) {
   return i < 16 ? i : i < 32 ? (1 + 5 * i) % 16 : i < 48 ? (5 + 3 * i) % 16 : (7 * i) % 16;
 }
 constexpr uint32_t kInitial[4] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476};
-
-inline uint32_t load_le32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap32(v);
-#endif
-  return v;
-}
-
-inline void store_le32(uint8_t* p, uint32_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap32(v);
-#endif
-  std::memcpy(p, &v, 4);
-}
 
 // The compression steps over V, a uint32_t or a GCC vector of them (one lane per message). They
 // are always inlined, so that they are compiled for the instruction set of the function that
