@@ -24,8 +24,8 @@ BatchInsert::BatchInsert(Database& db, std::string table, std::vector<std::strin
       fmt::format("INSERT OR FAIL INTO {} ({}) VALUES ", table_, fmt::join(columns_, ","));
   std::string multi = head;
   for (size_t i = 0; i < rows_per_statement_; ++i) multi += (i ? "," : "") + row;
-  multi_ = db_.prepare(multi);
-  single_ = db_.prepare(head + row);
+  multi_ = {db_.prepare(multi), std::vector<bool>(columns_.size() * rows_per_statement_, true)};
+  single_ = {db_.prepare(head + row), std::vector<bool>(columns_.size(), true)};
   values_.reserve(columns_.size() * rows_per_statement_);
 }
 
@@ -38,23 +38,39 @@ BatchInsert& BatchInsert::push(SqlValue v) {
   return *this;
 }
 
-void BatchInsert::write(Statement& st, size_t first_value, size_t rows) {
+void BatchInsert::write(Prepared& insert, size_t first_value, size_t rows) {
+  try {
+    bind_values(insert, first_value, rows);
+    insert.st.run_keeping_bindings();
+  } catch (...) {
+    // The bindings are unknown after a failed bind or step: back to all NULL.
+    insert.st.reset();
+    insert.null_bound.assign(insert.null_bound.size(), true);
+    throw;
+  }
+}
+
+// Binds the values of `rows` rows from values_[first_value]; a NULL only where the parameter
+// holds a value from an earlier run.
+void BatchInsert::bind_values(Prepared& insert, size_t first_value, size_t rows) {
   size_t n = rows * columns_.size();
   for (size_t i = 0; i < n; ++i) {
     const SqlValue& v = values_[first_value + i];
     int index = static_cast<int>(i + 1);
-    if (std::holds_alternative<std::monostate>(v))
-      st.bind_null(index);
-    else if (auto* x = std::get_if<int64_t>(&v))
-      st.bind(index, *x);
-    else if (auto* d = std::get_if<double>(&v))
-      st.bind(index, *d);
-    else if (auto* t = std::get_if<std::string>(&v))
-      st.bind_unowned(index, *t);  // values_ holds it until after run()
-    else
-      st.bind_unowned(index, std::get<std::string_view>(v));
+    const bool is_null = std::holds_alternative<std::monostate>(v);
+    if (is_null) {
+      if (!insert.null_bound[i]) insert.st.bind_null(index);
+    } else if (auto* x = std::get_if<int64_t>(&v)) {
+      insert.st.bind(index, *x);
+    } else if (auto* d = std::get_if<double>(&v)) {
+      insert.st.bind(index, *d);
+    } else if (auto* t = std::get_if<std::string>(&v)) {
+      insert.st.bind_unowned(index, *t);  // values_ holds it until after the run
+    } else {
+      insert.st.bind_unowned(index, std::get<std::string_view>(v));
+    }
+    insert.null_bound[i] = is_null;
   }
-  st.run();
 }
 
 void BatchInsert::flush() {

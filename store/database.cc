@@ -107,6 +107,12 @@ void Statement::run() {
   reset();
 }
 
+void Statement::run_keeping_bindings() {
+  while (step()) {
+  }
+  sqlite3_reset(stmt_);
+}
+
 void Statement::reset() {
   sqlite3_reset(stmt_);
   sqlite3_clear_bindings(stmt_);

@@ -49,6 +49,10 @@ class Statement {
   // Runs to completion (for statements without results) and resets.
   void run();
   void reset();
+  // run() without clearing the bindings: for a caller that tracks them and binds, before the
+  // next run, every parameter it wants other than its value now (store/batch_insert.h). An
+  // unowned text stays bound but is never read again unless the statement is run with it.
+  void run_keeping_bindings();
 
   bool is_null(int col) const;
   // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL: the storage class of

@@ -3,8 +3,10 @@
 // see store/batch_insert.cc): the rows before the bad one stay until the caller rolls back.
 #include "store/batch_insert.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 #include "store/store.h"
@@ -55,6 +57,34 @@ TEST(BatchInsert, ABadRowThrowsAndLeavesEarlierRowsForTheCallerToRollBack) {
   EXPECT_EQ(testing::scalar(*db, "SELECT group_concat(a) FROM t"), "1,2,3");
   db->exec("ROLLBACK");
   EXPECT_EQ(testing::scalar(*db, "SELECT count(*) FROM t"), "0");
+}
+
+// Parameters stay bound from one statement run to the next, and a NULL is bound only where the
+// parameter held a value: a column that alternates between NULL and values, in the multi-row
+// statement and in the one-row tail, must come out as written, never as an earlier run's value.
+TEST(BatchInsert, ANullAfterAValueIsStoredAsNull) {
+  testing::TempDir dir;
+  auto db = open_store(dir.file("rcf.db"), OpenMode::kCreateOrWrite);
+  db->exec("CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c INTEGER, d REAL)");
+  // 11 rows: two statements of four, then a tail of three through the one-row statement. The
+  // columns follow patterns of period 3, so each parameter of both statements sees a NULL after
+  // a value, a value after a NULL, and a NULL after a NULL.
+  BatchInsert rows(*db, "t", {"a", "b", "c", "d"}, nullptr, 4);
+  std::string expected = "a,b,c,d\n";
+  for (int64_t i = 1; i <= 11; ++i) {
+    rows.val(i);
+    if (i % 3 == 0)
+      rows.null();
+    else
+      rows.val("t" + std::to_string(i));
+    rows.val(i % 3 == 1 ? std::optional<int64_t>(i * 10) : std::nullopt);
+    rows.val(i % 3 == 2 ? std::optional<double>(i * 0.5) : std::nullopt);
+    expected += fmt::format("{},{},{},{}\n", i, i % 3 == 0 ? "" : "t" + std::to_string(i),
+                            i % 3 == 1 ? std::to_string(i * 10) : "",
+                            i % 3 == 2 ? fmt::format("{:.1f}", i * 0.5) : "");
+  }
+  rows.flush();
+  EXPECT_EQ(testing::query_csv(*db, "SELECT a, b, c, d FROM t ORDER BY a"), expected);
 }
 
 }  // namespace
