@@ -73,20 +73,11 @@ struct AttributedCompile {
 
   // Back to a default compile, keeping the strings' buffers: a producer that fills one object
   // per compile, and exchanges it with the writer's consumed ones, then allocates nothing for the
-  // texts that fit. Every field is reset, listed here or not; a string missing from the list only
-  // loses its buffer.
+  // texts that fit. A copy of a default compile: every field is reset, and a string assigned an
+  // empty one keeps its buffer (where moving a default compile in would free it).
   void reset() {
-    std::string* texts[] = {&site,          &program_key,   &kind,     &cause_reported,
-                            &cache,         &evidence_kind, &cause,    &prev_program_key,
-                            &detail,        &confidence,    &evidence, &subject,
-                            &primary_reason};
-    std::string kept[std::size(texts)];
-    for (size_t i = 0; i < std::size(texts); ++i) kept[i].swap(*texts[i]);
-    *this = AttributedCompile();
-    for (size_t i = 0; i < std::size(texts); ++i) {
-      kept[i].clear();
-      texts[i]->swap(kept[i]);
-    }
+    static const AttributedCompile kDefault;
+    *this = kDefault;
   }
 };
 

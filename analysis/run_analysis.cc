@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
-#include <unordered_set>
 
 #include "analysis/compile_writer.h"
 #include "analysis/dynamo_attribution.h"
+#include "analysis/dynamo_key_set.h"
 #include "analysis/rank_divergence.h"
 #include "analysis/run_rollup.h"
 #include "analysis/same_process_sources.h"
@@ -298,21 +298,15 @@ class DynamoRunLoader {
     with_record.reserve(in_.compiles.size());
     for (const auto& r : in_.compiles) with_record.push_back(r.key);
     std::sort(with_record.begin(), with_record.end());
-    struct KeyHash {
-      size_t operator()(const DynamoKey& k) const {
-        uint64_t h = static_cast<uint32_t>(k.source_id);
-        for (int32_t v : {k.rank, k.epoch, k.ca_id, k.frame_id, k.frame_compile_id})
-          h = (h ^ static_cast<uint32_t>(v)) * 0x9E3779B97F4A7C15ull;
-        return static_cast<size_t>(h ^ static_cast<uint64_t>(k.line_if_no_id) ^ (h >> 29));
-      }
-    };
-    std::unordered_set<DynamoKey, KeyHash> kept;
+    // The run's rows less its own compiles: at most that many references.
+    const size_t own = in_.compiles.size();
+    DynamoKeySet kept(compile_rows_.rows > own ? compile_rows_.rows - own : 0);
     auto refs = db_.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns +
                             compile_rows_.where + " AND kind = 'referenced' ORDER BY raw_id");
     while (refs.step()) {
       DynamoKey key = key_at(refs, refs.int64(6));
       if (std::binary_search(with_record.begin(), with_record.end(), key)) continue;
-      if (kept.insert(key).second) in_.compiles.push_back(read_compile(refs));
+      if (kept.insert(key)) in_.compiles.push_back(read_compile(refs));
     }
   }
 
