@@ -39,8 +39,11 @@ std::string safe_excerpt(std::string_view text, size_t max) {
   return out;
 }
 
-void SourceStats::add_note(int64_t line, LineFate fate, std::string_view reason,
-                           std::string_view excerpt) {
+ReasonTally& SourceStats::tally_of(LineFate fate, std::string_view reason) {
+  for (size_t i = 0; i < RecentTallies::kSize; ++i)
+    if (recent_.entries[i] && recent_.fates[i] == fate &&
+        recent_.entries[i]->first.second == reason)
+      return recent_.entries[i]->second;
   const char* fate_name = fate == LineFate::kSkipped    ? "skipped"
                           : fate == LineFate::kRejected ? "rejected"
                           : fate == LineFate::kFramed   ? "framed"
@@ -49,7 +52,15 @@ void SourceStats::add_note(int64_t line, LineFate fate, std::string_view reason,
   if (it == reasons.end())
     it = reasons.emplace(std::pair<std::string, std::string>(fate_name, reason), ReasonTally())
              .first;
-  ReasonTally& tally = it->second;
+  recent_.fates[recent_.next] = fate;
+  recent_.entries[recent_.next] = &*it;
+  recent_.next = (recent_.next + 1) % RecentTallies::kSize;
+  return it->second;
+}
+
+void SourceStats::add_note(int64_t line, LineFate fate, std::string_view reason,
+                           std::string_view excerpt) {
+  ReasonTally& tally = tally_of(fate, reason);
   if (tally.count++ == 0) {
     tally.first_line = line;
     tally.first_excerpt = safe_excerpt(excerpt, kMaxExcerpt);

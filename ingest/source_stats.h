@@ -2,7 +2,9 @@
 // `line_note` and `rejected_line`.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -67,6 +69,27 @@ struct SourceStats {
 
   // Records one note; keeps first_error and the first rejected lines.
   void add_note(int64_t line, LineFate fate, std::string_view reason, std::string_view excerpt);
+
+ private:
+  // The tallies of the last few distinct notes: the notes of a log mostly cycle through a few
+  // reasons (a training log's user output: progress lines, other loggers' lines), and a search of
+  // `reasons` compared strings four times a note. Map nodes stay put; a copied or assigned
+  // SourceStats starts without them (they would point into the other map).
+  struct RecentTallies {
+    using Entry = std::pair<const std::pair<std::string, std::string>, ReasonTally>;
+    static constexpr size_t kSize = 4;
+    RecentTallies() = default;
+    RecentTallies(const RecentTallies&) {}
+    RecentTallies& operator=(const RecentTallies&) {
+      std::fill(std::begin(entries), std::end(entries), nullptr);
+      return *this;
+    }
+    LineFate fates[kSize] = {};
+    Entry* entries[kSize] = {};
+    size_t next = 0;  // the slot the next new entry replaces
+  };
+  ReasonTally& tally_of(LineFate fate, std::string_view reason);
+  RecentTallies recent_;
 };
 
 // Cuts `text` to at most `max` bytes without splitting a UTF-8 sequence, and replaces bytes that
