@@ -280,6 +280,25 @@ bool parse_bare_trace_artifact(std::string_view line, LogPrefix* out) {
   return false;
 }
 
+// Which of the `]`-marks of the slower prefix forms a line holds: a `:LINE]` (digits between
+// the ':' and the ']'), which ends every glog location and trimmed path, and a `] [__`, which
+// starts a bare trace artifact.
+struct CloseMarks {
+  bool path_line = false;
+  bool artifact = false;
+};
+CloseMarks close_marks(std::string_view line) {
+  CloseMarks marks;
+  for (size_t close = line.find(']'); close != kNpos; close = line.find(']', close + 1)) {
+    size_t d = close;
+    while (d > 0 && is_digit(line[d - 1])) --d;
+    if (d < close && d > 0 && line[d - 1] == ':') marks.path_line = true;
+    if (line.compare(close, 5, "] [__") == 0) marks.artifact = true;
+    if (marks.path_line && marks.artifact) break;
+  }
+  return marks;
+}
+
 // `torch._dynamo.guards.__recompiles` carries the artifact after `.__`.
 void artifact_from_logger(LogPrefix* out) {
   size_t at = out->logger.rfind(".__");
@@ -323,11 +342,17 @@ LogPrefix parse_log_prefix(std::string_view line) {
     artifact_from_logger(&out);
     return out;
   }
-  // Junk before a glog prefix: every glog time has a ':' 8 bytes after the level letter.
-  for (size_t colon = line.find(':', start + 8); colon != kNpos; colon = line.find(':', colon + 1))
-    if (parse_glog_at(line, colon - 8, &out)) return out;
-  if (parse_trimmed_path_at(line, start, &out)) return out;
-  if (parse_bare_trace_artifact(line, &out)) return out;
+  // The forms left hold a `PATH:LINE]` (a glog prefix after junk, a trimmed path) or a `] [__`
+  // (a bare trace artifact): a line with neither, such as a progress bar, is user text.
+  const CloseMarks marks = close_marks(line);
+  if (marks.path_line) {
+    // Junk before a glog prefix: every glog time has a ':' 8 bytes after the level letter.
+    for (size_t colon = line.find(':', start + 8); colon != kNpos;
+         colon = line.find(':', colon + 1))
+      if (parse_glog_at(line, colon - 8, &out)) return out;
+    if (parse_trimmed_path_at(line, start, &out)) return out;
+  }
+  if (marks.artifact && parse_bare_trace_artifact(line, &out)) return out;
 
   out = LogPrefix{};
   after_rank = read_rank(line, 0, &out.rank);

@@ -221,6 +221,30 @@ TEST(LogPrefix, ALineWithoutBracketOrColonIsText) {
   EXPECT_EQ(parse_log_prefix("[rank3]:step 1").rank, 3);
 }
 
+// Past the forms that start the line, every form holds a `:LINE]` (a glog location after junk,
+// a trimmed path) or a `] [__` (a bare trace artifact): a progress bar, with ':' and ']' but
+// neither, is text; and the marks are found after other brackets.
+TEST(LogPrefix, BracketsWithoutAPathLineOrArtifactAreText) {
+  const std::string bar = "Epoch 1:  10%|#####     | 400/4000 [00:10<00:10, 95.2it/s]";
+  LogPrefix p = parse_log_prefix(bar);
+  EXPECT_EQ(p.form, PrefixForm::kNone);
+  EXPECT_EQ(p.message, bar);
+  p = parse_log_prefix(bar + " I1122 06:22:06.195000 886349 torch/a.py:101] [0/1] msg");
+  EXPECT_EQ(p.form, PrefixForm::kGlog);
+  EXPECT_EQ(p.noise, bar + " ");
+  EXPECT_EQ(p.trace_id, "0/1");
+  EXPECT_EQ(p.message, "msg");
+  p = parse_log_prefix("[a] [b:x] [0/1] [__recompiles] msg");
+  EXPECT_EQ(p.form, PrefixForm::kTrimmedGlog);
+  EXPECT_EQ(p.artifact, "recompiles");
+  EXPECT_EQ(p.message, "msg");
+  p = parse_log_prefix("[a] ../torch/_dynamo/guards.py:2772] x");
+  EXPECT_EQ(p.form, PrefixForm::kNone);  // the trimmed path must start the line
+  p = parse_log_prefix("../torch/_dynamo/guards.py:2772] [16/8] x [y]");
+  EXPECT_EQ(p.form, PrefixForm::kTrimmedGlog);
+  EXPECT_EQ(p.path_line, "2772");
+}
+
 TEST(LogPrefix, AlmostPrefixesAreText) {
   for (std::string line : std::vector<std::string>{
            "", "V0228", "V0228 06:22:06.195000 886349 torch/_dynamo/guards.py]",
