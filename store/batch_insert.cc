@@ -24,8 +24,8 @@ BatchInsert::BatchInsert(Database& db, std::string table, std::vector<std::strin
       fmt::format("INSERT OR FAIL INTO {} ({}) VALUES ", table_, fmt::join(columns_, ","));
   std::string multi = head;
   for (size_t i = 0; i < rows_per_statement_; ++i) multi += (i ? "," : "") + row;
-  multi_ = {db_.prepare(multi), std::vector<bool>(columns_.size() * rows_per_statement_, true)};
-  single_ = {db_.prepare(head + row), std::vector<bool>(columns_.size(), true)};
+  multi_ = {db_.prepare(multi), std::vector<uint8_t>(columns_.size() * rows_per_statement_, 1)};
+  single_ = {db_.prepare(head + row), std::vector<uint8_t>(columns_.size(), 1)};
   values_.reserve(columns_.size() * rows_per_statement_);
 }
 
@@ -45,7 +45,7 @@ void BatchInsert::write(Prepared& insert, size_t first_value, size_t rows) {
   } catch (...) {
     // The bindings are unknown after a failed bind or step: back to all NULL.
     insert.st.reset();
-    insert.null_bound.assign(insert.null_bound.size(), true);
+    insert.null_bound.assign(insert.null_bound.size(), 1);
     throw;
   }
 }

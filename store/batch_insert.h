@@ -58,7 +58,7 @@ class BatchInsert {
   // A prepared insert and, per parameter, whether it is bound to NULL now (fresh: all are).
   struct Prepared {
     Statement st;
-    std::vector<bool> null_bound;
+    std::vector<uint8_t> null_bound;  // bytes: a bit vector cost a fifth of the binding
   };
 
   BatchInsert& push(SqlValue v);
