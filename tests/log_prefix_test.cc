@@ -229,7 +229,8 @@ TEST(LogPrefix, BracketsWithoutAPathLineOrArtifactAreText) {
   LogPrefix p = parse_log_prefix(bar);
   EXPECT_EQ(p.form, PrefixForm::kNone);
   EXPECT_EQ(p.message, bar);
-  p = parse_log_prefix(bar + " I1122 06:22:06.195000 886349 torch/a.py:101] [0/1] msg");
+  const std::string after_bar = bar + " I1122 06:22:06.195000 886349 torch/a.py:101] [0/1] msg";
+  p = parse_log_prefix(after_bar);  // the prefix views the line: it must outlive them
   EXPECT_EQ(p.form, PrefixForm::kGlog);
   EXPECT_EQ(p.noise, bar + " ");
   EXPECT_EQ(p.trace_id, "0/1");
