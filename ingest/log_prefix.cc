@@ -48,6 +48,14 @@ size_t rank_before(std::string_view line, size_t pos, int32_t* rank) {
   return read_rank(line, i - 5, rank) == pos ? i - 5 : kNpos;
 }
 
+// The start of the digits of a `:LINE]` whose ']' is at `close`, with at least one byte of path
+// after `start` before the ':'; kNpos when the ']' ends no such mark.
+size_t path_line_digits(std::string_view line, size_t start, size_t close) {
+  size_t d = close;
+  while (d > start && is_digit(line[d - 1])) --d;
+  return d < close && d > start + 1 && line[d - 1] == ':' ? d : kNpos;
+}
+
 // `PATH:LINE]` starting at `start`: sets `path` / `path_line` and returns the index after ']'.
 size_t read_path_and_line(std::string_view line, size_t start, std::string_view* path,
                           std::string_view* path_line) {
@@ -55,9 +63,7 @@ size_t read_path_and_line(std::string_view line, size_t start, std::string_view*
   while (true) {
     size_t close = line.find(']', search);
     if (close == kNpos || close - start > kMaxPathLength) return kNpos;
-    size_t d = close;
-    while (d > start && is_digit(line[d - 1])) --d;
-    if (d < close && d > start + 1 && line[d - 1] == ':') {
+    if (size_t d = path_line_digits(line, start, close); d != kNpos) {
       *path = line.substr(start, d - 1 - start);
       *path_line = line.substr(d, close - d);
       return close + 1;
@@ -290,9 +296,7 @@ struct CloseMarks {
 CloseMarks close_marks(std::string_view line) {
   CloseMarks marks;
   for (size_t close = line.find(']'); close != kNpos; close = line.find(']', close + 1)) {
-    size_t d = close;
-    while (d > 0 && is_digit(line[d - 1])) --d;
-    if (d < close && d > 0 && line[d - 1] == ':') marks.path_line = true;
+    if (path_line_digits(line, 0, close) != kNpos) marks.path_line = true;
     if (line.compare(close, 5, "] [__") == 0) marks.artifact = true;
     if (marks.path_line && marks.artifact) break;
   }
