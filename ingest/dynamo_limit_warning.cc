@@ -132,10 +132,11 @@ RecompileLimitHit parse_limit_warning(const DynamoBlock& block, BlockOutput& out
         rest.remove_prefix(space + 1);
         ok = read_parenthesized_int(&rest, &hit.limit_value);
       }
-    } else {
+    } else if (constexpr std::string_view kCacheLimit = "recompilation cache limit ";
+               rest.starts_with(kCacheLimit)) {
       // May 2022: `recompilation cache limit (2) for function 'f' (f.py:3), due to the following
-      // guard failures: [[...], ...]` on one line.
-      rest.remove_prefix(std::string_view("recompilation cache limit ").size());
+      // guard failures: [[...], ...]` on one line. (A line cut right after `limit` is not one.)
+      rest.remove_prefix(kCacheLimit.size());
       hit.limit_type = "cache_size_limit";
       ok = read_parenthesized_int(&rest, &hit.limit_value);
       constexpr std::string_view kFor = " for function ";

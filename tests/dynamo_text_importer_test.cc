@@ -844,6 +844,19 @@ TEST(DynamoTextImporter, OneLineLimitWarningOfMay2022) {
                      "L1 r-1 - #1 g-1 old= text_reasons_2022 | ___check_obj_id(a, 1); b == 2"}));
 }
 
+// A log cut right after `recompilation cache limit` (a truncated gzip, a killed job): the header
+// is rejected, never read past its end (it was: found by the gzip read-ahead test).
+TEST(DynamoTextImporter, LimitWarningCutAfterItsSubject) {
+  for (std::string_view cut : {"", " ", "  \t"}) {
+    CollectingSink sink =
+        run("[2022-05-20 10:00:00,000] torchdynamo.convert_frame: [WARNING] torchdynamo hit "
+            "recompilation cache limit" +
+            std::string(cut));
+    EXPECT_EQ(all<GuardFailure>(sink), Strings{});
+    EXPECT_EQ(sink.note_counts()["rejected:bad_limit_header"], 1) << "cut after '" << cut << "'";
+  }
+}
+
 TEST(DynamoTextImporter, StandaloneFailOnRecompileLimitHit) {
   CollectingSink sink =
       run("[rank3]: torch._dynamo.exc.FailOnRecompileLimitHit: recompile_limit reached with "
