@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "ingest/read_ahead_source.h"
+
 namespace rcf::ingest {
 namespace {
 
@@ -200,8 +202,12 @@ std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const Open
   bool gzip = head.size() == 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
               static_cast<unsigned char>(head[1]) == 0x8b;
   file->unread(std::move(head));
-  if (gzip) return std::make_unique<GzipSource>(std::move(file), options);
-  return file;
+  if (!gzip) return file;
+  auto inflater = std::make_unique<GzipSource>(std::move(file), options);
+  // Only a regular file: the reading thread must never wait on a pipe nobody writes to.
+  if (size < 0 || options.read_ahead_min_bytes < 0 || size < options.read_ahead_min_bytes)
+    return inflater;
+  return std::make_unique<ReadAheadSource>(std::move(inflater));
 }
 
 }  // namespace rcf::ingest

@@ -33,11 +33,16 @@ struct OpenOptions {
   // identical blocks repeated, stay near 200:1, so only near-constant bytes reach the limit.
   int64_t max_inflate_ratio = 500;
   int64_t ratio_check_after = int64_t{256} << 20;
+  // A gzip file of at least this many (compressed) bytes is inflated on a thread of its own, a
+  // few blocks ahead of its reader (ingest/read_ahead_source.h); -1: never. Below it, starting
+  // a thread costs more than the overlap gains (a dump directory is thousands of small files).
+  int64_t read_ahead_min_bytes = int64_t{1} << 20;
 };
 
 // Opens `path` ("-" = stdin). Sniffs the gzip magic (1f 8b) from the first bytes, never from the
-// file name, and wraps the file in a streaming inflater when present. Returns nullptr and sets
-// `*error` when the file cannot be opened.
+// file name, and wraps the file in a streaming inflater when present (read ahead on a thread of
+// its own when it is a regular file of OpenOptions::read_ahead_min_bytes or more). Returns
+// nullptr and sets `*error` when the file cannot be opened.
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const OpenOptions& options,
                                              std::string* error);
 

@@ -91,4 +91,30 @@ std::string read_fixture(const std::string& relative_path) {
   return ss.str();
 }
 
+std::vector<std::string> event_keys(const CollectingSink& sink) {
+  std::vector<std::string> keys;
+  for (const auto& event : sink.events) {
+    std::visit(
+        [&](const auto& e) {
+          int64_t line = -1;
+          if constexpr (requires { e.line; })
+            line = e.line;
+          else if constexpr (requires { e.first_line; })
+            line = e.first_line;
+          keys.push_back(std::to_string(event.index()) + "@" + std::to_string(line));
+        },
+        event);
+  }
+  return keys;
+}
+
+std::string stats_key(const ingest::SourceStats& s) {
+  std::string reasons;
+  for (const auto& [key, tally] : s.reasons)
+    reasons += key.first + ":" + key.second + "=" + std::to_string(tally.count) + ";";
+  return s.path + "|" + s.format + "|" + s.content_hash + "|" + std::to_string(s.bytes) + "|" +
+         std::to_string(s.lines) + "|" + std::to_string(s.events) + "|" +
+         std::to_string(s.rejected) + "|" + s.first_error + "|" + reasons;
+}
+
 }  // namespace rcf::testing

@@ -8,6 +8,7 @@
 
 #include "ingest/events.h"
 #include "ingest/importer.h"
+#include "ingest/source_stats.h"
 
 namespace rcf::testing {
 
@@ -56,6 +57,13 @@ std::vector<int64_t> parsed_lines(const CollectingSink& sink, int64_t count);
 
 // Lines that got a kWarning note (records used despite a problem), in note order.
 std::vector<int64_t> warning_lines(const CollectingSink& sink);
+
+// One text per event: its type and the line it came from (every event type has one of `line` /
+// `first_line`), enough to tell any reordering or loss apart.
+std::vector<std::string> event_keys(const CollectingSink& sink);
+// What a source's stats say (path, format, content hash, counts, first error, note tallies), as
+// one text to compare.
+std::string stats_key(const ingest::SourceStats& s);
 
 // Reads a whole fixture file (path relative to fixtures/). Aborts the test binary if missing.
 std::string read_fixture(const std::string& relative_path);
