@@ -87,16 +87,8 @@ std::string problems_of(const testing::CollectingSink& sink, int64_t lines) {
       problems += "line " + std::to_string(n.line) + " noted twice; ";
   }
   for (const auto& event : sink.events)
-    std::visit(
-        [&](const auto& e) {
-          int64_t line = -1;
-          if constexpr (requires { e.line; })
-            line = e.line;
-          else if constexpr (requires { e.first_line; })
-            line = e.first_line;
-          if (line > lines) problems += "event on line " + std::to_string(line) + "; ";
-        },
-        event);
+    if (int64_t line = testing::event_line(event); line > lines)
+      problems += "event on line " + std::to_string(line) + "; ";
   return problems;
 }
 

@@ -91,20 +91,23 @@ std::string read_fixture(const std::string& relative_path) {
   return ss.str();
 }
 
+int64_t event_line(const ingest::Event& event) {
+  return std::visit(
+      [](const auto& e) -> int64_t {
+        if constexpr (requires { e.line; })
+          return e.line;
+        else if constexpr (requires { e.first_line; })
+          return e.first_line;
+        else
+          return -1;
+      },
+      event);
+}
+
 std::vector<std::string> event_keys(const CollectingSink& sink) {
   std::vector<std::string> keys;
-  for (const auto& event : sink.events) {
-    std::visit(
-        [&](const auto& e) {
-          int64_t line = -1;
-          if constexpr (requires { e.line; })
-            line = e.line;
-          else if constexpr (requires { e.first_line; })
-            line = e.first_line;
-          keys.push_back(std::to_string(event.index()) + "@" + std::to_string(line));
-        },
-        event);
-  }
+  for (const auto& event : sink.events)
+    keys.push_back(std::to_string(event.index()) + "@" + std::to_string(event_line(event)));
   return keys;
 }
 

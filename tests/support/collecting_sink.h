@@ -58,6 +58,8 @@ std::vector<int64_t> parsed_lines(const CollectingSink& sink, int64_t count);
 // Lines that got a kWarning note (records used despite a problem), in note order.
 std::vector<int64_t> warning_lines(const CollectingSink& sink);
 
+// The line an event came from (`line` or `first_line`, whichever its type has), else -1.
+int64_t event_line(const ingest::Event& event);
 // One text per event: its type and the line it came from (every event type has one of `line` /
 // `first_line`), enough to tell any reordering or loss apart.
 std::vector<std::string> event_keys(const CollectingSink& sink);
