@@ -87,9 +87,9 @@ class StepDecision {
       if (!series) continue;
       auto& best = chosen[key.first];
       bool better = best.second == 0 || key.second == 0 ||
-                    (best.first != 0 && series->lines.size() > best.second);
+                    (best.first != 0 && series->points.size() > best.second);
       if (!better) continue;
-      best = {key.second, series->lines.size()};
+      best = {key.second, series->points.size()};
       finish_series(key.first, *series);
       out_.series_[key.first] = std::move(*series);
     }
@@ -106,21 +106,20 @@ class StepDecision {
     int64_t gap = typical_gap(rows);
     if (gap == 0) return std::nullopt;
     TrainingSteps::Series s;
-    s.lines.reserve(lines);  // a training log can print a million: no doubling slack
-    s.steps.reserve(lines);
-    int64_t offset = 0, drops = 0;
+    StepSeries& points = s.points;
+    int64_t offset = 0, drops = 0, last = 0;
     for_each_line(rows, [&](int64_t line, int64_t printed) {
       int64_t step = printed + offset;
-      if (!s.steps.empty() && step == s.steps.back()) return;  // printed twice
-      if (!s.steps.empty() && step < s.steps.back()) {
+      if (!points.empty() && step == last) return;  // printed twice
+      if (!points.empty() && step < last) {
         ++drops;
-        offset = s.steps.back() + gap - printed;
-        step = s.steps.back() + gap;
+        offset = last + gap - printed;
+        step = last + gap;
       }
-      s.lines.push_back(line);
-      s.steps.push_back(step);
+      points.push(line, step);
+      last = step;
     });
-    if (s.steps.size() < 2 || drops * 3 > static_cast<int64_t>(s.steps.size())) return std::nullopt;
+    if (points.size() < 2 || drops * 3 > static_cast<int64_t>(points.size())) return std::nullopt;
     return s;
   }
 
@@ -130,11 +129,7 @@ class StepDecision {
   // their step, as training loops print a step's loss once it is known.
   void finish_series(int64_t source, TrainingSteps::Series& s) const {
     auto shown = ev_.run_first_compile.find(source);
-    s.printed_at_end = shown == ev_.run_first_compile.end() || shown->second < s.lines.front();
-    auto it = out_.sync_lines_.find(source);
-    if (it == out_.sync_lines_.end()) return;  // no syncs: syncs_at stays empty (all 0)
-    s.syncs_at.reserve(s.lines.size());
-    for (int64_t line : s.lines) s.syncs_at.push_back(count_before(it->second, line));
+    s.printed_at_end = shown == ev_.run_first_compile.end() || shown->second < s.points.line(0);
   }
 
   void describe_series(const std::map<int64_t, std::pair<int64_t, size_t>>& chosen) {
@@ -148,8 +143,8 @@ class StepDecision {
                     : name != ev_.shape_names.end() ? name->second
                                                     : "?");
       const auto& s = out_.series_.at(source);
-      first = std::min(first, s.steps.front());
-      last = std::max(last, s.steps.back());
+      first = std::min(first, s.points.step(0));
+      last = std::max(last, s.points.last_step());
     }
     out_.axis_ = {"step", pattern ? "step_pattern" : "step_lines", ""};
     const auto& any = out_.series_.begin()->second;
@@ -337,9 +332,9 @@ std::optional<int64_t> TrainingSteps::step_of(int64_t source_id, int64_t line,
                                               std::optional<int64_t> start_us) const {
   if (auto s = series_.find(source_id); s != series_.end()) {
     auto syncs = sync_lines_.find(source_id);
-    if (!syncs_before && syncs != sync_lines_.end())
-      syncs_before = count_before(syncs->second, line);
-    return from_series(s->second, line, syncs_before.value_or(0));
+    const std::vector<int64_t>* sync_lines = syncs != sync_lines_.end() ? &syncs->second : nullptr;
+    if (!syncs_before && sync_lines) syncs_before = count_before(*sync_lines, line);
+    return from_series(s->second, sync_lines, line, syncs_before.value_or(0));
   }
   if (auto s = by_syncs_.find(source_id); s != by_syncs_.end()) {
     int64_t done = syncs_before ? *syncs_before : count_before(sync_lines_.at(source_id), line);
@@ -364,7 +359,7 @@ std::vector<int64_t> TrainingSteps::line_sources() const {
 std::optional<int64_t> TrainingSteps::last_step() const {
   std::optional<int64_t> last;
   auto see = [&last](int64_t step) { last = std::max(last.value_or(step), step); };
-  for (const auto& [source, s] : series_) see(s.steps.back());
+  for (const auto& [source, s] : series_) see(s.points.last_step());
   for (const auto& [source, s] : by_syncs_) see(s.step_of_sync.back());
   for (const auto& [at, step] : timestamps_) see(step);
   return last;
@@ -372,23 +367,31 @@ std::optional<int64_t> TrainingSteps::last_step() const {
 
 // Between two progress lines `gap` steps apart, the syncs in between (when they divide evenly)
 // say which of those steps a compile belongs to; else it takes the logged step.
-std::optional<int64_t> TrainingSteps::from_series(const Series& s, int64_t line,
+std::optional<int64_t> TrainingSteps::from_series(const Series& s,
+                                                  const std::vector<int64_t>* syncs, int64_t line,
                                                   int64_t syncs_before) const {
-  const int64_t n = static_cast<int64_t>(s.lines.size());
-  const int64_t next = std::upper_bound(s.lines.begin(), s.lines.end(), line) - s.lines.begin();
-  if (s.printed_at_end && next == n) return s.steps.back() + 1;  // after the last logged step
-  if (!s.printed_at_end && next == 0) return s.steps.front();
+  const StepSeries& p = s.points;
+  const auto n = static_cast<int64_t>(p.size());
+  const auto next = static_cast<int64_t>(p.count_at_or_before(line));
+  if (s.printed_at_end && next == n) return p.last_step() + 1;  // after the last logged step
+  if (!s.printed_at_end && next == 0) return p.step(0);
+  // Step-end syncs of the source before progress line i (0 when it has none).
+  auto syncs_at = [&](int64_t i) {
+    return syncs ? count_before(*syncs, p.line(static_cast<size_t>(i))) : 0;
+  };
   // The lines around the compile: `a` before it (before the first line: one gap earlier), `b`.
   const int64_t a = next - 1, b = next;
-  const int64_t step_a = a >= 0 ? s.steps[a] : s.steps[0] - (s.steps[1] - s.steps[0]);
-  const int64_t syncs_a = a >= 0 && !s.syncs_at.empty() ? s.syncs_at[a] : 0;
+  const int64_t step_a =
+      a >= 0 ? p.step(static_cast<size_t>(a)) : p.step(0) - (p.step(1) - p.step(0));
+  const int64_t syncs_a = a >= 0 ? syncs_at(a) : 0;
   if (b >= n) return step_a;
-  const int64_t gap = s.steps[b] - step_a;
-  const int64_t logged = s.printed_at_end ? s.steps[b] : step_a;
-  const int64_t syncs = (s.syncs_at.empty() ? 0 : s.syncs_at[b]) - syncs_a;
-  if (gap <= 1 || syncs <= 0 || syncs % gap != 0) return logged;
-  const int64_t per_step = syncs / gap;
-  const int64_t done = std::clamp<int64_t>(syncs_before - syncs_a, 0, syncs - 1);
+  const int64_t step_b = p.step(static_cast<size_t>(b));
+  const int64_t gap = step_b - step_a;
+  const int64_t logged = s.printed_at_end ? step_b : step_a;
+  const int64_t syncs_between = syncs_at(b) - syncs_a;
+  if (gap <= 1 || syncs_between <= 0 || syncs_between % gap != 0) return logged;
+  const int64_t per_step = syncs_between / gap;
+  const int64_t done = std::clamp<int64_t>(syncs_before - syncs_a, 0, syncs_between - 1);
   return step_a + done / per_step + (s.printed_at_end ? 1 : 0);
 }
 

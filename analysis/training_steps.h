@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/step_series.h"
+
 namespace rcf::analysis {
 
 struct StepLineRow {  // a progress line of a compile source
@@ -91,10 +93,8 @@ class TrainingSteps {
                                  std::optional<int64_t> start_us) const;
 
  private:
-  struct Series {  // the progress lines of one source, unrolled over epochs
-    std::vector<int64_t> lines, steps;
-    // Step-end syncs of the source before each line; empty when the source has none (all 0).
-    std::vector<int64_t> syncs_at;
+  struct Series {                // the progress lines of one source, unrolled over epochs
+    StepSeries points;           // (line, step), held as runs: memory follows the log's rhythm
     bool printed_at_end = true;  // a line ends its step (printed after the step's compiles)
   };
   // The step each sync of a source belongs to; the syncs' lines are the source's sync_lines_
@@ -102,7 +102,9 @@ class TrainingSteps {
   struct SyncSites {
     std::vector<int64_t> step_of_sync;  // step of the sync that follows i completed syncs
   };
-  std::optional<int64_t> from_series(const Series& s, int64_t line, int64_t syncs_before) const;
+  // `syncs`: the source's step-end sync lines, sorted (nullptr when it has none).
+  std::optional<int64_t> from_series(const Series& s, const std::vector<int64_t>* syncs,
+                                     int64_t line, int64_t syncs_before) const;
 
   StepAxis axis_;
   std::map<int64_t, Series> series_;
