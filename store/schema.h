@@ -8,4 +8,6 @@ extern const char* const kSchemaSql;
 inline constexpr int kSchemaVersion = 14;
 // Page size of a store rcf creates (see open_store in store/store.cc).
 inline constexpr int kPageSize = 16384;
+// A connection's page cache, in KiB (SQLite's default).
+inline constexpr int kCacheKiB = 2000;
 }  // namespace rcf::store

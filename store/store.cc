@@ -161,6 +161,10 @@ bool create_schema(Database& db) {
   // 11.4-11.5 s instead of 13.1 s on the same store with 16 KiB pages (64 KiB: no better).
   // Only an empty file takes it; a store created by another rcf keeps its own.
   db.exec(fmt::format("PRAGMA page_size={}", kPageSize));
+  // The page cache again, in KiB: SQLite had turned its default 2000 KiB into pages of the 4 KiB
+  // size the connection opened with and kept that count at 16 KiB, so a created store's first
+  // load cached 8 MB, a fifth of the TORCH_TRACE ingest's peak (docs/performance.md).
+  db.exec(fmt::format("PRAGMA cache_size=-{}", kCacheKiB));
   // The write lock first (it waits for a concurrent creator); WAL mode after the commit.
   db.exec("BEGIN IMMEDIATE");
   bool created = false;

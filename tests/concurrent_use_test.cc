@@ -95,6 +95,27 @@ TEST_F(ConcurrentUse, ANewStoreTakesRcfsPageSize) {
   EXPECT_EQ(scalar(*again, "PRAGMA page_size"), std::to_string(store::kPageSize));
 }
 
+// ... and the page cache of a load is SQLite's default size in bytes (store/schema.h), not four
+// times that (SQLite had counted the default in pages of the size it opened with), in the load
+// that creates the store and in one that opens it again.
+TEST_F(ConcurrentUse, AStoreCachesItsDefaultSizeWhileLoading) {
+  for (int load = 0; load < 2; ++load) {
+    auto db = store::open_store(path("load.db"), store::OpenMode::kIngest);
+    db->exec("CREATE TABLE IF NOT EXISTS blob_rows(b BLOB)");
+    db->exec("BEGIN");
+    // 32 MB of rows, in one transaction like an ingest's.
+    db->exec(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) "
+        "INSERT INTO blob_rows SELECT randomblob(16000) FROM n");
+    int used = 0, highwater = 0;
+    ASSERT_EQ(sqlite3_db_status(db->handle(), SQLITE_DBSTATUS_CACHE_USED, &used, &highwater, 0),
+              SQLITE_OK);
+    db->exec("COMMIT");
+    EXPECT_GT(used, store::kCacheKiB * 1024 / 2) << "load " << load;
+    EXPECT_LT(used, store::kCacheKiB * 1024 * 5 / 4) << "bytes cached in load " << load;
+  }
+}
+
 TEST_F(ConcurrentUse, CreatingTheSchemaWaitsForAnotherCreator) {
   write_file(path("rcf.db"), "");
   sqlite3* other = nullptr;
