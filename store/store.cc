@@ -15,10 +15,13 @@
 namespace rcf::store {
 namespace {
 
-// Built after the first ingest's analysis (a bulk load is faster without them), maintained by
-// later ingests. Every table the analysis reads per run is found by run_id (else analysing one
-// run would scan every run of the store); metric_fields holds only the three fields the analysis
-// reads (the CompileTime and ExecuteTime timers, and counter values such as
+// Created with the schema, so that the first load maintains them as it appends: a table's rows
+// come in run_id order, each index entry lands at the end of its index, and that cost less than
+// sorting every entry once the load was done (docs/performance.md, fifth session: a dense Dynamo
+// log 7 % faster, an HLO dump 8 %). create_indexes() also runs after each ingest, to give a
+// store of an older rcf what it lacks. Every table the analysis reads per run is found by run_id
+// (else analysing one run would scan every run of the store); metric_fields holds only the three
+// fields the analysis reads (the CompileTime and ExecuteTime timers, and counter values such as
 // aten::_local_scalar_dense), a fifth of a metrics report, and queries that use it repeat its
 // WHERE term (kMetricFieldsTerm in store/store.h). It replaced metric_timer (two fields) on
 // 2026-11-23. The Dynamo tables' indexes are on run_id alone: no query looks their rows
@@ -171,6 +174,7 @@ bool create_schema(Database& db) {
   if (table_count(db) == 0) {
     created = true;
     db.exec(kSchemaSql);
+    create_indexes(db);
     db.exec(fmt::format(
         "INSERT INTO schema_info(key, value) VALUES ('schema_version', '{}'), ('created_by', "
         "'rcf')",

@@ -30,7 +30,7 @@ bool switch_to_wal(Database& db, int wait_ms);
 inline constexpr const char* kMetricFieldsTerm =
     "field IN ('TotalSamples', 'Accumulator', 'Value')";
 
-// Creates the indexes (after a load, so the load itself does not maintain them).
+// Creates the indexes a store lacks (those of a store from an older rcf; a new store has them).
 void create_indexes(Database& db);
 
 }  // namespace rcf::store
