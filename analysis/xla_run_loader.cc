@@ -260,7 +260,7 @@ void load_jax_records(store::Database& db, int64_t run_id, XlaRunInputs& in) {
   jax.bind(1, run_id);
   while (jax.step())
     in.jax_compiles.push_back(
-        {jax.int64(0), jax.int64(1), jax.str(2), jax.str(3), jax.str(4), jax.opt_real(5)});
+        {jax.int64(0), jax.int64(1), jax.str(2), jax.str(3), jax.str(4), jax.opt_real(5), {}});
   auto misses = db.prepare(
       "SELECT source_id, line, f.text, cause_class, d.text FROM jax_cache_miss m "
       "LEFT JOIN strings f ON f.string_id = m.function_sid "
@@ -268,7 +268,7 @@ void load_jax_records(store::Database& db, int64_t run_id, XlaRunInputs& in) {
   misses.bind(1, run_id);
   while (misses.step())
     in.jax_misses.push_back(
-        {misses.int64(0), misses.int64(1), misses.str(2), misses.str(3), misses.str(4)});
+        {misses.int64(0), misses.int64(1), misses.str(2), misses.str(3), misses.str(4), {}});
 }
 
 // What compile blocks link to: saved graphs and HLO modules.

@@ -155,10 +155,8 @@ std::optional<StepLine> read_step_line(std::string_view text) {
 }
 
 StepMarker progress_marker(int64_t line_no, StepLine&& progress) {
-  StepMarker m{line_no, progress.step, "step_line", std::move(progress.shape)};
-  m.time_s = progress.time_s;
-  m.time_zoned = progress.time_zoned;
-  return m;
+  return StepMarker{line_no,         progress.step,      "step_line", std::move(progress.shape),
+                    progress.time_s, progress.time_zoned};
 }
 
 }  // namespace rcf::ingest

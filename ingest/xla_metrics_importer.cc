@@ -104,7 +104,7 @@ class XlaMetricsImporter : public Importer {
       return;
     }
     step_ = step;
-    sink_.emit(StepMarker{line_no, step_, "metrics_file"});
+    sink_.emit(StepMarker{line_no, step_, "metrics_file", {}, {}, false});
   }
 
   void on_block_header(BlockKind kind, std::string_view name, std::string_view raw_line,
