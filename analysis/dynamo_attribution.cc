@@ -93,17 +93,49 @@ std::string format_value_list(const std::vector<std::string>& sorted) {
   return out;
 }
 
+// What attribution reads of a compile's most informative record (the lowest kind_rank, the first
+// of those in key then input order), copied when merging so that the records themselves may be
+// released once merged (analysis/run_analysis.cc does): they were the largest part of a run's
+// memory while it was attributed.
+struct BestRecord {
+  std::string_view kind;  // a view into the RunInputs, as the record's
+  int64_t line = 0;
+  int64_t display_rank = -1;
+  util::CompactOptional<int64_t> start_us;
+  util::CompactOptional<double> duration_ms;
+  util::CompactOptional<int64_t> cache_size, accumulated_cache_size;
+
+  explicit BestRecord(const CompileRecord& r)
+      : kind(r.kind),
+        line(r.line),
+        display_rank(r.display_rank),
+        start_us(r.start_us),
+        duration_ms(r.duration_ms),
+        cache_size(r.cache_size),
+        accumulated_cache_size(r.accumulated_cache_size) {}
+};
+
+// What a compile's records reported themselves, for the rare compiles whose records carry a
+// recompile reason or a failure (held aside, not in every Merged).
+struct ReportedByRecords {
+  std::string_view recompile_reason;  // the last non-empty one of its records
+  std::string_view fail_type;         // the last non-empty one of its records
+  bool failed = false;  // a record with a fail_type installed no guarded code: the compile raised
+};
+
 // One canonical compile: the records of one DynamoKey merged. Held in a vector sorted by key.
 struct Merged {
+  explicit Merged(const CompileRecord& first) : key(first.key), best(first) {}
+
   DynamoKey key;
-  const CompileRecord* best = nullptr;
+  BestRecord best;
   std::string_view co_name, co_filename;  // views into the RunInputs
   util::CompactOptional<int64_t> co_firstlineno;
   int64_t attempt = 0;
   int64_t effective_line = 0;
   std::string_view cache_state;            // fx_graph preferred over aotautograd; empty if none
-  uint32_t first_record = 0, records = 0;  // range of its records in the record order
   uint32_t first_reason = 0, reasons = 0;  // range of its explaining reasons in the reason order
+  uint32_t reported = 0;  // 1 + its index in MergedCompiles::Impl::reported, 0 when none
   bool referenced_only = true;
   // A compile that no Dynamo frame made (AOT Inductor, torch.export): its compilation_metrics
   // name no compile id and no code object. It is compiled once, never a recompile of a frame
@@ -116,8 +148,8 @@ struct Merged {
 // record with no compile id and no code object. (A Dynamo compile always names its code object,
 // also in the text-log eras that printed no compile id.)
 bool is_frameless_compile(const Merged& m) {
-  return m.key.frame_id < 0 && m.key.ca_id < 0 && m.best && m.best->kind == "forward" &&
-         m.co_name.empty() && m.co_filename.empty() && !m.co_firstlineno;
+  return m.key.frame_id < 0 && m.key.ca_id < 0 && m.best.kind == "forward" && m.co_name.empty() &&
+         m.co_filename.empty() && !m.co_firstlineno;
 }
 
 // The merged compile of `key`, nullptr if none; `merged` is sorted by key.
@@ -189,8 +221,8 @@ class SiteNumbers {
 }  // namespace
 
 struct MergedCompiles::Impl {
-  util::LargeVector<uint32_t> record_order;  // record indices by key, then input order
-  util::LargeVector<Merged> merged;          // one per compile, by key
+  util::LargeVector<Merged> merged;         // one per compile, by key
+  std::vector<ReportedByRecords> reported;  // Merged::reported - 1 indexes it
   SiteNumbers sites;
 };
 
@@ -199,42 +231,61 @@ MergedCompiles::~MergedCompiles() = default;
 MergedCompiles::MergedCompiles(MergedCompiles&&) noexcept = default;
 MergedCompiles& MergedCompiles::operator=(MergedCompiles&&) noexcept = default;
 
+namespace {
+
+// Record indices sorted by key (then input order), so that the records of a compile are adjacent
+// and the compiles come out in one sorted vector. Sorted as (key, index) pairs in one array:
+// comparing through the index would fetch a record from memory at every comparison.
+util::LargeVector<uint32_t> records_by_key(const RunInputs& in) {
+  util::LargeVector<std::pair<DynamoKey, uint32_t>> keyed;
+  keyed.reserve(in.compiles.size());
+  for (uint32_t i = 0; i < in.compiles.size(); ++i) {
+    std::string_view kind = in.compiles[i].kind;
+    if (kind != "runtime" && kind != "backward") keyed.emplace_back(in.compiles[i].key, i);
+  }
+  std::sort(keyed.begin(), keyed.end());
+  util::LargeVector<uint32_t> record_order;
+  record_order.reserve(keyed.size());
+  for (const auto& [key, i] : keyed) record_order.push_back(i);
+  return record_order;
+}
+
+// Folds record `r` into `reported`, in key then input order.
+void note_reported(const CompileRecord& r, ReportedByRecords& reported) {
+  if (!r.recompile_reason.empty()) reported.recompile_reason = r.recompile_reason;
+  if (!r.fail_type.empty()) reported.fail_type = r.fail_type;
+  if (!r.fail_type.empty() && r.has_guarded_code.value_or(0) == 0) reported.failed = true;
+}
+
+}  // namespace
+
 MergedCompiles merge_dynamo_compiles(const RunInputs& in) {
   MergedCompiles out;
   out.impl_ = std::make_unique<MergedCompiles::Impl>();
-  util::LargeVector<uint32_t>& record_order = out.impl_->record_order;
   util::LargeVector<Merged>& merged = out.impl_->merged;
-  // Record indices sorted by key (then input order), so that the records of a compile are
-  // adjacent and the compiles sit in one sorted vector.
-  {
-    // Sorted as (key, index) pairs in one array: comparing through the index would fetch a
-    // record from memory at every comparison.
-    util::LargeVector<std::pair<DynamoKey, uint32_t>> keyed;
-    keyed.reserve(in.compiles.size());
-    for (uint32_t i = 0; i < in.compiles.size(); ++i) {
-      std::string_view kind = in.compiles[i].kind;
-      if (kind != "runtime" && kind != "backward") keyed.emplace_back(in.compiles[i].key, i);
-    }
-    std::sort(keyed.begin(), keyed.end());
-    record_order.reserve(keyed.size());
-    for (const auto& [key, i] : keyed) record_order.push_back(i);
-  }
+  std::vector<ReportedByRecords>& reported = out.impl_->reported;
+  const util::LargeVector<uint32_t> record_order = records_by_key(in);
   merged.reserve(record_order.size());  // at most one per record; untouched pages cost nothing
   for (uint32_t pos = 0; pos < record_order.size(); ++pos) {
     const CompileRecord& r = in.compiles[record_order[pos]];
     if (merged.empty() || merged.back().key != r.key) {
-      merged.emplace_back();
-      merged.back().key = r.key;
-      merged.back().first_record = pos;
+      merged.emplace_back(r);
+    } else if (kind_rank(r.kind) < kind_rank(merged.back().best.kind)) {
+      merged.back().best = BestRecord(r);
     }
     Merged& m = merged.back();
-    ++m.records;
-    if (!m.best || kind_rank(r.kind) < kind_rank(m.best->kind)) m.best = &r;
     if (m.co_name.empty()) m.co_name = r.co_name;
     if (m.co_filename.empty()) m.co_filename = r.co_filename;
     if (!m.co_firstlineno) m.co_firstlineno = r.co_firstlineno;
     m.attempt = std::max(m.attempt, r.attempt);
     if (r.kind != "referenced") m.referenced_only = false;
+    if (!r.recompile_reason.empty() || !r.fail_type.empty()) {
+      if (m.reported == 0) {
+        reported.emplace_back();
+        m.reported = static_cast<uint32_t>(reported.size());
+      }
+      note_reported(r, reported[m.reported - 1]);
+    }
   }
   for (Merged& m : merged) m.frameless = is_frameless_compile(m);
   out.impl_->sites.number(merged);
@@ -397,7 +448,7 @@ AttachedReasons attach_reasons(const RunInputs& in, util::LargeVector<Merged>& m
 void place_referenced_only(util::LargeVector<Merged>& merged, const AttachedReasons& reasons) {
   util::LargeVector<std::pair<DynamoKey, uint32_t>> referenced_only;
   for (uint32_t i = 0; i < merged.size(); ++i) {
-    merged[i].effective_line = merged[i].best->line;
+    merged[i].effective_line = merged[i].best.line;
     if (merged[i].referenced_only) referenced_only.emplace_back(merged[i].key, i);
   }
   for (uint32_t o = 0; o < merged.size() && !referenced_only.empty(); ++o) {
@@ -419,7 +470,7 @@ void place_referenced_only(util::LargeVector<Merged>& merged, const AttachedReas
         if (it != referenced_only.end() && it->first == old) named = &merged[it->second];
       }
       if (named && named->referenced_only)
-        named->effective_line = std::min(named->effective_line, owner.best->line);
+        named->effective_line = std::min(named->effective_line, owner.best.line);
     }
   }
 }
@@ -511,7 +562,7 @@ util::LargeVector<const Merged*> attribution_order(const util::LargeVector<Merge
   keys.reserve(merged.size());
   for (uint32_t i = 0; i < merged.size(); ++i) {
     const Merged& m = merged[i];
-    const std::optional<int64_t>& start = m.best->start_us;
+    const std::optional<int64_t> start = m.best.start_us;
     keys.push_back({!start.has_value(), start.value_or(0), m.key.source_id, m.effective_line,
                     !m.referenced_only, m.key.frame_id, m.key.frame_compile_id, i});
   }
@@ -527,12 +578,12 @@ util::LargeVector<const Merged*> attribution_order(const util::LargeVector<Merge
 // happened. Holds the run-wide indexes the decisions read.
 class CompileAttributor {
  public:
-  CompileAttributor(const RunInputs& in, const util::LargeVector<uint32_t>& record_order,
+  CompileAttributor(const RunInputs& in, const std::vector<ReportedByRecords>& reported,
                     const SiteNumbers& sites, const AttachedReasons& reasons,
                     const UnlocatedBreaks& unlocated, const GraphBreakIndex& break_index,
                     const util::LargeVector<const Merged*>& order)
       : in_(in),
-        record_order_(record_order),
+        reported_(reported),
         sites_(sites),
         reasons_(reasons),
         unlocated_(unlocated),
@@ -547,7 +598,7 @@ class CompileAttributor {
 
   // Fills `a` (reset beforehand) for compile `m`, the `ordinal`-th in attribution order.
   void attribute(const Merged& m, int64_t ordinal, AttributedCompile& a) {
-    const CompileRecord& best = *m.best;
+    const BestRecord& best = m.best;
     bool failed = fill_identity(m, ordinal, a);
     fill_reported_cause(m, failed, a);
     classify_.forget_if_full();
@@ -591,8 +642,10 @@ class CompileAttributor {
   }
 
  private:
-  std::span<const uint32_t> records_of(const Merged& m) const {
-    return {record_order_.data() + m.first_record, m.records};
+  // What the compile's records reported themselves (nothing for most compiles).
+  const ReportedByRecords& reported_of(const Merged& m) const {
+    static const ReportedByRecords kNothing;
+    return m.reported == 0 ? kNothing : reported_[m.reported - 1];
   }
   static ingest::CompileId compile_id_of(const Merged& m) {
     ingest::CompileId id;
@@ -614,7 +667,7 @@ class CompileAttributor {
 
   // Key, ordinal, site, program key, kind and cache; returns whether the compile failed.
   bool fill_identity(const Merged& m, int64_t ordinal, AttributedCompile& a) {
-    const CompileRecord& best = *m.best;
+    const BestRecord& best = m.best;
     a.key = m.key;
     a.ordinal = ordinal;
     a.attempt = m.attempt;
@@ -635,11 +688,7 @@ class CompileAttributor {
                               : fmt::format("{}@{}:{}", m.co_name.empty() ? unnamed : m.co_name,
                                             source_name_[m.key.source_id], best.line);
     a.program_key = program_key(m.key, best.display_rank, id_text);
-    bool failed = false;
-    for (uint32_t i : records_of(m)) {
-      const CompileRecord& r = in_.compiles[i];
-      if (!r.fail_type.empty() && r.has_guarded_code.value_or(0) == 0) failed = true;
-    }
+    const bool failed = reported_of(m).failed;
     a.kind = failed ? "dynamo_failed" : "dynamo";
     a.cache = m.cache_state;
     return failed;
@@ -649,9 +698,8 @@ class CompileAttributor {
   // the failure type.
   void fill_reported_cause(const Merged& m, bool failed, AttributedCompile& a) const {
     const auto rs = reasons_.of(m);
-    for (uint32_t i : records_of(m))
-      if (!in_.compiles[i].recompile_reason.empty())
-        a.cause_reported = in_.compiles[i].recompile_reason;
+    const ReportedByRecords& reported = reported_of(m);
+    a.cause_reported = reported.recompile_reason;
     if (a.cause_reported.empty() && !rs.empty()) {
       if (rs.front()->old_compile_id.empty())
         a.cause_reported = first_line_view(rs.front()->reason);
@@ -659,9 +707,7 @@ class CompileAttributor {
         fmt::format_to(std::back_inserter(a.cause_reported), "{}: {}", rs.front()->old_compile_id,
                        first_line_view(rs.front()->reason));
     }
-    if (failed && a.cause_reported.empty())
-      for (uint32_t i : records_of(m))
-        if (!in_.compiles[i].fail_type.empty()) a.cause_reported = in_.compiles[i].fail_type;
+    if (failed && a.cause_reported.empty()) a.cause_reported = reported.fail_type;
   }
 
   // The newest rejected cache entry (highest old compile number), nullptr if no reason.
@@ -688,7 +734,7 @@ class CompileAttributor {
     a.other_reasons = static_cast<int>(reasons_.of(m).size()) - 1;
     a.prev_program_key = primary.old_compile_id.empty()
                              ? ""
-                             : program_key(m.key, m.best->display_rank, primary.old_compile_id);
+                             : program_key(m.key, m.best.display_rank, primary.old_compile_id);
     fmt::format_to(std::back_inserter(a.evidence), "{} at {}:{}", origin_phrase(primary.origin),
                    source_name_[primary.key.source_id], primary.line);
     a.subject = g.subject;
@@ -776,7 +822,7 @@ class CompileAttributor {
 
   // A recompile with no guard failure logged: what the other records tell.
   void attribute_without_reason(const Merged& m, AttributedCompile& a) {
-    const CompileRecord& best = *m.best;
+    const BestRecord& best = m.best;
     if (m.referenced_only) {
       a.cause = "unknown";
       a.confidence = "low";
@@ -817,7 +863,7 @@ class CompileAttributor {
   }
 
   const RunInputs& in_;
-  const util::LargeVector<uint32_t>& record_order_;  // Merged::first_record indexes it
+  const std::vector<ReportedByRecords>& reported_;  // Merged::reported - 1 indexes it
   const SiteNumbers& sites_;
   const AttachedReasons& reasons_;
   const UnlocatedBreaks& unlocated_;
@@ -860,9 +906,8 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
   const GraphBreakIndex break_index = break_index_built.get();
   in.classified.wait();  // the loader's classifications, made on another thread meanwhile
 
-  CompileAttributor attributor(in, merged_compiles.impl_->record_order,
-                               merged_compiles.impl_->sites, reasons, unlocated, break_index,
-                               order);
+  CompileAttributor attributor(in, merged_compiles.impl_->reported, merged_compiles.impl_->sites,
+                               reasons, unlocated, break_index, order);
   int64_t emitted = 0;
   // One compile object, refilled for each compile: `emit` may leave in it what it likes (the
   // writer leaves an older compile, whose strings' buffers are then reused), so every text is

@@ -104,7 +104,9 @@ struct RunInputs {
 // numbered): the first step of attribute_dynamo_run. It reads only RunInputs::compiles (and the
 // texts they view), so it may run on another thread while the run's reasons, breaks and caches
 // are still being loaded into the same RunInputs, provided nothing changes `compiles` meanwhile.
-// It views into the RunInputs, which must outlive it.
+// It keeps what attribution needs of the records, so once it is built RunInputs::compiles may be
+// released (the largest part of a run's memory; analysis/run_analysis.cc does). It views into
+// the RunInputs' texts and labels, which must outlive it.
 class MergedCompiles {
  public:
   MergedCompiles();
@@ -129,7 +131,8 @@ std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& inputs);
 // strings' buffers are then refilled.
 int64_t attribute_dynamo_run(const RunInputs& inputs,
                              const std::function<void(AttributedCompile&&)>& emit);
-// The same, from the compiles of `inputs` merged beforehand.
+// The same, from the compiles of `inputs` merged beforehand (inputs.compiles is not read: it may
+// have been released since).
 int64_t attribute_dynamo_run(const RunInputs& inputs, MergedCompiles merged,
                              const std::function<void(AttributedCompile&&)>& emit);
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
-#include <future>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -367,8 +366,8 @@ class DynamoRunLoader {
 };
 
 // Loads the Dynamo records of `run_id` into `in` (empty). `compiles_loaded` is called once
-// in.compiles is complete, before the other records are read: it may start work on the compiles
-// (merge_dynamo_compiles) on another thread, which then overlaps their reading.
+// in.compiles is complete, before the other records are read: it may merge the compiles
+// (merge_dynamo_compiles) and release their records before the rest is loaded.
 void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
               const std::function<void()>& compiles_loaded) {
   DynamoRunLoader loader(db, run_id, only_run, in);
@@ -483,32 +482,42 @@ std::map<int64_t, double> wall_ms_by_step(const XlaRunInputs& in) {
 }
 
 // The first line of each Dynamo log's records and whether a compile has a start time, from the
-// records in memory (analysis/step_evidence_loader.h).
-DynamoStepFacts dynamo_step_facts(const RunInputs& in) {
-  DynamoStepFacts facts;
-  auto see = [&facts](const DynamoKey& key, int64_t line, bool reference) {
-    for (auto* lines : {&facts.first_line, &facts.run_first_line}) {
+// records in memory (analysis/step_evidence_loader.h). In two parts: the compile records' facts
+// are taken as soon as they are loaded (they are released once merged), the graph breaks' and
+// aliases' once the whole run is.
+class DynamoStepFactsBuilder {
+ public:
+  void add_compiles(const RunInputs& in) {
+    for (const CompileRecord& c : in.compiles) {
+      see(c.key, c.line, c.kind == "referenced");
+      facts_.start_times = facts_.start_times || c.start_us.has_value();
+    }
+  }
+  DynamoStepFacts finish(const RunInputs& in) && {
+    for (const BreakRecord& b : in.breaks) see(b.key, b.line, false);
+    for (const SourceAlias& a : in.merged_sources) facts_.aliased.push_back(a.source_id);
+    return std::move(facts_);
+  }
+
+ private:
+  void see(const DynamoKey& key, int64_t line, bool reference) {
+    for (auto* lines : {&facts_.first_line, &facts_.run_first_line}) {
       // The run's first compile is 0/0 (a later reason naming it is not where it happened); logs
       // of eras without compile ids cannot say, and their first record is taken for it.
       bool first =
           !reference &&
           ((key.epoch == 0 && key.frame_id == 0 && key.frame_compile_id == 0) || key.frame_id < 0);
-      if (lines == &facts.run_first_line && !first) continue;
+      if (lines == &facts_.run_first_line && !first) continue;
       // Looked up before inserting: an emplace builds (and frees) a node for every record.
       if (auto it = lines->find(key.source_id); it != lines->end())
         it->second = std::min(it->second, line);
       else
         lines->emplace(key.source_id, line);
     }
-  };
-  for (const CompileRecord& c : in.compiles) {
-    see(c.key, c.line, c.kind == "referenced");
-    facts.start_times = facts.start_times || c.start_us.has_value();
   }
-  for (const BreakRecord& b : in.breaks) see(b.key, b.line, false);
-  for (const SourceAlias& a : in.merged_sources) facts.aliased.push_back(a.source_id);
-  return facts;
-}
+
+  DynamoStepFacts facts_;
+};
 
 // Where a Dynamo compile shows first in a log whose progress lines place it: its own record, or a
 // graph break traced under its id before it (with TORCH_LOGS=recompiles a first compile has no
@@ -679,16 +688,23 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     // compiles are then written as they are attributed (never all held), and the XLA compiles
     // follow them in ordinal order.
     const bool only_run = only_run_in_store(db, run_id);
-    // The compiles are merged on a second thread while the rest of the run's records is read
-    // (SQLite reads on this one). Declared after `dynamo`, so destroyed (and waited for) first.
+    // The compile records are merged as soon as they are read, then released, before the run's
+    // reasons, breaks and caches are read: at a million compiles they were the largest part of
+    // the run's memory, and merging them on a second thread while the rest was read kept both
+    // (docs/performance.md).
     RunInputs dynamo;
-    std::future<MergedCompiles> merging;
+    DynamoStepFactsBuilder step_facts;
+    size_t dynamo_records = 0;
+    std::optional<MergedCompiles> merged;
     load_run(db, run_id, only_run, dynamo, [&] {
-      merging = std::async(std::launch::async, [&dynamo] { return merge_dynamo_compiles(dynamo); });
+      step_facts.add_compiles(dynamo);
+      dynamo_records = dynamo.compiles.size();
+      merged = merge_dynamo_compiles(dynamo);
+      util::LargeVector<CompileRecord>().swap(dynamo.compiles);  // nothing reads them any more
     });
     lap(t.load_dynamo_s);
     const TrainingSteps steps =
-        TrainingSteps::decide(load_step_evidence(db, run_id, dynamo_step_facts(dynamo)));
+        TrainingSteps::decide(load_step_evidence(db, run_id, std::move(step_facts).finish(dynamo)));
     XlaRunInputs xla_inputs = load_xla_run(db, run_id, dynamo.source_names);
     record_merged_sources(db, run_id, dynamo.merged_sources, xla_inputs.copied_sources);
     place_xla_steps(steps, xla_inputs);
@@ -698,7 +714,7 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     StepCurve dynamo_curve;
     const DynamoStepLines dynamo_lines(db, run_id, steps, dynamo);
     RollupBuilder rollup(curve, load_execute_ms(db, run_id), kDefaultGrowthStep,
-                         dynamo.compiles.size() + xla.compiles.size());
+                         dynamo_records + xla.compiles.size());
     // The run's previous analysis is deleted on the writer thread, while the first compiles
     // are prepared here (nothing reads the derived tables in between). The rollup is built here,
     // as each compile is handed to the writer: at a million compiles the writer's inserts are
@@ -710,7 +726,7 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     bool first = true;
     int64_t unplaced_compiles = 0;
     int64_t dynamo_compiles =
-        attribute_dynamo_run(dynamo, merging.get(), [&](AttributedCompile&& c) {
+        attribute_dynamo_run(dynamo, std::move(*merged), [&](AttributedCompile&& c) {
           if (first) lap(t.prepare_s), first = false;
           const auto [source, line] = dynamo_lines.place_of(c);
           const bool placed = source != DynamoStepLines::kUnplaced.first;

@@ -119,6 +119,57 @@ TEST(DynamoAttribution, PrimaryReasonIsTheNewestRejectedEntry) {
   EXPECT_EQ(out[1].cause, "unknown");
 }
 
+// The records of a run are released once merged (analysis/run_analysis.cc): what attribution
+// reads of them must have been kept by the merge, for every field it reports.
+TEST(DynamoAttribution, AttributionReadsNoRecordOnceMerged) {
+  RunInputs in;
+  in.source_names = {{1, "trace.log"}};
+  CompileRecord first = compile(0, 0, 5);
+  first.start_us = 1000;
+  first.duration_ms = 12.5;
+  first.display_rank = 3;
+  // A recompile block and its compilation_metrics: the metrics are the best record (their line,
+  // rank, times), the block's recompile reason is what the log reported.
+  CompileRecord block = compile(0, 1, 40, "recompile_block");
+  block.recompile_reason = "0/0: L['n'] == 3";
+  CompileRecord metrics = compile(0, 1, 60);
+  metrics.start_us = 2000;
+  metrics.duration_ms = 7.25;
+  metrics.display_rank = 3;
+  metrics.cache_size = 0;
+  metrics.accumulated_cache_size = 1;
+  // A compile that raised (no guarded code), and one whose failure was recovered from.
+  CompileRecord raised = compile(1, 0, 80);
+  raised.fail_type = "torch._dynamo.exc.Unsupported";
+  raised.fail_reason = "call_function";
+  raised.has_guarded_code = 0;
+  CompileRecord recovered = compile(2, 0, 90);
+  recovered.fail_type = "RuntimeError";
+  recovered.has_guarded_code = 1;
+  in.compiles = {block, first, metrics, raised, recovered};
+  const std::vector<AttributedCompile> kept = attribute_dynamo_run(in);
+
+  MergedCompiles merged = merge_dynamo_compiles(in);
+  util::LargeVector<CompileRecord>().swap(in.compiles);
+  std::vector<AttributedCompile> released;
+  attribute_dynamo_run(in, std::move(merged),
+                       [&](AttributedCompile&& a) { released.push_back(std::move(a)); });
+
+  EXPECT_EQ(released, kept);
+  ASSERT_EQ(released.size(), 4u);
+  EXPECT_EQ(released[1].program_key, "0/1");
+  EXPECT_EQ(released[1].line, 60);
+  EXPECT_EQ(released[1].start_us, 2000);
+  EXPECT_EQ(released[1].compile_ms, 7.25);
+  EXPECT_EQ(released[1].evidence_kind, "compilation_metrics");
+  EXPECT_EQ(released[1].cause_reported, "0/0: L['n'] == 3");
+  EXPECT_EQ(released[1].cause, "object_identity");
+  EXPECT_EQ(released[2].kind, "dynamo_failed");
+  EXPECT_EQ(released[2].cause_reported, "torch._dynamo.exc.Unsupported");
+  EXPECT_EQ(released[3].kind, "dynamo");
+  EXPECT_EQ(released[3].cause_reported, "");
+}
+
 TEST(DynamoAttribution, ResumeNames) {
   auto r = parse_resume_name("torch_dynamo_resume_in_forward_at_836");
   ASSERT_TRUE(r);
