@@ -224,6 +224,7 @@ IngestSummary run_ingest(const IngestRequest& request) {
     summary.run_created_or_kept = false;
     summary.warnings.push_back(not_created_warning(request, summary));
   }
+  writer.finish_sources();  // its memory goes to the analysis
   analysis::analyze_runs(*db, writer.touched_runs());
   store::create_indexes(*db);
   writer.commit();

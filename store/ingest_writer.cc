@@ -6,6 +6,7 @@
 #include <chrono>
 #include <ctime>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "ingest/batching_sink.h"
 #include "store/batch_insert.h"
@@ -688,9 +689,17 @@ IngestWriter::~IngestWriter() {
 }
 
 void IngestWriter::flush_and_wait() {
+  if (!rows_) return;  // finish_sources() flushed and freed them
   sink_->flush();
   worker_->wait_idle();  // rethrows a write error
   rows_->flush();
+}
+
+void IngestWriter::finish_sources() {
+  flush_and_wait();
+  sink_.reset();
+  worker_.reset();
+  rows_.reset();
 }
 
 int64_t IngestWriter::run_id(const std::string& lane, const std::string& run) {
@@ -717,6 +726,7 @@ bool IngestWriter::drop_run_if_empty(int64_t run_id) {
 }
 
 ingest::EventSink& IngestWriter::begin_source(int64_t run_id) {
+  if (!rows_) throw std::logic_error("IngestWriter::begin_source after finish_sources");
   db_.exec("SAVEPOINT source");
   Statement& next = sources_->next_id;
   next.reset();

@@ -54,6 +54,10 @@ class IngestWriter {
   // tables are rebuilt by the analysis that follows every ingest).
   std::optional<Duplicate> end_source(const ingest::SourceStats& stats, int64_t replaces = -1);
 
+  // Ends the loading of sources: stops the writer thread and frees what it held for the load (the
+  // interned texts' cache, the batch buffers: tens of MB after a large log) before the analysis
+  // needs the memory. begin_source must not be called after it.
+  void finish_sources();
   // Commits the transaction (call analysis and create_indexes() on db() first).
   void commit();
   Database& db() { return db_; }
