@@ -38,7 +38,8 @@ struct CompileRecord {  // one dynamo_compile_raw row
   util::CompactOptional<double> duration_ms;
   util::CompactOptional<int64_t> cache_size, accumulated_cache_size;
   util::CompactOptional<int64_t> has_guarded_code;
-  std::string_view fail_type, fail_reason, recompile_reason;
+  // What the records reported themselves (the failure's message is in the store, not read here).
+  std::string_view fail_type, recompile_reason;
 };
 
 struct ReasonRecord {  // one guard_failure row

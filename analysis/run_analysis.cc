@@ -244,7 +244,7 @@ class DynamoRunLoader {
   static constexpr const char* kCompileColumns =
       ", line, attempt, kind, co_name_sid, co_filename_sid, co_firstlineno, start_us, "
       "duration_ms, cache_size, accumulated_cache_size, has_guarded_code, fail_type_sid, "
-      "fail_reason_sid, recompile_reason_sid FROM dynamo_compile_raw WHERE ";
+      "recompile_reason_sid FROM dynamo_compile_raw WHERE ";
 
   void load_sources() {
     auto sources = db_.prepare("SELECT source_id, path, file_rank FROM source WHERE run_id=?");
@@ -324,8 +324,7 @@ class DynamoRunLoader {
     r.accumulated_cache_size = st.opt_int64(15);
     r.has_guarded_code = st.opt_int64(16);
     r.fail_type = text_of(st.opt_int64(17));
-    r.fail_reason = text_of(st.opt_int64(18));
-    r.recompile_reason = text_of(st.opt_int64(19));
+    r.recompile_reason = text_of(st.opt_int64(18));
     r.display_rank = r.key.rank >= 0 ? r.key.rank : file_rank_[r.key.source_id].value_or(-1);
     return r;
   }

@@ -141,7 +141,6 @@ TEST(DynamoAttribution, AttributionReadsNoRecordOnceMerged) {
   // A compile that raised (no guarded code), and one whose failure was recovered from.
   CompileRecord raised = compile(1, 0, 80);
   raised.fail_type = "torch._dynamo.exc.Unsupported";
-  raised.fail_reason = "call_function";
   raised.has_guarded_code = 0;
   CompileRecord recovered = compile(2, 0, 90);
   recovered.fail_type = "RuntimeError";
