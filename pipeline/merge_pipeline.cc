@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "analysis/run_analysis.h"
 #include "store/store.h"
@@ -87,11 +88,15 @@ class WriteTransaction {
 // The merge proper, on an open OUT: copy every shard, analyse the touched runs, index, commit.
 void fold_shards(store::Database& out, const MergeRequest& request, MergeSummary& summary) {
   WriteTransaction transaction(out);
-  store::StoreMerger merger(out);
-  for (const std::string& path : request.shard_paths)
-    summary.shards.push_back(merger.merge(*open_shard(path), path));
-  analysis::analyze_runs(out, merger.touched_runs());
-  summary.runs_analysed = merger.touched_runs().size();
+  std::vector<int64_t> touched_runs;
+  {
+    store::StoreMerger merger(out);
+    for (const std::string& path : request.shard_paths)
+      summary.shards.push_back(merger.merge(*open_shard(path), path));
+    touched_runs = merger.touched_runs();
+  }  // the merger's interned-text cache and statements are freed before the analysis
+  analysis::analyze_runs(out, touched_runs);
+  summary.runs_analysed = touched_runs.size();
   store::create_indexes(out);
   transaction.commit();
 }
