@@ -103,11 +103,9 @@ struct RunInputs {
 
 // The compile records of a run merged into one entry per compile (sorted by key, their sites
 // numbered): the first step of attribute_dynamo_run. It reads only RunInputs::compiles (and the
-// texts they view), so it may run on another thread while the run's reasons, breaks and caches
-// are still being loaded into the same RunInputs, provided nothing changes `compiles` meanwhile.
-// It keeps what attribution needs of the records, so once it is built RunInputs::compiles may be
-// released (the largest part of a run's memory; analysis/run_analysis.cc does). It views into
-// the RunInputs' texts and labels, which must outlive it.
+// texts they view) and keeps what attribution needs of them, so once it is built
+// RunInputs::compiles may be released (the largest part of a run's memory; analysis/run_analysis.cc
+// does). It views into the RunInputs' texts and labels, which must outlive it.
 class MergedCompiles {
  public:
   MergedCompiles();
