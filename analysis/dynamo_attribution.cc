@@ -12,7 +12,9 @@
 #include <span>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
+#include "analysis/dynamo_key_index.h"
 #include "analysis/graph_break_index.h"
 #include "analysis/guard_reason.h"
 #include "ingest/compile_id.h"
@@ -233,63 +235,129 @@ MergedCompiles& MergedCompiles::operator=(MergedCompiles&&) noexcept = default;
 
 namespace {
 
-// Record indices sorted by key (then input order), so that the records of a compile are adjacent
-// and the compiles come out in one sorted vector. Sorted as (key, index) pairs in one array:
-// comparing through the index would fetch a record from memory at every comparison.
-util::LargeVector<uint32_t> records_by_key(const RunInputs& in) {
-  util::LargeVector<std::pair<DynamoKey, uint32_t>> keyed;
-  keyed.reserve(in.compiles.size());
-  for (uint32_t i = 0; i < in.compiles.size(); ++i) {
-    std::string_view kind = in.compiles[i].kind;
-    if (kind != "runtime" && kind != "backward") keyed.emplace_back(in.compiles[i].key, i);
-  }
-  std::sort(keyed.begin(), keyed.end());
-  util::LargeVector<uint32_t> record_order;
-  record_order.reserve(keyed.size());
-  for (const auto& [key, i] : keyed) record_order.push_back(i);
-  return record_order;
-}
-
-// Folds record `r` into `reported`, in key then input order.
+// Folds record `r` into `reported`, in input order.
 void note_reported(const CompileRecord& r, ReportedByRecords& reported) {
   if (!r.recompile_reason.empty()) reported.recompile_reason = r.recompile_reason;
   if (!r.fail_type.empty()) reported.fail_type = r.fail_type;
   if (!r.fail_type.empty() && r.has_guarded_code.value_or(0) == 0) reported.failed = true;
 }
 
+// Moves merged[order[i]] to position i for every i, in place (following each cycle of the
+// permutation once): a sorted copy would hold the compiles twice. `order` is left as 0, 1, 2, ...
+void permute(util::LargeVector<Merged>& merged, util::LargeVector<uint32_t>& order) {
+  for (uint32_t i = 0; i < order.size(); ++i) {
+    if (order[i] == i) continue;
+    Merged held = merged[i];
+    uint32_t to = i;
+    while (order[to] != i) {
+      const uint32_t from = order[to];
+      merged[to] = merged[from];
+      order[to] = to;
+      to = from;
+    }
+    merged[to] = held;
+    order[to] = to;
+  }
+}
+
+// Sorts the merged compiles (in first-seen order) by key. Sorted as (key, position) pairs, then
+// moved into place: comparing through the positions would fetch a compile from memory at every
+// comparison.
+void sort_by_key(util::LargeVector<Merged>& merged) {
+  auto key_less = [](const Merged& a, const Merged& b) { return a.key < b.key; };
+  if (std::is_sorted(merged.begin(), merged.end(), key_less)) return;
+  util::LargeVector<uint32_t> order;
+  {
+    util::LargeVector<std::pair<DynamoKey, uint32_t>> keyed;
+    keyed.reserve(merged.size());
+    for (uint32_t i = 0; i < merged.size(); ++i) keyed.emplace_back(merged[i].key, i);
+    std::sort(keyed.begin(), keyed.end());
+    order.reserve(keyed.size());
+    for (const auto& [key, i] : keyed) order.push_back(i);
+  }
+  permute(merged, order);
+}
+
 }  // namespace
 
-MergedCompiles merge_dynamo_compiles(const RunInputs& in) {
+struct DynamoCompileMerger::State {
+  explicit State(size_t expected) : index(expected) {
+    merged.reserve(expected);  // at most one per record; untouched pages cost nothing
+  }
+  // The compile of `key`, added from `r` when new; `added` tells which.
+  Merged& compile_of(const CompileRecord& r, bool& added) {
+    auto key_at = [this](uint32_t i) -> const DynamoKey& { return merged[i].key; };
+    // A compile's records mostly follow one another.
+    if (last < merged.size() && merged[last].key == r.key) {
+      added = false;
+    } else if (std::optional<uint32_t> at = index.find(r.key, key_at)) {
+      last = *at;
+      added = false;
+    } else {
+      merged.emplace_back(r);
+      last = static_cast<uint32_t>(merged.size() - 1);
+      index.add(r.key, last, key_at);
+      added = true;
+    }
+    return merged[last];
+  }
+
+  util::LargeVector<Merged> merged;  // one per compile, in first-seen order until finish()
+  std::vector<ReportedByRecords> reported;
+  DynamoKeyIndex index;        // positions in `merged` by key
+  uint32_t last = UINT32_MAX;  // the position of the last record's compile
+};
+
+DynamoCompileMerger::DynamoCompileMerger(size_t expected_records)
+    : state_(std::make_unique<State>(expected_records)) {}
+DynamoCompileMerger::~DynamoCompileMerger() = default;
+DynamoCompileMerger::DynamoCompileMerger(DynamoCompileMerger&&) noexcept = default;
+DynamoCompileMerger& DynamoCompileMerger::operator=(DynamoCompileMerger&&) noexcept = default;
+
+void DynamoCompileMerger::add(const CompileRecord& r) {
+  if (r.kind == "runtime" || r.kind == "backward") return;
+  bool added = false;
+  Merged& m = state_->compile_of(r, added);
+  if (!added && kind_rank(r.kind) < kind_rank(m.best.kind)) m.best = BestRecord(r);
+  if (m.co_name.empty()) m.co_name = r.co_name;
+  if (m.co_filename.empty()) m.co_filename = r.co_filename;
+  if (!m.co_firstlineno) m.co_firstlineno = r.co_firstlineno;
+  m.attempt = std::max(m.attempt, r.attempt);
+  if (r.kind != "referenced") m.referenced_only = false;
+  if (!r.recompile_reason.empty() || !r.fail_type.empty()) {
+    std::vector<ReportedByRecords>& reported = state_->reported;
+    if (m.reported == 0) {
+      reported.emplace_back();
+      m.reported = static_cast<uint32_t>(reported.size());
+    }
+    note_reported(r, reported[m.reported - 1]);
+  }
+}
+
+bool DynamoCompileMerger::contains(const DynamoKey& key) const {
+  const util::LargeVector<Merged>& merged = state_->merged;
+  return state_->index
+      .find(key, [&merged](uint32_t i) -> const DynamoKey& { return merged[i].key; })
+      .has_value();
+}
+
+MergedCompiles DynamoCompileMerger::finish() {
   MergedCompiles out;
   out.impl_ = std::make_unique<MergedCompiles::Impl>();
-  util::LargeVector<Merged>& merged = out.impl_->merged;
-  std::vector<ReportedByRecords>& reported = out.impl_->reported;
-  const util::LargeVector<uint32_t> record_order = records_by_key(in);
-  merged.reserve(record_order.size());  // at most one per record; untouched pages cost nothing
-  for (uint32_t pos = 0; pos < record_order.size(); ++pos) {
-    const CompileRecord& r = in.compiles[record_order[pos]];
-    if (merged.empty() || merged.back().key != r.key) {
-      merged.emplace_back(r);
-    } else if (kind_rank(r.kind) < kind_rank(merged.back().best.kind)) {
-      merged.back().best = BestRecord(r);
-    }
-    Merged& m = merged.back();
-    if (m.co_name.empty()) m.co_name = r.co_name;
-    if (m.co_filename.empty()) m.co_filename = r.co_filename;
-    if (!m.co_firstlineno) m.co_firstlineno = r.co_firstlineno;
-    m.attempt = std::max(m.attempt, r.attempt);
-    if (r.kind != "referenced") m.referenced_only = false;
-    if (!r.recompile_reason.empty() || !r.fail_type.empty()) {
-      if (m.reported == 0) {
-        reported.emplace_back();
-        m.reported = static_cast<uint32_t>(reported.size());
-      }
-      note_reported(r, reported[m.reported - 1]);
-    }
-  }
-  for (Merged& m : merged) m.frameless = is_frameless_compile(m);
-  out.impl_->sites.number(merged);
+  std::unique_ptr<State> state = std::exchange(state_, std::make_unique<State>(0));
+  state->index = DynamoKeyIndex();  // not needed to sort: freed first
+  sort_by_key(state->merged);
+  for (Merged& m : state->merged) m.frameless = is_frameless_compile(m);
+  out.impl_->sites.number(state->merged);
+  out.impl_->merged = std::move(state->merged);
+  out.impl_->reported = std::move(state->reported);
   return out;
+}
+
+MergedCompiles merge_dynamo_compiles(const RunInputs& in) {
+  DynamoCompileMerger merger(in.compiles.size());
+  for (const CompileRecord& r : in.compiles) merger.add(r);
+  return merger.finish();
 }
 
 std::optional<ResumeName> parse_resume_name(std::string_view co_name) {

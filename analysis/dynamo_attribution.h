@@ -102,10 +102,10 @@ struct RunInputs {
 };
 
 // The compile records of a run merged into one entry per compile (sorted by key, their sites
-// numbered): the first step of attribute_dynamo_run. It reads only RunInputs::compiles (and the
-// texts they view) and keeps what attribution needs of them, so once it is built
-// RunInputs::compiles may be released (the largest part of a run's memory; analysis/run_analysis.cc
-// does). It views into the RunInputs' texts and labels, which must outlive it.
+// numbered): the first step of attribute_dynamo_run. It keeps what attribution needs of the
+// records, so the records themselves need not be held (at a million compiles they were the largest
+// part of a run's memory): analysis/run_analysis.cc folds each into a DynamoCompileMerger as it is
+// read. It views into the RunInputs' texts and labels, which must outlive it.
 class MergedCompiles {
  public:
   MergedCompiles();
@@ -116,10 +116,37 @@ class MergedCompiles {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  friend MergedCompiles merge_dynamo_compiles(const RunInputs& inputs);
+  friend class DynamoCompileMerger;
   friend int64_t attribute_dynamo_run(const RunInputs& inputs, MergedCompiles merged,
                                       const std::function<void(AttributedCompile&&)>& emit);
 };
+
+// Merges compile records one at a time into MergedCompiles. The records of one compile must come
+// in input order (a compile's best record is the first of its most informative kind, its reported
+// texts the last non-empty ones); the compiles may interleave. Records of kind runtime or backward
+// describe a compile made elsewhere and are skipped. Memory: about 200 bytes a compile, nothing a
+// record. The texts the records view must outlive the MergedCompiles.
+class DynamoCompileMerger {
+ public:
+  // `expected_records`: at least how many records add() will see, when known (memory is reserved
+  // for them up front; pages never written are never faulted in), else 0.
+  explicit DynamoCompileMerger(size_t expected_records = 0);
+  ~DynamoCompileMerger();
+  DynamoCompileMerger(DynamoCompileMerger&&) noexcept;
+  DynamoCompileMerger& operator=(DynamoCompileMerger&&) noexcept;
+
+  void add(const CompileRecord& record);
+  // Whether a record of `key` was added (and not skipped).
+  bool contains(const DynamoKey& key) const;
+  // The compiles merged so far, sorted by key, their sites numbered. The merger is then empty.
+  MergedCompiles finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// The records of `inputs.compiles`, in their order, through a DynamoCompileMerger.
 MergedCompiles merge_dynamo_compiles(const RunInputs& inputs);
 
 // Builds the canonical compiles of one run, ordered by ordinal, each with its attribution.

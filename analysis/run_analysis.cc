@@ -12,7 +12,6 @@
 
 #include "analysis/compile_writer.h"
 #include "analysis/dynamo_attribution.h"
-#include "analysis/dynamo_key_set.h"
 #include "analysis/rank_divergence.h"
 #include "analysis/run_rollup.h"
 #include "analysis/same_process_sources.h"
@@ -133,6 +132,55 @@ void drop_repeated_reasons(RunInputs& in, const std::vector<bool>& from_alias) {
   in.reasons.resize(kept);
 }
 
+// The first line of each Dynamo log's records and whether a compile has a start time, from the
+// records (analysis/step_evidence_loader.h). In two parts: each compile record's facts are taken
+// as it is read (the records are not held), the graph breaks' and aliases' once the whole run is.
+class DynamoStepFactsBuilder {
+ public:
+  void add_compile(const CompileRecord& c) {
+    see(c.key, c.line, c.kind == "referenced");
+    facts_.start_times = facts_.start_times || c.start_us.has_value();
+  }
+  DynamoStepFacts finish(const RunInputs& in) && {
+    for (const BreakRecord& b : in.breaks) see(b.key, b.line, false);
+    for (const SourceAlias& a : in.merged_sources) facts_.aliased.push_back(a.source_id);
+    return std::move(facts_);
+  }
+
+ private:
+  void see(const DynamoKey& key, int64_t line, bool reference) {
+    for (auto* lines : {&facts_.first_line, &facts_.run_first_line}) {
+      // The run's first compile is 0/0 (a later reason naming it is not where it happened); logs
+      // of eras without compile ids cannot say, and their first record is taken for it.
+      bool first =
+          !reference &&
+          ((key.epoch == 0 && key.frame_id == 0 && key.frame_compile_id == 0) || key.frame_id < 0);
+      if (lines == &facts_.run_first_line && !first) continue;
+      // Looked up before inserting: an emplace builds (and frees) a node for every record.
+      if (auto it = lines->find(key.source_id); it != lines->end())
+        it->second = std::min(it->second, line);
+      else
+        lines->emplace(key.source_id, line);
+    }
+  }
+
+  DynamoStepFacts facts_;
+};
+
+// Where the loader hands each compile record of a run as it is read: merged into the run's
+// compiles and seen by the step facts, then dropped (a run's records were the largest part of its
+// memory when they were held until merged).
+struct CompileIntake {
+  DynamoCompileMerger merger;
+  DynamoStepFactsBuilder step_facts;
+  size_t records = 0;
+  void take(const CompileRecord& r) {
+    step_facts.add_compile(r);
+    merger.add(r);
+    ++records;
+  }
+};
+
 // Reads the Dynamo records of one run into a RunInputs, one named loader per table. The
 // loaders scan in row order (no sort, no joins); texts and labels are read through the memos
 // here, so that a text repeated over a run is read and held once.
@@ -153,13 +201,14 @@ class DynamoRunLoader {
     read_all_texts_if_few();
   }
 
-  // The compiles' own records, then the compiles known only by reference. Those are listed once
-  // per block that names them, and most name a compile whose own record is in the log: only the
-  // first record of a compile without one is kept, so that memory follows the number of
-  // compiles, not of log lines.
-  void load_compiles() {
-    load_own_compiles();
-    load_referenced_compiles();
+  // The compiles' own records, then the compiles known only by reference, each handed to
+  // `intake` as it is read. References are listed once per block that names them, and most name a
+  // compile whose own record is in the log: only the first record of a compile without one is
+  // taken, so that the work follows the number of compiles, not of log lines.
+  void load_compiles(CompileIntake& intake) {
+    intake.merger = DynamoCompileMerger(compile_rows_.rows);
+    load_own_compiles(intake);
+    load_referenced_compiles(intake);
   }
 
   // Guard failures in row order: attribute_dynamo_run orders the reasons of each compile itself.
@@ -275,37 +324,32 @@ class DynamoRunLoader {
     }
   }
 
-  // Sized up front for every record of the run, the most it can hold (pages never written are
-  // never faulted in): growing a vector of a million records copies them and faults pages twice.
-  void load_own_compiles() {
-    in_.compiles.reserve(compile_rows_.rows);
+  // Taken on a second thread, a batch at a time: merging a record (a lookup of its compile, and
+  // for a new compile a page of the array faulted in now and then) then overlaps SQLite's stepping
+  // of the next rows on this one. `intake` is not touched here until the thread has finished.
+  void load_own_compiles(CompileIntake& intake) {
     auto own =
         db_.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns + compile_rows_.where +
                     " AND kind NOT IN ('runtime', 'backward', 'referenced')");
-    RecordAppender<CompileRecord> out(in_.compiles);
+    util::BatchFeeder<CompileRecord> out(
+        [&intake](std::vector<CompileRecord>& batch) {
+          for (const CompileRecord& r : batch) intake.take(r);
+        },
+        /*batch_items=*/2048, /*max_queued=*/4);
     while (own.step()) out.add(read_compile(own));
     out.finish();
   }
 
   // The first record (lowest raw id) of each compile known only by reference, in the same scan
-  // as the references: a reference to a compile with a record of its own is skipped by its key
-  // before its other columns are read, and a point lookup per record kept (182 000 at a million
-  // compiles) cost more than the scan.
-  void load_referenced_compiles() {
-    util::LargeVector<DynamoKey>
-        with_record;  // sorted keys of the compiles with a record of their own
-    with_record.reserve(in_.compiles.size());
-    for (const auto& r : in_.compiles) with_record.push_back(r.key);
-    std::sort(with_record.begin(), with_record.end());
-    // The run's rows less its own compiles: at most that many references.
-    const size_t own = in_.compiles.size();
-    DynamoKeySet kept(compile_rows_.rows > own ? compile_rows_.rows - own : 0);
+  // as the references: a reference to a compile already taken (with a record of its own, or by an
+  // earlier reference) is skipped by its key before its other columns are read, and a point
+  // lookup per record kept (182 000 at a million compiles) cost more than the scan.
+  void load_referenced_compiles(CompileIntake& intake) {
     auto refs = db_.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns +
                             compile_rows_.where + " AND kind = 'referenced' ORDER BY raw_id");
     while (refs.step()) {
       DynamoKey key = key_at(refs, refs.int64(6));
-      if (std::binary_search(with_record.begin(), with_record.end(), key)) continue;
-      if (kept.insert(key)) in_.compiles.push_back(read_compile(refs));
+      if (!intake.merger.contains(key)) intake.take(read_compile(refs));
     }
   }
 
@@ -364,13 +408,13 @@ class DynamoRunLoader {
   std::string_view last_label_;
 };
 
-// Loads the Dynamo records of `run_id` into `in` (empty). `compiles_loaded` is called once
-// in.compiles is complete, before the other records are read: it may merge the compiles
-// (merge_dynamo_compiles) and release their records before the rest is loaded.
+// Loads the Dynamo records of `run_id`: the compile records into `intake`, the rest into `in`
+// (empty). `compiles_loaded` is called once every compile record is taken, before the other
+// records are read: it may finish the merge, whose sorting then needs no room beside theirs.
 void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
-              const std::function<void()>& compiles_loaded) {
+              CompileIntake& intake, const std::function<void()>& compiles_loaded) {
   DynamoRunLoader loader(db, run_id, only_run, in);
-  loader.load_compiles();
+  loader.load_compiles(intake);
   compiles_loaded();
   loader.load_reasons();
   loader.load_breaks();
@@ -479,44 +523,6 @@ std::map<int64_t, double> wall_ms_by_step(const XlaRunInputs& in) {
     if (t.wall_ms) out[t.step] = *t.wall_ms;
   return out;
 }
-
-// The first line of each Dynamo log's records and whether a compile has a start time, from the
-// records in memory (analysis/step_evidence_loader.h). In two parts: the compile records' facts
-// are taken as soon as they are loaded (they are released once merged), the graph breaks' and
-// aliases' once the whole run is.
-class DynamoStepFactsBuilder {
- public:
-  void add_compiles(const RunInputs& in) {
-    for (const CompileRecord& c : in.compiles) {
-      see(c.key, c.line, c.kind == "referenced");
-      facts_.start_times = facts_.start_times || c.start_us.has_value();
-    }
-  }
-  DynamoStepFacts finish(const RunInputs& in) && {
-    for (const BreakRecord& b : in.breaks) see(b.key, b.line, false);
-    for (const SourceAlias& a : in.merged_sources) facts_.aliased.push_back(a.source_id);
-    return std::move(facts_);
-  }
-
- private:
-  void see(const DynamoKey& key, int64_t line, bool reference) {
-    for (auto* lines : {&facts_.first_line, &facts_.run_first_line}) {
-      // The run's first compile is 0/0 (a later reason naming it is not where it happened); logs
-      // of eras without compile ids cannot say, and their first record is taken for it.
-      bool first =
-          !reference &&
-          ((key.epoch == 0 && key.frame_id == 0 && key.frame_compile_id == 0) || key.frame_id < 0);
-      if (lines == &facts_.run_first_line && !first) continue;
-      // Looked up before inserting: an emplace builds (and frees) a node for every record.
-      if (auto it = lines->find(key.source_id); it != lines->end())
-        it->second = std::min(it->second, line);
-      else
-        lines->emplace(key.source_id, line);
-    }
-  }
-
-  DynamoStepFacts facts_;
-};
 
 // Where a Dynamo compile shows first in a log whose progress lines place it: its own record, or a
 // graph break traced under its id before it (with TORCH_LOGS=recompiles a first compile has no
@@ -687,23 +693,17 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     // compiles are then written as they are attributed (never all held), and the XLA compiles
     // follow them in ordinal order.
     const bool only_run = only_run_in_store(db, run_id);
-    // The compile records are merged as soon as they are read, then released, before the run's
-    // reasons, breaks and caches are read: at a million compiles they were the largest part of
-    // the run's memory, and merging them on a second thread while the rest was read kept both
-    // (docs/performance.md).
+    // Each compile record is merged as it is read and never held, and the merge is finished
+    // before the run's reasons, breaks and caches are read: at a million compiles the records
+    // were the largest part of the run's memory (docs/performance.md).
     RunInputs dynamo;
-    DynamoStepFactsBuilder step_facts;
-    size_t dynamo_records = 0;
+    CompileIntake intake;
     std::optional<MergedCompiles> merged;
-    load_run(db, run_id, only_run, dynamo, [&] {
-      step_facts.add_compiles(dynamo);
-      dynamo_records = dynamo.compiles.size();
-      merged = merge_dynamo_compiles(dynamo);
-      util::LargeVector<CompileRecord>().swap(dynamo.compiles);  // nothing reads them any more
-    });
+    load_run(db, run_id, only_run, dynamo, intake, [&] { merged = intake.merger.finish(); });
+    const size_t dynamo_records = intake.records;
     lap(t.load_dynamo_s);
-    const TrainingSteps steps =
-        TrainingSteps::decide(load_step_evidence(db, run_id, std::move(step_facts).finish(dynamo)));
+    const TrainingSteps steps = TrainingSteps::decide(
+        load_step_evidence(db, run_id, std::move(intake.step_facts).finish(dynamo)));
     XlaRunInputs xla_inputs = load_xla_run(db, run_id, dynamo.source_names);
     record_merged_sources(db, run_id, dynamo.merged_sources, xla_inputs.copied_sources);
     place_xla_steps(steps, xla_inputs);

@@ -169,6 +169,61 @@ TEST(DynamoAttribution, AttributionReadsNoRecordOnceMerged) {
   EXPECT_EQ(released[3].cause_reported, "");
 }
 
+// The loader merges records in row order, where the records of different compiles interleave;
+// the merge was a sort of the records by key. The same records, interleaved or grouped by compile
+// (each compile's in the same order), give the same compiles field for field: the best record is
+// the first of the most informative kind, the reported texts the last non-empty ones, the sites
+// numbered in key order.
+TEST(DynamoAttribution, InterleavedRecordsMergeAsRecordsGroupedByCompile) {
+  RunInputs grouped;
+  grouped.source_names = {{1, "log.txt"}};
+  CompileRecord referenced = compile(0, 0, 3, "referenced");
+  referenced.co_name = "";
+  CompileRecord first = compile(0, 0, 5);
+  first.start_us = 100;
+  CompileRecord block = compile(0, 1, 40, "recompile_block");
+  block.recompile_reason = "0/0: L['n'] == 3";
+  CompileRecord metrics = compile(0, 1, 60);
+  metrics.duration_ms = 4.5;
+  CompileRecord later_block = compile(0, 1, 70, "recompile_block");
+  later_block.recompile_reason = "0/0: L['n'] == 4";
+  CompileRecord other = compile(1, 0, 45, "forward", "helper");
+  CompileRecord other_metrics = compile(1, 0, 50, "forward", "helper");
+  other_metrics.duration_ms = 9.0;
+  CompileRecord runtime = compile(2, 0, 55, "runtime", "skipped");
+  // Grouped by compile (key order), each compile's records in input order.
+  grouped.compiles = {referenced,  first, block,         metrics,
+                      later_block, other, other_metrics, runtime};
+  RunInputs interleaved;
+  interleaved.source_names = grouped.source_names;
+  interleaved.compiles = {other, referenced,    block,   runtime,
+                          first, other_metrics, metrics, later_block};
+
+  const std::vector<AttributedCompile> expected = attribute_dynamo_run(grouped);
+  EXPECT_EQ(attribute_dynamo_run(interleaved), expected);
+  ASSERT_EQ(expected.size(), 3u);
+  EXPECT_EQ(expected[0].program_key, "0/0");
+  EXPECT_EQ(expected[0].line, 5);                     // its own record, not the reference
+  EXPECT_EQ(expected[0].site, "train.py:10 (step)");  // the name a later record gave
+  EXPECT_EQ(expected[1].program_key, "1/0");
+  EXPECT_EQ(expected[1].line, 45);  // the first of its two records of one kind
+  EXPECT_FALSE(expected[1].compile_ms);
+  EXPECT_EQ(expected[2].line, 60);
+  EXPECT_EQ(expected[2].compile_ms, 4.5);
+  EXPECT_EQ(expected[2].cause_reported, "0/0: L['n'] == 4");
+
+  DynamoCompileMerger merger;
+  for (const CompileRecord& r : interleaved.compiles) merger.add(r);
+  EXPECT_TRUE(merger.contains(first.key));
+  EXPECT_TRUE(merger.contains(other.key));
+  EXPECT_FALSE(merger.contains(runtime.key));  // a runtime record is no compile of its own
+  std::vector<AttributedCompile> merged_apart;
+  attribute_dynamo_run(interleaved, merger.finish(),
+                       [&](AttributedCompile&& a) { merged_apart.push_back(std::move(a)); });
+  EXPECT_EQ(merged_apart, expected);
+  EXPECT_FALSE(merger.contains(first.key));  // finish() leaves it empty
+}
+
 TEST(DynamoAttribution, ResumeNames) {
   auto r = parse_resume_name("torch_dynamo_resume_in_forward_at_836");
   ASSERT_TRUE(r);
