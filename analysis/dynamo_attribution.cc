@@ -95,26 +95,20 @@ std::string format_value_list(const std::vector<std::string>& sorted) {
   return out;
 }
 
-// What attribution reads of a compile's most informative record (the lowest kind_rank, the first
-// of those in key then input order), copied when merging so that the records themselves may be
-// released once merged (analysis/run_analysis.cc does): they were the largest part of a run's
-// memory while it was attributed.
-struct BestRecord {
-  std::string_view kind;  // a view into the RunInputs, as the record's
-  int64_t line = 0;
-  int64_t display_rank = -1;
+// What a compile's records say of its code object: for each field, the first record's that gives
+// it. Held once per distinct one in CompileTables (a run has a few sites, and up to a million
+// compiles of them).
+struct CodeObject {
+  std::string_view co_name, co_filename;  // views into the RunInputs
+  util::CompactOptional<int64_t> co_firstlineno;
+};
+
+// A compile's best record's start, duration and cache sizes: held aside, for the compiles whose
+// best record has any (TORCH_TRACE compilation_metrics; text logs have none).
+struct BestTimes {
   util::CompactOptional<int64_t> start_us;
   util::CompactOptional<double> duration_ms;
   util::CompactOptional<int64_t> cache_size, accumulated_cache_size;
-
-  explicit BestRecord(const CompileRecord& r)
-      : kind(r.kind),
-        line(r.line),
-        display_rank(r.display_rank),
-        start_us(r.start_us),
-        duration_ms(r.duration_ms),
-        cache_size(r.cache_size),
-        accumulated_cache_size(r.accumulated_cache_size) {}
 };
 
 // What a compile's records reported themselves, for the rare compiles whose records carry a
@@ -125,33 +119,136 @@ struct ReportedByRecords {
   bool failed = false;  // a record with a fail_type installed no guarded code: the compile raised
 };
 
-// One canonical compile: the records of one DynamoKey merged. Held in a vector sorted by key.
+// One canonical compile: the records of one DynamoKey merged. Held in a vector sorted by key, so
+// kept small (104 bytes): what few compiles have, or many share, is in CompileTables, by index.
+// Copied when merging, so that the records need not be held (they were the largest part of a
+// run's memory while it was attributed). Its best record is its most informative one (the lowest
+// kind_rank, the first of those in input order).
 struct Merged {
-  explicit Merged(const CompileRecord& first) : key(first.key), best(first) {}
+  explicit Merged(const DynamoKey& k) : key(k) {}
 
   DynamoKey key;
-  BestRecord best;
-  std::string_view co_name, co_filename;  // views into the RunInputs
-  util::CompactOptional<int64_t> co_firstlineno;
+  int64_t line = 0;           // the best record's
+  int64_t display_rank = -1;  // the best record's
   int64_t attempt = 0;
   int64_t effective_line = 0;
-  std::string_view cache_state;            // fx_graph preferred over aotautograd; empty if none
+  uint32_t code = 0;         // CompileTables::code
+  uint32_t kind = 0;         // CompileTables::kind: the best record's
+  uint32_t times = 0;        // CompileTables::times: the best record's, 0 when it has none
+  uint32_t cache_state = 0;  // CompileTables::cache_state: fx_graph preferred over aotautograd
   uint32_t first_reason = 0, reasons = 0;  // range of its explaining reasons in the reason order
-  uint32_t reported = 0;  // 1 + its index in MergedCompiles::Impl::reported, 0 when none
+  uint32_t reported = 0;                   // CompileTables::reported, 0 when none
+  uint32_t site_number = 0;                // SiteNumbers
   bool referenced_only = true;
   // A compile that no Dynamo frame made (AOT Inductor, torch.export): its compilation_metrics
   // name no compile id and no code object. It is compiled once, never a recompile of a frame
   // (docs/aot_compiles.md).
   bool frameless = false;
-  uint32_t site_number = 0;  // SiteNumbers
+};
+static_assert(sizeof(Merged) <= 104, "a run holds one per compile: keep it small");
+
+// The values the merged compiles of a run index (Merged::code, kind, times, cache_state,
+// reported). Code objects are told apart by where their texts are, as the sites are (SiteNumbers);
+// kinds and cache states by their text.
+class CompileTables {
+ public:
+  const CodeObject& code(const Merged& m) const { return codes_[m.code]; }
+  std::string_view kind(const Merged& m) const { return kinds_[m.kind]; }
+  const BestTimes& times(const Merged& m) const {
+    static const BestTimes kNone;
+    return m.times == 0 ? kNone : times_[m.times - 1];
+  }
+  std::string_view cache_state(const Merged& m) const {
+    return m.cache_state == 0 ? std::string_view() : cache_states_[m.cache_state - 1];
+  }
+  const ReportedByRecords& reported(const Merged& m) const {
+    static const ReportedByRecords kNothing;
+    return m.reported == 0 ? kNothing : reported_[m.reported - 1];
+  }
+
+  // Makes `r` the best record of `m`.
+  void set_best(Merged& m, const CompileRecord& r) {
+    m.line = r.line;
+    m.display_rank = r.display_rank;
+    m.kind = index_of(kinds_, r.kind);
+    if (!r.start_us && !r.duration_ms && !r.cache_size && !r.accumulated_cache_size) {
+      m.times = 0;
+      return;
+    }
+    if (m.times == 0) {
+      times_.emplace_back();
+      m.times = static_cast<uint32_t>(times_.size());
+    }
+    times_[m.times - 1] = {r.start_us, r.duration_ms, r.cache_size, r.accumulated_cache_size};
+  }
+  // Fills the fields of m's code object that its records have not given yet from record `r`.
+  void add_code(Merged& m, const CompileRecord& r, bool first) {
+    CodeObject code = first ? CodeObject{} : codes_[m.code];
+    if (code.co_name.empty()) code.co_name = r.co_name;
+    if (code.co_filename.empty()) code.co_filename = r.co_filename;
+    if (!code.co_firstlineno) code.co_firstlineno = r.co_firstlineno;
+    if (first || !(key_of(code) == key_of(codes_[m.code]))) m.code = code_index(code);
+  }
+  void set_cache_state(Merged& m, std::string_view state) {
+    m.cache_state = index_of(cache_states_, state) + 1;
+  }
+  // The reported texts of `m`, added when it has none.
+  ReportedByRecords& reported(Merged& m) {
+    if (m.reported == 0) {
+      reported_.emplace_back();
+      m.reported = static_cast<uint32_t>(reported_.size());
+    }
+    return reported_[m.reported - 1];
+  }
+
+ private:
+  struct CodeKey {
+    const char *name, *file;
+    size_t name_size, file_size;
+    int64_t line;
+    bool has_line;
+    bool operator==(const CodeKey&) const = default;
+  };
+  struct CodeKeyHash {
+    size_t operator()(const CodeKey& k) const {
+      uint64_t h = reinterpret_cast<uintptr_t>(k.file) * 0x9E3779B97F4A7C15ull;
+      h ^= reinterpret_cast<uintptr_t>(k.name) + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
+      h ^= static_cast<uint64_t>(k.line) * 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2);
+      return static_cast<size_t>(h ^ (h >> 29) ^ k.file_size ^ (k.name_size << 17));
+    }
+  };
+  static CodeKey key_of(const CodeObject& c) {
+    return {c.co_name.data(),     c.co_filename.data(),          c.co_name.size(),
+            c.co_filename.size(), c.co_firstlineno.value_or(-1), c.co_firstlineno.has_value()};
+  }
+  uint32_t code_index(const CodeObject& code) {
+    auto [it, added] = code_ids_.try_emplace(key_of(code), static_cast<uint32_t>(codes_.size()));
+    if (added) codes_.push_back(code);
+    return it->second;
+  }
+  // The index of `text` in `texts` (by content), added when not there: a run has a few kinds and
+  // cache states.
+  static uint32_t index_of(std::vector<std::string_view>& texts, std::string_view text) {
+    for (uint32_t i = 0; i < texts.size(); ++i)
+      if (texts[i] == text) return i;
+    texts.push_back(text);
+    return static_cast<uint32_t>(texts.size() - 1);
+  }
+
+  std::vector<CodeObject> codes_;
+  std::unordered_map<CodeKey, uint32_t, CodeKeyHash> code_ids_;
+  std::vector<std::string_view> kinds_, cache_states_;
+  util::LargeVector<BestTimes> times_;       // Merged::times - 1 indexes it
+  std::vector<ReportedByRecords> reported_;  // Merged::reported - 1 indexes it
 };
 
 // Whether merged compile `m` is a frameless compile (Merged::frameless): a compilation_metrics
 // record with no compile id and no code object. (A Dynamo compile always names its code object,
 // also in the text-log eras that printed no compile id.)
-bool is_frameless_compile(const Merged& m) {
-  return m.key.frame_id < 0 && m.key.ca_id < 0 && m.best.kind == "forward" && m.co_name.empty() &&
-         m.co_filename.empty() && !m.co_firstlineno;
+bool is_frameless_compile(const Merged& m, const CompileTables& tables) {
+  const CodeObject& code = tables.code(m);
+  return m.key.frame_id < 0 && m.key.ca_id < 0 && tables.kind(m) == "forward" &&
+         code.co_name.empty() && code.co_filename.empty() && !code.co_firstlineno;
 }
 
 // The merged compile of `key`, nullptr if none; `merged` is sorted by key.
@@ -167,64 +264,45 @@ Merged* find_merged(util::LargeVector<Merged>& merged, const DynamoKey& key) {
 // text at two addresses, e.g. an empty view and "", merely gets two numbers).
 class SiteNumbers {
  public:
-  // Numbers the site of each merged compile. In key order, consecutive compiles are mostly of one
-  // frame and so of one site: only a change of site is looked up in the map.
-  void number(util::LargeVector<Merged>& merged) {
-    const Merged* previous = nullptr;
+  // Numbers the site of each merged compile, in key order. A site is a code object (the tables
+  // tell code objects apart by where their texts are, as sites are), or the frameless site.
+  void number(util::LargeVector<Merged>& merged, const CompileTables& tables) {
     for (Merged& m : merged) {
-      m.site_number = previous && same_site(*previous, m) ? previous->site_number : of(m);
-      previous = &m;
+      if (m.frameless) {
+        if (frameless_number_ == 0) frameless_number_ = add(std::string(kFramelessSite));
+        m.site_number = frameless_number_;
+        continue;
+      }
+      if (m.code >= by_code_.size()) by_code_.resize(m.code + 1, 0);
+      uint32_t& number = by_code_[m.code];
+      if (number == 0) number = add(text_of(tables.code(m)));
+      m.site_number = number;
     }
   }
   const std::string& text(uint32_t number) const { return texts_[number - 1]; }
 
  private:
-  struct Key {
-    const char *file, *name;
-    size_t file_size, name_size;
-    int64_t line;
-    bool has_line;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      uint64_t h = reinterpret_cast<uintptr_t>(k.file) * 0x9E3779B97F4A7C15ull;
-      h ^= reinterpret_cast<uintptr_t>(k.name) + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
-      h ^= static_cast<uint64_t>(k.line) * 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2);
-      return static_cast<size_t>(h ^ (h >> 29) ^ k.file_size ^ (k.name_size << 17));
-    }
-  };
-  static Key key_of(const Merged& m) {
-    if (m.frameless) return {kFramelessSite.data(), nullptr, kFramelessSite.size(), 0, -1, false};
-    return {m.co_filename.data(),          m.co_name.data(),
-            m.co_filename.size(),          m.co_name.size(),
-            m.co_firstlineno.value_or(-1), m.co_firstlineno.has_value()};
+  static std::string text_of(const CodeObject& code) {
+    std::string_view where = code.co_filename.empty() ? "<unknown file>" : code.co_filename;
+    std::string_view name = code.co_name.empty() ? "?" : code.co_name;
+    return code.co_firstlineno ? fmt::format("{}:{} ({})", where, *code.co_firstlineno, name)
+                               : fmt::format("{} ({})", where, name);
   }
-  static bool same_site(const Merged& a, const Merged& b) { return key_of(a) == key_of(b); }
-  uint32_t of(const Merged& m) {
-    auto [it, added] = numbers_.try_emplace(key_of(m), 0);
-    if (added && m.frameless) {
-      texts_.emplace_back(kFramelessSite);
-      it->second = static_cast<uint32_t>(texts_.size());
-    } else if (added) {
-      std::string_view where = m.co_filename.empty() ? "<unknown file>" : m.co_filename;
-      std::string_view name = m.co_name.empty() ? "?" : m.co_name;
-      texts_.push_back(m.co_firstlineno ? fmt::format("{}:{} ({})", where, *m.co_firstlineno, name)
-                                        : fmt::format("{} ({})", where, name));
-      it->second = static_cast<uint32_t>(texts_.size());
-    }
-    return it->second;
+  uint32_t add(std::string text) {
+    texts_.push_back(std::move(text));
+    return static_cast<uint32_t>(texts_.size());
   }
 
-  std::unordered_map<Key, uint32_t, KeyHash> numbers_;  // the number of each site
-  std::vector<std::string> texts_;                      // by number - 1
+  std::vector<uint32_t> by_code_;  // the number of each code object's site, 0: not seen yet
+  uint32_t frameless_number_ = 0;
+  std::vector<std::string> texts_;  // by number - 1
 };
 
 }  // namespace
 
 struct MergedCompiles::Impl {
-  util::LargeVector<Merged> merged;         // one per compile, by key
-  std::vector<ReportedByRecords> reported;  // Merged::reported - 1 indexes it
+  util::LargeVector<Merged> merged;  // one per compile, by key
+  CompileTables tables;              // what the compiles index
   SiteNumbers sites;
 };
 
@@ -294,7 +372,7 @@ struct DynamoCompileMerger::State {
       last = *at;
       added = false;
     } else {
-      merged.emplace_back(r);
+      merged.emplace_back(r.key);
       last = static_cast<uint32_t>(merged.size() - 1);
       index.add(r.key, last, key_at);
       added = true;
@@ -303,7 +381,7 @@ struct DynamoCompileMerger::State {
   }
 
   util::LargeVector<Merged> merged;  // one per compile, in first-seen order until finish()
-  std::vector<ReportedByRecords> reported;
+  CompileTables tables;
   DynamoKeyIndex index;        // positions in `merged` by key
   uint32_t last = UINT32_MAX;  // the position of the last record's compile
 };
@@ -318,20 +396,12 @@ void DynamoCompileMerger::add(const CompileRecord& r) {
   if (r.kind == "runtime" || r.kind == "backward") return;
   bool added = false;
   Merged& m = state_->compile_of(r, added);
-  if (!added && kind_rank(r.kind) < kind_rank(m.best.kind)) m.best = BestRecord(r);
-  if (m.co_name.empty()) m.co_name = r.co_name;
-  if (m.co_filename.empty()) m.co_filename = r.co_filename;
-  if (!m.co_firstlineno) m.co_firstlineno = r.co_firstlineno;
+  CompileTables& tables = state_->tables;
+  if (added || kind_rank(r.kind) < kind_rank(tables.kind(m))) tables.set_best(m, r);
+  tables.add_code(m, r, added);
   m.attempt = std::max(m.attempt, r.attempt);
   if (r.kind != "referenced") m.referenced_only = false;
-  if (!r.recompile_reason.empty() || !r.fail_type.empty()) {
-    std::vector<ReportedByRecords>& reported = state_->reported;
-    if (m.reported == 0) {
-      reported.emplace_back();
-      m.reported = static_cast<uint32_t>(reported.size());
-    }
-    note_reported(r, reported[m.reported - 1]);
-  }
+  if (!r.recompile_reason.empty() || !r.fail_type.empty()) note_reported(r, tables.reported(m));
 }
 
 bool DynamoCompileMerger::contains(const DynamoKey& key) const {
@@ -347,10 +417,10 @@ MergedCompiles DynamoCompileMerger::finish() {
   std::unique_ptr<State> state = std::exchange(state_, std::make_unique<State>(0));
   state->index = DynamoKeyIndex();  // not needed to sort: freed first
   sort_by_key(state->merged);
-  for (Merged& m : state->merged) m.frameless = is_frameless_compile(m);
-  out.impl_->sites.number(state->merged);
+  for (Merged& m : state->merged) m.frameless = is_frameless_compile(m, state->tables);
+  out.impl_->sites.number(state->merged, state->tables);
   out.impl_->merged = std::move(state->merged);
-  out.impl_->reported = std::move(state->reported);
+  out.impl_->tables = std::move(state->tables);
   return out;
 }
 
@@ -516,7 +586,7 @@ AttachedReasons attach_reasons(const RunInputs& in, util::LargeVector<Merged>& m
 void place_referenced_only(util::LargeVector<Merged>& merged, const AttachedReasons& reasons) {
   util::LargeVector<std::pair<DynamoKey, uint32_t>> referenced_only;
   for (uint32_t i = 0; i < merged.size(); ++i) {
-    merged[i].effective_line = merged[i].best.line;
+    merged[i].effective_line = merged[i].line;
     if (merged[i].referenced_only) referenced_only.emplace_back(merged[i].key, i);
   }
   for (uint32_t o = 0; o < merged.size() && !referenced_only.empty(); ++o) {
@@ -538,16 +608,18 @@ void place_referenced_only(util::LargeVector<Merged>& merged, const AttachedReas
         if (it != referenced_only.end() && it->first == old) named = &merged[it->second];
       }
       if (named && named->referenced_only)
-        named->effective_line = std::min(named->effective_line, owner.best.line);
+        named->effective_line = std::min(named->effective_line, owner.line);
     }
   }
 }
 
 // Sets Merged::cache_state: fx_graph preferred over aotautograd.
-void attach_cache_states(const RunInputs& in, util::LargeVector<Merged>& merged) {
+void attach_cache_states(const RunInputs& in, util::LargeVector<Merged>& merged,
+                         CompileTables& tables) {
   for (const auto& c : in.caches) {
     Merged* m = find_merged(merged, c.key);
-    if (m && (m->cache_state.empty() || c.cache == "fx_graph")) m->cache_state = c.state;
+    if (m && (tables.cache_state(*m).empty() || c.cache == "fx_graph"))
+      tables.set_cache_state(*m, c.state);
   }
 }
 
@@ -558,7 +630,9 @@ void attach_cache_states(const RunInputs& in, util::LargeVector<Merged>& merged)
 // list.append) a resume function takes the one of the closest earlier frame.
 class UnlocatedBreaks {
  public:
-  UnlocatedBreaks(const RunInputs& in, util::LargeVector<Merged>& merged) : in_(in) {
+  UnlocatedBreaks(const RunInputs& in, util::LargeVector<Merged>& merged,
+                  const CompileTables& tables)
+      : in_(in) {
     for (size_t i = 0; i < in.breaks.size(); ++i) {
       const BreakRecord& b = in.breaks[i];
       const DynamoKey& k = b.key;
@@ -567,9 +641,10 @@ class UnlocatedBreaks {
       if (b.user_line >= 0 || !b.user_function.empty() || k.frame_id < 0) continue;
       const Merged* broken = find_merged(merged, k);
       if (!broken) continue;
-      auto broken_resume = parse_resume_name(broken->co_name);
+      std::string_view broken_name = tables.code(*broken).co_name;
+      auto broken_resume = parse_resume_name(broken_name);
       by_function_[{k.source_id, k.rank, k.epoch, k.ca_id,
-                    broken_resume ? broken_resume->function : std::string(broken->co_name)}]
+                    broken_resume ? broken_resume->function : std::string(broken_name)}]
           .emplace_back(k.frame_id, i);
     }
     for (auto& [where, list] : by_function_) std::stable_sort(list.begin(), list.end());
@@ -612,7 +687,8 @@ class UnlocatedBreaks {
 // Phase 3: the attribution order. By start time when the log has it, else by position in the
 // source; then frame and compile, then key order. Sorted as compact keys: comparing through the
 // compiles would fetch two of them, and their best records, from memory at every comparison.
-util::LargeVector<const Merged*> attribution_order(const util::LargeVector<Merged>& merged) {
+util::LargeVector<const Merged*> attribution_order(const util::LargeVector<Merged>& merged,
+                                                   const CompileTables& tables) {
   struct OrderKey {
     bool no_start;
     int64_t start_us;
@@ -630,7 +706,7 @@ util::LargeVector<const Merged*> attribution_order(const util::LargeVector<Merge
   keys.reserve(merged.size());
   for (uint32_t i = 0; i < merged.size(); ++i) {
     const Merged& m = merged[i];
-    const std::optional<int64_t> start = m.best.start_us;
+    const std::optional<int64_t> start = tables.times(m).start_us;
     keys.push_back({!start.has_value(), start.value_or(0), m.key.source_id, m.effective_line,
                     !m.referenced_only, m.key.frame_id, m.key.frame_compile_id, i});
   }
@@ -646,12 +722,12 @@ util::LargeVector<const Merged*> attribution_order(const util::LargeVector<Merge
 // happened. Holds the run-wide indexes the decisions read.
 class CompileAttributor {
  public:
-  CompileAttributor(const RunInputs& in, const std::vector<ReportedByRecords>& reported,
-                    const SiteNumbers& sites, const AttachedReasons& reasons,
-                    const UnlocatedBreaks& unlocated, const GraphBreakIndex& break_index,
+  CompileAttributor(const RunInputs& in, const CompileTables& tables, const SiteNumbers& sites,
+                    const AttachedReasons& reasons, const UnlocatedBreaks& unlocated,
+                    const GraphBreakIndex& break_index,
                     const util::LargeVector<const Merged*>& order)
       : in_(in),
-        reported_(reported),
+        tables_(tables),
         sites_(sites),
         reasons_(reasons),
         unlocated_(unlocated),
@@ -666,7 +742,6 @@ class CompileAttributor {
 
   // Fills `a` (reset beforehand) for compile `m`, the `ordinal`-th in attribution order.
   void attribute(const Merged& m, int64_t ordinal, AttributedCompile& a) {
-    const BestRecord& best = m.best;
     bool failed = fill_identity(m, ordinal, a);
     fill_reported_cause(m, failed, a);
     classify_.forget_if_full();
@@ -674,7 +749,7 @@ class CompileAttributor {
     const ReasonClass g = primary ? classify_(*primary) : ReasonClass();
     if (primary) fill_primary(m, *primary, g, a);
 
-    auto resume = parse_resume_name(m.co_name);
+    auto resume = parse_resume_name(tables_.code(m).co_name);
     if (resume && primary && frame_compile_known(m) && m.key.frame_compile_id > 0) {
       // A recompile of a fragment has a guard failure of its own: that is its cause (the
       // fragment's existence was counted at its first compile); the detail still says which
@@ -701,7 +776,7 @@ class CompileAttributor {
           "aot_compile); it is compiled once and is never a recompile of a frame";
       fmt::format_to(std::back_inserter(a.evidence),
                      "compilation_metrics without a compile id at {}:{}",
-                     source_name_[m.key.source_id], best.line);
+                     source_name_[m.key.source_id], m.line);
     } else if (primary) {
       attribute_guard_failure(m, g, a);
     } else {
@@ -710,11 +785,6 @@ class CompileAttributor {
   }
 
  private:
-  // What the compile's records reported themselves (nothing for most compiles).
-  const ReportedByRecords& reported_of(const Merged& m) const {
-    static const ReportedByRecords kNothing;
-    return m.reported == 0 ? kNothing : reported_[m.reported - 1];
-  }
   static ingest::CompileId compile_id_of(const Merged& m) {
     ingest::CompileId id;
     id.frame = static_cast<int32_t>(m.key.frame_id);
@@ -735,30 +805,30 @@ class CompileAttributor {
 
   // Key, ordinal, site, program key, kind and cache; returns whether the compile failed.
   bool fill_identity(const Merged& m, int64_t ordinal, AttributedCompile& a) {
-    const BestRecord& best = m.best;
+    const BestTimes& times = tables_.times(m);
     a.key = m.key;
     a.ordinal = ordinal;
     a.attempt = m.attempt;
-    a.line = best.line;
-    a.rank = best.display_rank;
-    a.start_us = best.start_us;
-    a.compile_ms = best.duration_ms;
-    if (best.kind == "forward")
+    a.line = m.line;
+    a.rank = m.display_rank;
+    a.start_us = times.start_us;
+    a.compile_ms = times.duration_ms;
+    if (std::string_view kind = tables_.kind(m); kind == "forward")
       a.evidence_kind = "compilation_metrics";
     else
-      a.evidence_kind = best.kind;
+      a.evidence_kind = kind;
     a.site = sites_.text(m.site_number);
     a.site_number = m.site_number;
     ingest::CompileId id = compile_id_of(m);
     std::string_view unnamed = m.frameless ? "aot" : "?";
-    std::string id_text = id.known()
-                              ? id.text_without_attempt()
-                              : fmt::format("{}@{}:{}", m.co_name.empty() ? unnamed : m.co_name,
-                                            source_name_[m.key.source_id], best.line);
-    a.program_key = program_key(m.key, best.display_rank, id_text);
-    const bool failed = reported_of(m).failed;
+    std::string_view co_name = tables_.code(m).co_name;
+    std::string id_text = id.known() ? id.text_without_attempt()
+                                     : fmt::format("{}@{}:{}", co_name.empty() ? unnamed : co_name,
+                                                   source_name_[m.key.source_id], m.line);
+    a.program_key = program_key(m.key, m.display_rank, id_text);
+    const bool failed = tables_.reported(m).failed;
     a.kind = failed ? "dynamo_failed" : "dynamo";
-    a.cache = m.cache_state;
+    a.cache = tables_.cache_state(m);
     return failed;
   }
 
@@ -766,7 +836,7 @@ class CompileAttributor {
   // the failure type.
   void fill_reported_cause(const Merged& m, bool failed, AttributedCompile& a) const {
     const auto rs = reasons_.of(m);
-    const ReportedByRecords& reported = reported_of(m);
+    const ReportedByRecords& reported = tables_.reported(m);
     a.cause_reported = reported.recompile_reason;
     if (a.cause_reported.empty() && !rs.empty()) {
       if (rs.front()->old_compile_id.empty())
@@ -802,7 +872,7 @@ class CompileAttributor {
     a.other_reasons = static_cast<int>(reasons_.of(m).size()) - 1;
     a.prev_program_key = primary.old_compile_id.empty()
                              ? ""
-                             : program_key(m.key, m.best.display_rank, primary.old_compile_id);
+                             : program_key(m.key, m.display_rank, primary.old_compile_id);
     fmt::format_to(std::back_inserter(a.evidence), "{} at {}:{}", origin_phrase(primary.origin),
                    source_name_[primary.key.source_id], primary.line);
     a.subject = g.subject;
@@ -815,8 +885,8 @@ class CompileAttributor {
   // function in the same process (the frame this resume function was split from).
   void attribute_resume_fragment(const Merged& m, const ResumeName& resume,
                                  const ReasonClass* primary, AttributedCompile& a) {
-    const BreakRecord* brk =
-        break_index_.find(resume.line, resume.function, m.co_filename, m.key.source_id);
+    const BreakRecord* brk = break_index_.find(resume.line, resume.function,
+                                               tables_.code(m).co_filename, m.key.source_id);
     if (!brk && m.key.frame_id >= 0) brk = unlocated_.find(m, resume.function);
     // Two breaks at the resume line: the one traced in the closest earlier frame made it.
     if (brk && m.key.frame_id >= 0 && resume.line >= 0)
@@ -833,8 +903,8 @@ class CompileAttributor {
       if (brk->key.frame_id >= 0) a.split_from = brk->key;
       std::string_view why = !brk->gb_type.empty() ? brk->gb_type : first_line_view(brk->reason);
       fmt::format_to(std::back_inserter(a.detail),
-                     "resume function {} exists because of a graph break in {}: {}", m.co_name,
-                     where_break, why);
+                     "resume function {} exists because of a graph break in {}: {}",
+                     tables_.code(m).co_name, where_break, why);
       if (!brk->user_file.empty() && brk->user_line >= 0)
         fmt::format_to(std::back_inserter(a.detail), " ({}:{})", brk->user_file, brk->user_line);
       a.confidence = brk->sync_signature ? "high" : "medium";
@@ -846,7 +916,7 @@ class CompileAttributor {
       fmt::format_to(std::back_inserter(a.detail),
                      "resume function {} exists because of a graph break in {}; the break itself "
                      "is not in the logs (enable TORCH_LOGS=graph_breaks to see its reason)",
-                     m.co_name, where_break);
+                     tables_.code(m).co_name, where_break);
       a.confidence = "medium";
       if (a.evidence.empty()) a.evidence = "co_name of the compiled frame";
     }
@@ -890,7 +960,7 @@ class CompileAttributor {
 
   // A recompile with no guard failure logged: what the other records tell.
   void attribute_without_reason(const Merged& m, AttributedCompile& a) {
-    const BestRecord& best = m.best;
+    const BestTimes& best = tables_.times(m);
     if (m.referenced_only) {
       a.cause = "unknown";
       a.confidence = "low";
@@ -910,15 +980,15 @@ class CompileAttributor {
           "nn.Module instance)",
           *best.accumulated_cache_size);
       fmt::format_to(std::back_inserter(a.evidence), "compilation_metrics cache sizes at {}:{}",
-                     source_name_[m.key.source_id], best.line);
-    } else if (best.kind == "recompile_block") {
+                     source_name_[m.key.source_id], m.line);
+    } else if (tables_.kind(m) == "recompile_block") {
       a.cause = "unknown";
       a.confidence = "low";
       a.detail =
           "its recompile block lists no guard failure (the log ends or was cut inside the block); "
           "capture the whole log with TORCH_LOGS=recompiles_verbose or TORCH_TRACE";
       fmt::format_to(std::back_inserter(a.evidence), "recompile block at {}:{}",
-                     source_name_[m.key.source_id], best.line);
+                     source_name_[m.key.source_id], m.line);
     } else {
       a.cause = "unknown";
       a.confidence = "low";
@@ -926,12 +996,12 @@ class CompileAttributor {
           "no guard-failure reason was logged for this compile; enable TORCH_LOGS=recompiles "
           "(or TORCH_TRACE) to record why the cache missed";
       fmt::format_to(std::back_inserter(a.evidence), "{} at {}:{}", a.evidence_kind,
-                     source_name_[m.key.source_id], best.line);
+                     source_name_[m.key.source_id], m.line);
     }
   }
 
   const RunInputs& in_;
-  const std::vector<ReportedByRecords>& reported_;  // Merged::reported - 1 indexes it
+  const CompileTables& tables_;
   const SiteNumbers& sites_;
   const AttachedReasons& reasons_;
   const UnlocatedBreaks& unlocated_;
@@ -967,15 +1037,16 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
 
   const AttachedReasons reasons = attach_reasons(in, merged);
   place_referenced_only(merged, reasons);
-  attach_cache_states(in, merged);
-  const UnlocatedBreaks unlocated(in, merged);
-  const util::LargeVector<const Merged*> order = attribution_order(merged);
+  CompileTables& tables = merged_compiles.impl_->tables;
+  attach_cache_states(in, merged, tables);
+  const UnlocatedBreaks unlocated(in, merged, tables);
+  const util::LargeVector<const Merged*> order = attribution_order(merged, tables);
 
   const GraphBreakIndex break_index = break_index_built.get();
   in.classified.wait();  // the loader's classifications, made on another thread meanwhile
 
-  CompileAttributor attributor(in, merged_compiles.impl_->reported, merged_compiles.impl_->sites,
-                               reasons, unlocated, break_index, order);
+  CompileAttributor attributor(in, tables, merged_compiles.impl_->sites, reasons, unlocated,
+                               break_index, order);
   int64_t emitted = 0;
   // One compile object, refilled for each compile: `emit` may leave in it what it likes (the
   // writer leaves an older compile, whose strings' buffers are then reused), so every text is
