@@ -300,11 +300,195 @@ class SiteNumbers {
 
 }  // namespace
 
+// One guard failure attached to its compile: what attribution reads of it, in 56 bytes where a
+// ReasonRecord takes 120 (a run holds one per guard failure: 179,000 on the dense log). Its
+// texts are found again through AttachedReasons.
+struct AttachedReason {
+  int64_t line = 0;
+  int64_t entry_index = 0;
+  ingest::CompileId old;  // its old compile id, when old_form is AttachedReasons::kCanonicalOldId
+  int64_t text = 0;  // its text's string id (>= 0), else -(1 + index in AttachedReasons::views_)
+  uint32_t compile = 0;  // the position of its compile among the merged compiles (key order)
+  int32_t source_id = 0;
+  uint32_t old_form = 0;  // kCanonicalOldId, else 1 + index in AttachedReasons::other_old_ids_
+  uint32_t origin = 0;    // index in AttachedReasons::origins_
+};
+static_assert(sizeof(AttachedReason) <= 56, "a run holds one per guard failure: keep it small");
+
+// Index of id-less compiles: (source, rank) -> keys of the id-less compiles there, in line order.
+using IdlessCompiles = std::map<std::pair<int64_t, int64_t>, std::vector<DynamoKey>>;
+
+IdlessCompiles index_idless_compiles(const util::LargeVector<Merged>& merged) {
+  IdlessCompiles idless;
+  for (const Merged& m : merged)
+    if (m.key.frame_id < 0 && m.key.ca_id < 0)
+      idless[{m.key.source_id, m.key.rank}].push_back(m.key);
+  for (auto& [where, keys] : idless)
+    std::sort(keys.begin(), keys.end(), [](const DynamoKey& a, const DynamoKey& b) {
+      return a.line_if_no_id < b.line_if_no_id;
+    });
+  return idless;
+}
+
+// The explaining guard failures of a run's merged compiles, each attached to its compile as it
+// is added (in row order), then grouped by compile (group()): Merged::first_reason/reasons index
+// them. A reason without a compile id (2023-era text) belongs to the closest recompile block
+// above it in its source; a reason whose compile is not there, or that explains no compile (a
+// limit warning, a profiler table), is dropped.
+class AttachedReasons {
+ public:
+  static constexpr uint32_t kCanonicalOldId = 0;
+
+  // `texts`, when given, are the run's texts: a reason's text is then kept as its string id only
+  // if it is that id's text in `texts` (else as a view). Without them, a reason that has a string
+  // id must view that id's text in RunInputs::texts (the loader's reasons do).
+  void add(const ReasonRecord& r, util::LargeVector<Merged>& merged, const TextsById* texts) {
+    if (!explains_compile(r.origin)) return;
+    const Merged* owner = owner_of(r, merged);
+    if (!owner) return;
+    AttachedReason a;
+    a.line = r.line;
+    a.entry_index = r.entry_index;
+    a.compile = static_cast<uint32_t>(owner - merged.data());
+    a.source_id = r.key.source_id;
+    a.text = text_ref(r, texts);
+    set_old_id(r.old_compile_id, a);
+    a.origin = origin_index(r.origin);
+    reasons_.push_back(a);
+  }
+
+  // Groups the reasons by compile, each compile's by entry index, then log position, then row
+  // order. Placed with a counting sort (stable: row order within a compile), then each compile's
+  // few reasons ordered where they are not already.
+  void group(util::LargeVector<Merged>& merged);
+
+  std::span<const AttachedReason> of(const Merged& m) const {
+    return {reasons_.data() + m.first_reason, m.reasons};
+  }
+  std::string_view text(const AttachedReason& r, const RunInputs& in) const {
+    if (r.text < 0) return views_[static_cast<size_t>(-(r.text + 1))];
+    return in.texts.find(r.text).value_or(std::string_view());
+  }
+  std::optional<int64_t> sid(const AttachedReason& r) const {
+    return r.text >= 0 ? std::optional<int64_t>(r.text) : std::nullopt;
+  }
+  std::string_view origin(const AttachedReason& r) const { return origins_[r.origin]; }
+  // Its old compile id as the log printed it ("" when none).
+  std::string old_id_text(const AttachedReason& r) const {
+    return r.old_form == kCanonicalOldId ? r.old.text() : other_old_ids_[r.old_form - 1];
+  }
+  bool has_old_id(const AttachedReason& r) const {
+    return r.old_form == kCanonicalOldId || !other_old_ids_[r.old_form - 1].empty();
+  }
+  std::optional<ingest::CompileId> old_id(const AttachedReason& r) const {
+    if (r.old_form == kCanonicalOldId) return r.old;
+    return ingest::CompileId::parse(other_old_ids_[r.old_form - 1]);
+  }
+
+ private:
+  const Merged* owner_of(const ReasonRecord& r, util::LargeVector<Merged>& merged) {
+    DynamoKey key = r.key;
+    if (key.frame_id < 0 && key.ca_id < 0) {
+      if (!idless_) idless_ = index_idless_compiles(merged);
+      auto it = idless_->find({key.source_id, key.rank});
+      if (it == idless_->end()) return nullptr;
+      const auto& keys = it->second;
+      auto after =
+          std::upper_bound(keys.begin(), keys.end(), r.line,
+                           [](int64_t line, const DynamoKey& k) { return line < k.line_if_no_id; });
+      if (after == keys.begin()) return nullptr;  // no recompile block above this reason
+      key = *(after - 1);
+    }
+    // The reasons of one recompile block are consecutive rows: its compile is looked up once.
+    if (!last_owner_ || last_owner_->key != key) {
+      last_owner_ = find_merged(merged, key);
+      if (!last_owner_) return nullptr;
+    }
+    return last_owner_;
+  }
+
+  int64_t text_ref(const ReasonRecord& r, const TextsById* texts) {
+    if (r.reason_sid && *r.reason_sid >= 0) {
+      if (!texts) return *r.reason_sid;
+      std::optional<std::string_view> known = texts->find(*r.reason_sid);
+      if (known && known->data() == r.reason.data() && known->size() == r.reason.size())
+        return *r.reason_sid;
+    }
+    views_.push_back(r.reason);
+    return -static_cast<int64_t>(views_.size());
+  }
+
+  // Kept parsed when the text is the canonical form of what it parses to ("0/1", "!0/1/0"): the
+  // text is then made again from it. Any other text (none, or another spelling) is kept as text.
+  void set_old_id(const std::string& text, AttachedReason& a) {
+    if (std::optional<ingest::CompileId> id = ingest::CompileId::parse(text);
+        id && id->text() == text) {
+      a.old = *id;
+      a.old_form = kCanonicalOldId;
+      return;
+    }
+    auto [it, added] =
+        other_old_id_index_.try_emplace(text, static_cast<uint32_t>(other_old_ids_.size()));
+    if (added) other_old_ids_.push_back(text);
+    a.old_form = it->second + 1;
+  }
+
+  uint32_t origin_index(std::string_view origin) {
+    for (uint32_t i = 0; i < origins_.size(); ++i)
+      if (origins_[i] == origin) return i;
+    origins_.push_back(origin);
+    return static_cast<uint32_t>(origins_.size() - 1);
+  }
+
+  util::LargeVector<AttachedReason> reasons_;  // in row order until group(), then by compile
+  std::vector<std::string_view> views_;        // texts kept as views
+  std::vector<std::string> other_old_ids_;
+  std::unordered_map<std::string, uint32_t> other_old_id_index_;
+  std::vector<std::string_view> origins_;  // by content; views into the RunInputs
+  std::optional<IdlessCompiles> idless_;   // built at the first id-less reason
+  const Merged* last_owner_ = nullptr;
+};
+
+void AttachedReasons::group(util::LargeVector<Merged>& merged) {
+  for (Merged& m : merged) m.reasons = 0;
+  for (const AttachedReason& r : reasons_) ++merged[r.compile].reasons;
+  uint32_t placed = 0;
+  for (Merged& m : merged) {
+    m.first_reason = placed;
+    placed += m.reasons;
+    m.reasons = 0;  // counts again while placing
+  }
+  // Where each reason goes, then moved there in place (following each cycle once).
+  util::LargeVector<uint32_t> to(reasons_.size());
+  for (size_t i = 0; i < reasons_.size(); ++i) {
+    Merged& owner = merged[reasons_[i].compile];
+    to[i] = owner.first_reason + owner.reasons++;
+  }
+  for (uint32_t i = 0; i < to.size(); ++i)
+    while (to[i] != i) {
+      std::swap(reasons_[i], reasons_[to[i]]);
+      std::swap(to[i], to[to[i]]);
+    }
+  auto reason_less = [](const AttachedReason& a, const AttachedReason& b) {
+    return std::tie(a.entry_index, a.source_id, a.line) <
+           std::tie(b.entry_index, b.source_id, b.line);
+  };
+  for (const Merged& m : merged) {
+    auto first = reasons_.begin() + m.first_reason, last = first + m.reasons;
+    if (!std::is_sorted(first, last, reason_less)) std::stable_sort(first, last, reason_less);
+  }
+}
+
 struct MergedCompiles::Impl {
   util::LargeVector<Merged> merged;  // one per compile, by key
   CompileTables tables;              // what the compiles index
   SiteNumbers sites;
+  AttachedReasons reasons;  // MergedCompiles::add_reason's, then RunInputs::reasons
 };
+
+void MergedCompiles::add_reason(const ReasonRecord& reason) {
+  impl_->reasons.add(reason, impl_->merged, nullptr);
+}
 
 MergedCompiles::MergedCompiles() = default;
 MergedCompiles::~MergedCompiles() = default;
@@ -467,14 +651,15 @@ namespace {
 // an address; the same text at two addresses is merely classified twice.
 class ReasonClassifier {
  public:
-  explicit ReasonClassifier(const RunInputs& in) : in_(in) {}
-  ReasonClass operator()(const ReasonRecord& r) {
-    if (r.reason_sid)
-      if (std::optional<ReasonClass> known = in_.classified.find(*r.reason_sid)) return *known;
-    std::pair<const char*, size_t> where(r.reason.data(), r.reason.size());
+  ReasonClassifier(const RunInputs& in, const AttachedReasons& reasons)
+      : in_(in), reasons_(reasons) {}
+  ReasonClass operator()(const AttachedReason& r) {
+    if (std::optional<int64_t> sid = reasons_.sid(r))
+      if (std::optional<ReasonClass> known = in_.classified.find(*sid)) return *known;
+    std::string_view text = reasons_.text(r, in_);
+    std::pair<const char*, size_t> where(text.data(), text.size());
     auto it = classified_.find(where);
-    if (it == classified_.end())
-      it = classified_.emplace(where, classify_guard_reason(r.reason)).first;
+    if (it == classified_.end()) it = classified_.emplace(where, classify_guard_reason(text)).first;
     return ReasonClass::of(it->second);
   }
   void forget_if_full() {
@@ -489,94 +674,9 @@ class ReasonClassifier {
     }
   };
   const RunInputs& in_;
+  const AttachedReasons& reasons_;
   std::unordered_map<std::pair<const char*, size_t>, GuardReason, TextAddressHash> classified_;
 };
-
-// The explaining reasons of each merged compile: Merged::first_reason/reasons index `order`.
-struct AttachedReasons {
-  util::LargeVector<const ReasonRecord*> order;
-  std::span<const ReasonRecord* const> of(const Merged& m) const {
-    return {order.data() + m.first_reason, m.reasons};
-  }
-};
-
-// (source, rank) -> keys of the id-less compiles there, in line order.
-using IdlessCompiles = std::map<std::pair<int64_t, int64_t>, std::vector<DynamoKey>>;
-
-IdlessCompiles index_idless_compiles(const util::LargeVector<Merged>& merged) {
-  IdlessCompiles idless;
-  for (const Merged& m : merged)
-    if (m.key.frame_id < 0 && m.key.ca_id < 0)
-      idless[{m.key.source_id, m.key.rank}].push_back(m.key);
-  for (auto& [where, keys] : idless)
-    std::sort(keys.begin(), keys.end(), [](const DynamoKey& a, const DynamoKey& b) {
-      return a.line_if_no_id < b.line_if_no_id;
-    });
-  return idless;
-}
-
-// Phase 2: attaches each explaining reason to its compile, as (compile, reason) index pairs in
-// row order. Reasons without a compile id (2023-era text) belong to the closest recompile block
-// above them in the same source.
-util::LargeVector<std::pair<uint32_t, uint32_t>> pair_reasons_with_compiles(
-    const RunInputs& in, util::LargeVector<Merged>& merged) {
-  const IdlessCompiles idless = index_idless_compiles(merged);
-  util::LargeVector<std::pair<uint32_t, uint32_t>> attached;
-  attached.reserve(in.reasons.size());
-  const Merged* last_owner = nullptr;
-  for (uint32_t i = 0; i < in.reasons.size(); ++i) {
-    const ReasonRecord& r = in.reasons[i];
-    if (!explains_compile(r.origin)) continue;
-    DynamoKey key = r.key;
-    if (key.frame_id < 0 && key.ca_id < 0) {
-      auto it = idless.find({key.source_id, key.rank});
-      if (it == idless.end()) continue;
-      const auto& keys = it->second;
-      auto after =
-          std::upper_bound(keys.begin(), keys.end(), r.line,
-                           [](int64_t line, const DynamoKey& k) { return line < k.line_if_no_id; });
-      if (after == keys.begin()) continue;  // no recompile block above this reason
-      key = *(after - 1);
-    }
-    // The reasons of one recompile block are consecutive rows: its compile is looked up once.
-    if (!last_owner || last_owner->key != key) last_owner = find_merged(merged, key);
-    if (last_owner) attached.emplace_back(static_cast<uint32_t>(last_owner - merged.data()), i);
-  }
-  return attached;
-}
-
-// Phase 2 (cont.): groups the attached reasons by compile, each compile's by entry index, then log
-// position. Grouped with a counting sort (one pass to count, one to place, in row order), then
-// each compile's few reasons ordered where they are not already: a comparison sort of all the
-// pairs fetched two reasons from memory at every comparison.
-AttachedReasons attach_reasons(const RunInputs& in, util::LargeVector<Merged>& merged) {
-  util::LargeVector<std::pair<uint32_t, uint32_t>> attached =
-      pair_reasons_with_compiles(in, merged);
-  for (const auto& [m, r] : attached) ++merged[m].reasons;
-  uint32_t placed = 0;
-  for (Merged& m : merged) {
-    m.first_reason = placed;
-    placed += m.reasons;
-    m.reasons = 0;  // counts again while placing
-  }
-  AttachedReasons out;
-  out.order.resize(attached.size());
-  for (const auto& [m, r] : attached) {
-    Merged& owner = merged[m];
-    out.order[owner.first_reason + owner.reasons++] = &in.reasons[r];
-  }
-  attached = {};
-  // Reasons are placed in row order, so their addresses break the remaining ties as the row order.
-  auto reason_less = [](const ReasonRecord* a, const ReasonRecord* b) {
-    return std::tie(a->entry_index, a->key.source_id, a->line, a) <
-           std::tie(b->entry_index, b->key.source_id, b->line, b);
-  };
-  for (const Merged& m : merged) {
-    auto first = out.order.begin() + m.first_reason, last = first + m.reasons;
-    if (!std::is_sorted(first, last, reason_less)) std::sort(first, last, reason_less);
-  }
-  return out;
-}
 
 // Sets Merged::effective_line: compiles known only as "referenced" sort just before the first
 // compile that names them. A reason mostly names an older compile of the owner's own frame, which
@@ -591,8 +691,8 @@ void place_referenced_only(util::LargeVector<Merged>& merged, const AttachedReas
   }
   for (uint32_t o = 0; o < merged.size() && !referenced_only.empty(); ++o) {
     const Merged& owner = merged[o];
-    for (const ReasonRecord* r : reasons.of(owner)) {
-      auto id = ingest::CompileId::parse(r->old_compile_id);
+    for (const AttachedReason& r : reasons.of(owner)) {
+      std::optional<ingest::CompileId> id = reasons.old_id(r);
       if (!id) continue;
       DynamoKey old = owner.key;
       old.frame_id = id->frame;
@@ -733,7 +833,7 @@ class CompileAttributor {
         unlocated_(unlocated),
         break_index_(break_index),
         source_name_(in.source_names.begin(), in.source_names.end()),
-        classify_(in) {
+        classify_(in, reasons) {
     // Several processes in one run: program keys get a rank (or file) prefix.
     std::set<std::pair<int64_t, int64_t>> processes;
     for (const Merged* m : order) processes.insert({m->key.source_id, m->key.rank});
@@ -745,7 +845,7 @@ class CompileAttributor {
     bool failed = fill_identity(m, ordinal, a);
     fill_reported_cause(m, failed, a);
     classify_.forget_if_full();
-    const ReasonRecord* primary = primary_reason(m);
+    const AttachedReason* primary = primary_reason(m);
     const ReasonClass g = primary ? classify_(*primary) : ReasonClass();
     if (primary) fill_primary(m, *primary, g, a);
 
@@ -839,42 +939,45 @@ class CompileAttributor {
     const ReportedByRecords& reported = tables_.reported(m);
     a.cause_reported = reported.recompile_reason;
     if (a.cause_reported.empty() && !rs.empty()) {
-      if (rs.front()->old_compile_id.empty())
-        a.cause_reported = first_line_view(rs.front()->reason);
+      const AttachedReason& first = rs.front();
+      std::string_view text = first_line_view(reasons_.text(first, in_));
+      if (!reasons_.has_old_id(first))
+        a.cause_reported = text;
       else
-        fmt::format_to(std::back_inserter(a.cause_reported), "{}: {}", rs.front()->old_compile_id,
-                       first_line_view(rs.front()->reason));
+        fmt::format_to(std::back_inserter(a.cause_reported), "{}: {}", reasons_.old_id_text(first),
+                       text);
     }
     if (failed && a.cause_reported.empty()) a.cause_reported = reported.fail_type;
   }
 
   // The newest rejected cache entry (highest old compile number), nullptr if no reason.
-  const ReasonRecord* primary_reason(const Merged& m) const {
-    const ReasonRecord* primary = nullptr;
+  const AttachedReason* primary_reason(const Merged& m) const {
+    const AttachedReason* primary = nullptr;
     int64_t primary_c = -1;
-    for (const ReasonRecord* r : reasons_.of(m)) {
-      auto old = ingest::CompileId::parse(r->old_compile_id);
+    for (const AttachedReason& r : reasons_.of(m)) {
+      std::optional<ingest::CompileId> old = reasons_.old_id(r);
       int64_t c = old ? old->compile : -1;
       if (!primary || c > primary_c) {
-        primary = r;
+        primary = &r;
         primary_c = c;
       }
     }
     return primary;
   }
 
-  void fill_primary(const Merged& m, const ReasonRecord& primary, const ReasonClass& g,
+  void fill_primary(const Merged& m, const AttachedReason& primary, const ReasonClass& g,
                     AttributedCompile& a) {
-    if (primary.reason_sid)
-      a.primary_reason_sid = primary.reason_sid;  // written by id: no copy, no lookup
+    if (std::optional<int64_t> sid = reasons_.sid(primary))
+      a.primary_reason_sid = *sid;  // written by id: no copy, no lookup
     else
-      a.primary_reason = primary.reason;
+      a.primary_reason = reasons_.text(primary, in_);
     a.other_reasons = static_cast<int>(reasons_.of(m).size()) - 1;
-    a.prev_program_key = primary.old_compile_id.empty()
-                             ? ""
-                             : program_key(m.key, m.display_rank, primary.old_compile_id);
-    fmt::format_to(std::back_inserter(a.evidence), "{} at {}:{}", origin_phrase(primary.origin),
-                   source_name_[primary.key.source_id], primary.line);
+    a.prev_program_key = reasons_.has_old_id(primary)
+                             ? program_key(m.key, m.display_rank, reasons_.old_id_text(primary))
+                             : "";
+    fmt::format_to(std::back_inserter(a.evidence), "{} at {}:{}",
+                   origin_phrase(reasons_.origin(primary)), source_name_[primary.source_id],
+                   primary.line);
     a.subject = g.subject;
   }
 
@@ -943,8 +1046,8 @@ class CompileAttributor {
   // the new actual value (listed when more than two).
   void append_dim_values(const Merged& m, const ReasonClass& g, AttributedCompile& a) {
     std::set<std::string> values;
-    for (const ReasonRecord* r : reasons_.of(m)) {
-      const ReasonClass other = classify_(*r);
+    for (const AttachedReason& r : reasons_.of(m)) {
+      const ReasonClass other = classify_(r);
       if (other.cause == "shape" && other.subject == g.subject && other.dim == g.dim) {
         if (!other.expected.empty()) values.emplace(other.expected);
         if (!other.actual.empty()) values.emplace(other.actual);
@@ -1035,7 +1138,10 @@ int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles
   util::LargeVector<Merged>& merged = merged_compiles.impl_->merged;
   if (merged.empty()) return 0;
 
-  const AttachedReasons reasons = attach_reasons(in, merged);
+  // The reasons the loader attached as it read them, then those of RunInputs::reasons.
+  AttachedReasons& reasons = merged_compiles.impl_->reasons;
+  for (const ReasonRecord& r : in.reasons) reasons.add(r, merged, &in.texts);
+  reasons.group(merged);
   place_referenced_only(merged, reasons);
   CompileTables& tables = merged_compiles.impl_->tables;
   attach_cache_states(in, merged, tables);

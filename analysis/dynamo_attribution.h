@@ -113,6 +113,13 @@ class MergedCompiles {
   MergedCompiles(MergedCompiles&&) noexcept;
   MergedCompiles& operator=(MergedCompiles&&) noexcept;
 
+  // Attaches a guard failure to its compile (the loader's, in row order, as each is read: a
+  // reason is then held in 56 bytes, not as a 120-byte ReasonRecord). Dropped when it explains no
+  // compile or its compile is not here. Its text must be the text of its reason_sid in the
+  // RunInputs' texts (its views, like the compiles', must outlive this). attribute_dynamo_run
+  // attaches RunInputs::reasons after these.
+  void add_reason(const ReasonRecord& reason);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

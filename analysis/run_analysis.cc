@@ -212,8 +212,13 @@ class DynamoRunLoader {
   }
 
   // Guard failures in row order: attribute_dynamo_run orders the reasons of each compile itself.
-  void load_reasons() {
-    in_.reasons.reserve(reason_rows_.rows);
+  // Each is attached to its compile in `merged` as it is read (on a second thread, a batch at a
+  // time), so that no ReasonRecord is held; except in a run with a text log read as the same
+  // process as a TORCH_TRACE log, whose repeated reasons are dropped once all are read: there they
+  // go to RunInputs::reasons.
+  void load_reasons(MergedCompiles& merged) {
+    const bool held = !in_.merged_sources.empty();
+    if (held) in_.reasons.reserve(reason_rows_.rows);
     auto reasons = db_.prepare(std::string("SELECT ") + kKeyColumns +
                                ", line, entry_index, old_compile_id, reason_sid, origin "
                                "FROM guard_failure WHERE " +
@@ -221,7 +226,15 @@ class DynamoRunLoader {
     // Each reason text is classified on a thread of its own, from here until the attribution
     // needs it: the attributing thread has no time to spare, and this one is busy with SQLite.
     in_.classified.start_background();
-    RecordAppender<ReasonRecord> reasons_out(in_.reasons);
+    util::BatchFeeder<ReasonRecord> reasons_out(
+        [this, held, &merged](std::vector<ReasonRecord>& batch) {
+          for (ReasonRecord& r : batch)
+            if (held)
+              in_.reasons.push_back(std::move(r));
+            else
+              merged.add_reason(r);
+        },
+        /*batch_items=*/2048, /*max_queued=*/4);
     std::vector<bool> reason_from_alias;  // filled only when the run has an alias
     while (reasons.step()) {
       ReasonRecord r;
@@ -241,7 +254,7 @@ class DynamoRunLoader {
       reasons_out.add(std::move(r));
     }
     reasons_out.finish();
-    if (!in_.merged_sources.empty()) drop_repeated_reasons(in_, reason_from_alias);
+    if (held) drop_repeated_reasons(in_, reason_from_alias);
   }
 
   // Graph breaks in log order (GraphBreakIndex prefers the first): row order is log order unless
@@ -408,15 +421,15 @@ class DynamoRunLoader {
   std::string_view last_label_;
 };
 
-// Loads the Dynamo records of `run_id`: the compile records into `intake`, the rest into `in`
-// (empty). `compiles_loaded` is called once every compile record is taken, before the other
-// records are read: it may finish the merge, whose sorting then needs no room beside theirs.
+// Loads the Dynamo records of `run_id`: the compile records through `intake`, merged into
+// `merged` before the guard failures are read (they are attached to it as they are read), the rest
+// into `in` (empty).
 void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
-              CompileIntake& intake, const std::function<void()>& compiles_loaded) {
+              CompileIntake& intake, std::optional<MergedCompiles>& merged) {
   DynamoRunLoader loader(db, run_id, only_run, in);
   loader.load_compiles(intake);
-  compiles_loaded();
-  loader.load_reasons();
+  merged = intake.merger.finish();
+  loader.load_reasons(*merged);
   loader.load_breaks();
   loader.load_caches();
 }
@@ -694,12 +707,13 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     // follow them in ordinal order.
     const bool only_run = only_run_in_store(db, run_id);
     // Each compile record is merged as it is read and never held, and the merge is finished
-    // before the run's reasons, breaks and caches are read: at a million compiles the records
-    // were the largest part of the run's memory (docs/performance.md).
+    // before the run's reasons are read, each then attached to its compile as it is read: at a
+    // million compiles the records were the largest part of the run's memory
+    // (docs/performance.md).
     RunInputs dynamo;
     CompileIntake intake;
     std::optional<MergedCompiles> merged;
-    load_run(db, run_id, only_run, dynamo, intake, [&] { merged = intake.merger.finish(); });
+    load_run(db, run_id, only_run, dynamo, intake, merged);
     const size_t dynamo_records = intake.records;
     lap(t.load_dynamo_s);
     const TrainingSteps steps = TrainingSteps::decide(

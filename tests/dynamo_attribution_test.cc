@@ -224,6 +224,53 @@ TEST(DynamoAttribution, InterleavedRecordsMergeAsRecordsGroupedByCompile) {
   EXPECT_FALSE(merger.contains(first.key));  // finish() leaves it empty
 }
 
+// The loader attaches each guard failure to its compile as it reads it (MergedCompiles::
+// add_reason) instead of holding the run's ReasonRecords: the compiles come out field for field
+// as when the reasons are handed over in RunInputs::reasons. Covered: reasons listed out of entry
+// order, an old compile id in another spelling than the runtime's (kept as its text), a reason
+// of an origin that explains no compile, a reason of a compile that is not there, and id-less
+// reasons of 2023-era text.
+TEST(DynamoAttribution, ReasonsAttachedAsReadGiveTheSameCompiles) {
+  RunInputs held;
+  held.source_names = {{1, "log.txt"}};
+  CompileRecord c = compile(3, 2, 100, "recompile_block");
+  CompileRecord d = compile(4, 1, 200, "recompile_block");
+  CompileRecord old_a = compile(-1, -1, 300, "recompile_block");
+  CompileRecord old_b = compile(-1, -1, 310, "recompile_block");
+  held.compiles = {
+      compile(3, 0, 1, "referenced"), compile(3, 1, 1, "referenced"), c, d, old_a, old_b};
+  held.reasons.push_back(reason(c, 102, "3/1", "L['n'] == 3"));
+  held.reasons.push_back(reason(c, 101, "3/0", "___check_obj_id(L['self'], 1234)"));
+  held.reasons[0].entry_index = 1;
+  held.reasons[1].entry_index = 0;
+  held.reasons.push_back(
+      reason(d, 201, "4/00", "tensor 'L['x']' size mismatch at index 0. expected 4, actual 5"));
+  held.reasons.push_back(reason(d, 202, "4/0", "L['n'] == 3", "recompile_limit"));
+  held.reasons.push_back(reason(compile(9, 1, 250), 251, "9/0", "L['n'] == 9"));
+  held.reasons.push_back(reason(old_a, 305, "", "L['end'] == 10"));
+  held.reasons.push_back(reason(old_b, 312, "", "L['end'] == 11"));
+  const std::vector<AttributedCompile> expected = attribute_dynamo_run(held);
+  ASSERT_EQ(expected.size(), 6u);
+  EXPECT_EQ(expected[2].prev_program_key, "3/1");
+  EXPECT_EQ(expected[2].other_reasons, 1);
+  EXPECT_EQ(expected[2].cause_reported, "3/0: ___check_obj_id(L['self'], 1234)");  // entry 0
+  EXPECT_EQ(expected[3].cause, "shape");
+  EXPECT_EQ(expected[3].cause_reported,
+            "4/00: tensor 'L['x']' size mismatch at index 0. expected 4, actual 5");
+  EXPECT_EQ(expected[4].cause, "constant");
+  EXPECT_EQ(expected[5].cause_reported, "L['end'] == 11");
+
+  RunInputs streamed;
+  streamed.source_names = held.source_names;
+  streamed.compiles = held.compiles;
+  MergedCompiles merged = merge_dynamo_compiles(streamed);
+  for (const ReasonRecord& r : held.reasons) merged.add_reason(r);
+  std::vector<AttributedCompile> out;
+  attribute_dynamo_run(streamed, std::move(merged),
+                       [&](AttributedCompile&& a) { out.push_back(std::move(a)); });
+  EXPECT_EQ(out, expected);
+}
+
 TEST(DynamoAttribution, ResumeNames) {
   auto r = parse_resume_name("torch_dynamo_resume_in_forward_at_836");
   ASSERT_TRUE(r);
