@@ -5,7 +5,7 @@
 #include <cstring>
 
 #if defined(__SSE2__)
-#include <emmintrin.h>
+#include <immintrin.h>
 
 #include "ingest/text_util.h"
 #endif
@@ -96,29 +96,60 @@ size_t skip_whitespace(std::string_view text, size_t pos) {
   return pos;
 }
 
+namespace {
+
+#if defined(__SSE2__)
+// The position of the first '"', '\\' or control character at or after `i`, looking only while a
+// whole vector fits before `n`: where it returns a position with fewer bytes left, the caller's
+// byte loop goes on from there. Plain content runs dominate the strings of a TORCH_TRACE log
+// (cache keys, stack frames), so they are stepped over a vector at a time.
+size_t plain_run_end_sse2(const unsigned char* data, size_t i, size_t n) {
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i max_control = _mm_set1_epi8(0x1F);
+  while (i + 16 <= n) {
+    __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i));
+    // A byte is a control character when max(byte, 0x1F) == 0x1F (unsigned).
+    __m128i stops =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(chunk, quote), _mm_cmpeq_epi8(chunk, backslash)),
+                     _mm_cmpeq_epi8(_mm_max_epu8(chunk, max_control), max_control));
+    int mask = _mm_movemask_epi8(stops);
+    if (mask != 0) return i + size_t(__builtin_ctz(unsigned(mask)));
+    i += 16;
+  }
+  return i;
+}
+
+// The same, 32 bytes at a time (half the loop's steps over a long run), then 16.
+[[gnu::target("avx2")]] size_t plain_run_end_avx2(const unsigned char* data, size_t i, size_t n) {
+  const __m256i quote = _mm256_set1_epi8('"');
+  const __m256i backslash = _mm256_set1_epi8('\\');
+  const __m256i max_control = _mm256_set1_epi8(0x1F);
+  while (i + 32 <= n) {
+    __m256i chunk = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i));
+    __m256i stops = _mm256_or_si256(
+        _mm256_or_si256(_mm256_cmpeq_epi8(chunk, quote), _mm256_cmpeq_epi8(chunk, backslash)),
+        _mm256_cmpeq_epi8(_mm256_max_epu8(chunk, max_control), max_control));
+    unsigned mask = static_cast<unsigned>(_mm256_movemask_epi8(stops));
+    if (mask != 0) return i + size_t(__builtin_ctz(mask));
+    i += 32;
+  }
+  return plain_run_end_sse2(data, i, n);
+}
+
+// Chosen once: the AVX2 form where the processor has it.
+const bool kPlainRunAvx2 = __builtin_cpu_supports("avx2");
+#endif
+
+}  // namespace
+
 size_t skip_string(std::string_view text, size_t pos) {
   const unsigned char* data = reinterpret_cast<const unsigned char*>(text.data());
   size_t i = pos + 1;
   const size_t n = text.size();
   while (true) {
-    // Plain content runs dominate: step over them 16 bytes at a time where SSE2 exists.
 #if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i backslash = _mm_set1_epi8('\\');
-    const __m128i max_control = _mm_set1_epi8(0x1F);
-    while (i + 16 <= n) {
-      __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i));
-      // A byte is a control character when max(byte, 0x1F) == 0x1F (unsigned).
-      __m128i stops =
-          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(chunk, quote), _mm_cmpeq_epi8(chunk, backslash)),
-                       _mm_cmpeq_epi8(_mm_max_epu8(chunk, max_control), max_control));
-      int mask = _mm_movemask_epi8(stops);
-      if (mask != 0) {
-        i += size_t(__builtin_ctz(unsigned(mask)));
-        break;
-      }
-      i += 16;
-    }
+    i = kPlainRunAvx2 ? plain_run_end_avx2(data, i, n) : plain_run_end_sse2(data, i, n);
 #endif
     while (i < n && !kStringStop.stop[data[i]]) ++i;
     if (i >= n) return kInvalid;

@@ -26,14 +26,32 @@ PayloadChecksums::Chunk& PayloadChecksums::chunk() {
 }
 
 void PayloadChecksums::begin_record() {
+  hold_record(false);
   if (record_open_) add_end(0, {}, nullptr, /*check=*/false);
+  record_begin_ = chunk().bytes.size();
 }
 
 void PayloadChecksums::append(std::string_view bytes) {
   record_open_ = true;
   Chunk& c = chunk();
   c.bytes.append(bytes);
-  if (c.bytes.size() >= kChunkBytes) hand_over();
+  if (!held_ && c.bytes.size() >= kChunkBytes) hand_over();
+}
+
+void PayloadChecksums::hold_record(bool hold) {
+  const bool released = held_ && !hold;
+  held_ = hold;
+  if (released && !filling_.empty() && chunk_full()) hand_over();
+}
+
+std::string_view PayloadChecksums::open_record() const {
+  if (!held_ || filling_.empty()) return {};
+  return std::string_view(filling_.front().bytes).substr(record_begin_);
+}
+
+bool PayloadChecksums::chunk_full() const {
+  const Chunk& c = filling_.front();
+  return c.bytes.size() >= kChunkBytes || c.ends.size() >= kChunkRecords;
 }
 
 void PayloadChecksums::end_record(int64_t line, std::string_view excerpt,
@@ -51,8 +69,10 @@ void PayloadChecksums::add_end(int64_t line, std::string_view excerpt, const Md5
   end.check = check;
   end.expected_valid = expected != nullptr;
   if (expected) end.expected = *expected;
-  end.excerpt.assign(excerpt);
-  if (c.bytes.size() >= kChunkBytes || c.ends.size() >= kChunkRecords) hand_over();
+  end.excerpt_begin = static_cast<uint32_t>(c.excerpts.size());
+  end.excerpt_size = static_cast<uint32_t>(excerpt.size());
+  c.excerpts.append(excerpt);
+  if (!held_ && chunk_full()) hand_over();
 }
 
 void PayloadChecksums::hand_over() {
@@ -64,13 +84,19 @@ void PayloadChecksums::hand_over() {
   for (Chunk& chunk : filling_) {  // a consumed chunk: its buffers are reused
     chunk.bytes.clear();
     chunk.ends.clear();
+    chunk.excerpts.clear();
   }
   if (filling_.size() > 1) filling_.resize(1);
+  // A chunk grown past its size by a held record is not kept for reuse at that size.
+  if (!filling_.empty() && filling_.front().bytes.capacity() > 2 * kChunkBytes)
+    std::string().swap(filling_.front().bytes);
+  record_begin_ = 0;  // a record still open goes on at the start of the next chunk
 }
 
-void PayloadChecksums::check(const Chunk::RecordEnd& end, const Md5Digest& actual) {
+void PayloadChecksums::check(const Chunk& chunk, const Chunk::RecordEnd& end,
+                             const Md5Digest& actual) {
   if (end.check && (!end.expected_valid || actual != end.expected))
-    mismatches_.push_back({end.line, end.excerpt});
+    mismatches_.push_back({end.line, chunk.excerpts.substr(end.excerpt_begin, end.excerpt_size)});
 }
 
 // A record whose bytes all lie in one chunk is hashed with the chunk's other such records, one
@@ -83,7 +109,7 @@ void PayloadChecksums::hash(std::vector<Chunk>& chunks) {
     if (continued_ && !chunk.ends.empty()) {
       const Chunk::RecordEnd& end = chunk.ends.front();
       md5_.update(chunk.bytes.data(), end.offset);
-      check(end, md5_.finish());  // leaves md5_ reset
+      check(chunk, end, md5_.finish());  // leaves md5_ reset
       from = end.offset;
       first_whole = 1;
       continued_ = false;
@@ -99,7 +125,7 @@ void PayloadChecksums::hash(std::vector<Chunk>& chunks) {
       from = end.offset;
     }
     md5_many(whole_, &digests_);
-    for (size_t i = 0; i < whole_.size(); ++i) check(*whole_ends_[i], digests_[i]);
+    for (size_t i = 0; i < whole_.size(); ++i) check(chunk, *whole_ends_[i], digests_[i]);
     if (from < chunk.bytes.size()) {
       md5_.update(chunk.bytes.data() + from, chunk.bytes.size() - from);
       continued_ = true;
@@ -108,6 +134,7 @@ void PayloadChecksums::hash(std::vector<Chunk>& chunks) {
 }
 
 std::vector<PayloadChecksums::Mismatch> PayloadChecksums::finish() {
+  held_ = false;
   if (!filling_.empty() && (!filling_.front().bytes.empty() || !filling_.front().ends.empty()))
     hand_over();
   if (worker_) {

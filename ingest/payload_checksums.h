@@ -40,6 +40,15 @@ class PayloadChecksums {
   // Ends the current record's payload; the next append() starts the next record's. `expected`
   // is null when the envelope's checksum is not 32 hex digits (always a mismatch).
   void end_record(int64_t line, std::string_view excerpt, const Md5Digest* expected);
+
+  // Holding a record keeps its bytes whole in one chunk, which is not handed to the worker until
+  // the hold ends (end_record() included), so that the caller reads the payload from there
+  // instead of keeping a copy of its own: open_record() views the bytes appended since the
+  // record began. Set right after begin_record(), before any append(); begin_record() ends it.
+  void hold_record(bool hold);
+  // The current record's bytes while it is held (empty when not held): valid until the next
+  // append(), begin_record() or hold_record(false); end_record() leaves them valid.
+  std::string_view open_record() const;
   // Waits for the worker; the records whose payload did not match, in record order.
   std::vector<Mismatch> finish();
 
@@ -52,21 +61,27 @@ class PayloadChecksums {
       bool check;  // false: the bytes before are dropped unchecked (begin_record)
       bool expected_valid;
       Md5Digest expected;
-      std::string excerpt;
+      uint32_t excerpt_begin, excerpt_size;  // in `excerpts`
     };
     std::string bytes;
     std::vector<RecordEnd> ends;
+    // The records' excerpts end to end: one buffer reused with the chunk, where a string per
+    // record cost an allocation per record.
+    std::string excerpts;
   };
 
   Chunk& chunk();
   void add_end(int64_t line, std::string_view excerpt, const Md5Digest* expected, bool check);
   void hand_over();
+  bool chunk_full() const;
   void hash(std::vector<Chunk>& chunks);  // on the worker thread
-  void check(const Chunk::RecordEnd& end, const Md5Digest& actual);
+  void check(const Chunk& chunk, const Chunk::RecordEnd& end, const Md5Digest& actual);
 
   std::unique_ptr<util::BatchWorker<Chunk>> worker_;  // started at the first record
   std::vector<Chunk> filling_;                        // one chunk, filled by the caller
   bool record_open_ = false;                          // bytes appended since the last end
+  bool held_ = false;                                 // hold_record(true), until it ends
+  size_t record_begin_ = 0;  // where the current record's bytes begin in filling_.front()
   // Worker thread only: the record that spans chunks (continued_: md5_ holds its first bytes),
   // and, for the chunk being hashed, its whole records and their digests.
   Md5 md5_;

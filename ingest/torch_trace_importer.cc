@@ -6,7 +6,8 @@
 //
 // Throughput: every payload byte must be MD5-checked; the bytes are copied into chunks that a
 // second thread hashes (ingest/payload_checksums.h), so the check costs the parsing thread a copy;
-// only payloads of the kinds that feed events are kept.
+// only payloads of the kinds that feed events are kept, and those are read from that copy (the
+// chunk is held until the record is handled) rather than copied twice.
 // The glog prefix is parsed by hand, and the event kind is read from the literal `{"<key>"` that
 // starts the envelope, so the envelopes of kinds nothing here uses (graphs, generated code, links,
 // export events, ...) are never parsed: only `has_payload` is looked up. Envelopes and payloads
@@ -52,6 +53,9 @@ namespace {
 constexpr size_t kMaxKeptPayloadBytes = size_t{64} << 20;
 // Excerpt stored with a pending record for notes made after its line is gone.
 constexpr size_t kExcerptBytes = 200;
+// A kept payload up to this size is read from the checksums' chunk (ingest/payload_checksums.h);
+// a larger one is copied out, so that a chunk never holds more than about twice its size.
+constexpr size_t kHeldPayloadBytes = size_t{1} << 20;
 
 // Helpers of this format: ingest/torch_trace_{envelope,json,payloads,record,compiles}.h.
 using torch_trace::artifact_use;
@@ -173,17 +177,33 @@ class TorchTraceImporter : public Importer {
 
   void append_payload_line(std::string_view content, int64_t line_no) {
     Record& r = pending_;
-    if (r.payload_lines++ > 0) checksums_.append("\n");
+    const bool first = r.payload_lines++ == 0;
+    if (r.keep_payload) keep_payload_line(r, content, first);
+    if (!first) checksums_.append("\n");
     checksums_.append(content);
     if (r.version_lines && content.starts_with("# torch "))
       compiles_.read_torch_version(content, line_no);
-    if (!r.keep_payload) return;
-    if (r.payload.size() + content.size() + 1 > kMaxKeptPayloadBytes) {
+  }
+
+  // Keeps a line of a kept payload, before its bytes go to the checksums: while the record is
+  // held there, its bytes are the payload (one copy of them, not two); past kHeldPayloadBytes, or
+  // at the first line that would pass kMaxKeptPayloadBytes, the payload so far is copied out and
+  // kept lines are appended to payload_storage instead.
+  void keep_payload_line(Record& r, std::string_view content, bool first) {
+    const size_t kept = r.payload_held ? checksums_.open_record().size() : r.payload_storage.size();
+    const bool overflows = kept + content.size() + 1 > kMaxKeptPayloadBytes;
+    if (r.payload_held && (overflows || kept + content.size() + 1 > kHeldPayloadBytes)) {
+      r.payload_storage.assign(checksums_.open_record());
+      r.payload_held = false;
+      checksums_.hold_record(false);
+    }
+    if (overflows) {
       r.payload_overflow = true;
       return;
     }
-    if (r.payload_lines > 1) r.payload += '\n';
-    r.payload.append(content);
+    if (r.payload_held) return;
+    if (!first) r.payload_storage += '\n';
+    r.payload_storage.append(content);
   }
 
   void on_record_line(std::string_view line, int64_t line_no) {
@@ -214,7 +234,9 @@ class TorchTraceImporter : public Importer {
     r.payload_overflow = false;
     r.version_lines = false;
     r.payload_lines = 0;
-    r.payload.clear();
+    r.payload = {};
+    r.payload_held = false;
+    r.payload_storage.clear();
 
     std::string_view key = literal_first_key(envelope);
     if (is_context_key(key)) key = {};  // context keys first: let the skimmer find the event key
@@ -233,7 +255,8 @@ class TorchTraceImporter : public Importer {
       full_parse = r.kind != Kind::kIgnored && r.kind != Kind::kUnknown;
     }
 
-    std::optional<std::string> md5_text;
+    // A view into the envelope, or into md5_decoded_ when the JSON string had escapes.
+    std::optional<std::string_view> md5_text;
     bool has_payload = false;
     if (full_parse) {
       if (!parse_envelope(envelope, &r, &has_payload, &md5_text)) {
@@ -264,6 +287,8 @@ class TorchTraceImporter : public Importer {
     r.meta = r.meta_storage;
     r.keep_payload = r.kind != Kind::kIgnored && r.kind != Kind::kUnknown;
     checksums_.begin_record();
+    r.payload_held = r.keep_payload;
+    checksums_.hold_record(r.payload_held);
     pending_active_ = true;
     payload_owner_ = PayloadOwner::kPending;
   }
@@ -271,7 +296,7 @@ class TorchTraceImporter : public Importer {
   // Validates the envelope and reads the shared context keys, the event key (the first key that
   // is not a context key) and the raw event metadata. False when the envelope is not valid JSON.
   bool parse_envelope(std::string_view envelope, Record* r, bool* has_payload,
-                      std::optional<std::string>* md5_text) {
+                      std::optional<std::string_view>* md5_text) {
     std::optional<int32_t> frame, compile, attempt, autograd;
     bool event_key_from_literal = !r->event_key.empty();
     bool found_event = false;
@@ -290,7 +315,7 @@ class TorchTraceImporter : public Importer {
           } else if (key == "has_payload") {
             if (!json_skim::is_null(value)) {
               *has_payload = true;
-              if (std::optional<std::string> text = json_skim::to_string(value)) *md5_text = *text;
+              *md5_text = string_value(value);
             }
           } else if (!found_event && !is_context_key(key)) {
             found_event = true;
@@ -317,6 +342,18 @@ class TorchTraceImporter : public Importer {
     return true;
   }
 
+  // A JSON string value's text: a view of it where it holds no escape (a checksum is 32 hex
+  // digits: no allocation per record), else decoded into md5_decoded_. nullopt if not a string.
+  std::optional<std::string_view> string_value(std::string_view value) {
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"' &&
+        value.find('\\') == std::string_view::npos)
+      return value.substr(1, value.size() - 2);
+    std::optional<std::string> decoded = json_skim::to_string(value);
+    if (!decoded) return std::nullopt;
+    md5_decoded_ = std::move(*decoded);
+    return std::string_view(md5_decoded_);
+  }
+
   void reject_bad_json(std::string_view envelope, std::string_view line, int64_t line_no) {
     bool too_deep = util::json_too_deep_at(envelope) != kNpos;
     sink_.note(line_no, LineFate::kRejected, too_deep ? "json_too_deep" : "bad_json", line);
@@ -330,9 +367,13 @@ class TorchTraceImporter : public Importer {
     pending_active_ = false;
     payload_owner_ = PayloadOwner::kNone;
     Record& r = pending_;
+    if (r.keep_payload) r.payload = r.payload_held ? checksums_.open_record() : r.payload_storage;
+    // A held payload stays where it is until the hold ends, end_record() included.
     checksums_.end_record(r.line, r.excerpt, r.expected_md5_valid ? &r.expected_md5 : nullptr);
     if (r.payload_overflow) sink_.note(r.line, LineFate::kWarning, "payload_too_large", r.excerpt);
     handle_record(r);
+    r.payload = {};
+    checksums_.hold_record(false);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -627,7 +668,8 @@ class TorchTraceImporter : public Importer {
 
   EventSink& sink_;
 
-  Record pending_;  // reused between records so its buffers keep their capacity
+  Record pending_;           // reused between records so its buffers keep their capacity
+  std::string md5_decoded_;  // string_value()'s decoded text, until the next envelope
   bool pending_active_ = false;
   PayloadOwner payload_owner_ = PayloadOwner::kNone;
   PayloadChecksums checksums_;      // payloads' MD5s, checked on a thread of their own

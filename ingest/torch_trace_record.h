@@ -38,7 +38,12 @@ struct Record {
   bool payload_overflow = false;
   bool version_lines = false;  // fx_graph_runnable: its header prints the torch versions
   int64_t payload_lines = 0;
-  std::string payload;  // '\n'-joined payload, only when keep_payload
+  // The '\n'-joined payload, only when keep_payload, while the record is handled: a view of the
+  // checksums' chunk that holds it (ingest/payload_checksums.h), or of payload_storage once it
+  // outgrew what a chunk holds (payload_held false).
+  std::string_view payload;
+  bool payload_held = false;
+  std::string payload_storage;
 };
 
 // The event metadata as a DOM, for the small kinds (null when absent or malformed).

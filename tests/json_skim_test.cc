@@ -23,6 +23,26 @@ TEST(JsonSkim, ValidatesLikeAStrictParser) {
   EXPECT_TRUE(is_valid(std::string(100, '[') + std::string(100, ']')));
 }
 
+// A string's plain run is stepped over 16 or 32 bytes at a time: a stop byte (the closing quote,
+// an escape, a raw control character) at every offset of runs longer than two vectors, with text
+// after the string that must not be read as part of it.
+TEST(JsonSkim, StringsEndWhereverTheStopFallsInAVector) {
+  for (size_t run = 0; run < 80; ++run) {
+    const std::string plain(run, 'a');
+    const std::string after = ", \"next\": 1}" + std::string(40, 'z');
+    std::string closed = "\"" + plain + "\"" + after;
+    EXPECT_EQ(skip_string(closed, 0), run + 2) << run;
+    std::string escaped = "\"" + plain + "\\\"" + plain + "\"" + after;
+    EXPECT_EQ(skip_string(escaped, 0), 2 * run + 4) << run;
+    std::string control = "\"" + plain + "\n" + plain + "\"" + after;
+    EXPECT_EQ(skip_string(control, 0), kInvalid) << run;
+    std::string high = "\"" + plain + "\xc3\xa9\x7f" + "\"" + after;  // not stops
+    EXPECT_EQ(skip_string(high, 0), run + 5) << run;
+    std::string unterminated = "\"" + plain;
+    EXPECT_EQ(skip_string(unterminated, 0), kInvalid) << run;
+  }
+}
+
 TEST(JsonSkim, MembersInOrderWithRawValues) {
   std::vector<std::pair<std::string, std::string>> members;
   EXPECT_TRUE(for_each_member(

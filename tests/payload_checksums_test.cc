@@ -24,17 +24,33 @@ std::string joined(const Payload& p) {
   return out;
 }
 
-std::vector<int64_t> mismatched_lines(const std::vector<Payload>& payloads) {
+// How a test holds records (PayloadChecksums::hold_record): never, every other one, or every
+// other one released half-way through its lines (as the importer does with a large payload).
+enum class Holding { kNone, kEveryOther, kReleasedHalfWay };
+
+std::vector<int64_t> mismatched_lines(const std::vector<Payload>& payloads,
+                                      Holding holding = Holding::kNone) {
   PayloadChecksums checks;
-  for (const Payload& p : payloads) {
+  for (size_t n = 0; n < payloads.size(); ++n) {
+    const Payload& p = payloads[n];
     checks.begin_record();
+    bool held = holding != Holding::kNone && n % 2 == 1;
+    checks.hold_record(held);
     for (size_t i = 0; i < p.lines.size(); ++i) {
+      if (held && holding == Holding::kReleasedHalfWay && i == p.lines.size() / 2) {
+        checks.hold_record(false);
+        held = false;
+      }
       if (i) checks.append("\n");
       checks.append(p.lines[i]);
     }
+    // A held record's bytes are viewed where they stand, before its end and after it.
+    EXPECT_EQ(checks.open_record(), held ? joined(p) : "") << p.line;
     Md5Digest expected = Md5::digest(p.corrupt ? joined(p) + "x" : joined(p));
     checks.end_record(p.line, "envelope " + std::to_string(p.line),
                       p.unparsable ? nullptr : &expected);
+    EXPECT_EQ(checks.open_record(), held ? joined(p) : "") << p.line;
+    if (n % 3 == 0) checks.hold_record(false);  // else the next begin_record() ends the hold
   }
   std::vector<int64_t> lines;
   for (const auto& m : checks.finish()) {
@@ -67,6 +83,8 @@ TEST(PayloadChecksums, PayloadsLargerThanAChunkAndEmptyOnes) {
       {9, {"", ""}},  // blank payload lines still count their '\n'
   };
   EXPECT_EQ(mismatched_lines(payloads), std::vector<int64_t>{6});
+  EXPECT_EQ(mismatched_lines(payloads, Holding::kEveryOther), std::vector<int64_t>{6});
+  EXPECT_EQ(mismatched_lines(payloads, Holding::kReleasedHalfWay), std::vector<int64_t>{6});
 }
 
 // Whole records of a chunk are hashed several at once and the ones that span chunks one by one:
@@ -86,6 +104,9 @@ TEST(PayloadChecksums, RecordsOfEverySizeAcrossChunkBoundaries) {
     payloads.push_back(std::move(p));
   }
   EXPECT_EQ(mismatched_lines(payloads), expected);
+  // Held records keep a chunk from being handed over until they end: the same verdicts.
+  EXPECT_EQ(mismatched_lines(payloads, Holding::kEveryOther), expected);
+  EXPECT_EQ(mismatched_lines(payloads, Holding::kReleasedHalfWay), expected);
 }
 
 TEST(PayloadChecksums, AnAbandonedRecordsBytesAreNotHashedIntoTheNext) {

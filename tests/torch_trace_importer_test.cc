@@ -377,6 +377,29 @@ TEST(TorchTraceImporter, SimpleLog) {
   EXPECT_TRUE(sink.notes.empty());
 }
 
+// A checksum is read where it stands in the envelope unless its JSON string has escapes; either
+// spelling checks the payload, and a mismatch is noted with the start of its envelope line.
+TEST(TorchTraceImporter, PayloadChecksumsInEitherSpellingAndTheMismatchExcerpt) {
+  std::string text = read_fixture("torch_trace/simple.log");
+  const std::string md5 = "\"has_payload\": \"490a3a38ce10390374e403dd6e063c7f\"";
+  ASSERT_NE(text.find(md5), std::string::npos);
+  std::string escaped = text;
+  escaped.replace(escaped.find(md5), md5.size(),
+                  "\"has_payload\": \"\\u0034\\u00390a3a38ce10390374e403dd6e063c7f\"");
+  EXPECT_TRUE(run_importer("torch_trace", escaped).notes.empty());
+
+  std::string wrong = text;
+  wrong.replace(wrong.find(md5), md5.size(),
+                "\"has_payload\": \"\\u0035\\u00390a3a38ce10390374e403dd6e063c7f\"");
+  CollectingSink sink = run_importer("torch_trace", wrong);
+  ASSERT_EQ(sink.notes.size(), 1u);
+  EXPECT_EQ(sink.notes[0].reason, "payload_md5_mismatch");
+  EXPECT_EQ(sink.notes[0].line, 1);
+  EXPECT_TRUE(sink.notes[0].excerpt.starts_with(
+      "V1206 15:18:15.925000 1500233 torch/_dynamo/utils.py:1288] {\"chromium_event\": {}"))
+      << sink.notes[0].excerpt;
+}
+
 TEST(TorchTraceImporter, SimpleCorruptedJsonRejectsOneChromiumPayload) {
   std::string text = read_fixture("torch_trace/simple_corrupted_json.log");
   CollectingSink sink = run_importer("torch_trace", text);
@@ -557,6 +580,37 @@ TEST(TorchTraceImporter, PayloadMd5MismatchIsAWarningAndPayloadIsUsed) {
   sink = run_importer("torch_trace", with_blank);
   EXPECT_EQ(sink.note_counts(), (std::map<std::string, int>{{"skipped:blank", 1}}));
   EXPECT_EQ(sink.all<GuardFailure>().size(), 1u);
+}
+
+// A kept payload is read from the checksums' chunk up to 1 MiB and copied out beyond: guard
+// trees of sizes on both sides of that, each followed by a small record, give every guard and
+// no note, as does a record whose payload checksum is wrong (noted, payload still used).
+TEST(TorchTraceImporter, KeptPayloadsOfEverySizeAroundTheChunkHold) {
+  for (size_t guards : {size_t{1}, size_t{11000}, size_t{12500}, size_t{40000}}) {
+    std::string tree = "TREE_GUARD_MANAGER:\n+- RootGuardManager";
+    for (size_t i = 0; i < guards; ++i)
+      tree += "\n| +- TENSOR_MATCH: check_tensor(L['x" + std::to_string(i) +
+              "'], Tensor, DispatchKeySet(CPU), torch.float32)";
+    const std::string body = std::string(R"({"dynamo_cpp_guards_str": {}, )") + std::string(kIds00);
+    std::string text = record(body, tree) + record(body, std::string("+- GLOBAL_STATE: ok"));
+    CollectingSink sink = run_importer("torch_trace", text);
+    EXPECT_TRUE(sink.notes.empty()) << guards;
+    std::vector<GuardSet> sets = sink.all<GuardSet>();
+    ASSERT_EQ(sets.size(), 2u) << guards;
+    ASSERT_EQ(sets[0].guards.size(), guards) << guards;
+    EXPECT_EQ(sets[0].guards.back(), "TENSOR_MATCH: check_tensor(L['x" +
+                                         std::to_string(guards - 1) +
+                                         "'], Tensor, DispatchKeySet(CPU), torch.float32)");
+    EXPECT_EQ(sets[1].guards, std::vector<std::string>{"GLOBAL_STATE: ok"});
+
+    std::string wrong = text;
+    wrong.replace(wrong.find("\"has_payload\": \"") + 16, 4, "ffff");
+    sink = run_importer("torch_trace", wrong);
+    EXPECT_EQ(sink.note_counts(),
+              (std::map<std::string, int>{{"warning:payload_md5_mismatch", 1}}));
+    ASSERT_EQ(sink.all<GuardSet>().size(), 2u);
+    EXPECT_EQ(sink.all<GuardSet>()[0].guards.size(), guards);
+  }
 }
 
 TEST(TorchTraceImporter, RecompileReasonsBareStringAndFallbacks) {
