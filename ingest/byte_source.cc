@@ -5,11 +5,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <vector>
 
+#include "ingest/gzip_inflater.h"
 #include "ingest/read_ahead_source.h"
 
 namespace rcf::ingest {
@@ -60,60 +60,66 @@ class FileSource : public ByteSource {
   std::string error_;
 };
 
-// Streaming gzip (also concatenated members, as `cat a.gz b.gz` produces).
+// Streaming gzip (also concatenated members, as `cat a.gz b.gz` produces); each member is
+// inflated by a GzipInflater (ingest/gzip_inflater.h), the rest is the same for every engine.
 class GzipSource : public ByteSource {
  public:
   GzipSource(std::unique_ptr<FileSource> file, const OpenOptions& options)
-      : file_(std::move(file)), options_(options), in_(1 << 20) {
-    memset(&zs_, 0, sizeof(zs_));
-    inflateInit2(&zs_, 15 + 16);
-  }
-  ~GzipSource() override { inflateEnd(&zs_); }
+      : file_(std::move(file)),
+        options_(options),
+        in_(1 << 20),
+        inflater_(make_gzip_inflater(options.gzip_engine)) {}
 
   int64_t read(char* buf, size_t n) override {
     if (done_) return 0;
     if (failed_) return -1;
-    zs_.next_out = reinterpret_cast<Bytef*>(buf);
-    zs_.avail_out = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
-    while (zs_.avail_out > 0) {
-      if (zs_.avail_in == 0) {
+    out_ = reinterpret_cast<unsigned char*>(buf);
+    size_t avail_out = n;
+    while (avail_out > 0) {
+      if (avail_in_ == 0 && !input_ended_) {
         int64_t got = file_->read(in_.data(), in_.size());
         if (got < 0) return fail("read error: " + file_->error(), buf);
-        if (got == 0) {
-          if (!stream_ended_) return fail("truncated gzip stream (unexpected end of file)", buf);
+        input_ended_ = got == 0;
+        next_in_ = reinterpret_cast<const unsigned char*>(in_.data());
+        avail_in_ = static_cast<size_t>(got);
+      }
+      if (member_ended_) {
+        if (avail_in_ == 0) {  // the file ended after a whole member
           done_ = true;
           break;
         }
-        zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
-        zs_.avail_in = static_cast<uInt>(got);
-      }
-      if (stream_ended_) {
         // Another member follows (concatenated gzip), or trailing garbage. The two magic bytes
         // may straddle two reads: keep a lone 0x1f and read on behind it.
-        if (zs_.avail_in == 1 && zs_.next_in[0] == 0x1f) {
+        if (avail_in_ == 1 && next_in_[0] == 0x1f && !input_ended_) {
           in_[0] = 0x1f;
           int64_t got = file_->read(in_.data() + 1, in_.size() - 1);
           if (got < 0) return fail("read error: " + file_->error(), buf);
-          zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
-          zs_.avail_in = static_cast<uInt>(1 + got);
+          input_ended_ = got == 0;
+          next_in_ = reinterpret_cast<const unsigned char*>(in_.data());
+          avail_in_ = static_cast<size_t>(1 + got);
         }
-        if (zs_.avail_in >= 2 && zs_.next_in[0] == 0x1f && zs_.next_in[1] == 0x8b) {
-          inflateReset(&zs_);
-          stream_ended_ = false;
+        if (avail_in_ >= 2 && next_in_[0] == 0x1f && next_in_[1] == 0x8b) {
+          inflater_->reset();
+          member_ended_ = false;
         } else {
-          zs_.avail_in = 0;  // ignore trailing zero padding, as gzip does
+          avail_in_ = 0;  // ignore trailing zero padding, as gzip does
           continue;
         }
       }
-      int rc = inflate(&zs_, Z_NO_FLUSH);
-      if (rc == Z_STREAM_END) {
-        stream_ended_ = true;
-      } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-        return fail(std::string("corrupt gzip data: ") + (zs_.msg ? zs_.msg : "inflate failed"),
-                    buf);
+      // At the end of the file the inflater is called on no input until it gives nothing more:
+      // it may hold bytes it has inflated and not yet written out, and which bytes come out
+      // before a truncated stream's error must not depend on the size of the reads.
+      unsigned char* const before = out_;
+      GzipInflater::Status status = inflater_->inflate(&next_in_, &avail_in_, &out_, &avail_out);
+      if (status == GzipInflater::Status::kMemberEnd) {
+        member_ended_ = true;
+      } else if (status == GzipInflater::Status::kError) {
+        return fail("corrupt gzip data: " + inflater_->message(), buf);
+      } else if (input_ended_ && avail_in_ == 0 && out_ == before) {
+        return fail("truncated gzip stream (unexpected end of file)", buf);
       }
     }
-    int64_t produced = static_cast<int64_t>(reinterpret_cast<char*>(zs_.next_out) - buf);
+    int64_t produced = static_cast<int64_t>(reinterpret_cast<char*>(out_) - buf);
     inflated_ += produced;
     if (inflated_ > options_.max_inflated_bytes) {
       failed_ = true;
@@ -121,8 +127,8 @@ class GzipSource : public ByteSource {
                std::to_string(options_.max_inflated_bytes) + " bytes (possible gzip bomb); stopped";
       return -1;
     }
-    // Compressed bytes inflate() consumed (not those read ahead into in_).
-    const int64_t compressed = file_->raw_bytes_read() - static_cast<int64_t>(zs_.avail_in);
+    // Compressed bytes the inflater consumed (not those read ahead into in_).
+    const int64_t compressed = file_->raw_bytes_read() - static_cast<int64_t>(avail_in_);
     if (inflated_ > options_.ratio_check_after &&
         inflated_ / std::max<int64_t>(compressed, 1) > options_.max_inflate_ratio) {
       failed_ = true;
@@ -143,7 +149,7 @@ class GzipSource : public ByteSource {
   int64_t fail(std::string message, char* buf) {
     failed_ = true;
     error_ = std::move(message);
-    int64_t produced = static_cast<int64_t>(reinterpret_cast<char*>(zs_.next_out) - buf);
+    int64_t produced = static_cast<int64_t>(reinterpret_cast<char*>(out_) - buf);
     inflated_ += produced;
     return produced > 0 ? produced : -1;
   }
@@ -151,8 +157,12 @@ class GzipSource : public ByteSource {
   std::unique_ptr<FileSource> file_;
   OpenOptions options_;
   std::vector<char> in_;
-  z_stream zs_;
-  bool stream_ended_ = false;
+  const unsigned char* next_in_ = nullptr;  // the unread input in in_
+  size_t avail_in_ = 0;
+  unsigned char* out_ = nullptr;  // where read() writes next
+  std::unique_ptr<GzipInflater> inflater_;
+  bool member_ended_ = false;
+  bool input_ended_ = false;  // the file has no more bytes
   bool done_ = false;
   bool failed_ = false;
   int64_t inflated_ = 0;

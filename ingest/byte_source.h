@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 
+#include "ingest/gzip_inflater.h"
+
 namespace rcf::ingest {
 
 class ByteSource {
@@ -37,6 +39,9 @@ struct OpenOptions {
   // few blocks ahead of its reader (ingest/read_ahead_source.h); -1: never. Below it, starting
   // a thread costs more than the overlap gains (a dump directory is thousands of small files).
   int64_t read_ahead_min_bytes = int64_t{1} << 20;
+  // Which library inflates gzip (ingest/gzip_inflater.h): the fastest this build has, unless a
+  // test asks for one.
+  GzipEngine gzip_engine = GzipEngine::kFastest;
 };
 
 // Opens `path` ("-" = stdin). Sniffs the gzip magic (1f 8b) from the first bytes, never from the

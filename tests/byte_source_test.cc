@@ -3,6 +3,7 @@
 #include "ingest/byte_source.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <random>
 #include <string>
@@ -95,7 +96,27 @@ TEST(ByteSourceTest, TinyAndEmptyFilesArePlain) {
   }
 }
 
-TEST(ByteSourceTest, GzipDetectedByMagicBytesNotByName) {
+// Every gzip test runs with each engine this build has (ingest/gzip_inflater.h): the stream a
+// reader sees, its errors included, does not depend on which library inflates.
+class GzipSourceTest : public ::testing::TestWithParam<GzipEngine> {
+ protected:
+  void SetUp() override {
+    if (!gzip_engine_available(GetParam())) GTEST_SKIP() << "built without ISA-L";
+  }
+  OpenOptions options() const {
+    OpenOptions o;
+    o.gzip_engine = GetParam();
+    return o;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Engines, GzipSourceTest,
+                         ::testing::Values(GzipEngine::kZlib, GzipEngine::kIsal),
+                         [](const ::testing::TestParamInfo<GzipEngine>& info) {
+                           return std::string(info.param == GzipEngine::kZlib ? "zlib" : "isal");
+                         });
+
+TEST_P(GzipSourceTest, GzipDetectedByMagicBytesNotByName) {
   TempDir dir;
   const std::string text = noisy_text(200000);
   // A .log that is gzip.
@@ -103,7 +124,7 @@ TEST(ByteSourceTest, GzipDetectedByMagicBytesNotByName) {
   // A .gz that is plain text.
   write_file(dir.file("really_plain.log.gz"), text);
 
-  auto gz = open_ok(dir.file("really_gzip.log"));
+  auto gz = open_ok(dir.file("really_gzip.log"), options());
   ASSERT_NE(gz, nullptr);
   EXPECT_STREQ(gz->encoding(), "gzip");
   Drained d = drain(*gz);
@@ -113,7 +134,7 @@ TEST(ByteSourceTest, GzipDetectedByMagicBytesNotByName) {
   EXPECT_EQ(gz->raw_size(), static_cast<int64_t>(gzip_compress(text).size()));
   EXPECT_EQ(gz->raw_bytes_read(), gz->raw_size());
 
-  auto plain = open_ok(dir.file("really_plain.log.gz"));
+  auto plain = open_ok(dir.file("really_plain.log.gz"), options());
   ASSERT_NE(plain, nullptr);
   EXPECT_STREQ(plain->encoding(), "plain");
   d = drain(*plain);
@@ -121,12 +142,12 @@ TEST(ByteSourceTest, GzipDetectedByMagicBytesNotByName) {
   EXPECT_EQ(d.bytes, text);
 }
 
-TEST(ByteSourceTest, ConcatenatedGzipMembers) {
+TEST_P(GzipSourceTest, ConcatenatedGzipMembers) {
   TempDir dir;
   const std::string a = noisy_text(50000, 1), b = noisy_text(70000, 2), c = "short tail\n";
   write_file(dir.file("cat.gz"), gzip_compress(a) + gzip_compress(b, 9) + gzip_compress(c, 0));
   for (size_t chunk : {size_t{1}, size_t{100}, size_t{1} << 20}) {
-    auto source = open_ok(dir.file("cat.gz"));
+    auto source = open_ok(dir.file("cat.gz"), options());
     ASSERT_NE(source, nullptr);
     Drained d = drain(*source, chunk);
     EXPECT_FALSE(d.failed) << d.error;
@@ -134,11 +155,11 @@ TEST(ByteSourceTest, ConcatenatedGzipMembers) {
   }
 }
 
-TEST(ByteSourceTest, ZeroPaddingAfterGzipIsIgnored) {
+TEST_P(GzipSourceTest, ZeroPaddingAfterGzipIsIgnored) {
   TempDir dir;
   const std::string text = "padded\n";
   write_file(dir.file("pad.gz"), gzip_compress(text) + std::string(512, '\0'));
-  auto source = open_ok(dir.file("pad.gz"));
+  auto source = open_ok(dir.file("pad.gz"), options());
   ASSERT_NE(source, nullptr);
   Drained d = drain(*source);
   EXPECT_FALSE(d.failed) << d.error;
@@ -147,7 +168,7 @@ TEST(ByteSourceTest, ZeroPaddingAfterGzipIsIgnored) {
 
 // The gzip reader inflates from 1 MiB reads of the file (after the 2 sniffed bytes): a second
 // member whose magic bytes straddle two reads must still be found.
-TEST(ByteSourceTest, ConcatenatedMemberMagicSplitAcrossReads) {
+TEST_P(GzipSourceTest, ConcatenatedMemberMagicSplitAcrossReads) {
   TempDir dir;
   const std::string second = "second member\n";
   for (int64_t target : {int64_t{1} << 20, (int64_t{1} << 20) + 1, (int64_t{1} << 20) + 2}) {
@@ -168,7 +189,7 @@ TEST(ByteSourceTest, ConcatenatedMemberMagicSplitAcrossReads) {
     }
     ASSERT_EQ(static_cast<int64_t>(first.size()), target);
     write_file(dir.file("split.gz"), first + gzip_compress(second));
-    auto source = open_ok(dir.file("split.gz"));
+    auto source = open_ok(dir.file("split.gz"), options());
     ASSERT_NE(source, nullptr);
     Drained d = drain(*source, 1 << 16);
     EXPECT_FALSE(d.failed) << d.error;
@@ -177,12 +198,12 @@ TEST(ByteSourceTest, ConcatenatedMemberMagicSplitAcrossReads) {
   }
 }
 
-TEST(ByteSourceTest, TruncatedGzipReturnsBytesThenSaysTruncated) {
+TEST_P(GzipSourceTest, TruncatedGzipReturnsBytesThenSaysTruncated) {
   TempDir dir;
   const std::string text = noisy_text(400000);
   const std::string gz = gzip_compress(text);
   write_file(dir.file("cut.log.gz"), gz.substr(0, gz.size() / 2));
-  auto source = open_ok(dir.file("cut.log.gz"));
+  auto source = open_ok(dir.file("cut.log.gz"), options());
   ASSERT_NE(source, nullptr);
   Drained d = drain(*source, 4096);
   ASSERT_TRUE(d.failed);
@@ -194,7 +215,7 @@ TEST(ByteSourceTest, TruncatedGzipReturnsBytesThenSaysTruncated) {
 
   // Cut inside the 8-byte trailer: all text is there, the stream is still incomplete.
   write_file(dir.file("trailer.gz"), gz.substr(0, gz.size() - 3));
-  source = open_ok(dir.file("trailer.gz"));
+  source = open_ok(dir.file("trailer.gz"), options());
   ASSERT_NE(source, nullptr);
   d = drain(*source, 1 << 20);
   EXPECT_TRUE(d.failed);
@@ -203,7 +224,7 @@ TEST(ByteSourceTest, TruncatedGzipReturnsBytesThenSaysTruncated) {
 
   // Only the magic bytes.
   write_file(dir.file("magic.gz"), gz.substr(0, 2));
-  source = open_ok(dir.file("magic.gz"));
+  source = open_ok(dir.file("magic.gz"), options());
   ASSERT_NE(source, nullptr);
   EXPECT_STREQ(source->encoding(), "gzip");
   d = drain(*source);
@@ -212,7 +233,7 @@ TEST(ByteSourceTest, TruncatedGzipReturnsBytesThenSaysTruncated) {
   EXPECT_NE(d.error.find("truncated"), std::string::npos) << d.error;
 }
 
-TEST(ByteSourceTest, CorruptGzipGivesClearError) {
+TEST_P(GzipSourceTest, CorruptGzipGivesClearError) {
   TempDir dir;
   const std::string text = noisy_text(300000);
   std::string gz = gzip_compress(text);
@@ -221,7 +242,7 @@ TEST(ByteSourceTest, CorruptGzipGivesClearError) {
   std::string broken = gz;
   for (size_t i = broken.size() / 2; i < broken.size() / 2 + 64; ++i) broken[i] ^= 0x5a;
   write_file(dir.file("broken.gz"), broken);
-  auto source = open_ok(dir.file("broken.gz"));
+  auto source = open_ok(dir.file("broken.gz"), options());
   ASSERT_NE(source, nullptr);
   Drained d = drain(*source);
   EXPECT_TRUE(d.failed);
@@ -233,7 +254,7 @@ TEST(ByteSourceTest, CorruptGzipGivesClearError) {
   std::string bad_crc = gz;
   bad_crc[bad_crc.size() - 8] ^= 0xff;
   write_file(dir.file("crc.gz"), bad_crc);
-  source = open_ok(dir.file("crc.gz"));
+  source = open_ok(dir.file("crc.gz"), options());
   ASSERT_NE(source, nullptr);
   d = drain(*source);
   EXPECT_TRUE(d.failed);
@@ -241,7 +262,7 @@ TEST(ByteSourceTest, CorruptGzipGivesClearError) {
 
   // The magic bytes followed by junk (binary that happens to start with 1f 8b).
   write_file(dir.file("junk.log"), std::string("\x1f\x8b") + "this is not a gzip header at all");
-  source = open_ok(dir.file("junk.log"));
+  source = open_ok(dir.file("junk.log"), options());
   ASSERT_NE(source, nullptr);
   EXPECT_STREQ(source->encoding(), "gzip");
   d = drain(*source);
@@ -250,14 +271,14 @@ TEST(ByteSourceTest, CorruptGzipGivesClearError) {
   EXPECT_EQ(d.bytes, "");
 }
 
-TEST(ByteSourceTest, InflateLimitStopsGzipBomb) {
+TEST_P(GzipSourceTest, InflateLimitStopsGzipBomb) {
   TempDir dir;
   const std::string zeros(8 << 20, '\0');  // 8 MiB of zeros deflate to a few KiB
   const std::string gz = gzip_compress(zeros, 9);
   ASSERT_LT(gz.size(), 64u << 10);
   write_file(dir.file("bomb.gz"), gz);
 
-  OpenOptions small;
+  OpenOptions small = options();
   small.max_inflated_bytes = 1 << 20;
   auto source = open_ok(dir.file("bomb.gz"), small);
   ASSERT_NE(source, nullptr);
@@ -268,19 +289,91 @@ TEST(ByteSourceTest, InflateLimitStopsGzipBomb) {
   EXPECT_LE(d.bytes.size(), size_t{1} << 20);
 
   // The same stream under the default limit inflates completely.
-  source = open_ok(dir.file("bomb.gz"));
+  source = open_ok(dir.file("bomb.gz"), options());
   ASSERT_NE(source, nullptr);
   d = drain(*source, 1 << 20);
   EXPECT_FALSE(d.failed) << d.error;
   EXPECT_EQ(d.bytes.size(), zeros.size());
 
   // Exactly the limit is allowed.
-  OpenOptions exact;
+  OpenOptions exact = options();
   exact.max_inflated_bytes = static_cast<int64_t>(zeros.size());
   source = open_ok(dir.file("bomb.gz"), exact);
   ASSERT_NE(source, nullptr);
   d = drain(*source, 1 << 20);
   EXPECT_FALSE(d.failed) << d.error;
+}
+
+// A gzip header may carry optional fields (FEXTRA, FNAME, FCOMMENT, and a header CRC): a member
+// written with all of them, then a plain one, inflates to the same text; a wrong header CRC is
+// corrupt data.
+TEST_P(GzipSourceTest, OptionalHeaderFieldsAreSkipped) {
+  TempDir dir;
+  const std::string text = noisy_text(150000, 9), tail = "tail member\n";
+  const std::string plain = gzip_compress(text);
+  // 10 fixed header bytes (flags at 3, all clear from zlib), then the deflate data and trailer.
+  std::string header = plain.substr(0, 10);
+  header[3] = 0x04 | 0x08 | 0x10 | 0x02;                  // FEXTRA, FNAME, FCOMMENT, FHCRC
+  header += std::string("\x06\x00", 2) + "ab\x02\x00zz";  // XLEN 6: one subfield "ab", 2 bytes
+  header += std::string("train.log", 10);                 // zero-terminated name
+  header += std::string("rank 0 of 8", 12);               // zero-terminated comment
+  const uLong crc =
+      crc32(0, reinterpret_cast<const Bytef*>(header.data()), static_cast<uInt>(header.size()));
+  std::string with_crc = header;
+  with_crc.push_back(static_cast<char>(crc & 0xff));
+  with_crc.push_back(static_cast<char>((crc >> 8) & 0xff));
+  write_file(dir.file("fields.gz"), with_crc + plain.substr(10) + gzip_compress(tail));
+  auto source = open_ok(dir.file("fields.gz"), options());
+  ASSERT_NE(source, nullptr);
+  Drained d = drain(*source, 1000);
+  EXPECT_FALSE(d.failed) << d.error;
+  EXPECT_TRUE(d.bytes == text + tail);
+
+  std::string bad_crc = with_crc;
+  bad_crc.back() ^= 0x01;
+  write_file(dir.file("hcrc.gz"), bad_crc + plain.substr(10));
+  source = open_ok(dir.file("hcrc.gz"), options());
+  ASSERT_NE(source, nullptr);
+  d = drain(*source);
+  EXPECT_TRUE(d.failed);
+  EXPECT_EQ(d.bytes, "");
+  EXPECT_NE(d.error.find("corrupt gzip data: "), std::string::npos) << d.error;
+}
+
+// The engines agree byte for byte on a stream of many members of every level, read in reads of
+// every size, and give the same words for a wrong data CRC.
+TEST(GzipEngines, AgreeOnEveryMemberAndOnTheError) {
+  if (!gzip_engine_available(GzipEngine::kIsal)) GTEST_SKIP() << "built without ISA-L";
+  TempDir dir;
+  std::string gz, text;
+  for (int m = 0; m < 12; ++m) {
+    std::string part = noisy_text(20000 + 37000 * static_cast<size_t>(m), 100 + m);
+    gz += gzip_compress(part, m % 10);
+    text += part;
+  }
+  write_file(dir.file("many.gz"), gz);
+  std::string bad = gz;
+  bad[bad.size() - 8] ^= 0x10;  // the last member's CRC
+  write_file(dir.file("bad.gz"), bad);
+  std::vector<std::string> errors;
+  for (GzipEngine engine : {GzipEngine::kZlib, GzipEngine::kIsal}) {
+    OpenOptions o;
+    o.gzip_engine = engine;
+    for (size_t chunk : {size_t{1} << 10, size_t{65521}, size_t{3} << 20}) {
+      auto source = open_ok(dir.file("many.gz"), o);
+      ASSERT_NE(source, nullptr);
+      Drained d = drain(*source, chunk);
+      EXPECT_FALSE(d.failed) << d.error;
+      EXPECT_TRUE(d.bytes == text) << gzip_engine_name(engine) << " " << chunk;
+    }
+    auto source = open_ok(dir.file("bad.gz"), o);
+    ASSERT_NE(source, nullptr);
+    Drained d = drain(*source, 1 << 20);
+    EXPECT_TRUE(d.failed);
+    errors.push_back(d.error);
+  }
+  EXPECT_EQ(errors[0], "corrupt gzip data: incorrect data check");
+  EXPECT_EQ(errors[1], errors[0]);
 }
 
 TEST(ByteSourceTest, MissingFileAndDirectoryAreErrors) {
