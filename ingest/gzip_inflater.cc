@@ -15,6 +15,25 @@ namespace {
 // Both libraries count in 32 bits: a call is given at most this much of either side.
 constexpr size_t kMaxStep = size_t{1} << 30;
 
+// Gives `stream` (a z_stream or an inflate_state: both name their sides next_in, avail_in,
+// next_out and avail_out) the caller's buffers, runs `step`, and moves the caller's pointers
+// past what it read and wrote. Returns what `step` returned.
+template <typename Stream, typename Step>
+int run_step(Stream& stream, const unsigned char** in, size_t* avail_in, unsigned char** out,
+             size_t* avail_out, Step step) {
+  stream.next_in = const_cast<unsigned char*>(*in);
+  stream.avail_in = static_cast<decltype(stream.avail_in)>(std::min(*avail_in, kMaxStep));
+  stream.next_out = *out;
+  stream.avail_out = static_cast<decltype(stream.avail_out)>(std::min(*avail_out, kMaxStep));
+  const size_t in_given = stream.avail_in, out_given = stream.avail_out;
+  const int rc = step();
+  *in += in_given - stream.avail_in;
+  *avail_in -= in_given - stream.avail_in;
+  *out += out_given - stream.avail_out;
+  *avail_out -= out_given - stream.avail_out;
+  return rc;
+}
+
 class ZlibInflater : public GzipInflater {
  public:
   ZlibInflater() {
@@ -27,16 +46,8 @@ class ZlibInflater : public GzipInflater {
 
   Status inflate(const unsigned char** in, size_t* avail_in, unsigned char** out,
                  size_t* avail_out) override {
-    zs_.next_in = const_cast<Bytef*>(*in);
-    zs_.avail_in = static_cast<uInt>(std::min(*avail_in, kMaxStep));
-    zs_.next_out = *out;
-    zs_.avail_out = static_cast<uInt>(std::min(*avail_out, kMaxStep));
-    const size_t in_given = zs_.avail_in, out_given = zs_.avail_out;
-    int rc = ::inflate(&zs_, Z_NO_FLUSH);
-    *in += in_given - zs_.avail_in;
-    *avail_in -= in_given - zs_.avail_in;
-    *out += out_given - zs_.avail_out;
-    *avail_out -= out_given - zs_.avail_out;
+    const int rc =
+        run_step(zs_, in, avail_in, out, avail_out, [this] { return ::inflate(&zs_, Z_NO_FLUSH); });
     if (rc == Z_STREAM_END) return Status::kMemberEnd;
     if (rc == Z_OK || rc == Z_BUF_ERROR) return Status::kOk;
     message_ = zs_.msg ? zs_.msg : "inflate failed";
@@ -66,24 +77,17 @@ class IsalInflater : public GzipInflater {
 
   Status inflate(const unsigned char** in, size_t* avail_in, unsigned char** out,
                  size_t* avail_out) override {
-    state_.next_in = const_cast<uint8_t*>(*in);
-    state_.avail_in = static_cast<uint32_t>(std::min(*avail_in, kMaxStep));
-    state_.next_out = *out;
-    state_.avail_out = static_cast<uint32_t>(std::min(*avail_out, kMaxStep));
-    const size_t in_given = state_.avail_in, out_given = state_.avail_out;
-    int rc = ISAL_DECOMP_OK;
-    if (!header_read_) {
-      rc = isal_read_gzip_header(&state_, &header_);
-      if (rc == ISAL_DECOMP_OK)
+    const int rc = run_step(state_, in, avail_in, out, avail_out, [this] {
+      if (!header_read_) {
+        const int header = isal_read_gzip_header(&state_, &header_);
+        if (header == ISAL_END_INPUT) return ISAL_DECOMP_OK;  // more of the header to come
+        // A name, comment or extra field is skipped (no buffer is given for it): any other
+        // answer is a header that cannot be read.
+        if (header != ISAL_DECOMP_OK) return header < 0 ? header : ISAL_INVALID_WRAPPER;
         header_read_ = true;
-      else if (rc == ISAL_END_INPUT)
-        rc = ISAL_DECOMP_OK;
-    }
-    if (header_read_ && rc == ISAL_DECOMP_OK) rc = isal_inflate(&state_);
-    *in += in_given - state_.avail_in;
-    *avail_in -= in_given - state_.avail_in;
-    *out += out_given - state_.avail_out;
-    *avail_out -= out_given - state_.avail_out;
+      }
+      return isal_inflate(&state_);
+    });
     if (rc < 0 || rc == ISAL_NEED_DICT) {
       message_ = describe(rc);
       return Status::kError;
