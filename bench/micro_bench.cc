@@ -1,6 +1,5 @@
 // In-process throughput of the ingest layers on real fixtures held in memory.
 #include <benchmark/benchmark.h>
-#include <zlib.h>
 
 #include <cstdio>
 #include <cstring>
@@ -19,6 +18,7 @@
 #include "store/store.h"
 #include "store/string_interner.h"
 #include "tests/support/memory_source.h"
+#include "tests/support/temp_files.h"
 
 namespace {
 
@@ -220,21 +220,7 @@ BENCHMARK(BM_StringInternerHits);
 // (ingest/gzip_inflater.h). Arg: 0 zlib, 1 ISA-L (skipped in a build without it). Bytes are the
 // inflated bytes.
 void BM_GzipInflate(benchmark::State& state) {
-  static const std::string gz = [] {
-    const std::string& plain = trace_data();
-    z_stream zs;
-    memset(&zs, 0, sizeof(zs));
-    deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-    std::string out(deflateBound(&zs, plain.size()), '\0');
-    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
-    zs.avail_in = static_cast<uInt>(plain.size());
-    zs.next_out = reinterpret_cast<Bytef*>(out.data());
-    zs.avail_out = static_cast<uInt>(out.size());
-    deflate(&zs, Z_FINISH);
-    out.resize(zs.total_out);
-    deflateEnd(&zs);
-    return out;
-  }();
+  static const std::string gz = rcf::testing::gzip_compress(trace_data(), 6);
   using rcf::ingest::GzipEngine;
   const GzipEngine engine = state.range(0) == 0 ? GzipEngine::kZlib : GzipEngine::kIsal;
   if (!rcf::ingest::gzip_engine_available(engine)) {
