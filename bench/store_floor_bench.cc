@@ -10,6 +10,7 @@
 //   store_floor_bench FILE [--dir DIR] [--min-rows N] [--keep]
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
