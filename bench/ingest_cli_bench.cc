@@ -139,8 +139,7 @@ int main(int argc, char** argv) {
     std::remove(trace_gz.c_str());
     std::remove(text_path.c_str());
     std::remove(mixed_path.c_str());
-    for (const char* suffix : {"", "-wal", "-shm"})
-      std::remove((dir + "/bench.db" + suffix).c_str());
+    rcf::bench::remove_store(rcf::bench::bench_store(dir));
   }
   return 0;
 }

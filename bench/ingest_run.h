@@ -68,13 +68,23 @@ inline double wc_l_seconds(const std::string& input) {
   return best;
 }
 
+// Removes the SQLite store at `path` with its side files, so that the next ingest starts afresh.
+inline void remove_store(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
+}
+
+// The store ingest_and_report ingests into under `dir`.
+inline std::string bench_store(const std::string& dir) {
+  return dir + "/bench.db";
+}
+
 // Ingests `input` into a fresh database under `dir` and prints one result line. `wc_input`: the
 // file `wc -l` reads for the ratio (the uncompressed bytes of a gzip input); `input` when empty.
 inline void ingest_and_report(const std::string& name, const std::string& dir,
                               const std::string& input, int64_t bytes,
                               const std::string& wc_input = "") {
-  std::string db = dir + "/bench.db";
-  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((db + suffix).c_str());
+  const std::string db = bench_store(dir);
+  remove_store(db);
   RunResult r = run_rcf({"ingest", "--db", db, input});
   if (r.exit_code != 0) {
     fmt::print("{:<34} FAILED (exit {})\n", name, r.exit_code);

@@ -35,16 +35,12 @@ int64_t raw_rows(const std::string& db_path) {
   return rows;
 }
 
-void remove_store(const std::string& path) {
-  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
-}
-
 // Writes the rank's log and ingests it into its own shard; returns the shard's path.
 std::string make_shard(const std::string& dir, const std::string& log_source, int rank) {
   const std::string log = fmt::format("{}/logs/dedicated_log_torch_trace_rank_{}.log", dir, rank);
   fs::copy_file(log_source, log, fs::copy_options::overwrite_existing);
   const std::string shard = fmt::format("{}/shards/shard_{}.db", dir, rank);
-  remove_store(shard);
+  rcf::bench::remove_store(shard);
   auto r = rcf::bench::run_rcf({"ingest", "--db", shard, "--host", fmt::format("host{}", rank),
                                 "--lane", "bench", "--run", "r1", log});
   if (r.exit_code != 0) {
@@ -92,7 +88,7 @@ int main(int argc, char** argv) {
     shard_rows += raw_rows(shards.back());
   }
   const std::string out = dir + "/merged.db";
-  remove_store(out);
+  rcf::bench::remove_store(out);
   std::vector<std::string> args = {"merge", out};
   args.insert(args.end(), shards.begin(), shards.end());
   report("merge into a new store", rcf::bench::run_rcf(args), shard_rows, shards.size());

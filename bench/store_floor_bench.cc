@@ -70,10 +70,6 @@ bool is_analysis_table(const std::string& name) {
   return name == "compile_event" || name == "attribution";
 }
 
-void remove_store(const std::string& path) {
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
-}
-
 int run(const std::string& input, const std::string& dir, int64_t min_rows, bool keep) {
   fs::create_directories(dir);
   std::error_code ec;
@@ -83,8 +79,8 @@ int run(const std::string& input, const std::string& dir, int64_t min_rows, bool
     return 2;
   }
   rcf::bench::ingest_and_report("rcf ingest", dir, input, bytes);
-  const std::string source = dir + "/bench.db", copy = dir + "/floor.db";
-  remove_store(copy);
+  const std::string source = rcf::bench::bench_store(dir), copy = dir + "/floor.db";
+  rcf::bench::remove_store(copy);
   auto to = rcf::store::open_store(copy, rcf::store::OpenMode::kIngest);
   auto attach = to->prepare("ATTACH ? AS src");  // bound: the path may hold any character
   attach.bind(1, source);
@@ -113,8 +109,8 @@ int run(const std::string& input, const std::string& dir, int64_t min_rows, bool
         analysed, bytes / 1e6 / analysed);
   to.reset();
   if (!keep) {
-    remove_store(copy);
-    remove_store(source);
+    rcf::bench::remove_store(copy);
+    rcf::bench::remove_store(source);
   }
   return 0;
 }
