@@ -17,6 +17,7 @@
 #include "tests/support/collecting_sink.h"
 #include "tests/support/db_dump.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf {
 namespace {

@@ -26,6 +26,7 @@
 #include "tests/support/db_dump.h"
 #include "tests/support/temp_files.h"
 #include "util/hostname.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf {
 namespace {

@@ -24,6 +24,7 @@
 #include "tests/support/temp_files.h"
 #include "tests/support/xla_log_generator.h"
 #include "util/error.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf {
 namespace {

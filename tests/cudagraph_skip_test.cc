@@ -17,6 +17,7 @@
 #include "tests/support/ingested_store.h"
 #include "tests/support/rcf_process.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf {
 namespace {

@@ -15,6 +15,7 @@
 
 #include "ingest/importer.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 namespace {
 

@@ -14,6 +14,7 @@
 #include "ingest/ingest_driver.h"
 #include "tests/support/collecting_sink.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf {
 namespace {

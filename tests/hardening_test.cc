@@ -19,6 +19,7 @@
 #include "tests/support/db_dump.h"
 #include "tests/support/rcf_process.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf {
 namespace {

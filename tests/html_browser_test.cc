@@ -23,6 +23,7 @@
 #include "report/report_model.h"
 #include "store/store.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf {
 namespace {

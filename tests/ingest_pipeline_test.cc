@@ -31,6 +31,7 @@
 #include "tests/support/golden.h"
 #include "tests/support/temp_files.h"
 #include "util/error.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf::pipeline {
 namespace {

@@ -13,6 +13,7 @@
 
 #include "tests/support/rcf_process.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf {
 namespace {

@@ -14,6 +14,7 @@
 #include "tests/support/collecting_sink.h"
 #include "tests/support/temp_files.h"
 #include "tests/support/xla_log_generator.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf::pipeline {
 namespace {

@@ -15,6 +15,7 @@
 #include "tests/support/collecting_sink.h"
 #include "tests/support/memory_source.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf::ingest {
 namespace {

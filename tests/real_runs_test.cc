@@ -29,6 +29,7 @@
 #include "store/store.h"
 #include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf {
 namespace {

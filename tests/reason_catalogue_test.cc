@@ -17,6 +17,7 @@
 
 #include "ingest/ingest_driver.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 namespace {
 

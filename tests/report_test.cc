@@ -29,6 +29,7 @@
 #include "tests/support/report_store_generator.h"
 #include "tests/support/temp_files.h"
 #include "util/error.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf {
 namespace {

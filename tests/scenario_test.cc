@@ -23,6 +23,7 @@
 #include "report/explain.h"
 #include "store/store.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf {
 namespace {

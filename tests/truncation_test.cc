@@ -18,6 +18,7 @@
 #include "ingest/importer.h"
 #include "tests/support/collecting_sink.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf {
 namespace {

@@ -21,6 +21,7 @@
 #include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
 #include "util/error.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf {
 namespace {

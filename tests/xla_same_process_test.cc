@@ -16,6 +16,7 @@
 #include "tests/support/db_dump.h"
 #include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf {
 namespace {

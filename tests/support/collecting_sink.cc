@@ -1,4 +1,5 @@
 #include "tests/support/collecting_sink.h"
+#include "tests/support/test_paths.h"
 
 #include <gtest/gtest.h>
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf::testing {
 

@@ -1,4 +1,5 @@
 #include "tests/support/ingested_store.h"
+#include "tests/support/test_paths.h"
 
 #include <algorithm>
 #include <filesystem>

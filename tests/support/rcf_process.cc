@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf::testing {
 namespace {
