@@ -13,6 +13,7 @@
 #include "ingest/input_walker.h"
 #include "ingest/step_pattern_tap.h"
 #include "pipeline/parse_ahead.h"
+#include "pipeline/store_files.h"
 #include "store/ingest_writer.h"
 #include "store/run_bundle.h"
 #include "store/store.h"
@@ -78,7 +79,19 @@ std::vector<ingest::InputFile> expand_request_inputs(const IngestRequest& reques
     if (named) throw Error(fmt::format("cannot read {}: {}", p.path, p.message));
     summary.warnings.push_back(fmt::format("skipped {}: {}", p.path, p.message));
   }
-  if (inputs.empty() && !bundle_only) throw Error("no input files found under the given paths");
+  // The store and its side files are never read as logs; said once (docs/bad_input.md).
+  const std::vector<std::string> dropped = drop_sqlite_files(inputs, request.db_path);
+  if (!dropped.empty())
+    summary.warnings.push_back(fmt::format(
+        "left out {} SQLite file{} (the store, its -wal, -shm or -journal file, or another "
+        "database; not logs): {}{}",
+        dropped.size(), dropped.size() == 1 ? "" : "s", dropped.front(),
+        dropped.size() > 1 ? fmt::format(" and {} more", dropped.size() - 1) : ""));
+  if (inputs.empty() && !bundle_only)
+    throw Error(dropped.empty() ? "no input files found under the given paths"
+                                : fmt::format("no log files under the given paths, only SQLite "
+                                              "files (such as {})",
+                                              dropped.front()));
   return inputs;
 }
 
@@ -89,6 +102,9 @@ std::unique_ptr<store::Database> open_ingest_store(const IngestRequest& request,
     throw Error(fmt::format("{}: no such database (a bundle alone needs an ingested run)",
                             request.db_path));
   auto db = store::open_store(request.db_path, store::OpenMode::kIngest);
+  // A store of an older rcf gets the indexes the writer's lookups need before it writes
+  // (source_content keeps the duplicate-source lookup linear in the number of files).
+  store::create_indexes(*db);
   if (bundle_only && !store::find_run_id(*db, request.lane, request.run))
     throw Error(fmt::format("no run '{}' in lane '{}' in {}: ingest its logs first (or give PATHs)",
                             request.run, request.lane, request.db_path));

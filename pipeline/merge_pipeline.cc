@@ -1,7 +1,9 @@
 #include "pipeline/merge_pipeline.h"
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -17,9 +19,9 @@ namespace rcf::pipeline {
 namespace {
 
 // As rcf ingest: how long a new store's switch to WAL mode waits for readers of its first load.
-constexpr int kWalSwitchWaitMs = 3000;
+constexpr int kMergeWalSwitchWaitMs = 3000;
 
-bool same_file(const std::string& a, const std::string& b) {
+bool same_inode(const std::string& a, const std::string& b) {
   struct stat sa, sb;
   return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
          sa.st_ino == sb.st_ino;
@@ -41,26 +43,62 @@ void check_shards(const MergeRequest& request) {
   if (request.shard_paths.empty())
     throw Error("no shard stores given: rcf merge OUT.db SHARD.db...");
   for (const std::string& path : request.shard_paths) {
-    if (same_file(path, request.out_path))
+    if (same_inode(path, request.out_path))
       throw Error(fmt::format("{} is the output store, not a shard: name it once, first", path));
     open_shard(path);
   }
 }
 
-// An OUT this merge created is removed when the merge fails: it did not exist, and must not.
+// The files of an OUT this merge created, for the signal handler: a merge stopped by SIGTERM,
+// SIGINT or SIGHUP removes them too (unlink is async-signal-safe), then dies of that signal.
+constexpr const char* kOutSuffixes[] = {"", "-wal", "-shm", "-journal"};
+char g_out_files[4][4096];
+volatile sig_atomic_t g_remove_on_signal = 0;
+constexpr int kStopSignals[] = {SIGTERM, SIGINT, SIGHUP};
+
+void remove_out_and_die(int sig) {
+  if (g_remove_on_signal)
+    for (const auto& file : g_out_files) ::unlink(file);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+// An OUT this merge created is removed when the merge fails or is stopped by a signal: it did
+// not exist, and must not.
 class RemoveUnlessKept {
  public:
-  RemoveUnlessKept(std::string path, bool armed) : path_(std::move(path)), armed_(armed) {}
-  ~RemoveUnlessKept() {
-    if (!armed_) return;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
-      std::remove((path_ + suffix).c_str());
+  RemoveUnlessKept(std::string path, bool armed) : path_(std::move(path)), armed_(armed) {
+    if (!armed_ || path_.size() + 9 > sizeof g_out_files[0]) return;
+    for (size_t i = 0; i < 4; ++i)
+      std::snprintf(g_out_files[i], sizeof g_out_files[i], "%s%s", path_.c_str(), kOutSuffixes[i]);
+    g_remove_on_signal = 1;
+    struct sigaction action = {};
+    action.sa_handler = remove_out_and_die;
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < 3; ++i) ::sigaction(kStopSignals[i], &action, &previous_[i]);
+    handlers_ = true;
   }
-  void keep() { armed_ = false; }
+  ~RemoveUnlessKept() {
+    disarm_signals();
+    if (!armed_) return;
+    for (const char* suffix : kOutSuffixes) std::remove((path_ + suffix).c_str());
+  }
+  void keep() {
+    disarm_signals();
+    armed_ = false;
+  }
 
  private:
+  void disarm_signals() {
+    if (!handlers_) return;
+    g_remove_on_signal = 0;
+    for (size_t i = 0; i < 3; ++i) ::sigaction(kStopSignals[i], &previous_[i], nullptr);
+    handlers_ = false;
+  }
   std::string path_;
   bool armed_;
+  bool handlers_ = false;
+  struct sigaction previous_[3] = {};
 };
 
 // The merge's one transaction: rolled back unless committed.
@@ -110,9 +148,10 @@ MergeSummary run_merge(const MergeRequest& request) {
   RemoveUnlessKept created(request.out_path, summary.out_created);
   {
     auto out = store::open_store(request.out_path, store::OpenMode::kIngest);
+    store::create_indexes(*out);  // the duplicate lookup's index, for an OUT of an older rcf
     fold_shards(*out, request, summary);
     // A store created by this merge was loaded in rollback-journal mode (store.cc).
-    store::switch_to_wal(*out, kWalSwitchWaitMs);
+    store::switch_to_wal(*out, kMergeWalSwitchWaitMs);
   }
   created.keep();
   return summary;

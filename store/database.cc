@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <mutex>
 
 #include "util/error.h"
 
@@ -30,9 +31,39 @@ std::string uri_path(const std::string& path) {
   return out;
 }
 
+// VM instructions between two looks at the clock: about a millisecond of work.
+constexpr int kProgressOps = 100000;
+
+// Nonzero interrupts the statement (SQLITE_INTERRUPT).
+int past_deadline(void* budget) {
+  return std::chrono::steady_clock::now() > static_cast<QueryBudget*>(budget)->deadline;
+}
+
+// What ran out, in words, for the errors SQLite reports as "interrupted" or "out of memory".
+std::string budget_note(sqlite3* db, const QueryBudget* budget) {
+  const int code = sqlite3_errcode(db) & 0xff;
+  if (code == SQLITE_INTERRUPT && budget)
+    return fmt::format(
+        " (a query on {} ran past its time budget of {} s: a damaged store, or one rcf did not "
+        "write)",
+        budget->path, budget->limit.count() / 1000.0);
+  if (code == SQLITE_NOMEM)
+    return fmt::format(
+        " (SQLite's memory budget of {} MiB is spent: a damaged store, or one rcf "
+        "did not write)",
+        sqlite3_hard_heap_limit64(-1) >> 20);
+  return "";
+}
+
+void set_default_heap_limit() {
+  static std::once_flag once;
+  std::call_once(once, [] { sqlite3_hard_heap_limit64(Database::kHeapLimitBytes); });
+}
+
 }  // namespace
 
-Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
+Statement::Statement(sqlite3* db, std::string_view sql, QueryBudget* budget)
+    : db_(db), budget_(budget) {
   int rc = sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()),
                               SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
   if (rc != SQLITE_OK) {
@@ -45,7 +76,8 @@ Statement::~Statement() {
   sqlite3_finalize(stmt_);
 }
 
-Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
+Statement::Statement(Statement&& other) noexcept
+    : db_(other.db_), stmt_(other.stmt_), budget_(other.budget_), started_(other.started_) {
   other.stmt_ = nullptr;
 }
 
@@ -54,6 +86,8 @@ Statement& Statement::operator=(Statement&& other) noexcept {
     sqlite3_finalize(stmt_);
     db_ = other.db_;
     stmt_ = other.stmt_;
+    budget_ = other.budget_;
+    started_ = other.started_;
     other.stmt_ = nullptr;
   }
   return *this;
@@ -91,12 +125,17 @@ Statement& Statement::bind_null(int index) {
 }
 
 bool Statement::step() {
+  if (budget_) {
+    // The budget counts from this execution's first step, over every row it yields.
+    if (!sqlite3_stmt_busy(stmt_)) started_ = std::chrono::steady_clock::now();
+    budget_->deadline = started_ + budget_->limit;
+  }
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
   std::string message =
-      fmt::format("SQLite step failed: {}{} [{}]", sqlite3_errmsg(db_), busy_note(db_),
-                  std::string_view(sqlite3_sql(stmt_)).substr(0, 200));
+      fmt::format("SQLite step failed: {}{}{} [{}]", sqlite3_errmsg(db_), busy_note(db_),
+                  budget_note(db_, budget_), std::string_view(sqlite3_sql(stmt_)).substr(0, 200));
   sqlite3_reset(stmt_);
   throw Error(message);
 }
@@ -156,7 +195,9 @@ std::string Statement::column_name(int col) const {
   return sqlite3_column_name(stmt_, col);
 }
 
-Database::Database(const std::string& path, Mode mode) : path_(path) {
+Database::Database(const std::string& path, Mode mode)
+    : path_(path), budget_{kQueryTimeLimit, {}, path} {
+  set_default_heap_limit();
   int flags = mode == Mode::kReadWrite ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
                                        : SQLITE_OPEN_READONLY;
   std::string name = path;
@@ -174,6 +215,12 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
   }
   set_busy_timeout(kDefaultBusyTimeoutMs);
   sqlite3_extended_result_codes(db_, 1);
+  sqlite3_progress_handler(db_, kProgressOps, past_deadline, &budget_);
+}
+
+int64_t Database::set_heap_limit(int64_t bytes) {
+  set_default_heap_limit();
+  return sqlite3_hard_heap_limit64(bytes);
 }
 
 void Database::set_busy_timeout(int ms) {
@@ -188,6 +235,7 @@ Database::~Database() {
 void Database::exec(std::string_view sql) {
   std::string owned(sql);
   char* err = nullptr;
+  budget_.deadline = std::chrono::steady_clock::now() + budget_.limit;
   int rc = sqlite3_exec(db_, owned.c_str(), nullptr, nullptr, &err);
   if (rc != SQLITE_OK) {
     std::string_view head = sql.substr(0, std::min<size_t>(sql.find('\n'), 60));
@@ -197,8 +245,8 @@ void Database::exec(std::string_view sql) {
                   "database {} is locked by another process: waited {} s for it to "
                   "finish (while running `{}`); retry when it has finished",
                   path_, busy_timeout_ms_ / 1000.0, head)
-            : fmt::format("SQLite error on {}: {} (while running `{}`)", path_,
-                          err ? err : sqlite3_errstr(rc), head);
+            : fmt::format("SQLite error on {}: {}{} (while running `{}`)", path_,
+                          err ? err : sqlite3_errstr(rc), budget_note(db_, &budget_), head);
     sqlite3_free(err);
     throw Error(message);
   }

@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,10 +12,19 @@
 
 namespace rcf::store {
 
+// The time a statement may run (from its first step to its last) and the path named when it runs
+// out: a store from elsewhere must not make rcf spin until a CI runner's timeout (a view over an
+// endless recursive query). SQLite's progress handler checks it (docs/bad_input.md).
+struct QueryBudget {
+  std::chrono::milliseconds limit;
+  std::chrono::steady_clock::time_point deadline;
+  std::string path;
+};
+
 class Statement {
  public:
   Statement() = default;
-  Statement(sqlite3* db, std::string_view sql);
+  Statement(sqlite3* db, std::string_view sql, QueryBudget* budget = nullptr);
   ~Statement();
   Statement(Statement&& other) noexcept;
   Statement& operator=(Statement&& other) noexcept;
@@ -73,6 +83,8 @@ class Statement {
   void check(int rc, const char* what);
   sqlite3* db_ = nullptr;
   sqlite3_stmt* stmt_ = nullptr;
+  QueryBudget* budget_ = nullptr;
+  std::chrono::steady_clock::time_point started_;  // the first step of this execution
 };
 
 class Database {
@@ -82,6 +94,12 @@ class Database {
   enum class Mode { kReadOnly, kReadWrite, kImmutable };
   // How long a connection waits for another process's lock before failing.
   static constexpr int kDefaultBusyTimeoutMs = 30000;
+  // A statement's time budget. The longest statements of a large store (an index over 1 M
+  // compiles, deleting a run's derived rows) take seconds.
+  static constexpr std::chrono::milliseconds kQueryTimeLimit{300000};
+  // SQLite's heap, all connections together (sqlite3_hard_heap_limit64): a store's page caches
+  // are a few MB, and sorts larger than the cache spill to temporary files.
+  static constexpr int64_t kHeapLimitBytes = int64_t{1} << 30;
 
   // Opens (creating in kReadWrite mode) the database at `path` with a busy timeout, so that a
   // second process waits for the first instead of failing; when the wait runs out, the error
@@ -92,17 +110,21 @@ class Database {
   Database& operator=(const Database&) = delete;
 
   void exec(std::string_view sql);
-  Statement prepare(std::string_view sql) { return Statement(db_, sql); }
+  Statement prepare(std::string_view sql) { return Statement(db_, sql, &budget_); }
   int64_t last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
   sqlite3* handle() { return db_; }
   const std::string& path() const { return path_; }
   void set_busy_timeout(int ms);
   int busy_timeout_ms() const { return busy_timeout_ms_; }
+  // For tests: a shorter time budget, or another heap limit (process-wide; returns the old one).
+  void set_query_time_limit(std::chrono::milliseconds limit) { budget_.limit = limit; }
+  static int64_t set_heap_limit(int64_t bytes);
 
  private:
   sqlite3* db_ = nullptr;
   std::string path_;
   int busy_timeout_ms_ = kDefaultBusyTimeoutMs;
+  QueryBudget budget_;
 };
 
 }  // namespace rcf::store

@@ -10,7 +10,9 @@
 #include <thread>
 
 #include "store/schema.h"
+#include "store/schema_check.h"
 #include "util/error.h"
+#include "util/safe_text.h"
 
 namespace rcf::store {
 namespace {
@@ -29,9 +31,11 @@ namespace {
 // frame_id, frame_compile_id) until 2026-11-23 and took three times as long to build: 2.5 s
 // against 0.8-1.0 s for the three large tables of a 1 M-compile store in the sqlite3 shell, and
 // the whole first ingest went from 17.3-18.6 s to 16.2-16.6 s. A store that has the old ones gets
-// these instead.
+// these instead. source_content serves the duplicate-source lookup (store/duplicate_source.h),
+// run once per file by ingest and merge: without it, 32 000 one-line files took 21.6 s.
 constexpr const char* kIndexSql = R"sql(
 CREATE INDEX IF NOT EXISTS source_run ON source(run_id);
+CREATE INDEX IF NOT EXISTS source_content ON source(content_hash);
 DROP INDEX IF EXISTS dynamo_compile_raw_ref;
 DROP INDEX IF EXISTS guard_failure_ref;
 DROP INDEX IF EXISTS graph_break_ref;
@@ -131,9 +135,28 @@ bool check_path(const std::string& path, OpenMode mode) {
   return dir_writable;
 }
 
+// A reader meets a hot journal when a writer in rollback-journal mode (a store's first ingest,
+// store.cc) was killed: a read-only connection cannot roll it back and fails with "attempt to
+// write a readonly database". A read-write connection that reads the file rolls it back (the
+// ingest never happened), unless a live writer holds the lock, when it is no hot journal at all.
+void recover_hot_journal(const std::string& path, bool dir_writable) {
+  struct stat st;
+  const std::string journal = path + "-journal";
+  if (::stat(journal.c_str(), &st) != 0 || st.st_size == 0) return;
+  if (!dir_writable || ::access(path.c_str(), W_OK) != 0)
+    throw Error(fmt::format(
+        "database {} has a hot journal {} (a write to it was stopped before it finished) and "
+        "cannot be recovered here, read-only: make {} and its directory writable and run the "
+        "command again (rcf rolls the journal back: the unfinished write never happened)",
+        path, journal, path));
+  Database writer(path, Database::Mode::kReadWrite);
+  table_count(writer);
+}
+
 // Phase 2 of open_store: the connection, and the number of tables the file holds.
 std::unique_ptr<Database> open_connection(const std::string& path, OpenMode mode, bool dir_writable,
                                           int* tables) {
+  if (mode == OpenMode::kRead) recover_hot_journal(path, dir_writable);
   auto db = std::make_unique<Database>(
       path, mode == OpenMode::kRead ? Database::Mode::kReadOnly : Database::Mode::kReadWrite);
   // Reading the header also tells whether this is an SQLite file at all.
@@ -198,7 +221,8 @@ void check_schema_version(Database& db, const std::string& path) {
   bool numeric = ec == std::errc() && end == text_end;
   if (numeric && found == kSchemaVersion) return;
   // A store from elsewhere may hold anything there: bad input, never an internal error.
-  std::string shown = numeric ? std::to_string(found) : fmt::format("'{}'", version_text);
+  std::string shown =
+      numeric ? std::to_string(found) : fmt::format("'{}'", util::field_text(version_text));
   const char* why = !numeric                 ? "not written by rcf"
                     : found > kSchemaVersion ? "written by a newer rcf: upgrade rcf"
                                              : "written by an older rcf: re-ingest the logs "
@@ -236,6 +260,8 @@ std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode) {
     created = create_schema(*db);
   }
   check_schema_version(*db, path);
+  // A store this call did not create may come from anywhere (docs/bad_input.md).
+  if (!created) check_schema_matches(*db, path);
   if (mode != OpenMode::kRead) set_writer_pragmas(*db, mode, created);
   return db;
 }
