@@ -422,7 +422,17 @@ std::vector<CheckResult> evaluate_run(const RunFacts& run, const Budgets& budget
   }
 
   if (budgets.max_compile_share) {
-    if (!run.compile_share) {
+    if (!run.implausible_times.empty()) {
+      // Never a pass on evidence rcf rejected: the check fails and says what it dropped.
+      CheckResult c;
+      c.budget = "max_compile_share";
+      c.kind = ValueKind::kShare;
+      c.status = CheckStatus::kFail;
+      c.allowed = *budgets.max_compile_share;
+      c.summary = "compile share not measurable: the store's step times are out of range (" +
+                  run.implausible_times + "); dropped";
+      out.push_back(std::move(c));
+    } else if (!run.compile_share) {
       out.push_back(skipped("max_compile_share", ValueKind::kShare,
                             "no compile share: needs step timings with wall time and compile "
                             "time (or timed compiles)"));
@@ -434,6 +444,9 @@ std::vector<CheckResult> evaluate_run(const RunFacts& run, const Budgets& budget
       if (run.compile_ms && run.wall_ms)
         c.summary += fmt::format(" ({} compiling of {} wall)", duration_text(*run.compile_ms),
                                  duration_text(*run.wall_ms));
+      if (run.implausible_rows > 0)
+        c.summary += fmt::format("; {} with out-of-range numbers rejected at ingest, not counted",
+                                 plural(run.implausible_rows, "line"));
       if (c.status == CheckStatus::kFail) c.culprit = top_culprit(run);
       out.push_back(std::move(c));
     }

@@ -105,6 +105,10 @@ struct RunFacts {
   std::optional<double> compile_ms;  // with wall_ms: the compile share's parts, when known
   std::optional<double> wall_ms;
   std::optional<double> compile_share;
+  // Evidence the compile share left out (util/plausible.h): times out of range in the store
+  // (then compile_share is unset and the check fails, never passes), or rows rejected at ingest.
+  std::string implausible_times;
+  int64_t implausible_rows = 0;
   std::vector<GateCauseGroup> groups;    // ranked, fix first
   std::vector<ProgramArrival> arrivals;  // ordered by step
 };

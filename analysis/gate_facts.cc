@@ -4,9 +4,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "analysis/restart_proof.h"
 #include "analysis/run_evidence.h"
+#include "util/plausible.h"
 
 namespace rcf::analysis {
 namespace {
@@ -79,6 +81,27 @@ void load_compile_share(store::Database& db, RunFacts& run) {
     run.wall_ms = wall_ms;
     run.compile_share = *compile_ms / *wall_ms;
   }
+}
+
+// A store from elsewhere may hold any number: a compile share is evidence only when its parts
+// are durations (util/plausible.h). Also counts the rows the ingest rejected as implausible.
+void check_compile_share(store::Database& db, RunFacts& run) {
+  auto rejected = db.prepare(
+      "SELECT coalesce(sum(n.count), 0) FROM line_note n JOIN source s USING (source_id) "
+      "WHERE s.run_id = ? AND n.reason LIKE 'implausible\\_%' ESCAPE '\\'");
+  rejected.bind(1, run.run_id);
+  if (rejected.step()) run.implausible_rows = rejected.int64(0);
+  const bool plausible =
+      (!run.compile_ms || util::plausible_duration_ms(*run.compile_ms)) &&
+      (!run.wall_ms || util::plausible_duration_ms(*run.wall_ms)) &&
+      (!run.compile_share || (std::isfinite(*run.compile_share) && *run.compile_share >= 0));
+  if (plausible) return;
+  run.implausible_times = fmt::format("compile time {:g} ms of wall time {:g} ms (share {:g})",
+                                      run.compile_ms.value_or(0), run.wall_ms.value_or(0),
+                                      run.compile_share.value_or(0));
+  run.compile_share.reset();
+  run.compile_ms.reset();
+  run.wall_ms.reset();
 }
 
 void load_groups(store::Database& db, RunFacts& run) {
@@ -171,6 +194,7 @@ LaneFacts load_lane_facts(store::Database& db, const std::string& lane, const st
     load_programs(db, r);
     load_curve(db, r);
     load_compile_share(db, r);
+    check_compile_share(db, r);
     load_groups(db, r);
     load_arrivals(db, r);
     facts.runs.push_back(std::move(r));

@@ -6,10 +6,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include "util/plausible.h"
+
 namespace rcf::analysis {
 
 std::string duration_text(double ms) {
+  // Out of range (util/plausible.h) is never wrapped into an int: 1e300 ms once read "-30m-8s".
+  if (std::isnan(ms)) return "unknown";
   if (ms <= 0) return "0s";
+  if (ms > util::kMaxDurationMs) return "more than a year";
   if (ms < 1000) return fmt::format("{:.0f}ms", ms);
   if (ms < 60000) return fmt::format("{:.1f}s", ms / 1000);
   auto total = static_cast<int64_t>(std::floor(ms / 1000));

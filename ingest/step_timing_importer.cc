@@ -17,6 +17,7 @@
 #include "ingest/text_util.h"
 #include "ingest/wall_time.h"
 #include "util/json_depth.h"
+#include "util/plausible.h"
 
 namespace rcf::ingest {
 namespace {
@@ -239,6 +240,16 @@ std::optional<std::string> json_text(const nlohmann::json& v) {
   return std::nullopt;
 }
 
+// Why a parsed row cannot be evidence, or nullptr.
+const char* implausible_reason(const StepTiming& t) {
+  if (!util::plausible_id(t.step)) return "implausible_step";
+  if ((t.wall_ms && !util::plausible_duration_ms(*t.wall_ms)) ||
+      (t.compile_ms && !util::plausible_duration_ms(*t.compile_ms)))
+    return "implausible_duration";
+  if (t.timestamp_s && !util::plausible_epoch_s(*t.timestamp_s)) return "implausible_timestamp";
+  return nullptr;
+}
+
 class StepTimingImporter : public Importer {
  public:
   explicit StepTimingImporter(EventSink& sink) : sink_(sink) {}
@@ -294,7 +305,17 @@ class StepTimingImporter : public Importer {
       sink_.note(line_no, LineFate::kRejected, "bad_step_row", line);
       return;
     }
-    sink_.emit(std::move(t));
+    emit_plausible(std::move(t), line, line_no);
+  }
+
+  // A row whose numbers are out of range is rejected under the reason that says which
+  // (util/plausible.h): a negative compile time would turn a failing compile share into a pass.
+  void emit_plausible(StepTiming t, std::string_view line, int64_t line_no) {
+    const char* reason = implausible_reason(t);
+    if (reason)
+      sink_.note(line_no, LineFate::kRejected, reason, line);
+    else
+      sink_.emit(std::move(t));
   }
 
   void on_json(std::string_view text, std::string_view line, int64_t line_no) {
@@ -331,7 +352,7 @@ class StepTimingImporter : public Importer {
       sink_.note(line_no, LineFate::kRejected, "bad_step_row", line);
       return;
     }
-    sink_.emit(std::move(t));
+    emit_plausible(std::move(t), line, line_no);
   }
 
   EventSink& sink_;

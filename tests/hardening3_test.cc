@@ -298,6 +298,61 @@ TEST_F(Hardening3, TheDuplicateSourceLookupUsesAnIndex) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Class 2: numbers out of range are rejected where they are read.
+
+// 27 % compile share over steps 1-2; step 3's negative compile time once made it -2.7 % (a pass).
+const char* kStepsWithBadRows =
+    "step,wall_ms,compile_ms,timestamp\n"
+    "1,10000,2700,2025-03-04T09:15:41Z\n"
+    "2,10000,2700,2025-03-04T09:15:51Z\n"
+    "3,10000,-5940,2025-03-04T09:16:01Z\n"
+    "4,1e300,1,2025-03-04T09:16:11Z\n"
+    "5,10,1,1970-01-01T00:00:00Z\n"
+    "1152921504606846976,10,1,2025-03-04T09:16:21Z\n";
+
+TEST_F(Hardening3, StepRowsOutOfRangeAreRejectedAndTheGateSaysSo) {
+  write_file(path("steps.csv"), kStepsWithBadRows);
+  RcfRun r = rcf({"ingest", "--db", "s.db", "--lane", "l", "--run", "r", "steps.csv"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  {
+    auto db = store::open_store(path("s.db"), store::OpenMode::kRead);
+    EXPECT_EQ(testing::query_csv(*db,
+                                 "SELECT reason, count, first_line FROM line_note WHERE "
+                                 "reason LIKE 'implausible%' ORDER BY reason"),
+              "reason,count,first_line\nimplausible_duration,2,4\nimplausible_step,1,7\n"
+              "implausible_timestamp,1,6\n");
+  }
+  r = rcf({"gate", "--db", "s.db", "--max-compile-share", "0.1"});
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "27")) << r.out;
+  EXPECT_TRUE(contains(r.out, "4 lines with out-of-range numbers rejected at ingest")) << r.out;
+  EXPECT_FALSE(contains(r.out, "-30m")) << r.out;
+}
+
+// A store from elsewhere whose compile share is negative: the check fails and says what it
+// dropped, never passes.
+TEST_F(Hardening3, AStoresOutOfRangeCompileShareFailsTheGate) {
+  write_file(path("steps.csv"), "step,wall_ms,compile_ms\n1,10000,2700\n2,10000,2700\n");
+  RcfRun r = rcf({"ingest", "--db", "s.db", "--lane", "l", "--run", "r", "steps.csv"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  raw_exec(path("s.db"), "UPDATE run_convergence SET compile_ms = -540, compile_share = -0.027;");
+  r = rcf({"gate", "--db", "s.db", "--max-compile-share", "0.1"});
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "out of range")) << r.out;
+  raw_exec(path("s.db"), "UPDATE run_convergence SET compile_ms = 1e300, wall_ms = 1e300;");
+  r = rcf({"gate", "--db", "s.db", "--max-compile-share", "0.1"});
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+}
+
+TEST(Durations, AreFormattedWithoutOverflow) {
+  EXPECT_EQ(analysis::duration_text(1e300), "more than a year");
+  EXPECT_EQ(analysis::duration_text(1e300 / 1e3), "more than a year");
+  EXPECT_EQ(analysis::duration_text(std::nan("")), "unknown");
+  EXPECT_EQ(analysis::duration_text(-1e300), "0s");
+  EXPECT_EQ(analysis::duration_text(3 * 3600e3 + 62e3), "3h01m02s");
+}
+
+// ---------------------------------------------------------------------------------------------
 // Class 7: a store whose write was stopped, a merge stopped by a signal.
 
 // A writer in rollback-journal mode dies mid-transaction, after its changes reached the file: a

@@ -149,12 +149,14 @@ TEST(StepTimingImporter, Timestamps) {
                            "L6 step=5 wall=- compile=- ts=1741046400",
                            "L7 step=6 wall=- compile=- ts=1741079741.367",
                            "L8 step=7 wall=- compile=- ts=1741079741.367",
-                           "L9 step=8 wall=- compile=- ts=0",
                            "L10 step=9 wall=- compile=- ts=1709251199",
                            "L12 step=11 wall=- compile=- ts=1741079700",
                        }));
-  EXPECT_EQ(sink.note_counts(), (Notes{{"rejected:bad_step_row", 1}}));
-  EXPECT_EQ(sink.notes[0].line, 11);
+  // 1970 is before any log rcf reads (util/plausible.h): not evidence.
+  EXPECT_EQ(sink.note_counts(),
+            (Notes{{"rejected:bad_step_row", 1}, {"rejected:implausible_timestamp", 1}}));
+  EXPECT_EQ(sink.notes[0].line, 9);
+  EXPECT_EQ(sink.notes[1].line, 11);
 }
 
 TEST(StepTimingImporter, QuotedFields) {
