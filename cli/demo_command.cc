@@ -18,6 +18,7 @@
 #include "store/store.h"
 #include "util/error.h"
 #include "util/output_guard.h"
+#include "util/safe_text.h"
 
 namespace rcf::cli {
 namespace {
@@ -127,8 +128,8 @@ Command add_demo_command(CLI::App& app) {
               for (const char* p : s.paths)
                 present = present && ::access((opt->fixtures + "/" + p).c_str(), R_OK) == 0;
               if (!present) {
-                fmt::print("[{}/{}] skipped: fixtures not found under {}\n", s.lane, s.run,
-                           opt->fixtures);
+                print_text(fmt::format("[{}/{}] skipped: fixtures not found under {}\n", s.lane,
+                                       s.run, util::field_text(opt->fixtures)));
                 continue;
               }
               pipeline::IngestRequest req;
@@ -150,11 +151,12 @@ Command add_demo_command(CLI::App& app) {
             write_file(opt->out + "/report.md", report::render_report_markdown(full));
             write_file(opt->out + "/report.json", report::render_report_json(full));
             print_text("\n" + text);
-            fmt::print("Wrote {0}/rcf.db, {0}/explain.txt and {0}/explain.json\n", opt->out);
-            fmt::print(
-                "Reports: {0}/report.html (open in a browser; works offline), {0}/report.md "
-                "(upgrade note), {0}/report.json\n",
-                opt->out);
+            const std::string out = util::field_text(opt->out);
+            print_text(
+                fmt::format("Wrote {0}/rcf.db, {0}/explain.txt and {0}/explain.json\n"
+                            "Reports: {0}/report.html (open in a browser; works offline), "
+                            "{0}/report.md (upgrade note), {0}/report.json\n",
+                            out));
             return kExitOk;
           }};
 }

@@ -17,6 +17,7 @@
 #include "store/store.h"
 #include "util/error.h"
 #include "util/output_guard.h"
+#include "util/safe_text.h"
 
 namespace rcf::cli {
 namespace {
@@ -136,9 +137,10 @@ int run_gate(const GateOptions& o, const Flags& f) {
   if (gate_file && o.lane.empty()) {
     for (const auto& entry : gate_file->lanes)
       if (!is_glob(entry.lane) && std::find(lanes.begin(), lanes.end(), entry.lane) == lanes.end())
-        fmt::print(stderr,
-                   "rcf gate: warning: gate file {} names lane '{}', which {} has no run of\n",
-                   o.gate_file, entry.lane, o.db);
+        print_text(stderr, fmt::format("rcf gate: warning: gate file {} names lane '{}', which "
+                                       "{} has no run of\n",
+                                       util::field_text(o.gate_file), util::field_text(entry.lane),
+                                       util::field_text(o.db)));
   }
 
   std::unique_ptr<store::Database> baseline_db;

@@ -19,7 +19,7 @@ int internal_error(const std::string& what) {
       stderr, fmt::format("rcf: internal error: {}\nThis is a bug in rcf (or the machine ran out "
                           "of memory), not a problem with the input: please report it with the "
                           "command line and, if you can, the input files (exit code {}).\n",
-                          what, rcf::cli::kExitInternalError));
+                          rcf::util::field_text(what), rcf::cli::kExitInternalError));
   return rcf::cli::kExitInternalError;
 }
 
@@ -44,22 +44,28 @@ int main(int argc, char** argv) {
       names += (names.empty() ? "" : ", ") + command.app->get_name();
     }
     if (!known) {
-      fmt::print(stderr, "rcf: error: unknown command '{}' (commands: {}; see rcf --help)\n",
-                 argv[1], names);
+      rcf::cli::print_text(
+          stderr, fmt::format("rcf: error: unknown command '{}' (commands: {}; see rcf --help)\n",
+                              rcf::util::field_text(argv[1]), names));
       return rcf::cli::kExitUsageOrInput;
     }
   }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? rcf::cli::kExitOk : rcf::cli::kExitUsageOrInput;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // The parser's message quotes the command line: one line, through the sanitiser.
+    rcf::cli::print_text(stderr, fmt::format("rcf: error: {}\nRun with --help for more "
+                                             "information.\n",
+                                             rcf::util::field_text(e.what())));
+    return rcf::cli::kExitUsageOrInput;
   }
   try {
     for (auto& command : commands)
       if (command.app->parsed()) return command.run();
   } catch (const rcf::Error& e) {
-    rcf::cli::print_text(stderr, fmt::format("rcf: error: {}\n", e.what()));
+    // An error quotes store, log and command-line text: one line, whatever it holds.
+    rcf::cli::print_text(stderr, fmt::format("rcf: error: {}\n", rcf::util::field_text(e.what())));
     return rcf::cli::kExitUsageOrInput;
   } catch (const std::bad_alloc&) {
     return internal_error("out of memory (std::bad_alloc)");

@@ -13,6 +13,7 @@
 #include "store/store.h"
 #include "util/error.h"
 #include "util/output_guard.h"
+#include "util/safe_text.h"
 
 namespace rcf::cli {
 namespace {
@@ -65,7 +66,8 @@ Command add_report_command(CLI::App& app) {
             file << text;
             file.close();
             if (!file) throw Error(fmt::format("cannot write the report to {}", opt->out));
-            fmt::print(stderr, "wrote {} report to {} ({} bytes)\n", format, opt->out, text.size());
+            print_text(stderr, fmt::format("wrote {} report to {} ({} bytes)\n", format,
+                                           util::field_text(opt->out), text.size()));
             return kExitOk;
           }};
 }

@@ -21,10 +21,18 @@
 #include "store/run_bundle.h"
 #include "store/store.h"
 #include "util/error.h"
+#include "util/safe_text.h"
 
 namespace rcf::pipeline {
 namespace fs = std::filesystem;
 namespace {
+
+// Every status line goes out through the sanitiser: fields are field_text already, and this is
+// the last line of defence for any text that was missed (docs/capture.md).
+void say(std::FILE* out, std::string_view text) {
+  const std::string safe = util::terminal_text(text);
+  std::fwrite(safe.data(), 1, safe.size(), out);
+}
 
 constexpr size_t kSniffWindow = size_t{64} << 10;
 
@@ -80,10 +88,14 @@ void write_text(const std::string& path, const std::string& text) {
 }
 
 std::string how_it_ended(const std::vector<std::string>& command, const CommandOutcome& r) {
-  if (r.signal)
-    return fmt::format("{} was killed by signal {} ({}); exit code {}", command[0], r.signal,
-                       strsignal(r.signal), r.exit_code);
-  return fmt::format("{} exited with code {}", command[0], r.exit_code);
+  std::string ended = r.signal ? fmt::format("was killed by signal {} ({}); exit code {}", r.signal,
+                                             strsignal(r.signal), r.exit_code)
+                               : fmt::format("exited with code {}", r.exit_code);
+  // A stopped command is said so: it is continued only by a signal rcf forwards (docs/capture.md).
+  if (r.stopped_by)
+    ended = fmt::format("was stopped by signal {} ({}) while it ran, then {}", r.stopped_by,
+                        strsignal(r.stopped_by), ended);
+  return util::field_text(command[0]) + " " + ended;
 }
 
 // The explanation, cut after `max_lines` lines.
@@ -265,9 +277,10 @@ void print_plan(const CaptureRequest& req, const Resolved& names, const CaptureE
       switches += fmt::format(
           "{}{}{}", switches.empty() ? "" : ", ", s.name,
           s.action == EnvAction::kSet ? "" : fmt::format(" ({})", env_action_name(s.action)));
-  fmt::print(messages, "rcf capture: lane {}, run {}, level {}: logs to {}\n", names.lane,
-             names.run, capture_level_name(req.level), names.layout.dir);
-  fmt::print(messages, "rcf capture: set {}\n", switches);
+  say(messages, fmt::format("rcf capture: lane {}, run {}, level {}: logs to {}\n",
+                            util::field_text(names.lane), util::field_text(names.run),
+                            capture_level_name(req.level), util::field_text(names.layout.dir)));
+  say(messages, fmt::format("rcf capture: set {}\n", switches));
   std::fflush(messages);
 }
 
@@ -285,7 +298,7 @@ bool ingest_captured(const CaptureRequest& req, const Resolved& names, const Inp
   ingest.host = req.host;
   ingest.bundle = bundle;
   IngestSummary summary = run_ingest(ingest);
-  fmt::print(messages, "rcf capture: {}", render_ingest_summary(summary));
+  say(messages, fmt::format("rcf capture: {}", render_ingest_summary(summary)));
   return summary.run_created_or_kept;
 }
 
@@ -298,16 +311,19 @@ void write_reports(const CaptureRequest& req, const Resolved& names, std::FILE* 
   std::erase_if(model.runs, [&](const report::RunSummary& r) { return r.run != names.run; });
   std::string explain = report::render_explain_text(model);
   write_text(dir + "/explain.txt", explain);
-  fmt::print(messages, "\n{}",
-             cut_lines(explain, req.explain_lines,
-                       fmt::format("{}/explain.txt or rcf explain --lane {}", dir, names.lane)));
+  say(messages, fmt::format("\n{}", cut_lines(explain, req.explain_lines,
+                                              fmt::format("{}/explain.txt or rcf explain --lane {}",
+                                                          util::field_text(dir),
+                                                          util::field_text(names.lane)))));
   report::ReportModel full = report::build_report(*db, names.lane);
   write_text(dir + "/report.html", report::render_report_html(full));
   write_text(dir + "/report.md", report::render_report_markdown(full));
-  fmt::print(messages,
-             "\nrcf capture: database {} (lane {}, run {}); reports {}/report.html and "
-             "{}/report.md; explanation {}/explain.txt\n",
-             req.db_path, names.lane, names.run, dir, dir, dir);
+  say(messages,
+      fmt::format("\nrcf capture: database {} (lane {}, run {}); reports {}/report.html and "
+                  "{}/report.md; explanation {}/explain.txt\n",
+                  util::field_text(req.db_path), util::field_text(names.lane),
+                  util::field_text(names.run), util::field_text(dir), util::field_text(dir),
+                  util::field_text(dir)));
 }
 
 }  // namespace
@@ -317,8 +333,9 @@ int run_capture(const CaptureRequest& req, std::FILE* messages) {
     throw Error("no command to capture: rcf capture [options] -- CMD ARGS...");
   const std::map<std::string, std::string> parent = current_environment();
   if (!executable_exists(req.command[0], parent)) {
-    fmt::print(messages, "rcf capture: error: cannot run '{}': no such executable{}\n",
-               req.command[0], req.command[0].find('/') == std::string::npos ? " in PATH" : "");
+    say(messages, fmt::format("rcf capture: error: cannot run '{}': no such executable{}\n",
+                              util::field_text(req.command[0]),
+                              req.command[0].find('/') == std::string::npos ? " in PATH" : ""));
     return kCommandNotFound;
   }
   Resolved names = resolve_names(req);
@@ -332,30 +349,33 @@ int run_capture(const CaptureRequest& req, std::FILE* messages) {
   CommandOutcome ran = run_teed(req.command, environment_strings(plan.env), layout.stdout_log(),
                                 layout.stderr_log());
   if (!ran.started) {
-    fmt::print(messages, "rcf capture: error: cannot run '{}': {}\n", req.command[0],
-               std::strerror(ran.spawn_error));
+    say(messages, fmt::format("rcf capture: error: cannot run '{}': {}\n",
+                              util::field_text(req.command[0]), std::strerror(ran.spawn_error)));
     return ran.exit_code;
   }
-  fmt::print(messages, "\nrcf capture: {}\n", how_it_ended(req.command, ran));
+  say(messages, fmt::format("\nrcf capture: {}\n", how_it_ended(req.command, ran)));
   if (ran.output_held_open)
-    fmt::print(messages,
-               "rcf capture: processes it started still hold its output open; their later "
-               "output is not captured\n");
+    say(messages,
+        fmt::format("rcf capture: processes it started still hold its output open; their later "
+                    "output is not captured\n"));
 
   try {
     Inputs in = capture_inputs(layout, plan, started, !req.step_pattern.empty());
-    for (const auto& note : in.notes) fmt::print(messages, "rcf capture: {}\n", note);
+    for (const auto& note : in.notes)
+      say(messages, fmt::format("rcf capture: {}\n", util::field_text(note)));
     if (in.paths.empty()) {
-      fmt::print(messages,
-                 "rcf capture: nothing to ingest: the command wrote no compile log rcf reads (was "
-                 "it a torch.compile, torch_xla or JAX program?); its output is in {}\n",
-                 layout.dir);
+      say(messages,
+          fmt::format(
+              "rcf capture: nothing to ingest: the command wrote no compile log rcf reads (was "
+              "it a torch.compile, torch_xla or JAX program?); its output is in {}\n",
+              util::field_text(layout.dir)));
       return ran.exit_code;
     }
     if (ingest_captured(req, names, in, bundle, messages)) write_reports(req, names, messages);
   } catch (const Error& e) {
-    fmt::print(messages, "rcf capture: error after the command ended: {} (its logs are in {})\n",
-               e.what(), layout.dir);
+    say(messages,
+        fmt::format("rcf capture: error after the command ended: {} (its logs are in {})\n",
+                    util::field_text(e.what()), util::field_text(layout.dir)));
   }
   return ran.exit_code;
 }

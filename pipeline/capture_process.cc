@@ -10,8 +10,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <initializer_list>
+#include <optional>
 
 #include "util/error.h"
 
@@ -31,7 +33,12 @@ void forward_signal(int sig) {
   int received = g_signals + 1;
   g_signals = received;
   pid_t group = g_command_group;
-  if (group > 0) ::kill(-group, received > 1 ? SIGKILL : sig);
+  if (group > 0) {
+    ::kill(-group, received > 1 ? SIGKILL : sig);
+    // A stopped process keeps a terminating signal pending until it is continued: without this a
+    // command stopped by `kill -STOP $$` (or a background read of the terminal) never ends.
+    ::kill(-group, SIGCONT);
+  }
 }
 
 class Fd {
@@ -257,13 +264,29 @@ class OutputCopy {
 };
 
 // True when the command ended (its status in `status`). A command stopped at the terminal that
-// rcf handed it stops rcf too (TerminalHandover::stop_with).
-bool command_ended(pid_t pid, int* status, TerminalHandover& terminal) {
-  int flags = WNOHANG | (terminal.active() ? WUNTRACED : 0);
-  if (wait_for(pid, status, flags) != pid) return false;
+// rcf handed it stops rcf too (TerminalHandover::stop_with); one stopped otherwise is recorded
+// (its stop signal in `stopped_by`), and continued by the next signal rcf forwards.
+bool command_ended(pid_t pid, int* status, TerminalHandover& terminal, int* stopped_by) {
+  if (wait_for(pid, status, WNOHANG | WUNTRACED) != pid) return false;
   if (!WIFSTOPPED(*status)) return true;
-  terminal.stop_with(pid);
+  *stopped_by = WSTOPSIG(*status);
+  if (terminal.active()) terminal.stop_with(pid);
   return false;
+}
+
+// After rcf has forwarded a signal, the command's group has this long to end before it is
+// killed: rcf never waits forever for a command that ignores or cannot take the signal.
+constexpr auto kEndAfterSignal = std::chrono::seconds(5);
+
+// Kills the command's group once it has outlived kEndAfterSignal since the first forwarded
+// signal; `first_signal` is that moment (unset until then).
+void end_after_signal(pid_t pid, std::optional<Clock::time_point>& first_signal, bool& killed) {
+  if (g_signals == 0 || killed) return;
+  if (!first_signal) first_signal = Clock::now();
+  if (Clock::now() - *first_signal < kEndAfterSignal) return;
+  ::kill(-pid, SIGKILL);
+  ::kill(-pid, SIGCONT);
+  killed = true;
 }
 
 // Once the command has ended, output that processes it left running still write is copied for
@@ -326,7 +349,12 @@ CommandOutcome run_teed(const std::vector<std::string>& argv, const std::vector<
   const int pass_fds[2] = {out_fd, err_fd};
   OutputCopy copy(pipe_fds, log_fds, pass_fds);
   int status = 0;
-  while (!command_ended(pid, &status, terminal)) copy.pump(200);
+  std::optional<Clock::time_point> first_signal;
+  bool killed = false;
+  while (!command_ended(pid, &status, terminal, &outcome.stopped_by)) {
+    copy.pump(200);
+    end_after_signal(pid, first_signal, killed);
+  }
   terminal.take_back();
   drain(copy);
   g_command_group = 0;

@@ -17,6 +17,7 @@ struct CommandOutcome {
   // 126 when not executable.
   int exit_code = 0;
   int signal = 0;                 // the signal that killed it, else 0
+  int stopped_by = 0;             // the signal that last stopped it while it ran, else 0
   bool output_held_open = false;  // a process it left running still held its stdout/stderr
 };
 

@@ -264,6 +264,54 @@ TEST(QueryBudget, AQueryPastTheHeapLimitFailsWithAClearError) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Class 3: messages quote store, log and command-line text through the sanitiser.
+
+TEST_F(Hardening3, StoreTextInAnErrorCannotForgeALine) {
+  ingested_store("cur.db");
+  std::string base = ingested_store("base.db", "ok");
+  raw_exec(base,
+           "UPDATE run_table SET lane = 'x' || char(10) || '::error::forged' || char(27) || "
+           "'[2J';");
+  RcfRun r = rcf({"gate", "--db", "cur.db", "--baseline", "base.db:nolane"});
+  expect_refused(r, {"x\\n::error::forged\\x1b[2J"});
+  expect_no_workflow_command(r.err);
+  expect_no_control_bytes(r.err);
+
+  raw_exec(base,
+           "UPDATE schema_info SET value = '1' || char(10) || '::stop-commands::t' WHERE "
+           "key = 'schema_version';");
+  r = rcf({"explain", "--db", "base.db"});
+  expect_refused(r, {"'1\\n::stop-commands::t'"});
+  expect_no_workflow_command(r.err);
+}
+
+TEST_F(Hardening3, CommandLineTextInParserErrorsIsEscaped) {
+  RcfRun r = rcf({"\x1b]0;title\x07x\n::error::a"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_TRUE(contains(r.err, "unknown command")) << r.err;
+  expect_no_control_bytes(r.err);
+  expect_no_workflow_command(r.err);
+
+  r = rcf({"explain", "--db", "x.db", "--no-such\x1b[2J\n::add-mask::x"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_TRUE(contains(r.err, "rcf: error:")) << r.err;
+  expect_no_control_bytes(r.err);
+  expect_no_workflow_command(r.err);
+
+  r = rcf({"explain", "--db", "no\n::error::such.db"});
+  expect_refused(r, {"no\\n::error::such.db"});
+  expect_no_workflow_command(r.err);
+}
+
+TEST_F(Hardening3, CaptureStatusLinesEscapeTheCommandName) {
+  RcfRun r = rcf({"capture", "--out", "cap", "--", "/no/such\n::error::forged\x1b[2J"});
+  EXPECT_NE(r.rc, 0);
+  EXPECT_TRUE(contains(r.err + r.out, "no such executable")) << r.err;
+  expect_no_workflow_command(r.err + r.out);
+  expect_no_control_bytes(r.err + r.out);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Class 8: the store is not a log.
 
 TEST_F(Hardening3, TheStoreInsideTheLogDirectoryIsNotIngested) {
@@ -400,6 +448,25 @@ TEST_F(Hardening3, AMergeStoppedBySigtermLeavesNoOut) {
     return;
   }
   ADD_FAILURE() << "the merge always finished before SIGTERM reached it";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Class 5: a stopped command under capture.
+
+TEST_F(Hardening3, CaptureEndsAStoppedCommandOnSigterm) {
+  write_file(path("stop.sh"),
+             "#!/bin/sh\ntouch started\nkill -STOP $$\necho continued\nsleep 60\n");
+  fs::permissions(path("stop.sh"), fs::perms::owner_all);
+  testing::RcfChild child({"capture", "--out", "cap", "--", "./stop.sh"}, RcfOptions{tmp_.path()});
+  // rcf forwards signals once the command runs: wait for it to have stopped itself.
+  for (int i = 0; i < 600 && !fs::exists(path("started")); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  child.kill(SIGTERM);
+  RcfRun r = child.wait();
+  EXPECT_LT(r.wall_s, 30.0);
+  EXPECT_EQ(r.rc, 128 + SIGTERM) << r.err;
+  EXPECT_TRUE(contains(r.err, "was stopped by signal " + std::to_string(SIGSTOP))) << r.err;
 }
 
 }  // namespace
