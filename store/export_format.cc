@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "util/safe_text.h"
 
@@ -40,7 +42,58 @@ std::string hex_bytes(const void* data, int size) {
   return out;
 }
 
+// FNV-1a, 64 bits: a short, stable name for a long value (not a security boundary).
+uint64_t fnv1a(std::string_view text) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) hash = (hash ^ c) * 0x100000001b3ull;
+  return hash;
+}
+
+// The longest prefix of `text` of at most `max` bytes that cuts no %XX escape and no UTF-8
+// sequence.
+std::string_view whole_prefix(std::string_view text, size_t max) {
+  size_t cut = std::min(max, text.size());
+  while (cut > 0 && cut < text.size() && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80)
+    --cut;
+  // hive_escape writes every '%' as the start of an escape.
+  if (cut >= 1 && text[cut - 1] == '%')
+    cut -= 1;
+  else if (cut >= 2 && text[cut - 2] == '%')
+    cut -= 2;
+  return text.substr(0, cut);
+}
+
+// A control character as JSON writes it.
+std::string json_escape(unsigned char c) {
+  switch (c) {
+    case '\n':
+      return "\\n";
+    case '\r':
+      return "\\r";
+    case '\t':
+      return "\\t";
+    case '\b':
+      return "\\b";
+    case '\f':
+      return "\\f";
+    default:
+      return fmt::format("\\u{:04x}", c);
+  }
+}
+
+bool starts_formula(std::string_view text) {
+  return !text.empty() && (text[0] == '=' || text[0] == '+' || text[0] == '-' || text[0] == '@');
+}
+
 }  // namespace
+
+std::string partition_dir_name(std::string_view key, std::string_view escaped_value) {
+  std::string name = fmt::format("{}={}", key, escaped_value);
+  if (name.size() <= kMaxFileNameBytes) return name;
+  constexpr size_t kHashPart = 17;  // "~" and 16 hex digits
+  const size_t room = kMaxFileNameBytes - key.size() - 1 - kHashPart;
+  return fmt::format("{}={}~{:016x}", key, whole_prefix(escaped_value, room), fnv1a(escaped_value));
+}
 
 std::string hive_escape(std::string_view value) {
   std::string out;
@@ -73,8 +126,10 @@ nlohmann::ordered_json json_value(const Statement& row, int col) {
 }
 
 std::string csv_text(std::string_view text) {
-  std::string valid = util::valid_utf8(text);
-  if (valid.find_first_of(",\"\r\n") == std::string::npos) return valid;
+  std::string valid = starts_formula(text) ? "'" : "";
+  for (unsigned char c : util::valid_utf8(text))
+    valid += c < 0x20 || c == 0x7f ? json_escape(c) : std::string(1, static_cast<char>(c));
+  if (valid.find_first_of(",\"") == std::string::npos) return valid;
   std::string out = "\"";
   for (char c : valid) {
     if (c == '"') out += '"';

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "store/schema.h"
 #include "util/error.h"
 #include "util/gzip_file.h"
+#include "util/safe_text.h"
 
 namespace rcf::store {
 
@@ -104,6 +106,18 @@ std::string partition_value(const Statement& row, int col) {
   return row.is_null(col) ? std::string(kHiveNullPartition) : hive_escape(row.text(col));
 }
 
+// One partition level's directory name; a shortened one is recorded in the view once.
+std::string partition_dir(const Statement& row, int col, const char* key, ExportedView& view) {
+  const std::string escaped = partition_value(row, col);
+  std::string name = partition_dir_name(key, escaped);
+  if (name.size() != std::string_view(key).size() + 1 + escaped.size()) {
+    bool known = std::any_of(view.shortened.begin(), view.shortened.end(),
+                             [&](const ShortenedPartition& s) { return s.directory == name; });
+    if (!known) view.shortened.push_back({key, util::valid_utf8(row.text(col)), name});
+  }
+  return name;
+}
+
 // The part files of one view: one per partition directory, opened as the rows reach it.
 class ViewWriter {
  public:
@@ -134,8 +148,8 @@ class ViewWriter {
 
  private:
   fs::path partition_dir(const Statement& row) const {
-    return view_dir_ / ("lane=" + partition_value(row, lane_col_)) /
-           ("run=" + partition_value(row, run_col_));
+    return view_dir_ / store::partition_dir(row, lane_col_, "lane", view_) /
+           store::partition_dir(row, run_col_, "run", view_);
   }
 
   void open_part(const Statement& row) {
@@ -235,6 +249,12 @@ std::string schema_json(const std::vector<ExportedView>& views, ExportFormat for
                             {"partitions", view.partitions},
                             {"files", view.files},
                             {"columns", columns}});
+    if (!view.shortened.empty()) {
+      ordered_json names = ordered_json::array();
+      for (const auto& s : view.shortened)
+        names.push_back({{"key", s.key}, {"value", s.value}, {"directory", s.directory}});
+      doc["views"].back()["shortened_partition_names"] = names;
+    }
   }
   return doc.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }

@@ -23,6 +23,13 @@ struct ExportedColumn {
   bool partition_key = false;
 };
 
+// A partition directory whose name was cut to the file-name limit (partition_dir_name).
+struct ShortenedPartition {
+  std::string key;        // lane or run
+  std::string value;      // the whole value (valid UTF-8)
+  std::string directory;  // KEY=PREFIX~HASH
+};
+
 struct ExportedView {
   std::string name;
   std::vector<ExportedColumn> columns;  // in the view's order, partition keys included
@@ -30,6 +37,7 @@ struct ExportedView {
   int64_t rows = 0;
   int64_t partitions = 0;  // lane/run directories (0 for an unpartitioned view)
   int64_t files = 0;
+  std::vector<ShortenedPartition> shortened;  // in the order they were written
 };
 
 struct ExportResult {

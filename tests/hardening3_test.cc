@@ -312,6 +312,83 @@ TEST_F(Hardening3, CaptureStatusLinesEscapeTheCommandName) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Class 9: the CSV export is inert in a spreadsheet.
+
+TEST(CsvExport, FormulasAreNeutralisedAndControlsEscaped) {
+  EXPECT_EQ(store::csv_text("=HYPERLINK(\"http://x\")"), "\"'=HYPERLINK(\"\"http://x\"\")\"");
+  EXPECT_EQ(store::csv_text("+1"), "'+1");
+  EXPECT_EQ(store::csv_text("-2+3"), "'-2+3");
+  EXPECT_EQ(store::csv_text("@SUM(A1)"), "'@SUM(A1)");
+  EXPECT_EQ(store::csv_text("a=b"), "a=b");
+  EXPECT_EQ(store::csv_text("a\x1b[2Jb\x07"), "a\\u001b[2Jb\\u0007");
+  EXPECT_EQ(store::csv_text("two\nlines\r\tx\x7f"), "two\\nlines\\r\\tx\\u007f");
+  EXPECT_EQ(store::csv_text("a,b"), "\"a,b\"");
+}
+
+TEST_F(Hardening3, CsvExportOfAHostileLaneIsInert) {
+  // ingest_stats (not partitioned) starts each record with the source's path.
+  std::string db = ingested_store("c.db", "=cmd|' /C calc'!A0");
+  raw_exec(db, "UPDATE source SET path = '@evil' || char(27) || '[31m' || char(10) || 'x';");
+  RcfRun r = rcf({"export", "--db", "c.db", "--out", "ds", "--format", "csv"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::string all;
+  for (const auto& entry : fs::recursive_directory_iterator(path("ds")))
+    if (entry.path().extension() == ".gz") all += gunzip(entry.path().string());
+  EXPECT_FALSE(contains(all, "\x1b")) << "raw escape in the CSV";
+  EXPECT_FALSE(contains(all, "\n@evil")) << "formula cell in the CSV";
+  EXPECT_TRUE(contains(all, "'@evil\\u001b[31m\\nx")) << all.substr(0, 3000);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Class 6: a long lane name.
+
+TEST(PartitionName, ALongValueIsShortenedDeterministically) {
+  const std::string long_value(400, 'a');
+  const std::string name = store::partition_dir_name("lane", long_value);
+  EXPECT_LE(name.size(), store::kMaxFileNameBytes);
+  EXPECT_EQ(name, store::partition_dir_name("lane", long_value));
+  EXPECT_TRUE(name.starts_with("lane=aaaa")) << name;
+  EXPECT_NE(name, store::partition_dir_name("lane", long_value + "b"));
+  EXPECT_EQ(store::partition_dir_name("lane", "short"), "lane=short");
+  // Never cut inside a %XX escape or a UTF-8 sequence.
+  for (size_t pad = 0; pad < 4; ++pad) {
+    const std::string escaped = std::string(pad, 'a') + [] {
+      std::string s;
+      for (int i = 0; i < 100; ++i) s += "%2F\xc3\xa9";
+      return s;
+    }();
+    const std::string cut = store::partition_dir_name("run", escaped);
+    ASSERT_LE(cut.size(), store::kMaxFileNameBytes);
+    const std::string prefix = cut.substr(4, cut.rfind('~') - 4);
+    EXPECT_TRUE(escaped.starts_with(prefix));
+    const std::string rest = escaped.substr(prefix.size());
+    EXPECT_TRUE(rest.starts_with("%") || rest.starts_with("\xc3")) << rest.substr(0, 4);
+  }
+}
+
+TEST_F(Hardening3, ALongLaneNameIsExportedUnderAShortenedDirectory) {
+  const std::string lane(300, 'L');
+  ingested_store("long.db", lane);
+  RcfRun r = rcf({"export", "--db", "long.db", "--out", "ds"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  nlohmann::json schema = nlohmann::json::parse(read_file(path("ds/schema.json")));
+  bool recorded = false;
+  for (const auto& view : schema["views"]) {
+    if (!view.contains("shortened_partition_names")) continue;
+    for (const auto& s : view["shortened_partition_names"]) {
+      EXPECT_EQ(s["key"], "lane");
+      EXPECT_EQ(s["value"], lane);
+      const std::string dir = s["directory"];
+      EXPECT_LE(dir.size(), store::kMaxFileNameBytes);
+      EXPECT_TRUE(fs::is_directory(path("ds") + "/" + view["path"].get<std::string>() + "/" + dir))
+          << dir;
+      recorded = true;
+    }
+  }
+  EXPECT_TRUE(recorded);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Class 8: the store is not a log.
 
 TEST_F(Hardening3, TheStoreInsideTheLogDirectoryIsNotIngested) {
