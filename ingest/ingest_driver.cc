@@ -1,5 +1,9 @@
 #include "ingest/ingest_driver.h"
 
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <charconv>
 #include <variant>
 
@@ -92,6 +96,13 @@ class OriginTracker {
   LineOrigin current_;
 };
 
+// A named input that is not a regular file (a device, a FIFO): it may never end. Stdin ("-")
+// ends with its writer.
+bool may_be_endless(const std::string& path) {
+  struct stat st;
+  return path != "-" && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 }  // namespace
 
 std::optional<int64_t> rank_from_file_name(const std::string& path) {
@@ -138,6 +149,20 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
     info = sniff_importer(framer.frame_head(whole_lines(head, whole_file), &framed_head_storage));
   }
   if (!info && tap) info = find_importer("plain_text");
+  if (!info && may_be_endless(path)) {
+    // A device or a pipe (/dev/zero, /dev/urandom) may never end, not even its first line, and
+    // its format is already unknown: it is not read past the sniffing window (docs/bad_input.md).
+    stats->blank_only = is_blank(head);
+    stats->format = "unrecognized";
+    stats->bytes = static_cast<int64_t>(head.size());
+    stats->lines = static_cast<int64_t>(std::count(head.begin(), head.end(), '\n'));
+    stats->content_hash = "unrecognized:" + path;
+    stats->read_error =
+        fmt::format("not a regular file, and no format matched its first {} KiB: not read further",
+                    head.size() / 1024);
+    stats->first_error = path + ": " + stats->read_error;
+    return SourceOutcome::kUnrecognized;
+  }
   if (!info) {
     // Still read to the end so that the content hash and byte counts are known.
     std::string_view line;

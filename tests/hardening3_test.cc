@@ -546,5 +546,15 @@ TEST_F(Hardening3, CaptureEndsAStoppedCommandOnSigterm) {
   EXPECT_TRUE(contains(r.err, "was stopped by signal " + std::to_string(SIGSTOP))) << r.err;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Endless devices: a non-regular input stops after the sniffing window when no format matched.
+
+TEST_F(Hardening3, AnEndlessDeviceStopsAfterTheSniffingWindow) {
+  for (const char* device : {"/dev/zero", "/dev/urandom"}) {
+    RcfRun r = rcf({"ingest", "--db", "z.db", device});
+    expect_refused(r, {device, "not a recognised log format"});
+  }
+}
+
 }  // namespace
 }  // namespace rcf
