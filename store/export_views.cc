@@ -74,7 +74,7 @@ std::string quoted_identifier(std::string_view name) {
 std::vector<ExportedView> list_public_views(Database& db) {
   std::vector<ExportedView> views;
   auto names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name");
-  while (names.step()) views.push_back({names.str(0), {}, false, 0, 0, 0});
+  while (names.step()) views.push_back({names.str(0), {}, false, 0, 0, 0, {}});
   for (auto& view : views) {
     auto info = db.prepare(fmt::format("PRAGMA table_info({})", quoted_identifier(view.name)));
     bool has_lane = false, has_run = false;

@@ -114,6 +114,8 @@ TEST_F(ConcurrentUse, AStoreCachesItsDefaultSizeWhileLoading) {
     db->exec("COMMIT");
     EXPECT_GT(used, store::kCacheKiB * 1024 / 2) << "load " << load;
     EXPECT_LT(used, store::kCacheKiB * 1024 * 5 / 4) << "bytes cached in load " << load;
+    // open_store refuses a store with a table rcf does not create (store/schema_check.h).
+    db->exec("DROP TABLE blob_rows");
   }
 }
 
