@@ -102,6 +102,11 @@ class Hardening3 : public ::testing::Test {
     return testing::run_rcf(args, options);
   }
   std::string path(const std::string& name) const { return tmp_.file(name); }
+  RcfOptions in_tmp() const {
+    RcfOptions options;
+    options.cwd = tmp_.path();
+    return options;
+  }
   // A store with one run of the Dynamo log, lane `lane`, run r.
   std::string ingested_store(const std::string& name, const std::string& lane = "l") {
     RcfRun r = rcf({"ingest", "--db", name, "--lane", lane, "--run", "r", kDynamo});
@@ -514,7 +519,7 @@ TEST_F(Hardening3, AMergeStoppedBySigtermLeavesNoOut) {
   ASSERT_EQ(rcf({"ingest", "--db", "shard.db", "--lane", "l", "--run", "r", trace}).rc, 0);
   for (int attempt = 0; attempt < 5; ++attempt) {
     fs::remove(path("out.db"));
-    testing::RcfChild child({"merge", "out.db", "shard.db"}, RcfOptions{tmp_.path()});
+    testing::RcfChild child({"merge", "out.db", "shard.db"}, in_tmp());
     while (!fs::exists(path("out.db"))) std::this_thread::sleep_for(std::chrono::microseconds(200));
     child.kill(SIGTERM);
     RcfRun r = child.wait();
@@ -534,7 +539,7 @@ TEST_F(Hardening3, CaptureEndsAStoppedCommandOnSigterm) {
   write_file(path("stop.sh"),
              "#!/bin/sh\ntouch started\nkill -STOP $$\necho continued\nsleep 60\n");
   fs::permissions(path("stop.sh"), fs::perms::owner_all);
-  testing::RcfChild child({"capture", "--out", "cap", "--", "./stop.sh"}, RcfOptions{tmp_.path()});
+  testing::RcfChild child({"capture", "--out", "cap", "--", "./stop.sh"}, in_tmp());
   // rcf forwards signals once the command runs: wait for it to have stopped itself.
   for (int i = 0; i < 600 && !fs::exists(path("started")); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
