@@ -193,7 +193,7 @@ void set_reason(GuardReason* r, string_view cause, string_view confidence, std::
   r->detail = std::move(detail);
 }
 
-std::string quoted(string_view s) {
+std::string quoted_subject(string_view s) {
   return "'" + std::string(s) + "'";
 }
 
@@ -207,8 +207,9 @@ bool classify_tensor_shape(string_view g, GuardReason* r) {
   if (RE2::FullMatch(g, kSizeStride, &name, &what, &dim, &expected, &actual, &rest)) {
     std::string subject = strip_local_scope(name);
     bool stride = what != "size";
-    std::string detail = "tensor " + quoted(subject) + (stride ? " stride at dim " : " dim ") +
-                         dim + ": " + expected + " -> " + actual;
+    std::string detail = "tensor " + quoted_subject(subject) +
+                         (stride ? " stride at dim " : " dim ") + dim + ": " + expected + " -> " +
+                         actual;
     if (rest.find("Guard failed on a parameter") != std::string::npos)
       detail +=
           " (a parameter was resized; parameter shapes stay static unless "
@@ -223,7 +224,7 @@ bool classify_tensor_shape(string_view g, GuardReason* r) {
     // Values we cannot read (e.g. symbolic): still a shape change at a known dim.
     std::string subject = strip_local_scope(name);
     set_reason(r, "shape", "medium", subject,
-               "tensor " + quoted(subject) + (what == "size" ? " size" : " stride") +
+               "tensor " + quoted_subject(subject) + (what == "size" ? " size" : " stride") +
                    " changed at dim " + dim);
     r->dim = parse_dim(dim);
     return true;
@@ -231,7 +232,7 @@ bool classify_tensor_shape(string_view g, GuardReason* r) {
   if (RE2::FullMatch(g, kRank, &name, &expected, &actual)) {
     std::string subject = strip_local_scope(name);
     set_reason(r, "shape", "high", subject,
-               "tensor " + quoted(subject) + " rank: " + expected + " -> " + actual);
+               "tensor " + quoted_subject(subject) + " rank: " + expected + " -> " + actual);
     r->expected = expected;
     r->actual = actual;
     return true;
@@ -257,7 +258,7 @@ bool classify_tensor_meta(string_view g, GuardReason* r) {
   if (RE2::FullMatch(g, kDtype, &name, &expected, &actual)) {
     std::string subject = strip_local_scope(name);
     set_reason(r, "dtype", "high", subject,
-               "tensor " + quoted(subject) + " dtype: " + expected + " -> " + actual);
+               "tensor " + quoted_subject(subject) + " dtype: " + expected + " -> " + actual);
     r->expected = expected;
     r->actual = actual;
     return true;
@@ -268,13 +269,15 @@ bool classify_tensor_meta(string_view g, GuardReason* r) {
     r->expected = expected == "1" ? "True" : "False";
     r->actual = expected == "1" ? "False" : "True";
     set_reason(r, "tensor_meta", "high", subject,
-               "tensor " + quoted(subject) + " requires_grad: " + r->expected + " -> " + r->actual);
+               "tensor " + quoted_subject(subject) + " requires_grad: " + r->expected + " -> " +
+                   r->actual);
     return true;
   }
   if (RE2::FullMatch(g, kDevice, &name, &expected, &actual)) {
     std::string subject = strip_local_scope(name);
-    set_reason(r, "tensor_meta", "high", subject,
-               "tensor " + quoted(subject) + " device index: " + expected + " -> " + actual);
+    set_reason(
+        r, "tensor_meta", "high", subject,
+        "tensor " + quoted_subject(subject) + " device index: " + expected + " -> " + actual);
     r->expected = expected;
     r->actual = actual;
     return true;
@@ -282,7 +285,7 @@ bool classify_tensor_meta(string_view g, GuardReason* r) {
   if (RE2::FullMatch(g, kDeviceLoose, &name)) {
     std::string subject = strip_local_scope(name);
     set_reason(r, "tensor_meta", "high", subject,
-               "tensor " + quoted(subject) + " moved to another device");
+               "tensor " + quoted_subject(subject) + " moved to another device");
     return true;
   }
   // Dispatch keys are partly thread-local state: the tensor is unchanged when a mode flipped.
@@ -292,23 +295,23 @@ bool classify_tensor_meta(string_view g, GuardReason* r) {
   if (RE2::FullMatch(g, kDispatch, &name, &expected, &actual)) {
     std::string subject = strip_local_scope(name);
     set_reason(r, "tensor_meta", "medium", subject,
-               "tensor " + quoted(subject) + " dispatch key set: " + expected + " -> " + actual +
-                   std::string(kDispatchNote));
+               "tensor " + quoted_subject(subject) + " dispatch key set: " + expected + " -> " +
+                   actual + std::string(kDispatchNote));
     r->expected = expected;
     r->actual = actual;
     return true;
   }
   if (RE2::FullMatch(g, kDispatchLoose, &name)) {
     std::string subject = strip_local_scope(name);
-    set_reason(
-        r, "tensor_meta", "medium", subject,
-        "tensor " + quoted(subject) + " dispatch key set changed" + std::string(kDispatchNote));
+    set_reason(r, "tensor_meta", "medium", subject,
+               "tensor " + quoted_subject(subject) + " dispatch key set changed" +
+                   std::string(kDispatchNote));
     return true;
   }
   if (RE2::FullMatch(g, kOther, &name, &what)) {
     // A tensor property this classifier does not know yet (a newer guards.cpp check).
     std::string subject = strip_local_scope(name);
-    set_reason(r, "tensor_meta", "low", subject, "tensor " + quoted(subject) + ": " + what);
+    set_reason(r, "tensor_meta", "low", subject, "tensor " + quoted_subject(subject) + ": " + what);
     return true;
   }
   return false;
@@ -332,7 +335,7 @@ bool classify_tensor_type(string_view g, GuardReason* r) {
     return false;
   std::string subject = strip_local_scope(name);
   r->expected = "tensor";
-  std::string detail = quoted(subject) + " is no longer a tensor";
+  std::string detail = quoted_subject(subject) + " is no longer a tensor";
   if (RE2::PartialMatch(rest, kFound, &found)) {
     r->actual = std::string(trim(found));
     detail += " (found " + r->actual + ")";
@@ -441,7 +444,7 @@ bool classify_type_id(string_view g, GuardReason* r) {
     r->expected = "type id " + std::string(args[1]);
   }
   set_reason(r, "type", "medium", subject,
-             "type of " + quoted(subject) + " changed" +
+             "type of " + quoted_subject(subject) + " changed" +
                  (r->expected.empty() ? std::string() : " (compiled for " + r->expected + ")"));
   return true;
 }
@@ -461,7 +464,7 @@ bool classify_identity(string_view g, GuardReason* r) {
       r->expected = "None";
       r->actual = "not None";
       set_reason(r, "key_subset", "medium", subject,
-                 quoted(subject) +
+                 quoted_subject(subject) +
                      " was None when compiled and is now given (optional input "
                      "present/absent)");
       return true;
@@ -474,7 +477,7 @@ bool classify_identity(string_view g, GuardReason* r) {
       return true;
     }
     r->expected = args.size() > 1 ? "id " + std::string(args[1]) : std::string();
-    std::string detail = quoted(subject) + " is a different object than when compiled";
+    std::string detail = quoted_subject(subject) + " is a different object than when compiled";
     if (!type.empty())
       detail += " (compiled for " + type + ")";
     else if (!r->expected.empty())
@@ -493,7 +496,7 @@ bool classify_identity(string_view g, GuardReason* r) {
     std::string subject = strip_local_scope(trim(arg));
     set_reason(
         r, "object_identity", "medium", subject,
-        "nn.Module " + quoted(subject) +
+        "nn.Module " + quoted_subject(subject) +
             " changed since compile (train()/eval() switch, a mutated attribute or a different "
             "instance)");
     return true;
@@ -502,8 +505,9 @@ bool classify_identity(string_view g, GuardReason* r) {
     std::string subject = strip_local_scope(args[0]);
     std::string version;
     if (parse_equals_int(rest, &version)) r->expected = version;
-    set_reason(r, "object_identity", "medium", subject,
-               "dict " + quoted(subject) + " was mutated since compile (dict version changed)");
+    set_reason(
+        r, "object_identity", "medium", subject,
+        "dict " + quoted_subject(subject) + " was mutated since compile (dict version changed)");
     return true;
   }
   // 2022: a weakly referenced guarded object was garbage-collected (a module instance replaced).
@@ -525,7 +529,8 @@ bool classify_identity(string_view g, GuardReason* r) {
     std::string subject = strip_local_scope(trim(freed));
     bool on_stack = subject.starts_with("___stack");
     set_reason(r, "object_identity", "medium", subject,
-               quoted(subject) + " was freed since compile, so its cache entry was dropped" +
+               quoted_subject(subject) +
+                   " was freed since compile, so its cache entry was dropped" +
                    (on_stack ? std::string(": a value on the resume function's stack (a bound "
                                            "method such as list.append, or a temporary object) "
                                            "is a new object at every call")
@@ -555,9 +560,9 @@ bool classify_is_instance(string_view g, GuardReason* r) {
   if (!parse_call(g, "isinstance", &args, &rest) || args.size() != 2) return false;
   std::string subject = strip_local_scope(args[0]);
   r->expected = std::string(trim(args[1]));
-  set_reason(
-      r, "type", "medium", subject,
-      "type of " + quoted(subject) + " changed (compiled for isinstance " + r->expected + ")");
+  set_reason(r, "type", "medium", subject,
+             "type of " + quoted_subject(subject) + " changed (compiled for isinstance " +
+                 r->expected + ")");
   return true;
 }
 
@@ -633,7 +638,7 @@ bool classify_key_subset(string_view g, GuardReason* r) {
     r->actual = negated ? "present" : "absent";
     set_reason(r, "key_subset", "medium", subject,
                m.noun + std::string(args[1 - m.container_arg]) +
-                   (negated ? m.appeared : m.missing) + quoted(subject));
+                   (negated ? m.appeared : m.missing) + quoted_subject(subject));
     return true;
   }
   if (!negated && parse_call(g, "len", &args, &rest) && args.size() == 1 &&
@@ -670,7 +675,7 @@ bool classify_key_subset(string_view g, GuardReason* r) {
     std::string subject = strip_local_scope(k1 + k2 + k3 + k4 + k5 + k6);
     r->expected = keys;
     set_reason(r, "key_subset", "medium", subject,
-               "keys of " + quoted(subject) + " changed (compiled for " + keys + ")");
+               "keys of " + quoted_subject(subject) + " changed (compiled for " + keys + ")");
     return true;
   }
   static const RE2 kIsNone(R"((.+) is (not )?None)");
@@ -681,7 +686,7 @@ bool classify_key_subset(string_view g, GuardReason* r) {
     r->expected = was_none ? "None" : "not None";
     r->actual = was_none ? "not None" : "None";
     set_reason(r, "key_subset", "medium", subject,
-               quoted(subject) +
+               quoted_subject(subject) +
                    (was_none ? " was None when compiled and is now given"
                              : " was given when compiled "
                                "and is now None") +
@@ -715,18 +720,19 @@ bool classify_shape_env(string_view g, string_view comment, GuardReason* r) {
   static const RE2 kSpecialized(R"(\S+\.size\(\)\[\d+\] == (-?\d+))");
   std::string ref, dim;
   if (RE2::PartialMatch(norm, kDynIdx, &ref)) {
-    set_reason(r, "shape", "medium", ref,
-               "mark_dynamic state of " + quoted(ref) + " changed: " + norm + " no longer holds");
+    set_reason(
+        r, "shape", "medium", ref,
+        "mark_dynamic state of " + quoted_subject(ref) + " changed: " + norm + " no longer holds");
     return true;
   }
   std::string where;
   if (RE2::PartialMatch(norm, kSizeRef, &ref, &dim)) {
     r->dim = parse_dim(dim);
-    where = " on " + quoted(ref) + " dim " + dim;
+    where = " on " + quoted_subject(ref) + " dim " + dim;
     std::string value;
     if (RE2::FullMatch(norm, kSpecialized, &value)) r->expected = value;
   } else if (RE2::PartialMatch(norm, kOffsetRef, &ref)) {
-    where = " on " + quoted(ref) + " storage offset";
+    where = " on " + quoted_subject(ref) + " storage offset";
   }
   std::string detail = "dynamic-shape guard" + where + " failed: " + norm;
   if (!unknown_var.empty() || RE2::PartialMatch(g, kUnknownVar, &unknown_var))
@@ -800,11 +806,12 @@ void classify_unknown(string_view g, GuardReason* r) {
   std::string name;
   if (g.find("Duplicate tensor") != npos) {
     std::string subject = RE2::FullMatch(g, kDuplicate, &name) ? strip_local_scope(name) : "";
-    set_reason(r, "unknown", "low", subject,
-               "tensor aliasing changed" +
-                   (subject.empty() ? std::string()
-                                    : ": " + quoted(subject) + " now aliases another input") +
-                   "; " + more);
+    set_reason(
+        r, "unknown", "low", subject,
+        "tensor aliasing changed" +
+            (subject.empty() ? std::string()
+                             : ": " + quoted_subject(subject) + " now aliases another input") +
+            "; " + more);
     return;
   }
 

@@ -20,10 +20,6 @@ const char* lines_word(int64_t n) {
   return n == 1 ? "line" : "lines";
 }
 
-std::string where_of(const std::string& source, int64_t line) {
-  return fmt::format("{}:{}", source, line);
-}
-
 std::string metrics_where(const MetricsFact& m) {
   return m.step ? fmt::format("{} (last report, step {})", m.source, *m.step)
                 : fmt::format("{} (last report)", m.source);
@@ -274,6 +270,10 @@ RunFigures derive_run_figures(const RunRestartFacts& f) {
   r.activity +=
       f.xla_executions + (f.timing ? f.timing->steps : 0) + static_cast<int64_t>(f.compiles.size());
   return r;
+}
+
+std::string where_of(const std::string& source, int64_t line) {
+  return fmt::format("{}:{}", source, line);
 }
 
 }  // namespace rcf::analysis

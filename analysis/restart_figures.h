@@ -48,4 +48,7 @@ struct RunFigures {
 
 RunFigures derive_run_figures(const RunRestartFacts& facts);
 
+// "source:line", where a restart figure's evidence stands.
+std::string where_of(const std::string& source, int64_t line);
+
 }  // namespace rcf::analysis

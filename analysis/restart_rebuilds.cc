@@ -21,10 +21,6 @@ const char* rebuild_kind_name(RebuildKind kind) {
 
 namespace {
 
-std::string where_of(const std::string& source, int64_t line) {
-  return fmt::format("{}:{}", source, line);
-}
-
 // JAX: what the cache lines say about a function that the warm run compiled again.
 // The last persistent-cache line of each kind per function of a run.
 struct FunctionCacheLines {

@@ -14,6 +14,7 @@
 #include "analysis/restart_proof.h"
 #include "analysis/run_evidence.h"
 #include "report/rank_divergence_output.h"
+#include "report/report_text.h"
 #include "report/summary_json.h"
 #include "store/compile_queries.h"
 #include "store/convergence_queries.h"
@@ -25,11 +26,6 @@
 
 namespace rcf::report {
 namespace {
-
-// Log-derived text in the terminal rendering: one line, control characters shown escaped.
-std::string safe(const std::string& text) {
-  return util::field_text(text);
-}
 
 // First non-blank line, trimmed: reasons often start with an empty line or indentation.
 std::string first_line(const std::string& text) {
@@ -362,14 +358,6 @@ std::string step_axis_text(const RunSummary& run) {
 }
 
 namespace {
-
-std::string causes_text(const std::map<std::string, int64_t>& causes) {
-  std::vector<std::pair<std::string, int64_t>> v(causes.begin(), causes.end());
-  std::stable_sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.second > b.second; });
-  std::string out;
-  for (const auto& [cause, n] : v) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", cause, n);
-  return out;
-}
 
 // "; execute 4.1s, other 2.0s" when the execute time is known, else "".
 template <typename Text>

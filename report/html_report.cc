@@ -10,6 +10,7 @@
 #include "analysis/restart_proof.h"
 #include "report/rank_divergence_output.h"
 #include "report/report_json.h"
+#include "report/report_text.h"
 #include "util/safe_text.h"
 
 namespace rcf::report {
@@ -37,20 +38,8 @@ std::string num(double v) {
   return s;
 }
 
-std::string plural(int64_t n, const char* word) {
-  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
-}
-
 std::string ms_text(const std::optional<double>& ms) {
   return duration_or_unknown(ms);
-}
-
-std::string causes_text(const std::map<std::string, int64_t>& causes) {
-  std::vector<std::pair<std::string, int64_t>> v(causes.begin(), causes.end());
-  std::stable_sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.second > b.second; });
-  std::string out;
-  for (const auto& [cause, n] : v) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", cause, n);
-  return out;
 }
 
 std::string cause_badge(const std::string& cause) {

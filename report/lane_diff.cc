@@ -10,6 +10,7 @@
 #include "report/explain.h"
 #include "report/markdown_report.h"
 #include "report/report_model.h"
+#include "report/report_text.h"
 #include "store/convergence_queries.h"
 #include "store/run_bundle.h"
 #include "store/run_queries.h"
@@ -20,11 +21,6 @@ namespace rcf::report {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-// Log-derived text in the terminal rendering: one line, control characters shown escaped.
-std::string safe(const std::string& text) {
-  return util::field_text(text);
-}
 
 std::string signed_delta(int64_t a, int64_t b) {
   return b == a ? "" : fmt::format(" ({:+d})", b - a);

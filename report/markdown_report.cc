@@ -6,6 +6,7 @@
 
 #include "analysis/restart_proof.h"
 #include "report/rank_divergence_output.h"
+#include "report/report_text.h"
 #include "util/safe_text.h"
 
 namespace rcf::report {
@@ -18,19 +19,6 @@ std::string code(std::string_view s) {
 }
 std::string cell_code(std::string_view s) {
   return md_code(s, true);
-}
-
-std::string plural(int64_t n, const char* word) {
-  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
-}
-
-std::string causes_text(const std::map<std::string, int64_t>& causes) {
-  std::vector<std::pair<std::string, int64_t>> v(causes.begin(), causes.end());
-  std::stable_sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.second > b.second; });
-  std::string out;
-  for (const auto& [cause, n] : v)
-    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", code(cause), n);
-  return out;
 }
 
 std::string lost_text(const FixFirstItem& f) {
@@ -87,7 +75,8 @@ std::string counts_claim(const RunReport& run) {
   if (s.recompiles == 0)
     out += "; no recompiles in the checked path";
   else
-    out += fmt::format("; {}: {}", plural(s.recompiles, "recompile"), causes_text(s.causes));
+    out += fmt::format("; {}: {}", plural(s.recompiles, "recompile"),
+                       causes_text(s.causes, [](const std::string& c) { return code(c); }));
   out += ".";
   if (s.compile_ms && s.wall_ms && s.compile_share) {
     out += fmt::format(" Compile time {} of {} step wall time ({:.0f}%)",

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "report/report_text.h"
 #include "util/safe_text.h"
 
 namespace rcf::report {
@@ -15,11 +16,6 @@ using json = nlohmann::ordered_json;
 using analysis::Figure;
 using analysis::RestartVerdict;
 using analysis::RunFigures;
-// Log-derived text in the terminal rendering: one line, control characters shown escaped.
-std::string safe(const std::string& text) {
-  return util::field_text(text);
-}
-
 // The headline with its verdict phrase (before the first ':') in capitals, so it stands out.
 std::string shout_verdict(const std::string& headline) {
   std::string out = headline;
