@@ -162,7 +162,10 @@ void recompile_divergence(const std::vector<RankFacts>& ranks, std::vector<RankD
       if (!c.failed && !c.cause.empty() && c.cause != "first_compile") list.push_back(&c);
     }
   }
-  for (const auto& [site, per_rank] : by_site) {
+  for (const auto& site_entry : by_site) {
+    const std::string& site = site_entry.first;
+    // A named reference, not a structured binding: clang before 16 cannot capture those.
+    const auto& per_rank = site_entry.second;
     std::vector<size_t> members;
     for (const auto& [i, list] : per_rank) members.push_back(i);
     auto signature = [&](size_t i) {
