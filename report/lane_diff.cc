@@ -239,7 +239,8 @@ void compare_sites_and_causes(const LaneFacts& a, const LaneFacts& b, LaneDiff& 
     if (!a.site_compiles.count(site)) d.sites_new.push_back({site, 0, n});
   for (const auto& [site, n] : a.site_compiles)
     if (!b.site_compiles.count(site)) d.sites_vanished.push_back({site, n, 0});
-  for (const auto& [site, n] : a.site_compiles) {
+  for (const auto& entry : a.site_compiles) {
+    const auto& site = entry.first;  // not a structured binding: clang before 16 cannot capture it
     if (!b.site_compiles.count(site)) continue;
     auto count = [&](const LaneFacts& f) {
       auto it = f.site_recompiles.find(site);
