@@ -9,13 +9,16 @@ if [ "${1:-}" = "--build-only" ]; then
   build_only=1
   shift
 fi
-packages=(g++ cmake make pkg-config libsqlite3-dev nlohmann-json3-dev libre2-dev libfmt-dev
-  zlib1g-dev libcli11-dev)
-# The test suite and the benchmarks; chromium runs the HTML report's browser test (headless).
+# ninja-build runs the build; ccache keeps compiled objects between builds (CMakeLists.txt).
+packages=(g++ cmake ninja-build ccache pkg-config libsqlite3-dev nlohmann-json3-dev libre2-dev
+  libfmt-dev zlib1g-dev libcli11-dev)
+# The test suite and the benchmarks; chromium runs the HTML report's browser test (headless);
+# clang and its sanitizer runtime build the ASan+UBSan pass (scripts/test_asan.sh).
 # Node and npm for the export's DuckDB load test are best effort (scripts/install_duckdb_test.sh):
 # an image whose node does not come from Debian must not fail here.
 if [ "$build_only" -eq 0 ]; then
-  packages+=(libgtest-dev libgmock-dev libbenchmark-dev sqlite3 python3 chromium)
+  packages+=(libgtest-dev libgmock-dev libbenchmark-dev sqlite3 python3 chromium clang
+    libclang-rt-dev)
 fi
 # Extra packages a caller needs (scripts/fuzz.sh: clang and its libFuzzer runtime).
 packages+=("$@")

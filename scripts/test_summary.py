@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""The closing lines of scripts/test.sh: each phase's wall time and the tests each pass ran.
+
+usage: test_summary.py PHASE_LOG
+PHASE_LOG holds lines `NAME EPOCH_SECONDS`, one written as each phase ends (the first: `start`).
+The normal pass's count comes from CTest's summary in build/ctest.log; the sanitizer pass's from
+the GoogleTest XML files its shards write under build-asan/test-results/.
+"""
+import glob
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+NAMES = {
+    "install": "install (apt, npm)",
+    "build": "build (build/)",
+    "tests": "tests (build/)",
+    "asan_build": "ASan+UBSan build (build-asan/)",
+    "asan_tests": "ASan+UBSan tests (build-asan/)",
+}
+
+
+def phases(path):
+    marks = [line.split() for line in open(path) if line.strip()]
+    return [(name, int(t) - int(prev)) for (_, prev), (name, t) in zip(marks, marks[1:])], \
+        int(marks[-1][1]) - int(marks[0][1])
+
+
+def normal_counts():
+    try:
+        text = open("build/ctest.log", errors="replace").read()
+    except OSError:
+        return None
+    m = re.search(r"(\d+)% tests passed, (\d+) tests failed out of (\d+)", text)
+    return (int(m.group(3)) - int(m.group(2)), int(m.group(2))) if m else None
+
+
+def asan_counts():
+    files = glob.glob("build-asan/test-results/*.xml")
+    if not files:
+        return None
+    run = failed = 0
+    for f in files:
+        root = ET.parse(f).getroot()
+        run += int(root.get("tests", 0)) - int(root.get("disabled", 0)) - int(root.get("skipped", 0))
+        failed += int(root.get("failures", 0)) + int(root.get("errors", 0))
+    return run - failed, failed
+
+
+def main():
+    steps, total = phases(sys.argv[1])
+    print("test.sh phases (wall time):")
+    for name, seconds in steps:
+        print(f"  {NAMES.get(name, name):34} {seconds // 60:3d} min {seconds % 60:02d} s")
+    print(f"  {'total':34} {total // 60:3d} min {total % 60:02d} s")
+    normal, asan = normal_counts(), asan_counts()
+    passed = failed = 0
+    for label, counts in (("normal pass", normal), ("ASan+UBSan pass", asan)):
+        if counts:
+            print(f"  {label}: {counts[0]} tests passed, {counts[1]} failed")
+            passed, failed = passed + counts[0], failed + counts[1]
+    print(f"{passed} passed, {failed} failed")
+
+
+if __name__ == "__main__":
+    main()
