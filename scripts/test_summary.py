@@ -53,7 +53,9 @@ def main():
     for name, seconds in steps:
         print(f"  {NAMES.get(name, name):34} {seconds // 60:3d} min {seconds % 60:02d} s")
     print(f"  {'total':34} {total // 60:3d} min {total % 60:02d} s")
-    normal, asan = normal_counts(), asan_counts()
+    ran = {name for name, _ in steps}
+    normal = normal_counts() if "tests" in ran else None
+    asan = asan_counts() if "asan_tests" in ran else None
     passed = failed = 0
     for label, counts in (("normal pass", normal), ("ASan+UBSan pass", asan)):
         if counts:

@@ -19,6 +19,7 @@
 #include "tests/support/db_dump.h"
 #include "tests/support/rcf_process.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/sanitizers.h"
 #include "tests/support/test_paths.h"
 
 namespace rcf {
@@ -310,7 +311,7 @@ TEST_F(Hardening, AbsurdBudgetFlagsAreRefused) {
 // An exception other than rcf::Error is a bug (here: out of memory under a 64 MiB address-space
 // limit while reading a 48 MB bundle): exit 3 and a request for a report, not 2.
 TEST_F(Hardening, InternalErrorHasItsOwnExitCode) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if RCF_TEST_SANITIZED
   GTEST_SKIP() << "sanitizers reserve terabytes of address space: no RLIMIT_AS under them";
 #endif
   write_file(path("big.json"), std::string(48 << 20, ' '));
