@@ -31,7 +31,7 @@ const char* origin_of(const DynamoBlock& block) {
   }
 }
 
-enum class Section { kAfterHeader, kReason, kFrames };
+enum class BreakSection { kAfterHeader, kReason, kFrames };
 
 }  // namespace
 
@@ -109,14 +109,14 @@ namespace {
 struct GraphBreakParse {
   GraphBreak gb;
   std::vector<std::string_view> reason_lines;  // views into the block's lines
-  Section section = Section::kReason;
+  BreakSection section = BreakSection::kReason;
   bool location_from_header = false;
 };
 
 // Phase 1: the header line, in each era's form. Returns the index of the first body line.
 size_t read_header(const DynamoBlock& block, BlockOutput& out, GraphBreakParse& p) {
   if (block.headless) {
-    if (parse_traceback_frame(block.lines[0].text)) p.section = Section::kFrames;
+    if (parse_traceback_frame(block.lines[0].text)) p.section = BreakSection::kFrames;
     return 0;
   }
   std::string_view header = rtrim(block.lines[0].text);
@@ -136,7 +136,7 @@ size_t read_header(const DynamoBlock& block, BlockOutput& out, GraphBreakParse& 
     } else {
       out.note(0, LineFate::kRejected, "bad_graph_break_location");
     }
-    p.section = Section::kAfterHeader;
+    p.section = BreakSection::kAfterHeader;
   } else if (header.starts_with("Graph break:")) {
     // 2022/2023 `Graph break: <reason> from user code at:`; newer `Graph break: <text>` with
     // the reason continuing on the next lines.
@@ -144,7 +144,7 @@ size_t read_header(const DynamoBlock& block, BlockOutput& out, GraphBreakParse& 
     if (rest.ends_with(kFromUserCodeAt)) {
       std::string_view reason = rtrim(rest.substr(0, rest.size() - kFromUserCodeAt.size()));
       if (!reason.empty()) p.reason_lines.push_back(reason);
-      p.section = Section::kFrames;
+      p.section = BreakSection::kFrames;
     } else {
       p.reason_lines.push_back(rest);
     }
@@ -159,21 +159,21 @@ void read_body_line(std::string_view raw, GraphBreakParse& p) {
   std::string_view line = rtrim(raw);
   std::string_view text = ltrim(line);
   if (is_frames_marker(text)) {
-    p.section = Section::kFrames;
+    p.section = BreakSection::kFrames;
     return;
   }
   if (is_verbose_trailer(text)) return;
   if (text.starts_with("Graph Break Reason:")) {
     p.reason_lines.push_back(ltrim(text.substr(19)));
-    p.section = Section::kReason;
+    p.section = BreakSection::kReason;
     return;
   }
-  if (p.section == Section::kAfterHeader && text.starts_with("Reason:")) {
+  if (p.section == BreakSection::kAfterHeader && text.starts_with("Reason:")) {
     p.reason_lines.push_back(ltrim(text.substr(7)));
-    p.section = Section::kReason;
+    p.section = BreakSection::kReason;
     return;
   }
-  if (p.section == Section::kFrames) {
+  if (p.section == BreakSection::kFrames) {
     std::vector<StackFrame>& stack = p.gb.user_stack;
     if (auto frame = parse_traceback_frame(line)) {
       stack.push_back(std::move(*frame));

@@ -47,7 +47,7 @@ enum class Continuation : uint8_t {
   kUndetermined,  // bracket-date header: torch 2.0 printed bare continuations, 2.1+ prefixed
 };
 
-struct OpenBlock {
+struct OpenDynamoBlock {
   DynamoBlock block;
   std::string key;  // LogPrefix::key of its lines
   // The stream (one process: form, rank and pid) that wrote it; printed blocks have none.
@@ -62,7 +62,7 @@ struct OpenBlock {
 
 // Unrelated lines (a notebook's cell output, a training loop's prints) that may fall inside one
 // printed record before it counts as ended.
-constexpr int kMaxInterleavedLines = 4;
+constexpr int kMaxInterleavedDynamoLines = 4;
 
 // The Dynamo module that logged the line, from the glog path (`.../torch/_dynamo/guards.py` ->
 // "guards.py", `torch\\_dynamo\\variables\\tensor.py`) or the logger name
@@ -196,12 +196,12 @@ std::optional<DynamoBlockKind> printed_header_kind(std::string_view text) {
 
 // Whether `p` continues `open`, a record whose first line lost the start of its glog prefix
 // (`site-packages/torch/...py:964] [11/8] ...` followed by `W0701 ... 65418 site-packages/...`).
-bool continues_trimmed_record(const OpenBlock& open, const LogPrefix& p) {
+bool continues_trimmed_record(const OpenDynamoBlock& open, const LogPrefix& p) {
   return open.form == PrefixForm::kTrimmedGlog && p.form == PrefixForm::kGlog &&
          !open.key.empty() && p.key.ends_with(open.key);
 }
 
-void adopt_prefix(OpenBlock* open, const LogPrefix& p) {
+void adopt_prefix(OpenDynamoBlock* open, const LogPrefix& p) {
   open->key = std::string(p.key);
   open->form = p.form;
   open->rank = p.rank;
@@ -244,7 +244,7 @@ bool is_logged_one_line_record(std::string_view message, std::string_view module
          (module_is(module, "utils") && has_compilation_metrics(message));
 }
 
-bool accepts_unprefixed(const OpenBlock& open, std::string_view text) {
+bool accepts_unprefixed(const OpenDynamoBlock& open, std::string_view text) {
   switch (open.block.kind) {
     case DynamoBlockKind::kRecompile:
       return continues_recompile_block(text);
@@ -268,8 +268,9 @@ bool accepts_unprefixed(const OpenBlock& open, std::string_view text) {
 
 // Whether `text`, which `open` does not take, may be unrelated output printed in the middle of
 // it: `open` is a printed recompile or limit record, and `text` starts no record of its own.
-bool tolerates_interleaved(const OpenBlock& open, std::string_view text) {
-  if (open.continuation != Continuation::kAdjacent || open.interleaved >= kMaxInterleavedLines)
+bool tolerates_interleaved(const OpenDynamoBlock& open, std::string_view text) {
+  if (open.continuation != Continuation::kAdjacent ||
+      open.interleaved >= kMaxInterleavedDynamoLines)
     return false;
   if (open.block.kind != DynamoBlockKind::kRecompile &&
       open.block.kind != DynamoBlockKind::kLimitWarning)
@@ -356,14 +357,14 @@ class DynamoTextImporter : public Importer {
 
  private:
   void on_prefixed(const LogPrefix& p, std::string_view line, int64_t line_no) {
-    if (OpenBlock* adjacent = adjacent_) {
+    if (OpenDynamoBlock* adjacent = adjacent_) {
       adjacent_ = nullptr;
       if (adjacent->continuation == Continuation::kAdjacent) close(adjacent, false);
     }
     // Records of one stream never interleave: another record ends the stream's open blocks.
-    OpenBlock* same = nullptr;
+    OpenDynamoBlock* same = nullptr;
     for (size_t i = 0; i < open_.size();) {
-      OpenBlock* open = open_[i].get();
+      OpenDynamoBlock* open = open_[i].get();
       if (open->key == p.key) {
         same = open;
       } else if (continues_trimmed_record(*open, p)) {
@@ -432,7 +433,7 @@ class DynamoTextImporter : public Importer {
 
   void on_unprefixed(const LogPrefix& p, std::string_view line, int64_t line_no) {
     std::string_view text = p.message;
-    if (OpenBlock* adjacent = adjacent_) {
+    if (OpenDynamoBlock* adjacent = adjacent_) {
       if (adjacent->block.ref.rank == p.rank && accepts_unprefixed(*adjacent, text) &&
           (adjacent->continuation != Continuation::kUndetermined ||
            decides_bare_continuation(adjacent->block.kind, text))) {
@@ -520,7 +521,7 @@ class DynamoTextImporter : public Importer {
   void open_block(DynamoBlockKind kind, bool headless, const LogPrefix& p,
                   Continuation continuation, std::string_view text, int64_t line_no) {
     if (open_.size() >= kMaxOpenBlocks) close(open_.front().get(), false);
-    auto open = std::make_unique<OpenBlock>();
+    auto open = std::make_unique<OpenDynamoBlock>();
     open->block.kind = kind;
     open->block.headless = headless;
     open->block.era_2022 =
@@ -537,13 +538,14 @@ class DynamoTextImporter : public Importer {
     open->process = std::string(p.process);
     open->bytes = text.size();
     open->block.lines.push_back({line_no, std::string(text)});
-    OpenBlock* raw = open.get();
+    OpenDynamoBlock* raw = open.get();
     open_.push_back(std::move(open));
     if (continuation != Continuation::kPrefixed) adjacent_ = raw;
     if (ends_block(kind, text)) close(raw, false);
   }
 
-  void append(OpenBlock* open, std::string_view text, std::string_view line, int64_t line_no) {
+  void append(OpenDynamoBlock* open, std::string_view text, std::string_view line,
+              int64_t line_no) {
     if (open->block.lines.size() >= kMaxBlockLines || open->bytes + text.size() > kMaxBlockBytes) {
       sink_.note(line_no, LineFate::kRejected, "block_too_long", line);
       return;
@@ -554,8 +556,8 @@ class DynamoTextImporter : public Importer {
     if (ends_block(open->block.kind, text)) close(open, false);
   }
 
-  void close(OpenBlock* target, bool at_eof) {
-    std::unique_ptr<OpenBlock> open;
+  void close(OpenDynamoBlock* target, bool at_eof) {
+    std::unique_ptr<OpenDynamoBlock> open;
     for (size_t i = 0; i < open_.size(); ++i) {
       if (open_[i].get() != target) continue;
       open = std::move(open_[i]);
@@ -633,9 +635,10 @@ class DynamoTextImporter : public Importer {
   // torch._dynamo.reset()s and processes seen per stream; mutable: looking a stream up
   // registers it (a new process of a rank takes its own epoch).
   mutable DynamoEpochs epochs_;
-  std::vector<std::unique_ptr<OpenBlock>> open_;  // in order of their first line
-  OpenBlock* adjacent_ = nullptr;  // block that takes the next unprefixed lines; owned by open_
-  EmittedCompileRefs emitted_;     // compiles of this source with a record already
+  std::vector<std::unique_ptr<OpenDynamoBlock>> open_;  // in order of their first line
+  OpenDynamoBlock* adjacent_ =
+      nullptr;                  // block that takes the next unprefixed lines; owned by open_
+  EmittedCompileRefs emitted_;  // compiles of this source with a record already
   // The last limit warning, emitted once no FailOnRecompileLimitHit can follow it any more.
   std::optional<RecompileLimitHit> held_hit_;
   int64_t held_hit_line_ = 0;

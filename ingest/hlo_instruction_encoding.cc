@@ -28,12 +28,6 @@ void append_shown(std::string& out, std::string_view shown, std::string_view can
   if (shown != canonical) append_field(out, shown);
 }
 
-void append_int(std::string& out, int64_t v) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, end);
-}
-
 // Splits one line into its unescaped fields; false on a dangling or unknown escape.
 bool split_fields(std::string_view line, std::vector<std::string>& fields) {
   fields.assign(1, std::string());

@@ -27,7 +27,6 @@
 namespace rcf::ingest {
 namespace {
 
-constexpr size_t kNpos = std::string_view::npos;
 constexpr uint64_t kFnvOffset = 0xcbf29ce484222325ull;
 constexpr uint64_t kFnvPrime = 0x100000001b3ull;
 
@@ -87,7 +86,7 @@ constexpr CharTable kChars;
 inline bool has(char c, uint8_t bit) {
   return kChars.bits[static_cast<unsigned char>(c)] & bit;
 }
-inline bool is_space(char c) {
+inline bool is_hlo_blank(char c) {
   return c == ' ' || c == '\t' || c == '\r';
 }
 
@@ -96,7 +95,7 @@ size_t skip_ws(std::string_view s, size_t i) {
   const size_t n = s.size();
   while (i < n) {
     char c = s[i];
-    if (is_space(c)) {
+    if (is_hlo_blank(c)) {
       ++i;
     } else if (c == '/' && i + 1 < n && s[i + 1] == '*') {
       size_t end = s.find("*/", i + 2);
@@ -288,12 +287,12 @@ void append_canon(std::string& out, std::string_view v) {
   size_t i = 0;
   while (i < n) {
     size_t run = i;
-    while (run < n && !is_space(v[run]) && v[run] != '"' && v[run] != '/') ++run;
+    while (run < n && !is_hlo_blank(v[run]) && v[run] != '"' && v[run] != '/') ++run;
     out.append(v.data() + i, run - i);
     i = run;
     if (i >= n) break;
     char c = v[i];
-    if (is_space(c)) {
+    if (is_hlo_blank(c)) {
       ++i;
     } else if (c == '"') {
       size_t end = skip_string(v, i);
@@ -309,12 +308,6 @@ void append_canon(std::string& out, std::string_view v) {
       ++i;
     }
   }
-}
-
-void append_int(std::string& out, int64_t v) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, end);
 }
 
 // Fills dtype/dims/layout/shape_text of `p` from a shape as printed.
@@ -439,7 +432,7 @@ void parse_metadata(std::string_view v, HloConstant& c) {
     i = skip_ws(v, i);
     if (i >= n) break;
     size_t key_begin = i;
-    while (i < n && v[i] != '=' && !is_space(v[i])) ++i;
+    while (i < n && v[i] != '=' && !is_hlo_blank(v[i])) ++i;
     std::string_view key = v.substr(key_begin, i - key_begin);
     if (i >= n || v[i] != '=') break;
     ++i;
@@ -450,7 +443,7 @@ void parse_metadata(std::string_view v, HloConstant& c) {
       size_t end = skip_group(v, i);
       i = end == kNpos ? n : end;
     } else {
-      while (i < n && !is_space(v[i])) ++i;
+      while (i < n && !is_hlo_blank(v[i])) ++i;
     }
     std::string_view value = v.substr(value_begin, i - value_begin);
     if (key == "op_name") {
@@ -547,7 +540,7 @@ struct HloTextParser::State {
         canon.append(v.substr(i, end - i));
         i = end;
       } else {
-        if (!is_space(c)) canon.push_back(c);
+        if (!is_hlo_blank(c)) canon.push_back(c);
         ++i;
       }
     }
@@ -621,7 +614,7 @@ struct HloTextParser::State {
     open_module(line_no, /*is_headless=*/false);
     size_t i = skip_ws(s, 9);
     size_t name_begin = i;
-    while (i < s.size() && s[i] != ',' && !is_space(s[i])) ++i;
+    while (i < s.size() && s[i] != ',' && !is_hlo_blank(s[i])) ++i;
     module.module_name = std::string(s.substr(name_begin, i - name_begin));
     canon.assign("M");
     for_each_attribute(s, i, [&](std::string_view key, std::string_view value) {
@@ -844,7 +837,7 @@ struct HloTextParser::State {
     size_t i = 0;
     while (i < n) {
       char c = s[i];
-      if (is_space(c)) {
+      if (is_hlo_blank(c)) {
         in_word = false;
         ++i;
         continue;
@@ -967,7 +960,7 @@ struct HloTextParser::State {
     std::string_view s = line.substr(i);
     switch (s[0]) {
       case 'H':
-        if (s.starts_with("HloModule") && (s.size() == 9 || is_space(s[9]))) {
+        if (s.starts_with("HloModule") && (s.size() == 9 || is_hlo_blank(s[9]))) {
           parse_module_header(s, line_no);
           return true;
         }

@@ -633,7 +633,7 @@ bool explanation_wording(std::string_view line) {
 
 // Lines of other output an explanation may be interleaved with (another thread's print, a blank
 // line) before it is taken as ended: at most this many in a row.
-constexpr int kMaxInterleavedLines = 2;
+constexpr int kMaxInterleavedJaxLines = 2;
 
 class JaxLogImporter : public Importer {
  public:
@@ -647,7 +647,7 @@ class JaxLogImporter : public Importer {
       interleaved_ = 0;
       return;
     }
-    if (open_ && interleaved_ < kMaxInterleavedLines && interleaved(line)) {
+    if (open_ && interleaved_ < kMaxInterleavedJaxLines && interleaved(line)) {
       ++interleaved_;
       other_output(line, split_line(line).message, line_no, /*jax_logger=*/false);
       return;

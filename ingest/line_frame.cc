@@ -10,7 +10,6 @@
 namespace rcf::ingest {
 namespace {
 
-constexpr size_t kNpos = std::string_view::npos;
 // Lines of the head looked at when learning a wrapper (enough for a stable majority).
 constexpr size_t kMaxLearnLines = 4000;
 // Most tokens a wrapper has (e.g. quote + launcher + timestamp + quote).
@@ -22,11 +21,9 @@ constexpr std::array<WrapperToken, 4> kAllTokens = {WrapperToken::kReplyQuote,
                                                     WrapperToken::kComment, WrapperToken::kLauncher,
                                                     WrapperToken::kAppTimestamp};
 
-bool is_alpha(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-bool is_word(char c) {
-  return is_digit(c) || is_alpha(c) || c == '_' || c == '-';
+// A launcher tag's or logger name's characters.
+bool is_tag_char(char c) {
+  return is_identifier_char(c) || c == '-';
 }
 
 size_t digit_run(std::string_view s, size_t i) {
@@ -35,11 +32,7 @@ size_t digit_run(std::string_view s, size_t i) {
   return i - start;
 }
 
-bool digits_at(std::string_view s, size_t pos, size_t count) {
-  return digit_run(s, pos) >= count && (count == 0 || pos + count <= s.size());
-}
-
-int32_t to_int(std::string_view digits) {
+int32_t to_int32(std::string_view digits) {
   int64_t v = 0;
   for (char c : digits) {
     v = v * 10 + (c - '0');
@@ -72,7 +65,7 @@ size_t paren_launcher_at(std::string_view s, LineOrigin* origin) {
   size_t pid_len = digit_run(inside, pid_at + 4);
   if (pid_len == 0) return 0;
   for (char c : inside)
-    if (!is_word(c) && c != ' ' && c != '=' && c != ',' && c != '.' && c != ':') return 0;
+    if (!is_tag_char(c) && c != ' ' && c != '=' && c != ',' && c != '.' && c != ':') return 0;
   origin->pid = inside.substr(pid_at + 4, pid_len);
   size_t end = close + 1;
   if (end < s.size() && s[end] == ' ') ++end;
@@ -89,7 +82,7 @@ size_t bracket_launcher_at(std::string_view s, LineOrigin* origin) {
   if (digits == 0 || i + digits + 1 >= s.size() || s[i + digits] != ']' || s[i + digits + 1] != ':')
     return 0;
   if (s.substr(1, i - 1) == "rank") return 0;
-  origin->rank = to_int(s.substr(i, digits));
+  origin->rank = to_int32(s.substr(i, digits));
   size_t end = i + digits + 2;
   if (end < s.size() && s[end] == ' ') ++end;
   return end;
@@ -112,7 +105,7 @@ size_t date_time_at(std::string_view s, size_t i) {
 // belongs to the record, not to a wrapper.
 bool python_logger_record_at(std::string_view s, size_t i) {
   size_t start = i;
-  while (i < s.size() && (is_word(s[i]) || s[i] == '.')) ++i;
+  while (i < s.size() && (is_tag_char(s[i]) || s[i] == '.')) ++i;
   return i > start && s.compare(i, 3, ": [") == 0;
 }
 
@@ -150,7 +143,7 @@ size_t xla_dist_worker_at(std::string_view s, size_t i, LineOrigin* origin) {
   if (j + 3 >= s.size() || s[j] != ' ' || s[j + 1] != '[') return 0;
   size_t d = digit_run(s, j + 2);
   if (d == 0 || j + 2 + d >= s.size() || s[j + 2 + d] != ']') return 0;
-  origin->rank = to_int(s.substr(j + 2, d));
+  origin->rank = to_int32(s.substr(j + 2, d));
   size_t end = j + 3 + d;
   if (end < s.size() && s[end] == ' ') ++end;
   return end - i;

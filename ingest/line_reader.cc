@@ -8,6 +8,13 @@ namespace rcf::ingest {
 LineReader::LineReader(ByteSource& source, size_t buffer_size, size_t max_line)
     : source_(source), buf_(std::max<size_t>(buffer_size, 16)), max_line_(max_line) {}
 
+void LineReader::Buffer::resize(size_t size) {
+  auto grown = std::make_unique_for_overwrite<char[]>(size);
+  memcpy(grown.get(), data_.get(), std::min(size_, size));
+  data_ = std::move(grown);
+  size_ = size;
+}
+
 bool LineReader::fill() {
   if (eof_) return false;
   if (begin_ > 0 && (end_ == buf_.size() || begin_ == end_)) {

@@ -7,23 +7,8 @@
 namespace rcf::ingest {
 namespace {
 
-constexpr size_t kNpos = std::string_view::npos;
 // Longest source path we accept inside a prefix; bounds the search for `:LINE]` on junk lines.
 constexpr size_t kMaxPathLength = 4096;
-
-bool is_word(char c) {
-  return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-bool is_upper(char c) {
-  return c >= 'A' && c <= 'Z';
-}
-
-bool digits_at(std::string_view s, size_t pos, size_t count) {
-  if (pos + count > s.size()) return false;
-  for (size_t i = pos; i < pos + count; ++i)
-    if (!is_digit(s[i])) return false;
-  return true;
-}
 
 // `[rankN]:` at `pos`: returns the index after the ':' and sets `rank`, or kNpos.
 size_t read_rank(std::string_view line, size_t pos, int32_t* rank) {
@@ -110,7 +95,7 @@ void read_trace_artifact_message(std::string_view line, size_t i, size_t key_sta
   if (i + 4 < n && line[i] == ' ' && line[i + 1] == '[' && line[i + 2] == '_' &&
       line[i + 3] == '_') {
     size_t j = i + 4;
-    while (j < n && is_word(line[j])) ++j;
+    while (j < n && is_identifier_char(line[j])) ++j;
     if (j < n && j > i + 4 && line[j] == ']') {
       out->artifact = line.substr(i + 4, j - i - 4);
       i = j + 1;
@@ -186,7 +171,7 @@ bool parse_logger_level_at(std::string_view line, size_t i, LogPrefix* out) {
     i = close + 2;
   }
   size_t logger_start = i;
-  while (i < n && (is_word(line[i]) || line[i] == '.')) ++i;
+  while (i < n && (is_identifier_char(line[i]) || line[i] == '.')) ++i;
   if (i == logger_start || line.compare(i, 3, ": [") != 0) return false;
   size_t logger_end = i;
   i += 3;
@@ -230,7 +215,7 @@ bool parse_short_at(std::string_view line, size_t p, LogPrefix* out) {
     if (line.compare(p, level.size(), level) != 0) continue;
     size_t i = p + level.size();
     size_t logger_start = i;
-    while (i < line.size() && (is_word(line[i]) || line[i] == '.')) ++i;
+    while (i < line.size() && (is_identifier_char(line[i]) || line[i] == '.')) ++i;
     if (i == logger_start || i >= line.size() || line[i] != ':') return false;
     out->form = PrefixForm::kShort;
     out->level = level.substr(0, level.size() - 1);
@@ -270,7 +255,7 @@ bool parse_bare_trace_artifact(std::string_view line, LogPrefix* out) {
     result.trace_id = line.substr(open + 1, mark - open - 1);
     size_t i = mark + 1;
     size_t j = i + 4;
-    while (j < line.size() && is_word(line[j])) ++j;
+    while (j < line.size() && is_identifier_char(line[j])) ++j;
     if (j >= line.size() || j == i + 4 || line[j] != ']') continue;
     result.artifact = line.substr(i + 4, j - i - 4);
     i = j + 1;

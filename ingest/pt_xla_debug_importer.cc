@@ -41,13 +41,13 @@ constexpr std::string_view kStepLogSync = "torch_xla.torch_xla::sync";
 constexpr std::string_view kStepLogMarkStep = "torch_xla.core.xla_model::mark_step";
 
 // Bounds that keep memory independent of the input.
-constexpr size_t kMaxFrames = 4096;
+constexpr size_t kMaxDebugFrames = 4096;
 constexpr size_t kMaxSummaryText = size_t{1} << 20;
 
-enum class BlockKind : uint8_t { kNone, kCompile, kExecute, kUnexpected, kPost };
+enum class DebugBlockKind : uint8_t { kNone, kCompile, kExecute, kUnexpected, kPost };
 
 // Where the next indented line of an analysis block belongs.
-enum class Section : uint8_t { kNone, kCause, kGraphInfo, kFrames };
+enum class DebugSection : uint8_t { kNone, kCause, kGraphInfo, kFrames };
 
 bool starts_with(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && std::memcmp(s.data(), prefix.data(), prefix.size()) == 0;
@@ -76,21 +76,21 @@ bool is_lower_hex(std::string_view s) {
 }
 
 // Block kind named by the text before "Analysis: " (`head` ends where that word starts).
-BlockKind kind_before(std::string_view head) {
-  if (head.ends_with("Unexpected Execution ")) return BlockKind::kUnexpected;
-  if (head.ends_with("Post Compilation ")) return BlockKind::kPost;
-  if (head.ends_with("Execution ")) return BlockKind::kExecute;
-  if (head.ends_with("Compilation ")) return BlockKind::kCompile;
-  return BlockKind::kNone;
+DebugBlockKind kind_before(std::string_view head) {
+  if (head.ends_with("Unexpected Execution ")) return DebugBlockKind::kUnexpected;
+  if (head.ends_with("Post Compilation ")) return DebugBlockKind::kPost;
+  if (head.ends_with("Execution ")) return DebugBlockKind::kExecute;
+  if (head.ends_with("Compilation ")) return DebugBlockKind::kCompile;
+  return DebugBlockKind::kNone;
 }
 
-const char* kind_name(BlockKind kind) {
+const char* kind_name(DebugBlockKind kind) {
   switch (kind) {
-    case BlockKind::kCompile:
+    case DebugBlockKind::kCompile:
       return "compile";
-    case BlockKind::kExecute:
+    case DebugBlockKind::kExecute:
       return "execute";
-    case BlockKind::kUnexpected:
+    case DebugBlockKind::kUnexpected:
       return "unexpected_execute";
     default:
       return "";
@@ -229,20 +229,21 @@ class PtXlaDebugImporter : public Importer {
     switch (line[0]) {
       case 'E':
         if (starts_with(line, kExecutePrefix))
-          return block_line(BlockKind::kExecute, line.substr(kExecutePrefix.size()), line_no);
+          return block_line(DebugBlockKind::kExecute, line.substr(kExecutePrefix.size()), line_no);
         break;
       case 'C':
         if (starts_with(line, kCompilePrefix))
-          return block_line(BlockKind::kCompile, line.substr(kCompilePrefix.size()), line_no);
+          return block_line(DebugBlockKind::kCompile, line.substr(kCompilePrefix.size()), line_no);
         if (starts_with(line, kComputationHash)) return computation_hash(line, line_no);
         break;
       case 'U':
         if (starts_with(line, kUnexpectedPrefix))
-          return block_line(BlockKind::kUnexpected, line.substr(kUnexpectedPrefix.size()), line_no);
+          return block_line(DebugBlockKind::kUnexpected, line.substr(kUnexpectedPrefix.size()),
+                            line_no);
         break;
       case 'P':
         if (starts_with(line, kPostPrefix))
-          return block_line(BlockKind::kPost, line.substr(kPostPrefix.size()), line_no);
+          return block_line(DebugBlockKind::kPost, line.substr(kPostPrefix.size()), line_no);
         break;
       case 'p':
         if (starts_with(line, kProfilerPrefix))
@@ -319,9 +320,9 @@ class PtXlaDebugImporter : public Importer {
   bool glued_line(std::string_view line, int64_t line_no) {
     size_t at = line.find("Analysis: ");
     if (at != std::string_view::npos) {
-      BlockKind kind = kind_before(line.substr(0, at));
+      DebugBlockKind kind = kind_before(line.substr(0, at));
       std::string_view rest = line.substr(at + 10);
-      if (kind != BlockKind::kNone && (is_rule(rest, '=') || kind == open_kind_)) {
+      if (kind != DebugBlockKind::kNone && (is_rule(rest, '=') || kind == open_kind_)) {
         warn(line_no, "glued_output", line);
         block_line(kind, rest, line_no);
         return true;
@@ -337,10 +338,10 @@ class PtXlaDebugImporter : public Importer {
   }
 
   // ---- analysis and post compilation blocks ---------------------------------------------------
-  void block_line(BlockKind kind, std::string_view rest, int64_t line_no) {
+  void block_line(DebugBlockKind kind, std::string_view rest, int64_t line_no) {
     flush_summary_frame();
     summary_ = Summary::kOff;
-    if (kind != BlockKind::kPost) flush_pending_hash();
+    if (kind != DebugBlockKind::kPost) flush_pending_hash();
     if (kind != open_kind_) {
       bool header = is_rule(rest, '=');
       // A fragment whose head is missing opens a block only if the line looks like block content;
@@ -355,17 +356,17 @@ class PtXlaDebugImporter : public Importer {
       close_block(/*truncated=*/true);
       return open_block(kind, line_no, /*headless=*/false, rest);
     }
-    if (kind == BlockKind::kPost) return post_line(rest, line_no);
+    if (kind == DebugBlockKind::kPost) return post_line(rest, line_no);
     analysis_line(rest, line_no);
   }
 
-  void open_block(BlockKind kind, int64_t line_no, bool headless, std::string_view line) {
+  void open_block(DebugBlockKind kind, int64_t line_no, bool headless, std::string_view line) {
     open_kind_ = kind;
     open_headless_ = headless;
     after_dashes_ = false;
-    section_ = Section::kNone;
+    section_ = DebugSection::kNone;
     if (headless) warn(line_no, "headless_block", line);
-    if (kind == BlockKind::kPost) {
+    if (kind == DebugBlockKind::kPost) {
       post_ = XlaPostCompile{};
       post_.line = line_no;
       if (pending_hash_line_ > 0) {
@@ -402,12 +403,12 @@ class PtXlaDebugImporter : public Importer {
 
   // Emits the open block, if any. `truncated`: it did not reach its closing `====`.
   void close_block(bool truncated) {
-    if (open_kind_ == BlockKind::kNone) return;
-    BlockKind kind = open_kind_;
-    open_kind_ = BlockKind::kNone;
-    int64_t line = kind == BlockKind::kPost ? post_.line : block_.line;
+    if (open_kind_ == DebugBlockKind::kNone) return;
+    DebugBlockKind kind = open_kind_;
+    open_kind_ = DebugBlockKind::kNone;
+    int64_t line = kind == DebugBlockKind::kPost ? post_.line : block_.line;
     if (truncated) warn(line, "truncated_block", kind_name(kind));
-    if (kind == BlockKind::kPost) {
+    if (kind == DebugBlockKind::kPost) {
       sink_.emit(std::move(post_));
       post_ = XlaPostCompile{};
       return;
@@ -416,8 +417,8 @@ class PtXlaDebugImporter : public Importer {
     block_.truncated = truncated || open_headless_;
     last_frame_count_ = std::min(block_.frames.size(), size_t{64});
     block_.cause_class = cause_class_of(block_.cause);
-    if (kind == BlockKind::kCompile) return sink_.emit(std::move(block_));
-    bool step_end = kind == BlockKind::kExecute && is_step_end_class(block_.cause_class);
+    if (kind == DebugBlockKind::kCompile) return sink_.emit(std::move(block_));
+    bool step_end = kind == DebugBlockKind::kExecute && is_step_end_class(block_.cause_class);
     executions_.add(block_, sink_);
     if (step_end) {
       ++step_ends_;
@@ -436,51 +437,51 @@ class PtXlaDebugImporter : public Importer {
     std::string_view content = ltrim(text);
     if (content.empty()) return reject(line_no, "unexpected_block_line", rest);
     if (!indented) {
-      // Section headers; `Graph Info: ` and `Python Frame Triggered Execution: ` lose their
+      // DebugSection headers; `Graph Info: ` and `Python Frame Triggered Execution: ` lose their
       // trailing space when users paste them (rtrim above).
       if (content == "Python Frame Triggered Execution:") {
-        section_ = Section::kFrames;
+        section_ = DebugSection::kFrames;
         return;
       }
       if (content == "Graph Info:") {
-        section_ = Section::kGraphInfo;
+        section_ = DebugSection::kGraphInfo;
         return;
       }
       if (content == "Compilation Cause" || content == "Execution Cause") {
-        section_ = Section::kCause;
+        section_ = DebugSection::kCause;
         return;
       }
     }
     switch (section_) {
-      case Section::kFrames:
+      case DebugSection::kFrames:
         return frame_line(content, rest, line_no);
-      case Section::kCause:
+      case DebugSection::kCause:
         if (!block_.cause.empty()) return reject(line_no, "extra_cause_line", rest);
         block_.cause.assign(content);
         return;
-      case Section::kGraphInfo:
+      case DebugSection::kGraphInfo:
         if (!graph_info_line(content, rest, line_no))
           reject(line_no, "unexpected_block_line", rest);
         return;
-      case Section::kNone:
+      case DebugSection::kNone:
         // Headless fragment (or a block missing its section headers): guess from the content.
         if (graph_info_line(content, rest, line_no)) {
-          section_ = Section::kGraphInfo;
+          section_ = DebugSection::kGraphInfo;
           return;
         }
         if (is_frame_content(content)) {
-          section_ = Section::kFrames;
+          section_ = DebugSection::kFrames;
           return frame_line(content, rest, line_no);
         }
         return reject(line_no, "unexpected_block_line", rest);
     }
   }
 
-  static bool is_fragment_start(BlockKind kind, std::string_view rest) {
+  static bool is_fragment_start(DebugBlockKind kind, std::string_view rest) {
     std::string_view text = rtrim(rest);
     if (is_rule(text, '-')) return true;
     std::string_view content = ltrim(text);
-    if (kind == BlockKind::kPost) {
+    if (kind == DebugBlockKind::kPost) {
       for (const PostField& field : kPostFields)
         if (starts_with(content, field.label)) return true;
       return false;
@@ -505,7 +506,7 @@ class PtXlaDebugImporter : public Importer {
     std::string_view function, file;
     int64_t line = 0;
     if (!parse_frame(content, &function, &file, &line)) return reject(line_no, "bad_frame", rest);
-    if (frames_used_ >= kMaxFrames) {
+    if (frames_used_ >= kMaxDebugFrames) {
       block_.frames_cut = true;
       return;
     }
@@ -702,10 +703,10 @@ class PtXlaDebugImporter : public Importer {
   EventSink& sink_;
 
   // Open block (at most one). `block_` is used for analysis kinds, `post_` for kPost.
-  BlockKind open_kind_ = BlockKind::kNone;
+  DebugBlockKind open_kind_ = DebugBlockKind::kNone;
   bool open_headless_ = false;  // its first lines are missing from the log
   bool after_dashes_ = false;   // its `----` line was seen; the next `====` closes it
-  Section section_ = Section::kNone;
+  DebugSection section_ = DebugSection::kNone;
   size_t last_frame_count_ = 0;  // frames of the previous analysis block
   XlaAnalysisBlock block_;
   size_t frames_used_ = 0;  // frames of block_ that belong to the open block
@@ -731,7 +732,7 @@ class PtXlaDebugImporter : public Importer {
 // The score of a head with a PT_XLA_DEBUG block or profiler line (the only one it gives).
 constexpr int kSniffScore = 85;
 
-int sniff(std::string_view head) {
+int sniff_pt_xla_debug(std::string_view head) {
   for (std::string_view needle :
        {kCompilePrefix, kExecutePrefix, kPostPrefix, std::string_view("pt-xla-profiler: ")})
     if (contains(head, needle)) return kSniffScore;
@@ -744,7 +745,7 @@ ImporterInfo pt_xla_debug_importer_info() {
   return {"pt_xla_debug",
           "torch_xla PT_XLA_DEBUG output: Compilation/Execution Analysis blocks, Post Compilation "
           "Analysis, pt-xla-profiler lines, XLA_EMIT_STEPLOG markers",
-          &sniff,
+          &sniff_pt_xla_debug,
           [](EventSink& sink) -> std::unique_ptr<Importer> {
             return std::make_unique<PtXlaDebugImporter>(sink);
           },

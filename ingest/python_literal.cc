@@ -3,12 +3,12 @@
 namespace rcf::ingest {
 namespace {
 
-bool is_space(char c) {
+bool is_literal_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
 size_t skip_spaces(std::string_view s, size_t pos) {
-  while (pos < s.size() && is_space(s[pos])) ++pos;
+  while (pos < s.size() && is_literal_space(s[pos])) ++pos;
   return pos;
 }
 
@@ -126,7 +126,7 @@ std::optional<std::string> read_python_string(std::string_view s, size_t* pos) {
 std::optional<std::vector<std::string>> parse_python_string_sequence(std::string_view s) {
   size_t i = skip_spaces(s, 0);
   size_t end = s.size();
-  while (end > i && is_space(s[end - 1])) --end;
+  while (end > i && is_literal_space(s[end - 1])) --end;
   s = s.substr(0, end);
   if (s.substr(i) == "set()") return std::vector<std::string>{};
   if (i >= s.size()) return std::nullopt;

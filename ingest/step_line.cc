@@ -15,9 +15,6 @@ namespace {
 
 constexpr size_t kMaxShape = 64;  // the end of a long prefix is kept: it holds the keyword
 
-bool is_alpha(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
 char lower(char c) {
   return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
 }
@@ -38,17 +35,11 @@ std::optional<size_t> number_end(std::string_view text, size_t at) {
   return end;
 }
 
-int64_t to_int(std::string_view digits) {
-  int64_t n = 0;
-  for (char c : digits) n = n * 10 + (c - '0');
-  return n;
-}
-
 // `/M` after a number: the position after M, when M >= n (a progress total, not a date).
 size_t skip_total(std::string_view text, size_t at, int64_t n) {
   if (at >= text.size() || text[at] != '/') return at;
   auto end = number_end(text, at + 1);
-  if (!end || to_int(text.substr(at + 1, *end - at - 1)) < n) return at;
+  if (!end || digits_value(text.substr(at + 1, *end - at - 1)) < n) return at;
   return *end;
 }
 
@@ -112,7 +103,7 @@ std::optional<std::pair<int64_t, size_t>> keyword_step(std::string_view text) {
       while (p < text.size() && text[p] == ' ') ++p;
       auto end = number_end(text, p);
       if (!end) break;
-      int64_t n = to_int(text.substr(p, *end - p));
+      int64_t n = digits_value(text.substr(p, *end - p));
       return std::make_pair(n, skip_total(text, *end, n));
     }
   }
@@ -127,7 +118,7 @@ std::optional<std::pair<int64_t, size_t>> opening_progress(std::string_view text
   while (p < text.size() && text[p] == ' ') ++p;
   auto end = number_end(text, p);
   if (!end || *end >= text.size() || text[*end] != '/') return std::nullopt;
-  int64_t n = to_int(text.substr(p, *end - p));
+  int64_t n = digits_value(text.substr(p, *end - p));
   size_t after = skip_total(text, *end, n);
   if (after == *end || n == 0) return std::nullopt;
   if (after < text.size() && (text[after] == '/' || is_digit(text[after]))) return std::nullopt;

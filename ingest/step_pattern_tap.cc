@@ -2,21 +2,11 @@
 
 #include <re2/re2.h>
 
-#include <charconv>
 #include <vector>
 
+#include "ingest/text_util.h"
+
 namespace rcf::ingest {
-namespace {
-
-std::optional<double> to_double(std::string_view s) {
-  double v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-}  // namespace
-
 std::unique_ptr<StepPatternTap> StepPatternTap::create(const std::string& pattern,
                                                        std::string* error) {
   std::unique_ptr<StepPatternTap> tap(new StepPatternTap());
@@ -51,7 +41,7 @@ std::optional<StepTiming> StepPatternTap::match(std::string_view line, int64_t l
     return std::nullopt;
   auto group = [&](int i) -> std::optional<double> {
     if (i < 0 || m[i].data() == nullptr) return std::nullopt;
-    return to_double(std::string_view(m[i].data(), m[i].size()));
+    return parse_double(std::string_view(m[i].data(), m[i].size()));
   };
   auto step = group(step_group_);
   if (!step) return std::nullopt;

@@ -2,12 +2,16 @@
 // into the argument.
 #pragma once
 
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace rcf::ingest {
+
+inline constexpr size_t kNpos = std::string_view::npos;
 
 // Whitespace here is ' ', '\t', '\r' and '\n' (a CRLF line, a payload's last newline).
 std::string_view ltrim(std::string_view s);  // drops leading whitespace
@@ -26,6 +30,35 @@ size_t find_in_head(std::string_view text, std::string_view part, size_t from = 
 // '0'..'9', with no locale. Inline: the line framers and the JSON skimmer call it per byte.
 constexpr bool is_digit(char c) {
   return static_cast<unsigned char>(c - '0') < 10;
+}
+constexpr bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+constexpr bool is_upper(char c) {
+  return c >= 'A' && c <= 'Z';
+}
+// A letter, a digit or '_' (a C or Python identifier's characters).
+constexpr bool is_identifier_char(char c) {
+  return is_digit(c) || is_alpha(c) || c == '_';
+}
+// `count` digits at `pos`, all inside `s` (a fixed-width field of a timestamp or a glog prefix).
+constexpr bool digits_at(std::string_view s, size_t pos, size_t count) {
+  if (pos > s.size() || count > s.size() - pos) return false;
+  for (size_t i = pos; i < pos + count; ++i)
+    if (!is_digit(s[i])) return false;
+  return true;
+}
+// The value of a run of digits the caller has checked (short: no overflow check).
+constexpr int64_t digits_value(std::string_view digits) {
+  int64_t v = 0;
+  for (char c : digits) v = v * 10 + (c - '0');
+  return v;
+}
+// Appends `v` in decimal (to_chars: no locale, no allocation beyond `out`'s growth).
+inline void append_int(std::string& out, int64_t v) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, end);
 }
 // A non-empty string of '0'..'9' only.
 constexpr bool all_digits(std::string_view s) {

@@ -9,10 +9,9 @@
 #include <string_view>
 
 #include "ingest/events.h"
+#include "ingest/text_util.h"
 
 namespace rcf::ingest::torch_trace {
-
-inline constexpr size_t kNpos = std::string_view::npos;
 
 // ---------------------------------------------------------------------------------------------
 // Text helpers (inline: called per byte or per line)

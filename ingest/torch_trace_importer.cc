@@ -78,7 +78,6 @@ using torch_trace::json;
 using torch_trace::key_of;
 using torch_trace::Kind;
 using torch_trace::kind_of_key;
-using torch_trace::kNpos;
 using torch_trace::literal_first_key;
 using torch_trace::member;
 using torch_trace::metadata;

@@ -29,7 +29,7 @@ size_t decimal_prefix(std::string_view s, bool* has_fraction) {
   return i;
 }
 
-std::optional<double> to_double(std::string_view s) {
+std::optional<double> finite_double(std::string_view s) {
   double value = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(value)) return std::nullopt;
@@ -70,7 +70,7 @@ std::optional<double> parse_metric_time_ns(std::string_view text) {
     while (part < kTimeParts.size() && kTimeParts[part].suffix != suffix) ++part;
     if (part == kTimeParts.size()) return std::nullopt;  // unknown, repeated or out of order
     if (has_fraction && kTimeParts[part].suffix != "us") return std::nullopt;
-    auto value = to_double(number);
+    auto value = finite_double(number);
     if (!value) return std::nullopt;
     total += *value * kTimeParts[part].ns;
     next_part = part + 1;
@@ -96,7 +96,7 @@ std::optional<double> parse_metric_plain(std::string_view text) {
   bool has_fraction = false;
   size_t len = decimal_prefix(digits, &has_fraction);
   if (len == 0 || len != digits.size()) return std::nullopt;
-  return to_double(text);
+  return finite_double(text);
 }
 
 std::optional<double> parse_metric_float(std::string_view text) {
@@ -104,7 +104,7 @@ std::optional<double> parse_metric_float(std::string_view text) {
   if (body.starts_with('-')) body.remove_prefix(1);
   // from_chars also takes "inf"/"nan" and a leading '.', which a stream never prints.
   if (body.empty() || !is_digit(body[0])) return std::nullopt;
-  return to_double(text);
+  return finite_double(text);
 }
 
 std::optional<MetricValue> parse_metric_value(std::string_view text) {

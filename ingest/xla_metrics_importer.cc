@@ -36,11 +36,11 @@ constexpr std::string_view kPerSecond = " / second";
 // Bounds memory on hostile input; beyond it, repeated names no longer split reports.
 constexpr size_t kMaxNamesPerReport = 1 << 20;
 
-enum class BlockKind { kNone, kMetric, kCounter };
+enum class MetricBlockKind { kNone, kMetric, kCounter };
 
 // The `Metric:` / `Counter:` block whose field lines are being read.
-struct OpenBlock {
-  BlockKind kind = BlockKind::kNone;
+struct OpenMetricBlock {
+  MetricBlockKind kind = MetricBlockKind::kNone;
   std::string name;
   int64_t line = 0;
   bool complete = false;  // saw its last line (Percentiles / Value)
@@ -65,12 +65,12 @@ class XlaMetricsImporter : public Importer {
     }
     if (line.starts_with("[MetricsData")) return on_step_header(line, raw_line, line_no);
     if (line.starts_with(kMetricHeader))
-      return on_block_header(BlockKind::kMetric, line.substr(kMetricHeader.size()), raw_line,
+      return on_block_header(MetricBlockKind::kMetric, line.substr(kMetricHeader.size()), raw_line,
                              line_no);
     if (line.starts_with(kCounterHeader)) {
       std::string_view rest = line.substr(kCounterHeader.size());
       if (is_2019_sum_field(rest)) return on_field_2019_sum(rest, raw_line, line_no);
-      return on_block_header(BlockKind::kCounter, rest, raw_line, line_no);
+      return on_block_header(MetricBlockKind::kCounter, rest, raw_line, line_no);
     }
     on_field(line, raw_line, line_no);
   }
@@ -82,7 +82,7 @@ class XlaMetricsImporter : public Importer {
   // `Accumulator:`: inside an open Metric block, `Counter: <time, size or number>` is that field,
   // not the header of a Counter block (whose name is never a value).
   bool is_2019_sum_field(std::string_view rest) const {
-    return block_.kind == BlockKind::kMetric && !block_.complete &&
+    return block_.kind == MetricBlockKind::kMetric && !block_.complete &&
            parse_metric_value(trim(rest)).has_value();
   }
 
@@ -107,7 +107,7 @@ class XlaMetricsImporter : public Importer {
     sink_.emit(StepMarker{line_no, step_, "metrics_file", {}, {}, false});
   }
 
-  void on_block_header(BlockKind kind, std::string_view name, std::string_view raw_line,
+  void on_block_header(MetricBlockKind kind, std::string_view name, std::string_view raw_line,
                        int64_t line_no) {
     close_block();
     name = trim(name);
@@ -115,7 +115,7 @@ class XlaMetricsImporter : public Importer {
       sink_.note(line_no, LineFate::kRejected, "bad_block_name", raw_line);
       return;
     }
-    std::string key(kind == BlockKind::kMetric ? "m:" : "c:");
+    std::string key(kind == MetricBlockKind::kMetric ? "m:" : "c:");
     key.append(name);
     if (names_in_report_.contains(key)) {
       // A second report printed without a header: it has no step of its own.
@@ -138,17 +138,17 @@ class XlaMetricsImporter : public Importer {
     if (colon == std::string_view::npos || (!metric_field && !counter_field)) {
       // Indented `Key: value` inside a block is a field we do not know; the rest is other text.
       bool indented = raw_line.size() > 0 && (raw_line[0] == ' ' || raw_line[0] == '\t');
-      if (indented && colon != std::string_view::npos && block_.kind != BlockKind::kNone)
+      if (indented && colon != std::string_view::npos && block_.kind != MetricBlockKind::kNone)
         sink_.note(line_no, LineFate::kRejected, "unknown_field", raw_line);
       else
         sink_.note(line_no, LineFate::kSkipped, "other_output", raw_line);
       return;
     }
-    if (block_.kind == BlockKind::kNone) {
+    if (block_.kind == MetricBlockKind::kNone) {
       sink_.note(line_no, LineFate::kSkipped, "orphan_field", raw_line);
       return;
     }
-    if ((block_.kind == BlockKind::kMetric) != metric_field) {
+    if ((block_.kind == MetricBlockKind::kMetric) != metric_field) {
       sink_.note(line_no, LineFate::kRejected, "field_of_other_kind", raw_line);
       return;
     }
@@ -223,7 +223,7 @@ class XlaMetricsImporter : public Importer {
     sample.step = step_;
     sample.report_index = report_index_;
     sample.name = block_.name;
-    sample.kind = block_.kind == BlockKind::kMetric ? "metric" : "counter";
+    sample.kind = block_.kind == MetricBlockKind::kMetric ? "metric" : "counter";
     sample.field = std::string(field);
     sample.value = value;
     sample.unit = std::string(unit);
@@ -233,7 +233,7 @@ class XlaMetricsImporter : public Importer {
 
   // Ends the open block; a block without its last line was cut off (paste, crash, end of file).
   void close_block() {
-    if (block_.kind != BlockKind::kNone && !block_.complete)
+    if (block_.kind != MetricBlockKind::kNone && !block_.complete)
       sink_.note(block_.line, LineFate::kWarning, "truncated_block", block_.name);
     block_ = {};
   }
@@ -246,7 +246,7 @@ class XlaMetricsImporter : public Importer {
   }
 
   EventSink& sink_;
-  OpenBlock block_;
+  OpenMetricBlock block_;
   std::optional<int64_t> step_;
   int64_t report_index_ = 0;
   bool report_has_content_ = false;  // a header or a sample belongs to the current report

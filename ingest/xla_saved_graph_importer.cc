@@ -21,7 +21,7 @@ namespace rcf::ingest {
 namespace {
 
 // Python stacks are bounded by the recursion limit; this only keeps hostile input in bounds.
-constexpr size_t kMaxFrames = 10000;
+constexpr size_t kMaxSavedGraphFrames = 10000;
 constexpr size_t kMaxExcerpt = 200;
 
 bool is_hex(std::string_view s) {
@@ -312,7 +312,7 @@ class XlaSavedGraphImporter : public Importer {
     auto frame = parse_frame(line);
     if (!frame) {
       sink_.note(line_no, LineFate::kRejected, "bad_frame", line);
-    } else if (b.graph.frames.size() >= kMaxFrames) {
+    } else if (b.graph.frames.size() >= kMaxSavedGraphFrames) {
       sink_.note(line_no, LineFate::kRejected, "too_many_frames", line);
     } else {
       b.graph.frames.push_back(std::move(*frame));
@@ -413,7 +413,7 @@ class XlaSavedGraphImporter : public Importer {
 // The score of a head with a saved-graph header (the highest it gives).
 constexpr int kHeaderScore = 95;
 
-int sniff(std::string_view head) {
+int sniff_saved_graph(std::string_view head) {
   for (std::string_view marker :
        {"## BEGIN_GRAPH", "[ScheduleSyncTensorsGraph]", "TensorsGraphInfo:"})
     // Above hlo_text (90): an XLA_SAVE_TENSORS_FMT=hlo file also holds HloModule lines.
@@ -431,7 +431,7 @@ int sniff(std::string_view head) {
 ImporterInfo xla_saved_graph_importer_info() {
   return {"xla_saved_graph",
           "XLA_SAVE_TENSORS_FILE graph dumps (text, hlo, dot, stablehlo; old and new headers)",
-          sniff,
+          sniff_saved_graph,
           [](EventSink& sink) -> std::unique_ptr<Importer> {
             return std::make_unique<XlaSavedGraphImporter>(sink);
           },

@@ -8,16 +8,8 @@
 namespace rcf::ingest {
 namespace {
 
-constexpr size_t kNpos = std::string_view::npos;
 // A VLOG prefix is short; `]` further in belongs to the message.
 constexpr size_t kMaxPrefix = 512;
-
-bool digits_at(std::string_view s, size_t i, size_t n) {
-  if (i + n > s.size()) return false;
-  for (size_t k = i; k < i + n; ++k)
-    if (!is_digit(s[k])) return false;
-  return true;
-}
 
 int64_t number_at(std::string_view s, size_t i, size_t n) {
   int64_t v = 0;

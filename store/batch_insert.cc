@@ -12,27 +12,39 @@ BatchInsert::BatchInsert(Database& db, std::string table, std::vector<std::strin
       columns_(std::move(columns)),
       rows_per_statement_(static_cast<size_t>(rows_per_statement)) {
   if (group) group->push_back(this);
-  std::string row = "(" + std::string(columns_.size() * 2 - 1, ',') + ")";
-  for (size_t i = 0; i < columns_.size(); ++i) row[1 + 2 * i] = '?';
+  row_ = "(" + std::string(columns_.size() * 2 - 1, ',') + ")";
+  for (size_t i = 0; i < columns_.size(); ++i) row_[1 + 2 * i] = '?';
   // OR FAIL, not the default OR ABORT: a multi-row statement that may abort half-way inside a
   // transaction makes SQLite keep a statement journal, a copy of every existing page the
   // statement changes (the last leaf of each table and index), and past 64 KiB it goes to a temp
   // file. Re-analysing 1 M compiles wrote 4.7 GB of such copies through 600 000 pwrite calls, ten
   // times the rows themselves. With OR FAIL a failed row leaves the statement's earlier rows in
   // place; every caller rolls the whole transaction back on an error anyway.
-  std::string head =
-      fmt::format("INSERT OR FAIL INTO {} ({}) VALUES ", table_, fmt::join(columns_, ","));
-  std::string multi = head;
-  for (size_t i = 0; i < rows_per_statement_; ++i) multi += (i ? "," : "") + row;
-  multi_ = {db_.prepare(multi), std::vector<uint8_t>(columns_.size() * rows_per_statement_, 1)};
-  single_ = {db_.prepare(head + row), std::vector<uint8_t>(columns_.size(), 1)};
-  values_.reserve(columns_.size() * rows_per_statement_);
+  head_ = fmt::format("INSERT OR FAIL INTO {} ({}) VALUES ", table_, fmt::join(columns_, ","));
+}
+
+BatchInsert::Prepared& BatchInsert::multi() {
+  if (!multi_) {
+    std::string sql = head_;
+    sql.reserve(head_.size() + rows_per_statement_ * (row_.size() + 1));
+    for (size_t i = 0; i < rows_per_statement_; ++i) sql.append(i ? "," : "").append(row_);
+    multi_.emplace(Prepared{db_.prepare(sql),
+                            std::vector<uint8_t>(columns_.size() * rows_per_statement_, 1)});
+  }
+  return *multi_;
+}
+
+BatchInsert::Prepared& BatchInsert::single() {
+  if (!single_)
+    single_.emplace(Prepared{db_.prepare(head_ + row_), std::vector<uint8_t>(columns_.size(), 1)});
+  return *single_;
 }
 
 BatchInsert& BatchInsert::push(SqlValue v) {
+  if (values_.capacity() == 0) values_.reserve(columns_.size() * rows_per_statement_);
   values_.push_back(std::move(v));
   if (values_.size() == columns_.size() * rows_per_statement_) {
-    write(multi_, 0, rows_per_statement_);
+    write(multi(), 0, rows_per_statement_);
     values_.clear();
   }
   return *this;
@@ -75,7 +87,9 @@ void BatchInsert::bind_values(Prepared& insert, size_t first_value, size_t rows)
 
 void BatchInsert::flush() {
   size_t rows = values_.size() / columns_.size();
-  for (size_t r = 0; r < rows; ++r) write(single_, r * columns_.size(), 1);
+  if (rows == 0) return;
+  Prepared& one_row = single();
+  for (size_t r = 0; r < rows; ++r) write(one_row, r * columns_.size(), 1);
   values_.clear();
 }
 

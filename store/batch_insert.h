@@ -2,6 +2,8 @@
 // one `INSERT ... VALUES (...),(...),...` statement; the tail goes through a one-row statement.
 // Texts are bound without a copy into SQLite: an owned text lives in the buffer until its row is
 // written, an unowned one (val_unowned) must stay valid until then (at the latest, flush()).
+// Both statements are prepared on first use: a writer holds an inserter for every table it may
+// fill, and a small input fills few of them (preparing a 64-row statement parses its whole text).
 // A row that breaks a constraint throws Error; the rows written before it, even those of the same
 // statement, stay (INSERT OR FAIL, see batch_insert.cc): the caller rolls back its transaction.
 // A statement's parameters stay bound from one run to the next, and a NULL is bound only where
@@ -62,6 +64,8 @@ class BatchInsert {
   };
 
   BatchInsert& push(SqlValue v);
+  Prepared& multi();
+  Prepared& single();
   void write(Prepared& insert, size_t first_value, size_t rows);
   void bind_values(Prepared& insert, size_t first_value, size_t rows);
 
@@ -70,8 +74,10 @@ class BatchInsert {
   std::vector<std::string> columns_;
   size_t rows_per_statement_;
   std::vector<SqlValue> values_;
-  Prepared multi_;
-  Prepared single_;
+  std::string head_;  // `INSERT OR FAIL INTO table (columns) VALUES `
+  std::string row_;   // `(?,?,...)`
+  std::optional<Prepared> multi_;
+  std::optional<Prepared> single_;
 };
 
 }  // namespace rcf::store

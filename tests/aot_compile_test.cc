@@ -13,7 +13,7 @@
 #include "tests/support/temp_files.h"
 
 namespace rcf {
-namespace {
+namespace aot_compile_test {
 
 using testing::fixture_path;
 using testing::ingest_logs;
@@ -110,5 +110,5 @@ TEST(AotCompile, AllFiveLogsInOneRunAreFiveCompilesAndNoRecompile) {
   EXPECT_EQ(scalar(*db, "SELECT count(*) FROM recompiles"), "0");
 }
 
-}  // namespace
+}  // namespace aot_compile_test
 }  // namespace rcf

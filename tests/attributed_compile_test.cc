@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 namespace rcf::analysis {
-namespace {
+namespace attributed_compile_test {
 
 TEST(AttributedCompile, ResetGivesADefaultCompileAndKeepsBuffers) {
   AttributedCompile c;
@@ -43,5 +43,5 @@ TEST(AttributedCompile, ResetGivesADefaultCompileAndKeepsBuffers) {
   EXPECT_GE(c.cause_reported.capacity(), 100u);
 }
 
-}  // namespace
+}  // namespace attributed_compile_test
 }  // namespace rcf::analysis

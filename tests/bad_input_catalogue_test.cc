@@ -28,7 +28,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace bad_input_catalogue_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -813,5 +813,5 @@ TEST_F(BadInputCatalogue, ReadOnlyDatabasePath) {
   ASSERT_EQ(chmod(dir.c_str(), 0755), 0);  // so that TempDir can remove it
 }
 
-}  // namespace
+}  // namespace bad_input_catalogue_test
 }  // namespace rcf

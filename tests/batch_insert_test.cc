@@ -15,7 +15,7 @@
 #include "util/error.h"
 
 namespace rcf::store {
-namespace {
+namespace batch_insert_test {
 
 TEST(BatchInsert, WritesFullStatementsThenTheTailInOrder) {
   testing::TempDir dir;
@@ -87,5 +87,5 @@ TEST(BatchInsert, ANullAfterAValueIsStoredAsNull) {
   EXPECT_EQ(testing::query_csv(*db, "SELECT a, b, c, d FROM t ORDER BY a"), expected);
 }
 
-}  // namespace
+}  // namespace batch_insert_test
 }  // namespace rcf::store

@@ -13,7 +13,7 @@
 #include <vector>
 
 namespace rcf::util {
-namespace {
+namespace batch_worker_test {
 
 TEST(BatchWorker, OnStartRunsOnTheWorkerThreadBeforeTheFirstBatch) {
   std::vector<int> seen;  // touched only by the worker thread until finish() returns
@@ -105,5 +105,5 @@ TEST(BatchFeeder, AddAfterReusedBatchesComeBack) {
   EXPECT_EQ(seen, handed);
 }
 
-}  // namespace
+}  // namespace batch_worker_test
 }  // namespace rcf::util

@@ -7,7 +7,7 @@
 #include <vector>
 
 namespace rcf::ingest {
-namespace {
+namespace batching_sink_test {
 
 Event reason_at(int64_t line) {
   GuardFailure g;
@@ -88,5 +88,5 @@ TEST(EventSink, TheDefaultEmitBatchEmitsOneByOne) {
   EXPECT_EQ(sink.lines, (std::vector<int64_t>{5, 6}));
 }
 
-}  // namespace
+}  // namespace batching_sink_test
 }  // namespace rcf::ingest

@@ -20,7 +20,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace bundle_test {
 
 using nlohmann::json;
 using testing::read_file;
@@ -286,5 +286,5 @@ TEST(RestartOutput, RebuiltProgramsAreListedUpToABoundWithTheirTotal) {
   EXPECT_NE(text.find("... 70 more not listed"), std::string::npos) << text;
 }
 
-}  // namespace
+}  // namespace bundle_test
 }  // namespace rcf

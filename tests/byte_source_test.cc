@@ -12,7 +12,7 @@
 #include "tests/support/temp_files.h"
 
 namespace rcf::ingest {
-namespace {
+namespace byte_source_test {
 
 using rcf::testing::gzip_compress;
 using rcf::testing::TempDir;
@@ -400,5 +400,5 @@ TEST(ByteSourceTest, MissingFileAndDirectoryAreErrors) {
   EXPECT_NE(error.find("directory"), std::string::npos) << error;
 }
 
-}  // namespace
+}  // namespace byte_source_test
 }  // namespace rcf::ingest

@@ -25,11 +25,11 @@
 #include "store/store.h"
 #include "tests/support/db_dump.h"
 #include "tests/support/temp_files.h"
-#include "util/hostname.h"
 #include "tests/support/test_paths.h"
+#include "util/hostname.h"
 
 namespace rcf {
-namespace {
+namespace capture_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -681,5 +681,5 @@ TEST_F(CaptureCli, SigintToRcfReachesTheCommandsGroupAndRcfEnds) {
   EXPECT_NE(err.find("rcf capture: "), std::string::npos) << err;
 }
 
-}  // namespace
+}  // namespace capture_test
 }  // namespace rcf

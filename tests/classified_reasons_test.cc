@@ -8,7 +8,7 @@
 #include <vector>
 
 namespace rcf::analysis {
-namespace {
+namespace classified_reasons_test {
 
 const std::vector<std::string> kReasons = {
     "tensor 'L['x']' size mismatch at index 1. expected 2048, actual 2056",
@@ -75,5 +75,5 @@ TEST(ClassifiedReasons, MovingWaitsForTheBackgroundThread) {
   EXPECT_EQ(last->actual, "5000");
 }
 
-}  // namespace
+}  // namespace classified_reasons_test
 }  // namespace rcf::analysis

@@ -15,7 +15,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace cli_test {
 
 using nlohmann::json;
 using rcf::testing::query_csv;
@@ -319,5 +319,5 @@ TEST_F(CliTest, DemoWritesReports) {
   EXPECT_EQ(again, j);
 }
 
-}  // namespace
+}  // namespace cli_test
 }  // namespace rcf

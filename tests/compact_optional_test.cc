@@ -5,7 +5,7 @@
 #include <optional>
 
 namespace rcf::util {
-namespace {
+namespace compact_optional_test {
 
 TEST(CompactOptional, HoldsWhatStdOptionalHoldsInHalfTheBytes) {
   EXPECT_EQ(sizeof(CompactOptional<int64_t>), sizeof(int64_t));
@@ -43,5 +43,5 @@ TEST(CompactOptional, ADoubleIsAbsentAsNaNAndPresentOtherwise) {
   }
 }
 
-}  // namespace
+}  // namespace compact_optional_test
 }  // namespace rcf::util

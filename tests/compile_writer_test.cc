@@ -13,7 +13,7 @@
 #include "util/error.h"
 
 namespace rcf::analysis {
-namespace {
+namespace compile_writer_test {
 
 AttributedCompile compile(int64_t ordinal) {
   AttributedCompile c;
@@ -169,5 +169,5 @@ TEST_F(CompileWriterTest, DestroyedWithoutFinishWritesTheHandedOverBatches) {
   EXPECT_EQ(scalar("SELECT count(*) FROM compiles"), "2560");
 }
 
-}  // namespace
+}  // namespace compile_writer_test
 }  // namespace rcf::analysis

@@ -22,12 +22,12 @@
 #include "tests/support/db_dump.h"
 #include "tests/support/rcf_process.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 #include "tests/support/xla_log_generator.h"
 #include "util/error.h"
-#include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace concurrent_use_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -259,5 +259,5 @@ TEST_F(ConcurrentUse, ALockHeldPastTheBusyTimeoutIsAClearError) {
   sqlite3_close(holder);
 }
 
-}  // namespace
+}  // namespace concurrent_use_test
 }  // namespace rcf

@@ -8,7 +8,7 @@
 #include <string>
 
 namespace rcf::ingest {
-namespace {
+namespace content_hash_test {
 
 uint64_t hash_of(const std::string& text) {
   ContentHash h;
@@ -53,5 +53,5 @@ TEST(ContentHash, AnySplitGivesTheSameDigest) {
   EXPECT_NE(hash_of(other), whole);
 }
 
-}  // namespace
+}  // namespace content_hash_test
 }  // namespace rcf::ingest

@@ -10,7 +10,7 @@
 #include "analysis/xla_compiles.h"
 
 namespace rcf::analysis {
-namespace {
+namespace convergence_points_test {
 
 XlaBlockRecord compile_at(int64_t line, int64_t step, const std::string& hash) {
   XlaBlockRecord b;
@@ -88,5 +88,5 @@ TEST(ConvergencePoints, MetricsOnlyRunsKeepTheStepsWhereCompilesGrew) {
   EXPECT_EQ(points_text(r.convergence), "1:2/2\n2:4/2\n500:5/1\n1000:5/0\n");
 }
 
-}  // namespace
+}  // namespace convergence_points_test
 }  // namespace rcf::analysis

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace rcf::analysis {
-namespace {
+namespace convergence_summary_test {
 
 std::vector<CurvePoint> curve(std::initializer_list<std::pair<int64_t, int64_t>> step_programs) {
   std::vector<CurvePoint> out;
@@ -67,5 +67,5 @@ TEST(ConvergenceSummary, CustomGrowthStep) {
   EXPECT_EQ(sum.new_after_growth_step, 1);
 }
 
-}  // namespace
+}  // namespace convergence_summary_test
 }  // namespace rcf::analysis

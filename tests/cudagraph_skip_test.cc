@@ -20,7 +20,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace cudagraph_skip_test {
 
 using ingest::CudagraphSkip;
 using testing::ingest_logs;
@@ -231,5 +231,5 @@ TEST_F(CudagraphSkipEndToEnd, ReportsShowThem) {
   }
 }
 
-}  // namespace
+}  // namespace cudagraph_skip_test
 }  // namespace rcf

@@ -6,7 +6,7 @@
 #include <string>
 
 namespace rcf::util {
-namespace {
+namespace distinct_text_counter_test {
 
 TEST(DistinctTextCounter, CountsEachTextOnce) {
   DistinctTextCounter c;
@@ -40,5 +40,5 @@ TEST(DistinctTextCounter, ManyTextsAgreeWithASet) {
   EXPECT_EQ(c.count(), 61331u);
 }
 
-}  // namespace
+}  // namespace distinct_text_counter_test
 }  // namespace rcf::util

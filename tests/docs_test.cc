@@ -17,7 +17,7 @@
 #include "tests/support/temp_files.h"
 #include "tests/support/test_paths.h"
 
-namespace {
+namespace docs_test {
 
 namespace fs = std::filesystem;
 
@@ -142,4 +142,4 @@ TEST(Docs, EveryFormatHasARowInTheFormatsPage) {
         << "format " << info.name << " has no row in docs/formats.md";
 }
 
-}  // namespace
+}  // namespace docs_test

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace rcf::analysis {
-namespace {
+namespace dynamo_attribution_test {
 
 // Text arguments are string literals: the records only view them.
 CompileRecord compile(int64_t frame, int64_t c, int64_t line, std::string_view kind = "forward",
@@ -282,5 +282,5 @@ TEST(DynamoAttribution, ResumeNames) {
   EXPECT_FALSE(parse_resume_name("forward"));
 }
 
-}  // namespace
+}  // namespace dynamo_attribution_test
 }  // namespace rcf::analysis

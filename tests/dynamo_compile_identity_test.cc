@@ -12,7 +12,7 @@
 #include "tests/support/temp_files.h"
 
 namespace rcf {
-namespace {
+namespace dynamo_compile_identity_test {
 
 using testing::column;
 using testing::fixture_path;
@@ -62,5 +62,5 @@ TEST(DynamoCompileIdentity, TwoProcessesInOneLogKeepTheirOwnCompiles) {
             "tensor 'logits' dtype: Float -> Half");
 }
 
-}  // namespace
+}  // namespace dynamo_compile_identity_test
 }  // namespace rcf

@@ -16,7 +16,7 @@
 #include "tests/support/temp_files.h"
 
 namespace rcf {
-namespace {
+namespace dynamo_corpus_causes_test {
 
 using testing::column;
 using testing::fixture_path;
@@ -224,5 +224,5 @@ TEST(DynamoCorpusDetails, ShapeStormListsEveryValueOfTheDim) {
             std::string::npos);
 }
 
-}  // namespace
+}  // namespace dynamo_corpus_causes_test
 }  // namespace rcf

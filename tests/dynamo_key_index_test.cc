@@ -9,7 +9,7 @@
 #include <vector>
 
 namespace rcf::analysis {
-namespace {
+namespace dynamo_key_index_test {
 
 DynamoKey key(int32_t source, int32_t epoch, int32_t frame, int32_t compile, int64_t line = 0) {
   DynamoKey k;
@@ -82,5 +82,5 @@ TEST(DynamoKeyIndex, KeysDifferingInOneFieldAreDistinct) {
   EXPECT_EQ(held.find(k), 4u);
 }
 
-}  // namespace
+}  // namespace dynamo_key_index_test
 }  // namespace rcf::analysis

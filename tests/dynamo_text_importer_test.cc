@@ -13,7 +13,7 @@
 #include "tests/support/importer_test.h"
 
 namespace rcf::ingest {
-namespace {
+namespace dynamo_text_importer_test {
 
 using namespace rcf::testing;  // tests/support/importer_test.h
 
@@ -1064,5 +1064,5 @@ TEST(DynamoTextImporter, SniffsEveryFixture) {
             0);
 }
 
-}  // namespace
+}  // namespace dynamo_text_importer_test
 }  // namespace rcf::ingest

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace rcf::ingest {
-namespace {
+namespace emitted_compile_refs_test {
 
 CompileRef ref(int32_t frame, int32_t compile, int32_t rank = -1, int32_t epoch = 0,
                int32_t attempt = 0, int32_t ca = -1) {
@@ -74,5 +74,5 @@ TEST(EmittedCompileRefs, RemembersAtLeastTheLastMillionRefs) {
   EXPECT_TRUE(refs.insert(ref(0, 0)));
 }
 
-}  // namespace
+}  // namespace emitted_compile_refs_test
 }  // namespace rcf::ingest

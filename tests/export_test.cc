@@ -22,7 +22,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace export_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -360,5 +360,5 @@ TEST_F(ExportTest, DuckDbCountsPerViewEqualTheSqliteViews) {
   EXPECT_EQ(counts["runs"]["lanes"], json::array({kOddLane, "trace", "xla-counter"})) << out;
 }
 
-}  // namespace
+}  // namespace export_test
 }  // namespace rcf

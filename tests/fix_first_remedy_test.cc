@@ -14,7 +14,7 @@
 #include "tests/support/temp_files.h"
 
 namespace rcf {
-namespace {
+namespace fix_first_remedy_test {
 
 using testing::column;
 using testing::fixture_path;
@@ -70,5 +70,5 @@ TEST(FixFirstRemedy, AnAlternationIsToldToWrapTheAccumulationChain) {
                 "not use zero_grad(set_to_none=True) inside it"}));
 }
 
-}  // namespace
+}  // namespace fix_first_remedy_test
 }  // namespace rcf

@@ -17,7 +17,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace fuzz_regression_test {
 
 namespace fs = std::filesystem;
 
@@ -94,5 +94,5 @@ TEST(FuzzRegressionTest, EveryKeptInputReplaysWithoutCrashAndCountsEveryLine) {
   }
 }
 
-}  // namespace
+}  // namespace fuzz_regression_test
 }  // namespace rcf

@@ -18,12 +18,12 @@
 #include "store/store.h"
 #include "tests/support/db_dump.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 #include "tests/support/xla_log_generator.h"
 #include "util/error.h"
-#include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace gate_test {
 
 using analysis::Budgets;
 using analysis::CheckResult;
@@ -991,5 +991,5 @@ TEST(GateOutputEscaping, HostileDetailsInJunitAndMarkdown) {
   EXPECT_EQ(md.find('\x01'), std::string::npos);
 }
 
-}  // namespace
+}  // namespace gate_test
 }  // namespace rcf

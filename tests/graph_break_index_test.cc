@@ -8,7 +8,7 @@
 #include <vector>
 
 namespace rcf::analysis {
-namespace {
+namespace graph_break_index_test {
 
 BreakRecord brk(int64_t line, const char* function, const char* file, int64_t source, bool sync,
                 int64_t log_line) {
@@ -106,5 +106,5 @@ TEST(GraphBreakIndex, AMillionBreaksAtOneSiteStayOneCandidate) {
   }
 }
 
-}  // namespace
+}  // namespace graph_break_index_test
 }  // namespace rcf::analysis

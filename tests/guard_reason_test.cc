@@ -11,7 +11,7 @@
 #include <vector>
 
 namespace rcf::analysis {
-namespace {
+namespace guard_reason_test {
 
 struct Case {
   const char* source;  // corpus file or format-doc section the text comes from
@@ -604,5 +604,5 @@ TEST(GuardReasonStripLocalScope, ErasAggregateToTheSameSubject) {
       classify_guard_reason("___check_obj_id(self._modules['attn'].processor, 1)").subject);
 }
 
-}  // namespace
+}  // namespace guard_reason_test
 }  // namespace rcf::analysis

@@ -35,7 +35,7 @@
 #include "util/error.h"
 
 namespace rcf {
-namespace {
+namespace hardening3_test {
 
 namespace fs = std::filesystem;
 using testing::RcfOptions;
@@ -561,5 +561,5 @@ TEST_F(Hardening3, AnEndlessDeviceStopsAfterTheSniffingWindow) {
   }
 }
 
-}  // namespace
+}  // namespace hardening3_test
 }  // namespace rcf

@@ -18,12 +18,12 @@
 #include "store/store.h"
 #include "tests/support/db_dump.h"
 #include "tests/support/rcf_process.h"
-#include "tests/support/temp_files.h"
 #include "tests/support/sanitizers.h"
+#include "tests/support/temp_files.h"
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace hardening_test {
 
 namespace fs = std::filesystem;
 using testing::query_csv;
@@ -339,5 +339,5 @@ TEST_F(Hardening, MalformedStoreVersionIsBadInput) {
   expect_input_error(rcf({"explain", "--db", db}), {"schema version 'abc'"});
 }
 
-}  // namespace
+}  // namespace hardening_test
 }  // namespace rcf

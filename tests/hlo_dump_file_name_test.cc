@@ -10,7 +10,7 @@
 #include "tests/support/collecting_sink.h"
 
 namespace rcf::ingest {
-namespace {
+namespace hlo_dump_file_name_test {
 
 struct Expected {
   std::string file;
@@ -118,5 +118,5 @@ TEST(HloDumpFileName, OtherForms) {
   expect_name({"module_0001", 1, "", "", false});
 }
 
-}  // namespace
+}  // namespace hlo_dump_file_name_test
 }  // namespace rcf::ingest

@@ -12,7 +12,7 @@
 #include "tests/support/importer_test.h"
 
 namespace rcf::ingest {
-namespace {
+namespace hlo_text_importer_test {
 
 using namespace rcf::testing;  // tests/support/importer_test.h
 
@@ -206,5 +206,5 @@ TEST(HloTextImporter, NeverCrashesOnGarbage) {
   expect_strict_accounting(sink, line_count(text));
 }
 
-}  // namespace
+}  // namespace hlo_text_importer_test
 }  // namespace rcf::ingest

@@ -12,7 +12,7 @@
 #include "tests/support/hlo_generator.h"
 
 namespace rcf::ingest {
-namespace {
+namespace hlo_text_parser_test {
 
 using Ops = std::map<std::string, int64_t>;
 using Dims = std::vector<int64_t>;
@@ -484,5 +484,5 @@ TEST(HloTextParser, GeneratedModule) {
   EXPECT_NE(modules[0].structure_fingerprint, modules[1].structure_fingerprint);
 }
 
-}  // namespace
+}  // namespace hlo_text_parser_test
 }  // namespace rcf::ingest

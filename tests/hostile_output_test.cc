@@ -18,7 +18,7 @@
 #include "util/safe_text.h"
 
 namespace rcf {
-namespace {
+namespace hostile_output_test {
 
 using testing::RcfRun;
 using testing::read_file;
@@ -267,5 +267,5 @@ TEST(SafeText, MarkdownKeepsNoLinksOrHtml) {
   EXPECT_EQ(util::markdown_code("a`b|\n\x1b", true), "``a`b\\| \\x1b``");
 }
 
-}  // namespace
+}  // namespace hostile_output_test
 }  // namespace rcf

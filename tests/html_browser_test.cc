@@ -26,7 +26,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace html_browser_test {
 
 namespace fs = std::filesystem;
 using testing::read_file;
@@ -228,5 +228,5 @@ TEST_F(HtmlBrowser, HostileTextRunsNoCode) {
             std::string::npos);
 }
 
-}  // namespace
+}  // namespace html_browser_test
 }  // namespace rcf

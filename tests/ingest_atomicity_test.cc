@@ -18,11 +18,11 @@
 #include "tests/support/db_dump.h"
 #include "tests/support/rcf_process.h"
 #include "tests/support/temp_files.h"
-#include "tests/support/xla_log_generator.h"
 #include "tests/support/test_paths.h"
+#include "tests/support/xla_log_generator.h"
 
 namespace rcf {
-namespace {
+namespace ingest_atomicity_test {
 
 namespace fs = std::filesystem;
 using testing::query_csv;
@@ -249,5 +249,5 @@ TEST_F(IngestAtomicity, AGrownLogIsReadAgainWholeAndReplacesItsEarlierVersion) {
   EXPECT_EQ(scalar(*db, "SELECT count(*) FROM source"), "2");
 }
 
-}  // namespace
+}  // namespace ingest_atomicity_test
 }  // namespace rcf

@@ -30,11 +30,11 @@
 #include "tests/support/db_dump.h"
 #include "tests/support/golden.h"
 #include "tests/support/temp_files.h"
-#include "util/error.h"
 #include "tests/support/test_paths.h"
+#include "util/error.h"
 
 namespace rcf::pipeline {
-namespace {
+namespace ingest_pipeline_test {
 
 using rcf::testing::column;
 using rcf::testing::dump_tables;
@@ -689,5 +689,5 @@ TEST_F(IngestPipelineTest, NotAnRcfDatabaseIsRefused) {
   EXPECT_EQ(read_file(db_path()), "this is not sqlite at all, just text\n");
 }
 
-}  // namespace
+}  // namespace ingest_pipeline_test
 }  // namespace rcf::pipeline

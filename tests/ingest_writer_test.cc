@@ -12,7 +12,7 @@
 #include "tests/support/temp_files.h"
 
 namespace rcf::store {
-namespace {
+namespace ingest_writer_test {
 
 int64_t count(Database& db, const char* sql) {
   auto st = db.prepare(sql);
@@ -53,5 +53,5 @@ TEST(IngestWriter, WhatWasWrittenBeforeFinishingTheSourcesIsCommitted) {
   EXPECT_EQ(count(*db, "SELECT max(line) FROM dynamo_compile_raw"), 30);
 }
 
-}  // namespace
+}  // namespace ingest_writer_test
 }  // namespace rcf::store

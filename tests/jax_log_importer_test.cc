@@ -14,7 +14,7 @@
 #include "tests/support/importer_test.h"
 
 namespace rcf::ingest {
-namespace {
+namespace jax_log_importer_test {
 
 using namespace rcf::testing;  // tests/support/importer_test.h
 
@@ -496,5 +496,5 @@ TEST(JaxLogImporter, EveryLineGetsOneFateOnJunk) {
   for (int64_t line : parsed) EXPECT_TRUE(line == 2 || line >= 12) << line;
 }
 
-}  // namespace
+}  // namespace jax_log_importer_test
 }  // namespace rcf::ingest

@@ -12,7 +12,7 @@
 #include "tests/support/temp_files.h"
 
 namespace rcf {
-namespace {
+namespace jax_step_lines_test {
 
 using testing::fixture_path;
 using testing::ingest_logs;
@@ -38,5 +38,5 @@ TEST(JaxStepLines, CompilesArePlacedInTheirTrainingSteps) {
   EXPECT_EQ(scalar(*db, "SELECT sum(repeats) FROM step_marker WHERE origin = 'step_line'"), "12");
 }
 
-}  // namespace
+}  // namespace jax_step_lines_test
 }  // namespace rcf

@@ -8,7 +8,7 @@
 #include <vector>
 
 namespace rcf::ingest::json_skim {
-namespace {
+namespace json_skim_test {
 
 TEST(JsonSkim, ValidatesLikeAStrictParser) {
   for (const char* ok :
@@ -105,5 +105,5 @@ TEST(JsonSkim, Conversions) {
   EXPECT_FALSE(to_bool("null").has_value());
 }
 
-}  // namespace
+}  // namespace json_skim_test
 }  // namespace rcf::ingest::json_skim

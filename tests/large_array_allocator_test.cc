@@ -6,7 +6,7 @@
 #include <numeric>
 
 namespace rcf::util {
-namespace {
+namespace large_array_allocator_test {
 
 // Small arrays come from the ordinary heap, large ones are mapped on a 2 MiB boundary (so that
 // transparent huge pages can back them); both hold what is written and are freed without error
@@ -34,5 +34,5 @@ TEST(LargeArrayAllocator, GrowingAcrossTheThresholdKeepsTheElements) {
   EXPECT_TRUE(v.empty());
 }
 
-}  // namespace
+}  // namespace large_array_allocator_test
 }  // namespace rcf::util

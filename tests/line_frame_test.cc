@@ -6,7 +6,7 @@
 #include <string>
 
 namespace rcf::ingest {
-namespace {
+namespace line_frame_test {
 
 std::string framed(const std::string& head, std::string_view line) {
   return std::string(LineFramer::learn(head).frame(line).text);
@@ -78,5 +78,5 @@ TEST(LineFrame, NotesNameTheWrapper) {
   EXPECT_FALSE(LineFramer::learn("V0101 a\nV0101 b\n").has_wrapper());
 }
 
-}  // namespace
+}  // namespace line_frame_test
 }  // namespace rcf::ingest

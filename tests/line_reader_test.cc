@@ -13,7 +13,7 @@
 #include "tests/support/temp_files.h"
 
 namespace rcf::ingest {
-namespace {
+namespace line_reader_test {
 
 using rcf::testing::MemorySource;
 
@@ -415,5 +415,5 @@ TEST(LineReaderTest, ReadErrorEndsTheLinesAndIsReported) {
   EXPECT_EQ(reader.error(), "injected read error");
 }
 
-}  // namespace
+}  // namespace line_reader_test
 }  // namespace rcf::ingest

@@ -7,7 +7,7 @@
 #include <vector>
 
 namespace rcf::ingest {
-namespace {
+namespace log_prefix_test {
 
 TEST(LogPrefix, GlogWithTraceIdAndArtifact) {
   LogPrefix p = parse_log_prefix(
@@ -283,5 +283,5 @@ TEST(LogPrefix, LongJunkLineIsLinear) {
   EXPECT_EQ(p.message.size(), line.size());
 }
 
-}  // namespace
+}  // namespace log_prefix_test
 }  // namespace rcf::ingest

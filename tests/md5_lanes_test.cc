@@ -10,7 +10,7 @@
 #include <vector>
 
 namespace rcf::ingest {
-namespace {
+namespace md5_lanes_test {
 
 const Md5Lanes kEveryLanes[] = {Md5Lanes::kBest, Md5Lanes::kScalar, Md5Lanes::kSse2,
                                 Md5Lanes::kAvx2, Md5Lanes::kAvx512};
@@ -106,5 +106,5 @@ TEST(Md5Lanes, ScalarAndBestAreAlwaysAvailable) {
   EXPECT_TRUE(md5_lanes_available(Md5Lanes::kBest));
 }
 
-}  // namespace
+}  // namespace md5_lanes_test
 }  // namespace rcf::ingest

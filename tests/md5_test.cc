@@ -6,7 +6,7 @@
 #include <string>
 
 namespace rcf::ingest {
-namespace {
+namespace md5_test {
 
 std::string md5_hex(std::string_view text) {
   return Md5::to_hex(Md5::digest(text));
@@ -69,5 +69,5 @@ TEST(Md5, ParseHex) {
   EXPECT_FALSE(Md5::parse_hex("", &digest));
 }
 
-}  // namespace
+}  // namespace md5_test
 }  // namespace rcf::ingest

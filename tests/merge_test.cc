@@ -18,11 +18,11 @@
 #include "tests/support/db_dump.h"
 #include "tests/support/rcf_process.h"
 #include "tests/support/temp_files.h"
-#include "util/hostname.h"
 #include "tests/support/test_paths.h"
+#include "util/hostname.h"
 
 namespace rcf {
-namespace {
+namespace merge_test {
 
 using testing::column;
 using testing::dump_tables;
@@ -271,5 +271,5 @@ TEST_F(MergeTest, AnXlaRunSplitOverTwoHostsKeepsItsHloAndExecutionGroups) {
             "0");
 }
 
-}  // namespace
+}  // namespace merge_test
 }  // namespace rcf

@@ -16,7 +16,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace no_evidence_test {
 
 using nlohmann::json;
 using testing::RcfRun;
@@ -122,5 +122,5 @@ TEST_F(NoEvidence, DiffExplainAndReportsSayNoEvidence) {
   EXPECT_NE(report.dump().find("\"no_evidence\":\"none of its 1 file"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace no_evidence_test
 }  // namespace rcf

@@ -25,7 +25,7 @@
 #include "tests/support/temp_files.h"
 
 namespace rcf::analysis {
-namespace {
+namespace op_attribute_diff_test {
 
 using ingest::HloInstructionText;
 using ingest::HloModule;
@@ -282,5 +282,5 @@ TEST(OpAttributeDiff, AnExtraOpIsAStructureChangeWithItsOwnRemedy) {
             "own; the op delta in the detail shows what changed\"\n");
 }
 
-}  // namespace
+}  // namespace op_attribute_diff_test
 }  // namespace rcf::analysis

@@ -13,11 +13,11 @@
 #include "ingest/ingest_driver.h"
 #include "tests/support/collecting_sink.h"
 #include "tests/support/temp_files.h"
-#include "tests/support/xla_log_generator.h"
 #include "tests/support/test_paths.h"
+#include "tests/support/xla_log_generator.h"
 
 namespace rcf::pipeline {
-namespace {
+namespace parse_ahead_test {
 
 using rcf::testing::CollectingSink;
 using rcf::testing::event_keys;
@@ -125,5 +125,5 @@ TEST(ParseAhead, GivingUpMidWayStopsTheWorkers) {
   SUCCEED();
 }
 
-}  // namespace
+}  // namespace parse_ahead_test
 }  // namespace rcf::pipeline

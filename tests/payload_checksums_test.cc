@@ -9,7 +9,7 @@
 #include <vector>
 
 namespace rcf::ingest {
-namespace {
+namespace payload_checksums_test {
 
 struct Payload {
   int64_t line;
@@ -125,5 +125,5 @@ TEST(PayloadChecksums, NothingToCheckStartsNoWorkAndFinishesEmpty) {
   EXPECT_TRUE(checks.finish().empty());
 }
 
-}  // namespace
+}  // namespace payload_checksums_test
 }  // namespace rcf::ingest

@@ -17,7 +17,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace plain_text_format_test {
 
 using testing::query_csv;
 using testing::read_file;
@@ -133,11 +133,11 @@ TEST(PlainTextFormat, AProgressConsoleIsRecognisedAndOtherTextIsNot) {
   EXPECT_NE(r.err.find("not a recognised log format"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace plain_text_format_test
 }  // namespace rcf
 
 namespace rcf {
-namespace {
+namespace plain_text_format_test {
 
 // The Dynamo lane's console split in two files, as a run that logs compiles to stderr and prints
 // its steps to stdout: the steps are counted, nothing places the compiles, and explain says why
@@ -164,5 +164,5 @@ TEST(PlainTextFormat, StepsInAConsoleOfTheirOwnSayWhyTheyPlaceNoCompile) {
       << r.out;
 }
 
-}  // namespace
+}  // namespace plain_text_format_test
 }  // namespace rcf

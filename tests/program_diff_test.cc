@@ -13,7 +13,7 @@
 #include "tests/support/hlo_generator.h"
 
 namespace rcf::analysis {
-namespace {
+namespace program_diff_test {
 
 using Dims = std::vector<int64_t>;
 
@@ -561,5 +561,5 @@ TEST(DiffProgramsFromHlo, GeneratedModuleCompiledTwiceAndWithAnEditedConstant) {
   EXPECT_NE(diff_programs(before, other).cause, "unknown");
 }
 
-}  // namespace
+}  // namespace program_diff_test
 }  // namespace rcf::analysis

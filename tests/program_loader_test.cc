@@ -14,7 +14,7 @@
 #include "tests/support/temp_files.h"
 
 namespace rcf::analysis {
-namespace {
+namespace program_loader_test {
 
 using testing::TempDir;
 using testing::write_file;
@@ -99,5 +99,5 @@ TEST_F(ProgramLoader, SameStructureDifferentConstantsAreDiffedByValue) {
   EXPECT_NE(d.detail.find("constant.2"), std::string::npos) << d.detail;
 }
 
-}  // namespace
+}  // namespace program_loader_test
 }  // namespace rcf::analysis

@@ -17,7 +17,7 @@
 #include "tests/support/xla_log_generator.h"
 
 namespace rcf::ingest {
-namespace {
+namespace pt_xla_debug_importer_test {
 
 using namespace rcf::testing;  // tests/support/importer_test.h
 
@@ -750,5 +750,5 @@ TEST(PtXlaDebugGenerator, FiveMegabyteLogYieldsTheGeneratedCounts) {
             rcf::testing::make_pt_xla_debug_log(1 << 16, 7));
 }
 
-}  // namespace
+}  // namespace pt_xla_debug_importer_test
 }  // namespace rcf::ingest

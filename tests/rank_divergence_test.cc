@@ -25,7 +25,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace rank_divergence_test {
 
 using testing::column;
 using testing::query_csv;
@@ -222,5 +222,5 @@ TEST(InductorGraphFacts, MalformedPayloadsAreNotFacts) {
             std::vector<std::string>{"mm -> float16[2, 3] stride [3, 1]"});
 }
 
-}  // namespace
+}  // namespace rank_divergence_test
 }  // namespace rcf

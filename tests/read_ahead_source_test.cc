@@ -18,7 +18,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf::ingest {
-namespace {
+namespace read_ahead_source_test {
 
 using rcf::testing::CollectingSink;
 using rcf::testing::MemorySource;
@@ -143,5 +143,5 @@ TEST(ReadAheadSource, AGzipLogIngestsAsWhenReadInTurn) {
   EXPECT_GT(compared, 20);
 }
 
-}  // namespace
+}  // namespace read_ahead_source_test
 }  // namespace rcf::ingest

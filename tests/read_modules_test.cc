@@ -21,7 +21,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace read_modules_test {
 
 const std::string kFixtures = RCF_FIXTURES_DIR;
 
@@ -183,5 +183,5 @@ TEST_F(ReadModules, LaneClaimsFollowTheRestartVerdicts) {
   EXPECT_TRUE(has(storm.frontier, report::ClaimKind::kFirstFailure));
 }
 
-}  // namespace
+}  // namespace read_modules_test
 }  // namespace rcf

@@ -32,7 +32,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace real_runs_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -429,5 +429,5 @@ TEST_F(RealRuns, RestartVerdictsAreTheTruths) {
   }
 }
 
-}  // namespace
+}  // namespace real_runs_test
 }  // namespace rcf

@@ -19,7 +19,7 @@
 #include "tests/support/temp_files.h"
 #include "tests/support/test_paths.h"
 
-namespace {
+namespace reason_catalogue_test {
 
 namespace fs = std::filesystem;
 using rcf::ingest::DriverOptions;
@@ -295,4 +295,4 @@ TEST(ReasonCatalogue, TheFixturesNoteOnlyDocumentedReasonsWithTheirFates) {
   EXPECT_GT(seen.size(), 20u);
 }
 
-}  // namespace
+}  // namespace reason_catalogue_test

@@ -28,11 +28,11 @@
 #include "tests/support/ingested_store.h"
 #include "tests/support/report_store_generator.h"
 #include "tests/support/temp_files.h"
-#include "util/error.h"
 #include "tests/support/test_paths.h"
+#include "util/error.h"
 
 namespace rcf {
-namespace {
+namespace report_test {
 
 using nlohmann::json;
 using report::ReportModel;
@@ -803,5 +803,5 @@ TEST(ReportCli, DemoWritesTheReports) {
   EXPECT_NE(md.find("not proven: cache written but not read"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace report_test
 }  // namespace rcf

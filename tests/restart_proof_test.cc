@@ -20,7 +20,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace restart_proof_test {
 
 using analysis::CompileFact;
 using analysis::decide_restart;
@@ -648,5 +648,5 @@ TEST(RestartCli, RunsOfDifferentLanesAreRefused) {
       << r.err;
 }
 
-}  // namespace
+}  // namespace restart_proof_test
 }  // namespace rcf

@@ -12,7 +12,7 @@
 #include "tests/support/temp_files.h"
 
 namespace rcf {
-namespace {
+namespace resume_break_link_test {
 
 using testing::scalar;
 using testing::TempDir;
@@ -94,5 +94,5 @@ TEST(ResumeBreakLink, AResumeFunctionIsLinkedThroughTheOuterFrameOfANestedBreak)
   EXPECT_TRUE(detail.ends_with("[high]")) << detail;
 }
 
-}  // namespace
+}  // namespace resume_break_link_test
 }  // namespace rcf

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace rcf::analysis {
-namespace {
+namespace run_rollup_test {
 
 AttributedCompile compile(int64_t ordinal, std::string site, std::string cause,
                           std::optional<int64_t> step, std::optional<double> ms = std::nullopt,
@@ -174,5 +174,5 @@ TEST(RunRollup, StepShareWhenOnlyStepCompileTimeIsKnown) {
   EXPECT_EQ(r.convergence.settle_step, 2);
 }
 
-}  // namespace
+}  // namespace run_rollup_test
 }  // namespace rcf::analysis

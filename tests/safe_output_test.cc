@@ -16,7 +16,7 @@
 #include "tests/support/temp_files.h"
 
 namespace rcf {
-namespace {
+namespace safe_output_test {
 
 using nlohmann::json;
 using testing::RcfRun;
@@ -199,5 +199,5 @@ TEST_F(SafeOutput, PathsInReportsAreNeverOpened) {
   }
 }
 
-}  // namespace
+}  // namespace safe_output_test
 }  // namespace rcf

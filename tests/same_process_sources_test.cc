@@ -14,7 +14,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace same_process_sources_test {
 
 using testing::scalar;
 using testing::TempDir;
@@ -132,5 +132,5 @@ TEST(SameProcessSources, ExplainSaysWhichLogsWereReadAsOne) {
             std::string::npos);
 }
 
-}  // namespace
+}  // namespace same_process_sources_test
 }  // namespace rcf

@@ -26,7 +26,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace scenario_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -387,5 +387,5 @@ TEST(ScenarioGenerator, RegeneratesTheCheckedInBundlesByteForByte) {
                       << diff;
 }
 
-}  // namespace
+}  // namespace scenario_test
 }  // namespace rcf

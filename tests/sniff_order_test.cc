@@ -15,7 +15,7 @@
 #include "support/ingested_store.h"
 
 namespace rcf {
-namespace {
+namespace sniff_order_test {
 
 // What sniff_importer answered before it skipped sniffers: every one run, the first best kept.
 const ingest::ImporterInfo* sniff_every_importer(std::string_view head) {
@@ -103,5 +103,5 @@ TEST(SniffOrder, TiesGoToTheEarlierImporterAndHigherScoresWin) {
   EXPECT_EQ(ingest::sniff_importer("nothing to see here\n"), nullptr);
 }
 
-}  // namespace
+}  // namespace sniff_order_test
 }  // namespace rcf

@@ -8,7 +8,7 @@
 #include <string>
 
 namespace rcf::ingest {
-namespace {
+namespace source_stats_test {
 
 int64_t count_of(const SourceStats& s, const std::string& fate, const std::string& reason) {
   auto it = s.reasons.find(std::make_pair(fate, reason));
@@ -65,5 +65,5 @@ TEST(SourceStats, ACopyTalliesIntoItsOwnMap) {
   EXPECT_EQ(count_of(assigned, "skipped", "user_output"), 3);
 }
 
-}  // namespace
+}  // namespace source_stats_test
 }  // namespace rcf::ingest

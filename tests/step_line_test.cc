@@ -7,7 +7,7 @@
 #include <string>
 
 namespace rcf::ingest {
-namespace {
+namespace step_line_test {
 
 std::string read(std::string_view text) {
   auto s = read_step_line(text);
@@ -88,5 +88,5 @@ TEST(StepLine, ATimeThatOpensTheLineIsReadAndLeftOutOfTheShape) {
             1795725768.0);
 }
 
-}  // namespace
+}  // namespace step_line_test
 }  // namespace rcf::ingest

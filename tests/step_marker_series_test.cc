@@ -16,7 +16,7 @@
 #include "tests/support/temp_files.h"
 
 namespace rcf::store {
-namespace {
+namespace step_marker_series_test {
 
 using testing::scalar;
 using testing::TempDir;
@@ -124,5 +124,5 @@ TEST(StepMarkerSeries, ExpandedRowsAreEveryProgressLineOfTheConsole) {
       "12");
 }
 
-}  // namespace
+}  // namespace step_marker_series_test
 }  // namespace rcf::store

@@ -10,7 +10,7 @@
 #include <vector>
 
 namespace rcf::analysis {
-namespace {
+namespace step_series_test {
 
 // Points in stretches of a random rhythm (lines and steps each rising by a fixed stride, steps
 // possibly falling back as an epoch restarts), with lone points between stretches.
@@ -80,5 +80,5 @@ TEST(StepSeries, EmptyAndSinglePoint) {
   EXPECT_EQ(series.last_step(), 7);
 }
 
-}  // namespace
+}  // namespace step_series_test
 }  // namespace rcf::analysis

@@ -12,7 +12,7 @@
 #include "tests/support/importer_test.h"
 
 namespace rcf::ingest {
-namespace {
+namespace step_timing_importer_test {
 
 using namespace rcf::testing;  // tests/support/importer_test.h
 
@@ -248,5 +248,5 @@ TEST(StepTimingImporter, NeverThrowsOnJunk) {
             (Notes{{"rejected:bad_step_row", 5}, {"rejected:json_too_deep", 1}}));
 }
 
-}  // namespace
+}  // namespace step_timing_importer_test
 }  // namespace rcf::ingest

@@ -12,7 +12,7 @@
 #include "tests/support/temp_files.h"
 
 namespace rcf::store {
-namespace {
+namespace store_indexes_test {
 
 // The plan SQLite picks for a count of one run's rows, as its detail lines.
 std::string plan_of_run_count(Database& db, const std::string& table) {
@@ -100,5 +100,5 @@ TEST(StoreIndexes, AnOldStoresFrameIndexesAreReplaced) {
             "0");
 }
 
-}  // namespace
+}  // namespace store_indexes_test
 }  // namespace rcf::store

@@ -13,7 +13,7 @@
 #include "util/error.h"
 
 namespace rcf::store {
-namespace {
+namespace string_interner_test {
 
 TEST(StringInterner, SameTextSameIdAcrossCacheDropsAndInterners) {
   testing::TempDir dir;
@@ -69,5 +69,5 @@ TEST(StringInterner, AFailedLookupLeavesTheCacheConsistent) {
   EXPECT_EQ(strings.id("c"), ids[2]);
 }
 
-}  // namespace
+}  // namespace string_interner_test
 }  // namespace rcf::store

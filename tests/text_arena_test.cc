@@ -7,7 +7,7 @@
 #include <vector>
 
 namespace rcf::util {
-namespace {
+namespace text_arena_test {
 
 TEST(TextArena, CopiesStayWhereTheyAre) {
   TextArena arena;
@@ -26,5 +26,5 @@ TEST(TextArena, CopiesStayWhereTheyAre) {
   for (const auto& [copy, text] : kept) ASSERT_EQ(copy, text);
 }
 
-}  // namespace
+}  // namespace text_arena_test
 }  // namespace rcf::util

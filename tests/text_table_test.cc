@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 namespace rcf::util {
-namespace {
+namespace text_table_test {
 
 TEST(TextTable, NumbersTextsInTheOrderFirstSeen) {
   TextTable t;
@@ -72,5 +72,5 @@ TEST(TextTable, ClearForgetsEveryText) {
   EXPECT_EQ(t.ordinal("name.0"), 2u);
 }
 
-}  // namespace
+}  // namespace text_table_test
 }  // namespace rcf::util

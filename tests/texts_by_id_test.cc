@@ -7,7 +7,7 @@
 #include <vector>
 
 namespace rcf::analysis {
-namespace {
+namespace texts_by_id_test {
 
 TEST(TextsById, FindsWhatWasAddedDenseOrSparse) {
   TextsById texts;
@@ -51,5 +51,5 @@ TEST(TextsById, ViewsStayValidAsTextsAreAdded) {
   EXPECT_EQ(moved.find(1234), kept[1234].second);
 }
 
-}  // namespace
+}  // namespace texts_by_id_test
 }  // namespace rcf::analysis

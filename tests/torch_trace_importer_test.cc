@@ -16,7 +16,7 @@
 #include "tests/support/collecting_sink.h"
 
 namespace rcf::ingest {
-namespace {
+namespace torch_trace_importer_test {
 
 using testing::CollectingSink;
 using testing::read_fixture;
@@ -844,5 +844,5 @@ TEST(TorchTraceImporter, SyncSignatures) {
   EXPECT_FALSE(has_sync_signature(""));
 }
 
-}  // namespace
+}  // namespace torch_trace_importer_test
 }  // namespace rcf::ingest

@@ -9,7 +9,7 @@
 #include <vector>
 
 namespace rcf::analysis {
-namespace {
+namespace training_steps_test {
 
 constexpr int64_t kSource = 7;
 
@@ -224,5 +224,5 @@ TEST(TrainingSteps, SyncSitePeriod) {
   EXPECT_EQ(sync_site_period({1, 2}), 0);
 }
 
-}  // namespace
+}  // namespace training_steps_test
 }  // namespace rcf::analysis

@@ -21,7 +21,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace truncation_test {
 
 namespace fs = std::filesystem;
 
@@ -125,5 +125,5 @@ TEST(Truncation, EveryFixtureCutAtTokenBoundariesIsReadWithoutHarm) {
   EXPECT_EQ(problems, "");
 }
 
-}  // namespace
+}  // namespace truncation_test
 }  // namespace rcf

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace rcf::ingest {
-namespace {
+namespace wall_time_test {
 
 TEST(WallTime, Iso8601WithAndWithoutZone) {
   auto t = parse_iso8601("2026-11-26T20:42:48.25Z");
@@ -56,5 +56,5 @@ TEST(WallTime, UtcYear) {
   EXPECT_EQ(utc_year(951782400), 2000);  // 2000-02-29
 }
 
-}  // namespace
+}  // namespace wall_time_test
 }  // namespace rcf::ingest

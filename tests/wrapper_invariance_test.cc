@@ -20,11 +20,11 @@
 #include "tests/support/db_dump.h"
 #include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
-#include "util/error.h"
 #include "tests/support/test_paths.h"
+#include "util/error.h"
 
 namespace rcf {
-namespace {
+namespace wrapper_invariance_test {
 
 using testing::column;
 using testing::scalar;
@@ -218,5 +218,5 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, WrapperInvariance, ::testing::ValuesIn(varian
                            return std::string(info.param.name);
                          });
 
-}  // namespace
+}  // namespace wrapper_invariance_test
 }  // namespace rcf

@@ -11,7 +11,7 @@
 #include "analysis/xla_compiles.h"
 
 namespace rcf::analysis {
-namespace {
+namespace xla_attribution_test {
 
 XlaBlockRecord compile_at(int64_t line, int64_t step, const std::string& hash,
                           const std::string& cause_class = "step_end") {
@@ -191,5 +191,5 @@ TEST(XlaAttribution, ARunWideCountOrTheProfilerWarningAlsoCorroborates) {
             "TransferFromDeviceTime too frequent at profiler.log:7");
 }
 
-}  // namespace
+}  // namespace xla_attribution_test
 }  // namespace rcf::analysis

@@ -15,7 +15,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace xla_bundle_test {
 
 using testing::query_csv;
 using testing::scalar;
@@ -109,11 +109,11 @@ TEST_F(XlaBundle, MetricsAndStepTimingsKeepTheirSteps) {
   EXPECT_EQ(scalar(*db_, "SELECT count(*) FROM step_timing WHERE compile_ms > 0"), "2");
 }
 
-}  // namespace
+}  // namespace xla_bundle_test
 }  // namespace rcf
 
 namespace rcf {
-namespace {
+namespace xla_bundle_test {
 
 // The bundle read with tiny and large buffers, and with gzip-compressed copies, gives the same
 // tables (timestamps and paths aside).
@@ -143,5 +143,5 @@ TEST(XlaBundleInvariance, BufferSizesAndGzipGiveIdenticalTables) {
   EXPECT_EQ(ingest(c, 4096, true), reference);
 }
 
-}  // namespace
+}  // namespace xla_bundle_test
 }  // namespace rcf

@@ -23,7 +23,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace xla_corpus_test {
 
 using testing::column;
 using testing::scalar;
@@ -205,5 +205,5 @@ TEST(XlaCorpus, DumpListingRecordsModulesAndStages) {
   EXPECT_EQ(scalar(*db, "SELECT stage FROM xla_dump_file WHERE line = 1"), "before_optimizations");
 }
 
-}  // namespace
+}  // namespace xla_corpus_test
 }  // namespace rcf

@@ -11,11 +11,11 @@
 #include "store/store.h"
 #include "tests/support/db_dump.h"
 #include "tests/support/temp_files.h"
-#include "tests/support/xla_log_generator.h"
 #include "tests/support/test_paths.h"
+#include "tests/support/xla_log_generator.h"
 
 namespace rcf {
-namespace {
+namespace xla_execution_counts_test {
 
 using testing::query_csv;
 using testing::scalar;
@@ -127,5 +127,5 @@ TEST(XlaExecutionCounts, GeneratedLogCountsEveryExecutionWhateverTheBuffer) {
   }
 }
 
-}  // namespace
+}  // namespace xla_execution_counts_test
 }  // namespace rcf

@@ -19,7 +19,7 @@
 #include "tests/support/importer_test.h"
 
 namespace rcf::ingest {
-namespace {
+namespace xla_metrics_importer_test {
 
 using namespace rcf::testing;  // tests/support/importer_test.h
 
@@ -555,5 +555,5 @@ TEST(XlaMetricsSniff, Scores) {
   EXPECT_EQ(xla_metrics_importer_info().name, "xla_metrics");
 }
 
-}  // namespace
+}  // namespace xla_metrics_importer_test
 }  // namespace rcf::ingest

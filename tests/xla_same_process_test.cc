@@ -19,7 +19,7 @@
 #include "tests/support/test_paths.h"
 
 namespace rcf {
-namespace {
+namespace xla_same_process_test {
 
 using testing::read_file;
 using testing::scalar;
@@ -109,5 +109,5 @@ TEST(XlaSameProcess, NamesNumberedPerProcessAreToldApart) {
   EXPECT_FALSE(numbered_apart("train.log", "train.log.1"));  // a rotated piece, not a rank
 }
 
-}  // namespace
+}  // namespace xla_same_process_test
 }  // namespace rcf

@@ -13,7 +13,7 @@
 #include "tests/support/importer_test.h"
 
 namespace rcf::ingest {
-namespace {
+namespace xla_saved_graph_importer_test {
 
 using namespace rcf::testing;  // tests/support/importer_test.h
 
@@ -498,5 +498,5 @@ TEST(XlaSavedGraphImporter, Sniff) {
   EXPECT_EQ(info.sniff(""), 0);
 }
 
-}  // namespace
+}  // namespace xla_saved_graph_importer_test
 }  // namespace rcf::ingest

@@ -5,7 +5,7 @@
 namespace rcf::testing {
 namespace {
 
-std::string csv_field(const store::Statement& st, int col) {
+std::string dump_field(const store::Statement& st, int col) {
   if (st.is_null(col)) return "";
   std::string text(st.text(col));
   if (text.empty()) return "\"\"";
@@ -31,7 +31,7 @@ std::string query_csv(store::Database& db, const std::string& sql) {
   for (int c = 0; c < st.column_count(); ++c) out += (c ? "," : "") + st.column_name(c);
   out += "\n";
   while (st.step()) {
-    for (int c = 0; c < st.column_count(); ++c) out += (c ? "," : "") + csv_field(st, c);
+    for (int c = 0; c < st.column_count(); ++c) out += (c ? "," : "") + dump_field(st, c);
     out += "\n";
   }
   return out;
