@@ -25,7 +25,7 @@ bash scripts/install_duckdb_test.sh
 phase install
 bash scripts/build.sh
 phase build
-ctest --test-dir build --output-on-failure -j"$(nproc)" | tee build/ctest.log
+ctest --test-dir build --output-on-failure -j"$(($(nproc) * 2))" | tee build/ctest.log
 phase tests
 # The same suite under ASan+UBSan (build-asan); RCF_SKIP_SANITIZERS=1 skips it for a quick run.
 if [ "${RCF_SKIP_SANITIZERS:-0}" != 1 ]; then bash scripts/test_asan.sh; fi
