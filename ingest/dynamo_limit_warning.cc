@@ -106,8 +106,9 @@ bool is_limit_warning_trailer(std::string_view message) {
 bool continues_limit_warning(std::string_view line) {
   std::string_view text = ltrim(line);
   if (text.empty()) return false;
+  // Fields are named: a paste that lost the indentation still says which line is which.
   return line[0] == ' ' || text.starts_with("To log all recompilation reasons") ||
-         is_limit_warning_trailer(text);
+         is_limit_warning_trailer(text) || starts_limit_warning_fragment(text);
 }
 
 bool starts_limit_warning_fragment(std::string_view message) {

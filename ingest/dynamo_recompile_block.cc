@@ -87,7 +87,8 @@ bool is_fail_on_recompile_header(std::string_view line) {
 
 bool continues_recompile_block(std::string_view line) {
   if (is_blank(line)) return true;
-  if (line[0] != ' ' && line[0] != '\t') return false;
+  // The entries are named (`triggered by`, `- `): a paste that lost the indentation keeps them.
+  if (line[0] != ' ' && line[0] != '\t') return starts_recompile_fragment(line);
   // An entry, or a deeper-indented line of a multi-line entry; an indented line of unrelated
   // output (`  warnings.warn(`) is not one.
   return starts_recompile_fragment(line) || line.starts_with("      ") || line[0] == '\t';

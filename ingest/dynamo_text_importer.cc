@@ -70,6 +70,11 @@ constexpr int kMaxInterleavedLines = 4;
 // does not come from Dynamo. The view points into the line.
 std::optional<std::string_view> dynamo_module(const LogPrefix& p) {
   std::string_view source = p.path.empty() ? p.logger : p.path;
+  // A format trimmed to the file name (`W convert_frame.py:1676]`) no longer shows the package:
+  // a Python file name alone may be one of Dynamo's modules.
+  if (!p.level.empty() && !p.path.empty() && p.path.ends_with(".py") &&
+      p.path.find('/') == std::string_view::npos && p.path.find('\\') == std::string_view::npos)
+    return p.path;
   // Last "dynamo" in the source; find() (memchr-based) beats rfind() on the per-line path.
   size_t at = source.find("dynamo");
   if (at == std::string_view::npos) return std::nullopt;
@@ -167,7 +172,13 @@ std::optional<DynamoBlockKind> fragment_kind(const LogPrefix& p,
     return starts_recompile_fragment(p.message) ? std::optional(DynamoBlockKind::kRecompile)
                                                 : std::nullopt;
   if (p.artifact == "graph_breaks") return DynamoBlockKind::kGraphBreak;
-  if (!p.artifact.empty() || !module) return std::nullopt;
+  if (!p.artifact.empty()) return std::nullopt;
+  // A prefix trimmed to its compile id (`[0/15]    last reason: ...`) names no module, but only
+  // Dynamo prints compile ids.
+  if (!module && p.path.empty() && p.logger.empty() && !p.trace_id.empty())
+    return starts_limit_warning_fragment(p.message) ? std::optional(DynamoBlockKind::kLimitWarning)
+                                                    : std::nullopt;
+  if (!module) return std::nullopt;
   if (module_is(*module, "variables.tensor") && is_warning_level(p))
     return DynamoBlockKind::kItemWarning;
   if (module_is(*module, "exc")) return DynamoBlockKind::kGraphBreak;
@@ -196,9 +207,19 @@ std::optional<DynamoBlockKind> printed_header_kind(std::string_view text) {
 
 // Whether `p` continues `open`, a record whose first line lost the start of its glog prefix
 // (`site-packages/torch/...py:964] [11/8] ...` followed by `W0701 ... 65418 site-packages/...`).
+// The same holds when the later lines were trimmed further (`W convert_frame.py:964] [11/8]`,
+// `[11/8]`): their key from the file name or the compile id on ends the first line's key.
 bool continues_trimmed_record(const OpenBlock& open, const LogPrefix& p) {
-  return open.form == PrefixForm::kTrimmedGlog && p.form == PrefixForm::kGlog &&
-         !open.key.empty() && p.key.ends_with(open.key);
+  if (open.form != PrefixForm::kTrimmedGlog || open.key.empty() || open.rank != p.rank)
+    return false;
+  if (p.form == PrefixForm::kGlog) return p.key.ends_with(open.key);
+  if (p.form != PrefixForm::kTrimmedGlog || p.trace_id.empty()) return false;
+  std::string_view tail = p.key;
+  size_t from = p.path.empty() ? tail.find('[' + std::string(p.trace_id) + ']')
+                               : static_cast<size_t>(p.path.data() - p.key.data());
+  if (from == std::string_view::npos || from > tail.size()) return false;
+  tail.remove_prefix(from);
+  return tail != open.key && std::string_view(open.key).ends_with(tail);
 }
 
 void adopt_prefix(OpenBlock* open, const LogPrefix& p) {
@@ -694,6 +715,27 @@ bool has_dynamo_marker(std::string_view head) {
   return false;
 }
 
+// Texts of Dynamo's other outputs: they show no recompile, but they are Dynamo logs and are read
+// as such (docs/dynamo_text.md, "Logs with nothing to count"). Weaker than has_dynamo_marker:
+// a runtime's own log that quotes them (a torch_xla traceback through Dynamo) stays the runtime's.
+bool has_dynamo_output_marker(std::string_view head) {
+  static constexpr std::string_view kMarkers[] = {
+      "] [__",  // any TORCH_LOGS artifact: guards, bytecode, graph_code, trace_source, ...
+      "torch/_dynamo/",
+      "torch\\_dynamo\\",
+      "Graph Break Count:",
+      "TREE_GUARD_MANAGER",
+      "___check_type_id(",
+      "___check_obj_id(",
+      "def __guard_",
+      "ORIGINAL BYTECODE",
+      "MODIFIED BYTECODE",
+  };
+  for (std::string_view marker : kMarkers)
+    if (find_in_head(head, marker) != std::string_view::npos) return true;
+  return false;
+}
+
 // The score of a head with a Dynamo marker (the highest it gives).
 constexpr int kMarkerScore = 80;
 
@@ -702,7 +744,7 @@ int sniff_dynamo_text(std::string_view head) {
   // TORCH_TRACE: the torch_trace importer's.
   if (glog.glog_lines > 0 && glog.json_lines * 2 >= glog.glog_lines) return 0;
   if (has_dynamo_marker(head)) return kMarkerScore;
-  return glog.dynamo_path ? 30 : 0;
+  return glog.dynamo_path || has_dynamo_output_marker(head) ? 30 : 0;
 }
 
 }  // namespace
