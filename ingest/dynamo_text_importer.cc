@@ -709,6 +709,9 @@ bool has_dynamo_marker(std::string_view head) {
       "Guard failed on the same frame it was created",
       "skipping cudagraphs due to",
       "cudagraph partition due to",
+      // The limit warning's trailer lines, all that is left of an excerpt cut after its header.
+      "recompilation reasons, use TORCH_LOGS",
+      "o diagnose recompilation issues",
   };
   for (std::string_view marker : kMarkers)
     if (find_in_head(head, marker) != std::string_view::npos) return true;

@@ -4,15 +4,18 @@
 // from its head:
 //  * double spacing: a blank line after every line (no two non-blank lines are adjacent);
 //  * a hard wrap: lines cut at exactly one width, mid-token, continued at column 0;
-//  * a word wrap: lines broken at the last space before a width, continued two spaces deep;
+//  * a word wrap: lines broken at the last space before a width, continued two spaces deep (and
+//    deeper when the break fell inside a run of spaces);
 //  * the record prefix alone on its line (`W0701 ... convert_frame.py:964]`), its message below.
-// A line that starts a record (a log prefix, an anchor phrase, a `- ` bullet) is never joined to
-// the line before it.
+// A line that starts a record (a log prefix, an anchor phrase, a `- ` bullet, or the start most
+// lines of the head share) is never joined to a hard-wrapped line before it.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace rcf::ingest {
 
@@ -23,7 +26,7 @@ class LineReflow {
   static LineReflow learn(std::string_view head);
 
   bool active() const {
-    return double_spaced_ || hard_width_ > 0 || word_width_ > 0 || prefix_lines_;
+    return double_spaced_ || hard_width_ > 0 || word_widths_.first > 0 || prefix_lines_;
   }
   // Describes the learned re-flow, e.g. "hard wrap at 100 columns"; "" when none.
   std::string describe() const;
@@ -44,8 +47,21 @@ class LineReflow {
  private:
   bool double_spaced_ = false;
   size_t hard_width_ = 0;  // in characters
-  size_t word_width_ = 0;
+  // The narrowest and widest widths the word wrap's breaks allow (its width is one of them).
+  std::pair<size_t, size_t> word_widths_{0, 0};
   bool prefix_lines_ = false;
+  // How most lines of the head start (the classes of their first characters, see
+  // line_reflow.cc), when that start has a digit or a punctuation mark, as a log prefix does;
+  // "" when no start dominates. A line that starts this way starts a record.
+  std::string record_start_;
+  // First words many lines of the head start with (`Compilation` of `Compilation Analysis:`,
+  // `Metric:`). A line that starts with one starts a record.
+  std::vector<std::string> record_words_;
+
+  bool starts_record(std::string_view text) const;
+  bool may_continue_hard(std::string_view last, std::string_view next) const;
+  bool word_wrap_break(std::string_view last, std::string_view next,
+                       std::pair<size_t, size_t> widths, std::string_view* rest) const;
 };
 
 // Characters (UTF-8 code points) of `s`: widths count what a terminal shows.
