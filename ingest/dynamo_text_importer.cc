@@ -22,6 +22,7 @@
 #include "ingest/dynamo_graph_break.h"
 #include "ingest/dynamo_guard_dump.h"
 #include "ingest/dynamo_guard_error.h"
+#include "ingest/dynamo_guard_fail_hook.h"
 #include "ingest/dynamo_limit_warning.h"
 #include "ingest/dynamo_recompile_block.h"
 #include "ingest/dynamo_text_block.h"
@@ -198,7 +199,8 @@ std::optional<DynamoBlockKind> printed_header_kind(std::string_view text) {
   if (text.starts_with("torch._dynamo.exc.RecompileError: Recompiling function ") ||
       is_fail_on_recompile_header(text))
     return DynamoBlockKind::kRecompile;
-  if (is_compile_times_title(text)) return DynamoBlockKind::kCompileTimes;
+  if (is_compile_times_title(text) || is_compile_times_header_row(text))
+    return DynamoBlockKind::kCompileTimes;
   if (is_explain_header(text)) return DynamoBlockKind::kExplain;
   if (is_compile_profiler_header(text)) return DynamoBlockKind::kProfilerTable;
   if (is_cudagraph_skip_header(text)) return DynamoBlockKind::kCudagraphSkip;
@@ -265,10 +267,21 @@ bool is_logged_one_line_record(std::string_view message, std::string_view module
          (module_is(module, "utils") && has_compilation_metrics(message));
 }
 
+// Whether a recompile block already holds an entry (a reason line).
+bool has_recompile_entry(const DynamoBlock& block) {
+  for (size_t i = block.headless ? 0 : 1; i < block.lines.size(); ++i) {
+    std::string_view text = trim(block.lines[i].text);
+    if (!text.empty() && !text.starts_with("triggered by the following guard failure")) return true;
+  }
+  return false;
+}
+
 bool accepts_unprefixed(const OpenBlock& open, std::string_view text) {
   switch (open.block.kind) {
     case DynamoBlockKind::kRecompile:
-      return continues_recompile_block(text);
+      return continues_recompile_block(text) ||
+             (!text.empty() && text[0] == ' ' &&
+              is_bulletless_recompile_entry(text, !has_recompile_entry(open.block)));
     case DynamoBlockKind::kLimitWarning:
       return continues_limit_warning(text);
     case DynamoBlockKind::kGraphBreak:
@@ -346,6 +359,12 @@ class DynamoTextImporter : public Importer {
   void set_line_origin(const LineOrigin& origin) override { origin_ = origin; }
 
   // The May / Oct 2023 one-line tuple record, prefixed or printed.
+  void read_guard_fail(std::string_view text, int32_t rank, std::string_view line,
+                       int64_t line_no) {
+    if (!guard_fails_.read(text, rank, line_no))
+      sink_.note(line_no, LineFate::kRejected, "bad_guard_fail_repr", line);
+  }
+
   void read_recompile_tuple(std::string_view text, const CompileRef& ref, std::string_view line,
                             int64_t line_no) {
     if (!parse_recompile_tuple(text, ref, line_no, sink_))
@@ -404,6 +423,10 @@ class DynamoTextImporter : public Importer {
       if (same) close(same, false);
       read_recompile_tuple(message, ref_in_epoch(p), line, line_no);
       return;
+    }
+    if (is_guard_fail_repr(message)) {
+      if (same) close(same, false);
+      return read_guard_fail(message, p.rank, line, line_no);
     }
     if (module && is_logged_one_line_record(message, *module)) {
       if (same) close(same, false);
@@ -489,6 +512,7 @@ class DynamoTextImporter : public Importer {
       read_recompile_tuple(text, ref, line, line_no);
       return;
     }
+    if (is_guard_fail_repr(text)) return read_guard_fail(text, p.rank, line, line_no);
     if (auto kind = printed_header_kind(text)) {
       LogPrefix raw;
       raw.rank = p.rank;
@@ -650,7 +674,8 @@ class DynamoTextImporter : public Importer {
   EventSink& sink_;
   LineOrigin origin_;  // launcher identity of the current lines (set_line_origin)
   GuardErrorReader guard_errors_{sink_};
-  GuardDumpReader guard_dumps_{sink_};  // TORCH_LOGS=guards dumps
+  GuardDumpReader guard_dumps_{sink_};      // TORCH_LOGS=guards dumps
+  GuardFailHookReader guard_fails_{sink_};  // GuardFail reprs of a guard_fail_fn hook
   // torch._dynamo.reset()s and processes seen per stream; mutable: looking a stream up
   // registers it (a new process of a rank takes its own epoch).
   mutable DynamoEpochs epochs_;
@@ -712,6 +737,7 @@ bool has_dynamo_marker(std::string_view head) {
       // The limit warning's trailer lines, all that is left of an excerpt cut after its header.
       "recompilation reasons, use TORCH_LOGS",
       "o diagnose recompilation issues",
+      "GuardFail(reason=",
   };
   for (std::string_view marker : kMarkers)
     if (find_in_head(head, marker) != std::string_view::npos) return true;
@@ -727,6 +753,9 @@ bool has_dynamo_output_marker(std::string_view head) {
       "torch/_dynamo/",
       "torch\\_dynamo\\",
       "Graph Break Count:",
+      "Dynamo produced ",  // explain()'s 2022 summary, torchbench's per-model summary
+      "Runtimes (s)",      // a compile_times table (2022: without its title)
+      "torch.fx.experimental.symbolic_shapes",  // dynamic-shape logs of a Dynamo compile
       "TREE_GUARD_MANAGER",
       "___check_type_id(",
       "___check_obj_id(",
