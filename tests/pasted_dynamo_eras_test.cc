@@ -26,6 +26,7 @@ struct EraAnswers {
   std::string hits;    // `type=value function | last reason;` per hit
   std::string breaks;  // `line function;` per graph break, by line
   std::string missing_record;
+  std::string compiles;  // count of compiles
 };
 
 EraAnswers era_ingest(const TempDir& dir, const std::string& text, const std::string& name) {
@@ -48,6 +49,7 @@ EraAnswers era_ingest(const TempDir& dir, const std::string& text, const std::st
                               "SELECT user_line || ' ' || ifnull(user_function, '') FROM "
                               "graph_breaks ORDER BY line"))
     a.breaks += b + ";";
+  a.compiles = scalar(*store, "SELECT count(*) FROM compiles");
   report::ExplainModel model = report::build_explain(*store, "", report::ExplainListing{});
   if (!model.runs.empty()) a.missing_record = model.runs[0].missing_record;
   return a;
@@ -251,6 +253,24 @@ TEST(PastedDynamoEras, ResumeFunctionBreakBeforeATracebackIsKept) {
                        "    acc.append(y)\n";
   EXPECT_EQ(era_ingest(dir, raised, "gb_raised").breaks.size() > 0, true);
   EXPECT_NE(era_ingest(dir, raised, "gb_raised2").breaks.find("36 "), std::string::npos);
+}
+
+// Not Dynamo, but a compile log pasted the same way: JAX's 2019 `Compiling f for args (ArgSpec(
+// aval=ShapedArray(...), ...), ...)` line is read as a JAX log (docs/jax_log.md), whatever the
+// function and the signature, even when a hard wrap cut it.
+TEST(PastedDynamoEras, Jax2019ArgSpecCompileLineIsAJaxLog) {
+  TempDir dir;
+  int n = 0;
+  for (const char* fn : {"run_epoch", "update"})
+    for (const char* tail : {"), ArgSpec(aval=ShapedArray(float32[16]), lazy_expr=None))",
+                             "), ArgSpec(aval=ShapedArray(f"}) {
+      std::string text = std::string("WARNING:absl:Compiling ") + fn +
+                         " for args (ArgSpec(aval=ShapedArray(uint32[2]), lazy_expr=None" + tail +
+                         "\n";
+      EraAnswers got = era_ingest(dir, text, "jax" + std::to_string(n++));
+      EXPECT_EQ(got.format, "jax_log") << text;
+      EXPECT_EQ(got.compiles, "1") << text;
+    }
 }
 
 }  // namespace
