@@ -756,6 +756,7 @@ bool has_dynamo_output_marker(std::string_view head) {
       "Dynamo produced ",  // explain()'s 2022 summary, torchbench's per-model summary
       "Runtimes (s)",      // a compile_times table (2022: without its title)
       "torch.fx.experimental.symbolic_shapes",  // dynamic-shape logs of a Dynamo compile
+      "[guard added]",                          // the same, with its logger name dropped
       "TREE_GUARD_MANAGER",
       "___check_type_id(",
       "___check_obj_id(",
