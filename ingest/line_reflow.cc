@@ -157,10 +157,10 @@ std::vector<std::string> reflow_common_keys(const std::vector<std::string_view>&
 template <typename Key>
 std::vector<std::string> reflow_learn_record_keys(const std::vector<std::string_view>& lines,
                                                   size_t widest, Key key_of, size_t share) {
-  std::vector<std::string> keys = reflow_common_keys(
-      lines, key_of, [&](size_t i) { return i == 0 || display_width(lines[i - 1]) < widest; },
-      share);
-  if (!keys.empty()) return keys;
+  auto after_narrower = [&](size_t i) { return i == 0 || display_width(lines[i - 1]) < widest; };
+  size_t voters = 0;
+  for (size_t i = 0; i < lines.size(); ++i) voters += !is_blank(lines[i]) && after_narrower(i);
+  if (voters >= kMinBreaks) return reflow_common_keys(lines, key_of, after_narrower, share);
   return reflow_common_keys(
       lines, key_of, [](size_t) { return true; }, share);
 }
@@ -370,7 +370,9 @@ LineReflow LineReflow::learn(std::string_view head) {
   for (size_t i = 0; i < lines.size(); ++i) {
     if (next[i] == kReflowNpos || (!reflow.double_spaced_ && next[i] != i + 1)) continue;
     std::string_view following = lines[next[i]], rest;
-    if (display_width(lines[i]) == widest && reflow.may_continue_hard(lines[i], following) &&
+    // A log prefix alone on its line is a viewer's break, not a terminal's.
+    if (display_width(lines[i]) == widest && !reflow_is_prefix_alone(lines[i]) &&
+        reflow.may_continue_hard(lines[i], following) &&
         hard_cuts.emplace(lines[i], following).second)
       reflow_count_cut(lines[i], following, widest, &cut_counts);
     if (!reflow_is_two_space_line(following)) continue;
