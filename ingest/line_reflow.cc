@@ -382,8 +382,9 @@ LineReflow LineReflow::learn(std::string_view head) {
       ++two_space_unbroken;
   }
   bool hard = reflow_looks_hard_wrapped(cut_counts, hard_cuts.size());
-  // A log whose own lines are indented by two spaces (fields, not breaks) is no word wrap.
-  bool word = word_cuts.size() >= kMinMidTokenBreaks && word_cuts.size() > 2 * two_space_unbroken;
+  // A log whose own lines are indented by two spaces (fields, not breaks) is no word wrap: at
+  // least twice as many breaks as two-space lines that are none.
+  bool word = word_cuts.size() >= kMinMidTokenBreaks && word_cuts.size() >= 2 * two_space_unbroken;
   if (word && word_cuts.size() >= hard_cuts.size())
     reflow.word_widths_ = word_widths;
   else if (hard)

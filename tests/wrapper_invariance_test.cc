@@ -345,7 +345,43 @@ std::vector<std::string> text_logs() {
 // here rather than hidden. A pair that starts to agree fails the test too, so the list can only
 // shrink.
 const std::set<std::pair<std::string, std::string>>& open_gaps() {
-  static const std::set<std::pair<std::string, std::string>> gaps = {};
+  // Re-flows that remove what decides an answer, or that the re-flow layer does not undo yet:
+  // one long line cut once gives no wrap width to learn (docs/line_framing.md, "Re-flowed
+  // lines"); JAX explain blocks whose indentation is their structure; messages whose only
+  // compile id or era marker was in the dropped prefix; a progress console whose one long warning
+  // line, cut twice, hides the step lines from sniffing.
+  static const std::set<std::pair<std::string, std::string>> gaps = {
+      {"hard_wrap_100", "real_runs/inductor_cache/broken/stderr.log"},
+      {"hard_wrap_100", "real_runs/inductor_cache/cold/stderr.log"},
+      {"no_indentation", "real_runs/jax_cache/cold/stderr.log"},
+      {"no_indentation", "real_runs/jax_cache/warm/stderr.log"},
+      {"no_indentation", "real_runs/jax_shape_change/run1/stderr.log"},
+      {"no_indentation", "real_runs/jax_static_arg/run1/stderr.log"},
+      {"hard_wrap_100",
+       "dynamo/cache_size_limit_torchdynamo_pr281_2022_gt_quoted_check_tensors.txt"},
+      {"hard_wrap_100", "xla/jax_explain_flax_issue5512_nnx_cond_mixed_prefix.txt"},
+      {"hard_wrap_100", "xla/jax_explain_jaxdocs_slow_tracing_glog_redefined_fn.txt"},
+      {"hard_wrap_100",
+       "dynamo/recompiles_pytorch_pr110927_2023oct_guard_failures_list_noprefix.txt"},
+      {"level_and_file", "dynamo/recompiles_tensordict_issue1606_dict_keys.txt"},
+      {"markdown_bold",
+       "dynamo/cache_size_limit_torchdynamo_pr281_2022_gt_quoted_check_tensors.txt"},
+      {"message_only", "dynamo/recompiles_pytorch_issue114293_turn2_ambient_guard_comment.txt"},
+      {"message_only", "dynamo/recompiles_pytorch_pr110325_shape_2023fmt.txt"},
+      {"no_indentation", "xla/jax_explain_flax_issue5512_nnx_cond_mixed_prefix.txt"},
+      {"no_indentation", "xla/jax_explain_issue22281.txt"},
+      {"no_indentation", "xla/jax_explain_jaxdocs_slow_tracing_glog_redefined_fn.txt"},
+      {"no_indentation", "xla/jax_explain_pr27980.txt"},
+      {"no_indentation", "xla/jax_explain_static_arg_constructed.txt"},
+      {"word_wrap_80",
+       "dynamo/cache_size_limit_torchdynamo_pr281_2022_gt_quoted_check_tensors.txt"},
+      {"word_wrap_80",
+       "dynamo/guards_pytorch_issue110048_2023sep_nn_module_guard_versions_trimmed.txt"},
+      {"word_wrap_80", "xla/jax_explain_flax_issue5512_nnx_cond_mixed_prefix.txt"},
+      {"word_wrap_80", "xla/jax_explain_jaxdocs_slow_tracing_glog_redefined_fn.txt"},
+      {"word_wrap_80", "xla/jax_explain_pr27980.txt"},
+      {"word_wrap_80", "xla/jax_explain_static_arg_constructed.txt"},
+  };
   return gaps;
 }
 
@@ -367,7 +403,9 @@ TEST_P(WrapperInvariance, EveryFixtureGivesTheSameAnswers) {
     std::string wrapped =
         ingest_answers(wrapped_path, dir.file("wrapped" + std::to_string(compared) + ".db"));
     ++compared;
-    std::string name = std::filesystem::path(path).filename().string();
+    // The fixture's path under fixtures/ (the consoles of real runs share their file names).
+    std::string name =
+        std::filesystem::path(path).lexically_relative(RCF_FIXTURES_DIR).generic_string();
     bool gap = open_gaps().count({v.name, name}) > 0;
     if (wrapped != original && !gap)
       differences += "\n  " + name + ": " + wrapped + "\n    but the file itself: " + original;
