@@ -7,12 +7,12 @@ namespace rcf::ingest {
 namespace {
 
 constexpr std::string_view kGuardFailOpen = "GuardFail(reason=";
-constexpr std::string_view kCodeObject = "<code object ";
+constexpr std::string_view kGuardFailCodeObject = "<code object ";
 
 // `<code object NAME at 0xADDR, file "FILE", line N>` at the start of `text`.
-void read_code_object(std::string_view text, GuardFailRepr* out) {
-  if (!text.starts_with(kCodeObject)) return;
-  text.remove_prefix(kCodeObject.size());
+void read_guard_fail_code_object(std::string_view text, GuardFailRepr* out) {
+  if (!text.starts_with(kGuardFailCodeObject)) return;
+  text.remove_prefix(kGuardFailCodeObject.size());
   size_t at = text.find(" at ");
   if (at == std::string_view::npos) return;
   out->co_name = std::string(text.substr(0, at));
@@ -50,7 +50,7 @@ std::optional<GuardFailRepr> parse_guard_fail_repr(std::string_view text) {
   out.reason = std::string(rtrim(*reason));
   constexpr std::string_view kOrigCode = ", orig_code=";
   if (text.compare(pos, kOrigCode.size(), kOrigCode) == 0)
-    read_code_object(text.substr(pos + kOrigCode.size()), &out);
+    read_guard_fail_code_object(text.substr(pos + kOrigCode.size()), &out);
   return out;
 }
 

@@ -13,6 +13,14 @@
 #include "ingest/text_util.h"
 
 namespace rcf::ingest {
+
+// What the candidate cuts of a hard wrap look like.
+struct ReflowCutCounts {
+  size_t rules = 0;        // the cut line ends with a rule (`====`, `----`): a banner
+  size_t in_token = 0;     // a name, number or path goes on across the cut
+  size_t in_word = 0;      // a word, number or path goes on in lower case or digits
+  size_t widest_rest = 0;  // the rest is as wide as the widest line (rows of a table)
+};
 namespace {
 
 constexpr size_t kReflowNpos = std::string_view::npos;
@@ -233,14 +241,6 @@ void reflow_fit_widths(std::string_view line, std::string_view next, std::vector
   --(*fits)[std::min(high, kMaxWrapWidth) + 1];
 }
 
-// What the candidate cuts of a hard wrap look like.
-struct ReflowCutCounts {
-  size_t rules = 0;        // the cut line ends with a rule (`====`, `----`): a banner
-  size_t in_token = 0;     // a name, number or path goes on across the cut
-  size_t in_word = 0;      // a word, number or path goes on in lower case or digits
-  size_t widest_rest = 0;  // the rest is as wide as the widest line (rows of a table)
-};
-
 void reflow_count_cut(std::string_view line, std::string_view rest, size_t widest,
                       ReflowCutCounts* counts) {
   auto alnum = [](char c) {
@@ -338,6 +338,31 @@ bool LineReflow::word_wrap_break(std::string_view last, std::string_view next,
   return !reflow_starts_with_whole_prefix(*rest);
 }
 
+// The hard-wrap cuts of the head at `widest`: distinct (cut line, rest) pairs, so that repeated
+// identical lines prove nothing. A line that is ever followed by a line that starts a record is a
+// whole line wherever it appears (a terminal's cut line always goes on): a heartbeat line as wide
+// as the widest before varied output is no cut.
+size_t LineReflow::count_hard_cuts(const std::vector<std::string_view>& lines,
+                                   const std::vector<size_t>& next, size_t widest,
+                                   ReflowCutCounts* counts) const {
+  std::set<std::string_view> whole;
+  for (size_t i = 0; i < lines.size(); ++i)
+    if (display_width(lines[i]) == widest &&
+        (next[i] == kReflowNpos || !may_continue_hard(lines[i], lines[next[i]])))
+      whole.insert(lines[i]);
+  std::set<std::pair<std::string_view, std::string_view>> cuts;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (next[i] == kReflowNpos || (!double_spaced_ && next[i] != i + 1)) continue;
+    // A log prefix alone on its line is a viewer's break, not a terminal's.
+    if (display_width(lines[i]) != widest || whole.count(lines[i]) > 0 ||
+        reflow_is_prefix_alone(lines[i]))
+      continue;
+    if (cuts.emplace(lines[i], lines[next[i]]).second)
+      reflow_count_cut(lines[i], lines[next[i]], widest, counts);
+  }
+  return cuts.size();
+}
+
 LineReflow LineReflow::learn(std::string_view head) {
   LineReflow reflow;
   std::vector<std::string_view> lines = reflow_head_lines(head);
@@ -361,33 +386,26 @@ LineReflow LineReflow::learn(std::string_view head) {
   reflow.record_words_ = reflow_learn_record_keys(
       lines, widest, [](std::string_view line) { return std::string(reflow_first_word(line)); },
       kWordShare);
-  std::pair<size_t, size_t> word_widths = reflow_learn_word_width(lines);
-  // Breaks of each kind: distinct (cut line, rest) pairs, so that repeated identical lines prove
-  // nothing.
-  std::set<std::pair<std::string_view, std::string_view>> hard_cuts, word_cuts;
   ReflowCutCounts cut_counts;
+  size_t hard_cuts = reflow.count_hard_cuts(lines, next, widest, &cut_counts);
+  std::pair<size_t, size_t> word_widths = reflow_learn_word_width(lines);
+  std::set<std::pair<std::string_view, std::string_view>> word_cuts;  // distinct, as above
   size_t two_space_unbroken = 0;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (next[i] == kReflowNpos || (!reflow.double_spaced_ && next[i] != i + 1)) continue;
     std::string_view following = lines[next[i]], rest;
-    // A log prefix alone on its line is a viewer's break, not a terminal's.
-    if (display_width(lines[i]) == widest && !reflow_is_prefix_alone(lines[i]) &&
-        reflow.may_continue_hard(lines[i], following) &&
-        hard_cuts.emplace(lines[i], following).second)
-      reflow_count_cut(lines[i], following, widest, &cut_counts);
     if (!reflow_is_two_space_line(following)) continue;
     if (reflow.word_wrap_break(lines[i], following, word_widths, &rest))
       word_cuts.emplace(lines[i], following);
     else
       ++two_space_unbroken;
   }
-  bool hard = reflow_looks_hard_wrapped(cut_counts, hard_cuts.size());
   // A log whose own lines are indented by two spaces (fields, not breaks) is no word wrap: at
   // least twice as many breaks as two-space lines that are none.
   bool word = word_cuts.size() >= kMinMidTokenBreaks && word_cuts.size() >= 2 * two_space_unbroken;
-  if (word && word_cuts.size() >= hard_cuts.size())
+  if (word && word_cuts.size() >= hard_cuts)
     reflow.word_widths_ = word_widths;
-  else if (hard)
+  else if (reflow_looks_hard_wrapped(cut_counts, hard_cuts))
     reflow.hard_width_ = widest;
   return reflow;
 }

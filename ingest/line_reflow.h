@@ -19,6 +19,8 @@
 
 namespace rcf::ingest {
 
+struct ReflowCutCounts;  // line_reflow.cc: what the candidate cuts of a hard wrap look like
+
 class LineReflow {
  public:
   LineReflow() = default;
@@ -59,6 +61,9 @@ class LineReflow {
   std::vector<std::string> record_words_;
 
   bool starts_record(std::string_view text) const;
+  size_t count_hard_cuts(const std::vector<std::string_view>& lines,
+                         const std::vector<size_t>& next, size_t widest,
+                         ReflowCutCounts* counts) const;
   bool may_continue_hard(std::string_view last, std::string_view next) const;
   bool word_wrap_break(std::string_view last, std::string_view next,
                        std::pair<size_t, size_t> widths, std::string_view* rest) const;
