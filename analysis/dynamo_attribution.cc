@@ -26,7 +26,7 @@ namespace rcf::analysis {
 bool explains_compile(std::string_view origin) {
   return origin.starts_with("trace_") || origin == "text_recompiles" ||
          origin == "text_recompiles_verbose" || origin == "text_tuple_2023" ||
-         origin == "text_guards_diff";
+         origin == "text_guards_diff" || origin == "text_guard_fail_hook";
 }
 
 namespace {
@@ -47,6 +47,7 @@ std::string_view origin_phrase(std::string_view origin) {
   if (origin == "text_recompiles_verbose") return "TORCH_LOGS=recompiles_verbose block";
   if (origin == "text_tuple_2023") return "TORCH_LOGS=recompiles (2023 tuple form)";
   if (origin == "text_guards_diff") return "TORCH_LOGS=guards dumps of consecutive compiles";
+  if (origin == "text_guard_fail_hook") return "GuardFail repr printed by a guard_fail_fn hook";
   return origin;
 }
 

@@ -14,4 +14,10 @@ namespace rcf::analysis {
 // log in a known format (empty 1, unrecognized 1)"), or "" when it holds some.
 std::string no_evidence_reason(store::Database& db, int64_t run_id);
 
+// What a run read as Dynamo text logs cannot show (docs/dynamo_text.md, "Logs with nothing to
+// count"), and which TORCH_LOGS would: "" unless it has a Dynamo text source and nothing that
+// shows a frame compiled again (a recompile header, a later compile id, a guard failure, a limit
+// hit).
+std::string missing_recompile_record(store::Database& db, int64_t run_id);
+
 }  // namespace rcf::analysis

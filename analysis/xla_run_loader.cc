@@ -289,6 +289,22 @@ void load_link_targets(store::Database& db, int64_t run_id, XlaRunInputs& in) {
         {modules.int64(0), modules.str(1), modules.str(2), modules.str(3), modules.opt_int64(4)});
 }
 
+// Without metrics reports, the profiler's `CompileTime too frequent: N counts` still counts N
+// compiles (docs/pt_xla_debug.md, "pt-xla-profiler"): the largest such count of the run.
+std::optional<CountedCompiles> profiler_compile_count(
+    store::Database& db, int64_t run_id,
+    const std::vector<std::pair<int64_t, std::string>>& names) {
+  auto note = db.prepare(
+      "SELECT source_id, line, count FROM xla_profiler_note WHERE run_id = ? AND kind = "
+      "'too_frequent' AND metric = 'CompileTime' AND count IS NOT NULL ORDER BY count DESC, "
+      "source_id, line LIMIT 1");
+  note.bind(1, run_id);
+  if (!note.step()) return std::nullopt;
+  return CountedCompiles{note.int64(2),
+                         fmt::format("pt-xla-profiler CompileTime too frequent at {}",
+                                     source_line(names, note.int64(0), note.int64(1)))};
+}
+
 // The CompileTime timer (convergence), the aten::_local_scalar_dense counter (host syncs) and the
 // compile count, in one pass over the run's metric samples.
 void load_metric_samples(store::Database& db, int64_t run_id,
@@ -325,6 +341,7 @@ void load_metric_samples(store::Database& db, int64_t run_id,
     }
   }
   in.counted = counter.result();
+  if (!in.counted) in.counted = profiler_compile_count(db, run_id, source_names);
 }
 
 // The profiler's first `TransferFromDeviceTime too frequent` note, "" when none.

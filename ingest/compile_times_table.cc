@@ -38,9 +38,16 @@ std::optional<CompileTimesRow> parse_row(std::string_view line) {
     row.function = std::string(line.substr(0, space));
     values = line.substr(space);
   }
+  // 2022 cells are a Python list of strings: `['0.0637', '0.0204']`.
+  values = trim(values);
+  if (values.size() >= 2 && values.front() == '[' && values.back() == ']')
+    values = values.substr(1, values.size() - 2);
   while (!values.empty()) {
     size_t next = values.find(',');
-    auto value = parse_double(trim(values.substr(0, next)));
+    std::string_view cell = trim(values.substr(0, next));
+    if (cell.size() >= 2 && cell.front() == '\'' && cell.back() == '\'')
+      cell = cell.substr(1, cell.size() - 2);
+    auto value = parse_double(cell);
     if (!value) return std::nullopt;
     row.seconds.push_back(*value);
     if (next == std::string_view::npos) break;
@@ -54,6 +61,10 @@ std::optional<CompileTimesRow> parse_row(std::string_view line) {
 
 bool is_compile_times_title(std::string_view line) {
   return trim(line) == "TorchDynamo compilation metrics:";
+}
+
+bool is_compile_times_header_row(std::string_view line) {
+  return line.starts_with("Function ") && line.find("Runtimes (s)") != std::string_view::npos;
 }
 
 bool continues_compile_times(std::string_view line) {

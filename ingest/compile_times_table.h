@@ -9,6 +9,9 @@
 namespace rcf::ingest {
 
 bool is_compile_times_title(std::string_view line);
+// True for the header row of a compile_times table printed without its title (2022:
+// `Function                         Runtimes (s)`, then a rule and rows of Python lists).
+bool is_compile_times_header_row(std::string_view line);
 
 // True for a header, rule or row line of the table (used for unprefixed, printed tables).
 bool continues_compile_times(std::string_view line);

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "ingest/dynamo_graph_break.h"
 #include "ingest/sync_signature.h"
 #include "ingest/text_util.h"
 
@@ -38,18 +39,33 @@ void finish_break(GraphBreak& gb, BlockOutput& out) {
   out.emit(std::move(gb));
 }
 
+// `<n>. <reason>`: a break of the 2022 summary's numbered list; returns the reason.
+std::optional<std::string_view> explain_2022_reason(std::string_view line) {
+  size_t digits = line.find_first_not_of("0123456789");
+  if (digits == 0 || digits == std::string_view::npos || line.compare(digits, 2, ". ") != 0)
+    return std::nullopt;
+  return trim(line.substr(digits + 2));
+}
+
 }  // namespace
 
+bool is_explain_2022_item(std::string_view line) {
+  return explain_2022_reason(line).has_value();
+}
+
 bool is_explain_header(std::string_view line) {
-  return line.starts_with("Graph Count: ") || rtrim(line) == "Break Reasons:";
+  // 2022 (and torchbench's summary): `Dynamo produced N graphs[ ]with M graph break and K ops`.
+  return line.starts_with("Graph Count: ") || rtrim(line) == "Break Reasons:" ||
+         line.starts_with("Dynamo produced ");
 }
 
 bool continues_explain(std::string_view line) {
-  if (line.starts_with("  ")) return true;
-  line = rtrim(line);
+  // The 2022 summary separates its numbered breaks with lines that hold one space.
+  if (line.starts_with("  ") || is_blank(line) || is_explain_2022_item(line)) return true;
+  line = trim(line);
   return line.starts_with("Graph Break Count: ") || line.starts_with("Op Count: ") ||
          line == "Break Reasons:" || line == "Ops per Graph:" || line == "Out Guards:" ||
-         line == "Compile Times:";
+         line == "Compile Times:" || line == "Break reasons:";
 }
 
 void parse_explain_block(const DynamoBlock& block, BlockOutput& out) {
@@ -60,6 +76,16 @@ void parse_explain_block(const DynamoBlock& block, BlockOutput& out) {
     std::string_view line = rtrim(block.lines[i].text);
     std::string_view text = ltrim(line);
     bool top_level = line.size() == text.size();
+    if (auto reason = top_level ? explain_2022_reason(text) : std::nullopt) {
+      if (part != Part::kNone) finish_break(current, out);
+      current = GraphBreak{};
+      current.line = block.lines[i].line_no;
+      current.ref = block.ref;
+      current.origin = "text_explain";
+      current.reason = std::string(*reason);
+      part = Part::kStack;  // its frames follow as a traceback's `File "...", line N, in fn`
+      continue;
+    }
     if (top_level || (text.starts_with("Break Reason ") && text.ends_with(":"))) {
       if (part != Part::kNone) finish_break(current, out);
       part = Part::kNone;
@@ -79,7 +105,9 @@ void parse_explain_block(const DynamoBlock& block, BlockOutput& out) {
     } else if (text == "User Stack:") {
       part = Part::kStack;
     } else if (part == Part::kStack) {
-      if (auto frame = parse_frame_summary(text)) current.user_stack.push_back(std::move(*frame));
+      auto frame = parse_frame_summary(text);
+      if (!frame) frame = parse_traceback_frame(text);
+      if (frame) current.user_stack.push_back(std::move(*frame));
     } else if (part == Part::kReason) {
       current.reason += '\n';
       current.reason += text;

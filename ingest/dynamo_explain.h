@@ -8,8 +8,12 @@
 
 namespace rcf::ingest {
 
-// True for the lines that start an explain() summary (`Graph Count: ` or `Break Reasons:`).
+// True for the lines that start an explain() summary (`Graph Count: `, `Break Reasons:`, or
+// the 2022 `Dynamo produced N graphs with M graph break and K ops`).
 bool is_explain_header(std::string_view line);
+
+// True for a break of the 2022 summary's numbered list (`3. generic_jump TensorVariable()`).
+bool is_explain_2022_item(std::string_view line);
 
 // True for a line that continues an explain() summary: indented text or a section title.
 bool continues_explain(std::string_view line);

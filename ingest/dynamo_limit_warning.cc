@@ -64,6 +64,7 @@ GuardFailure reason_failure(int64_t line_no, const CompileRef& ref, int32_t inde
 }
 
 // The 2022 Python list of reasons: one GuardFailure per item; the last item is the last reason.
+// A string instead of a list is the one reason.
 bool emit_reason_list(std::string_view list, int64_t line_no, const CompileRef& ref,
                       RecompileLimitHit* hit, BlockOutput& out) {
   auto items = parse_python_string_sequence(list);
@@ -73,7 +74,15 @@ bool emit_reason_list(std::string_view list, int64_t line_no, const CompileRef& 
     if (close != std::string_view::npos)
       items = parse_python_string_sequence(list.substr(0, close + 1));
   }
-  if (!items) return false;
+  if (!items) {
+    // A single reason printed as a string: a Python string literal, or the bare text
+    // (docs/dynamo_text.md, "Recompile-limit warnings").
+    std::string_view text = trim(list);
+    if (text.empty() || text[0] == '[') return false;
+    size_t pos = 0;
+    auto quoted = read_python_string(text, &pos);
+    items = std::vector<std::string>{quoted && pos == text.size() ? *quoted : std::string(text)};
+  }
   for (size_t i = 0; i < items->size(); ++i)
     out.emit(reason_failure(line_no, ref, int32_t(i), (*items)[i], "text_reasons_2022"));
   if (!items->empty()) hit->last_reason = std::string(rtrim(items->back()));
@@ -106,8 +115,9 @@ bool is_limit_warning_trailer(std::string_view message) {
 bool continues_limit_warning(std::string_view line) {
   std::string_view text = ltrim(line);
   if (text.empty()) return false;
+  // Fields are named: a paste that lost the indentation still says which line is which.
   return line[0] == ' ' || text.starts_with("To log all recompilation reasons") ||
-         is_limit_warning_trailer(text);
+         is_limit_warning_trailer(text) || starts_limit_warning_fragment(text);
 }
 
 bool starts_limit_warning_fragment(std::string_view message) {

@@ -1,5 +1,6 @@
 #include "ingest/dynamo_recompile_block.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "ingest/python_literal.h"
@@ -87,7 +88,8 @@ bool is_fail_on_recompile_header(std::string_view line) {
 
 bool continues_recompile_block(std::string_view line) {
   if (is_blank(line)) return true;
-  if (line[0] != ' ' && line[0] != '\t') return false;
+  // The entries are named (`triggered by`, `- `): a paste that lost the indentation keeps them.
+  if (line[0] != ' ' && line[0] != '\t') return starts_recompile_fragment(line);
   // An entry, or a deeper-indented line of a multi-line entry; an indented line of unrelated
   // output (`  warnings.warn(`) is not one.
   return starts_recompile_fragment(line) || line.starts_with("      ") || line[0] == '\t';
@@ -97,6 +99,14 @@ bool starts_recompile_fragment(std::string_view message) {
   std::string_view text = trim(message);
   return text.starts_with(kTriggeredBy) || text == "-" || text.starts_with("- ") ||
          verbose_group_index(text) >= 0;
+}
+
+bool is_bulletless_recompile_entry(std::string_view text, bool first) {
+  text = trim(text);
+  std::string_view id, reason;
+  if (text.empty() || text.starts_with(kTriggeredBy) || text.starts_with("- ") || text == "-")
+    return false;
+  return first || split_compile_id(text, &id, &reason);
 }
 
 std::optional<RecompileHeader> parse_recompile_header(std::string_view text) {
@@ -111,14 +121,17 @@ std::optional<RecompileHeader> parse_recompile_header(std::string_view text) {
     if (name_end == text.size()) return std::nullopt;
     ++name_end;
   } else {
-    name_end = text.find(' ');
-    if (name_end == std::string_view::npos) return std::nullopt;
+    name_end = std::min(text.find(' '), text.size());
   }
-  if (name_end == 0 || text.compare(name_end, 4, " in ") != 0) return std::nullopt;
-  std::string_view location = text.substr(name_end + 4);
-  if (location.empty()) return std::nullopt;
+  if (name_end == 0) return std::nullopt;
   RecompileHeader header;
   header.co_name = std::string(text.substr(0, name_end));
+  // A header with no `in <file>:<line>` (docs/dynamo_text.md, "Recompile blocks") names only
+  // the function.
+  if (name_end == text.size()) return header;
+  if (text.compare(name_end, 4, " in ") != 0) return std::nullopt;
+  std::string_view location = text.substr(name_end + 4);
+  if (location.empty()) return std::nullopt;
   std::string_view file;
   if (split_file_line(location, &file, &header.co_firstlineno)) {
     header.co_filename = std::string(file);
@@ -154,6 +167,20 @@ std::optional<CompileId> inferred_compile_id(const DynamoBlock& block) {
   CompileId next = *frame;
   next.compile = int32_t(seen.size());
   return next;
+}
+
+// The text of the entry a recompile block's line holds: after its `- ` bullet, or the whole line
+// when an era or a paste printed none (docs/dynamo_text.md, "Recompile blocks"): a line that starts
+// with a compile id, or the first entry of a block whose header named its function. False when
+// the line holds no entry.
+bool recompile_entry_text(std::string_view text, bool first, std::string_view* entry) {
+  if (text == "-" || text.starts_with("- ")) {
+    *entry = text.size() > 2 ? text.substr(2) : std::string_view();
+    return true;
+  }
+  if (!is_bulletless_recompile_entry(text, first)) return false;
+  *entry = text;
+  return true;
 }
 
 // The header phase of a recompile block: the compiled function, whether the recompile was refused
@@ -230,11 +257,11 @@ void parse_recompile_block(const DynamoBlock& block_in, BlockOutput& out,
       group = g;
       continue;
     }
-    if (text != "-" && !text.starts_with("- ")) {
+    std::string_view entry;
+    if (!recompile_entry_text(text, named && entry_index == 0 && !pending, &entry)) {
       out.note(i, LineFate::kRejected, "bad_recompile_line");
       continue;
     }
-    std::string_view entry = text.size() > 2 ? text.substr(2) : std::string_view();
     if (int32_t g = verbose_group_index(entry); g >= 0) {
       group = g;
       continue;

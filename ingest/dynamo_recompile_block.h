@@ -19,7 +19,12 @@ struct RecompileHeader {
   int64_t co_firstlineno = -1;  // -1 when the era printed none (May 2023: `in test.py`)
 };
 
-// `<co_name> in <co_filename>[:<co_firstlineno>]`, the text after `Recompiling function `.
+// Whether `text`, a line of a recompile block, is an entry printed without its `- ` bullet: it
+// starts with a compile id (`0/0: ...`), or it is the block's `first` entry (a paste that kept
+// only the reason under the header).
+bool is_bulletless_recompile_entry(std::string_view text, bool first);
+
+// `<co_name>[ in <co_filename>[:<co_firstlineno>]]`, the text after `Recompiling function `.
 // co_name may itself contain " in " (`<resume in forward>`).
 std::optional<RecompileHeader> parse_recompile_header(std::string_view text);
 

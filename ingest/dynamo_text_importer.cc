@@ -22,6 +22,7 @@
 #include "ingest/dynamo_graph_break.h"
 #include "ingest/dynamo_guard_dump.h"
 #include "ingest/dynamo_guard_error.h"
+#include "ingest/dynamo_guard_fail_hook.h"
 #include "ingest/dynamo_limit_warning.h"
 #include "ingest/dynamo_recompile_block.h"
 #include "ingest/dynamo_text_block.h"
@@ -70,6 +71,11 @@ constexpr int kMaxInterleavedDynamoLines = 4;
 // does not come from Dynamo. The view points into the line.
 std::optional<std::string_view> dynamo_module(const LogPrefix& p) {
   std::string_view source = p.path.empty() ? p.logger : p.path;
+  // A format trimmed to the file name (`W convert_frame.py:1676]`) no longer shows the package:
+  // a Python file name alone may be one of Dynamo's modules.
+  if (!p.level.empty() && !p.path.empty() && p.path.ends_with(".py") &&
+      p.path.find('/') == std::string_view::npos && p.path.find('\\') == std::string_view::npos)
+    return p.path;
   // Last "dynamo" in the source; find() (memchr-based) beats rfind() on the per-line path.
   size_t at = source.find("dynamo");
   if (at == std::string_view::npos) return std::nullopt;
@@ -167,7 +173,13 @@ std::optional<DynamoBlockKind> fragment_kind(const LogPrefix& p,
     return starts_recompile_fragment(p.message) ? std::optional(DynamoBlockKind::kRecompile)
                                                 : std::nullopt;
   if (p.artifact == "graph_breaks") return DynamoBlockKind::kGraphBreak;
-  if (!p.artifact.empty() || !module) return std::nullopt;
+  if (!p.artifact.empty()) return std::nullopt;
+  // A prefix trimmed to its compile id (`[0/15]    last reason: ...`) names no module, but only
+  // Dynamo prints compile ids.
+  if (!module && p.path.empty() && p.logger.empty() && !p.trace_id.empty())
+    return starts_limit_warning_fragment(p.message) ? std::optional(DynamoBlockKind::kLimitWarning)
+                                                    : std::nullopt;
+  if (!module) return std::nullopt;
   if (module_is(*module, "variables.tensor") && is_warning_level(p))
     return DynamoBlockKind::kItemWarning;
   if (module_is(*module, "exc")) return DynamoBlockKind::kGraphBreak;
@@ -187,7 +199,8 @@ std::optional<DynamoBlockKind> printed_header_kind(std::string_view text) {
   if (text.starts_with("torch._dynamo.exc.RecompileError: Recompiling function ") ||
       is_fail_on_recompile_header(text))
     return DynamoBlockKind::kRecompile;
-  if (is_compile_times_title(text)) return DynamoBlockKind::kCompileTimes;
+  if (is_compile_times_title(text) || is_compile_times_header_row(text))
+    return DynamoBlockKind::kCompileTimes;
   if (is_explain_header(text)) return DynamoBlockKind::kExplain;
   if (is_compile_profiler_header(text)) return DynamoBlockKind::kProfilerTable;
   if (is_cudagraph_skip_header(text)) return DynamoBlockKind::kCudagraphSkip;
@@ -196,9 +209,19 @@ std::optional<DynamoBlockKind> printed_header_kind(std::string_view text) {
 
 // Whether `p` continues `open`, a record whose first line lost the start of its glog prefix
 // (`site-packages/torch/...py:964] [11/8] ...` followed by `W0701 ... 65418 site-packages/...`).
+// The same holds when the later lines were trimmed further (`W convert_frame.py:964] [11/8]`,
+// `[11/8]`): their key from the file name or the compile id on ends the first line's key.
 bool continues_trimmed_record(const OpenDynamoBlock& open, const LogPrefix& p) {
-  return open.form == PrefixForm::kTrimmedGlog && p.form == PrefixForm::kGlog &&
-         !open.key.empty() && p.key.ends_with(open.key);
+  if (open.form != PrefixForm::kTrimmedGlog || open.key.empty() || open.rank != p.rank)
+    return false;
+  if (p.form == PrefixForm::kGlog) return p.key.ends_with(open.key);
+  if (p.form != PrefixForm::kTrimmedGlog || p.trace_id.empty()) return false;
+  std::string_view tail = p.key;
+  size_t from = p.path.empty() ? tail.find('[' + std::string(p.trace_id) + ']')
+                               : static_cast<size_t>(p.path.data() - p.key.data());
+  if (from == std::string_view::npos || from > tail.size()) return false;
+  tail.remove_prefix(from);
+  return tail != open.key && std::string_view(open.key).ends_with(tail);
 }
 
 void adopt_prefix(OpenDynamoBlock* open, const LogPrefix& p) {
@@ -244,10 +267,21 @@ bool is_logged_one_line_record(std::string_view message, std::string_view module
          (module_is(module, "utils") && has_compilation_metrics(message));
 }
 
+// Whether a recompile block already holds an entry (a reason line).
+bool has_recompile_entry(const DynamoBlock& block) {
+  for (size_t i = block.headless ? 0 : 1; i < block.lines.size(); ++i) {
+    std::string_view text = trim(block.lines[i].text);
+    if (!text.empty() && !text.starts_with("triggered by the following guard failure")) return true;
+  }
+  return false;
+}
+
 bool accepts_unprefixed(const OpenDynamoBlock& open, std::string_view text) {
   switch (open.block.kind) {
     case DynamoBlockKind::kRecompile:
-      return continues_recompile_block(text);
+      return continues_recompile_block(text) ||
+             (!text.empty() && text[0] == ' ' &&
+              is_bulletless_recompile_entry(text, !has_recompile_entry(open.block)));
     case DynamoBlockKind::kLimitWarning:
       return continues_limit_warning(text);
     case DynamoBlockKind::kGraphBreak:
@@ -326,6 +360,12 @@ class DynamoTextImporter : public Importer {
   void set_line_origin(const LineOrigin& origin) override { origin_ = origin; }
 
   // The May / Oct 2023 one-line tuple record, prefixed or printed.
+  void read_guard_fail(std::string_view text, int32_t rank, std::string_view line,
+                       int64_t line_no) {
+    if (!guard_fails_.read(text, rank, line_no))
+      sink_.note(line_no, LineFate::kRejected, "bad_guard_fail_repr", line);
+  }
+
   void read_recompile_tuple(std::string_view text, const CompileRef& ref, std::string_view line,
                             int64_t line_no) {
     if (!parse_recompile_tuple(text, ref, line_no, sink_))
@@ -384,6 +424,10 @@ class DynamoTextImporter : public Importer {
       if (same) close(same, false);
       read_recompile_tuple(message, ref_in_epoch(p), line, line_no);
       return;
+    }
+    if (is_guard_fail_repr(message)) {
+      if (same) close(same, false);
+      return read_guard_fail(message, p.rank, line, line_no);
     }
     if (module && is_logged_one_line_record(message, *module)) {
       if (same) close(same, false);
@@ -469,6 +513,7 @@ class DynamoTextImporter : public Importer {
       read_recompile_tuple(text, ref, line, line_no);
       return;
     }
+    if (is_guard_fail_repr(text)) return read_guard_fail(text, p.rank, line, line_no);
     if (auto kind = printed_header_kind(text)) {
       LogPrefix raw;
       raw.rank = p.rank;
@@ -631,7 +676,8 @@ class DynamoTextImporter : public Importer {
   EventSink& sink_;
   LineOrigin origin_;  // launcher identity of the current lines (set_line_origin)
   GuardErrorReader guard_errors_{sink_};
-  GuardDumpReader guard_dumps_{sink_};  // TORCH_LOGS=guards dumps
+  GuardDumpReader guard_dumps_{sink_};      // TORCH_LOGS=guards dumps
+  GuardFailHookReader guard_fails_{sink_};  // GuardFail reprs of a guard_fail_fn hook
   // torch._dynamo.reset()s and processes seen per stream; mutable: looking a stream up
   // registers it (a new process of a rank takes its own epoch).
   mutable DynamoEpochs epochs_;
@@ -691,6 +737,35 @@ bool has_dynamo_marker(std::string_view head) {
       "Guard failed on the same frame it was created",
       "skipping cudagraphs due to",
       "cudagraph partition due to",
+      // The limit warning's trailer lines, all that is left of an excerpt cut after its header.
+      "recompilation reasons, use TORCH_LOGS",
+      "o diagnose recompilation issues",
+      "GuardFail(reason=",
+  };
+  for (std::string_view marker : kMarkers)
+    if (find_in_head(head, marker) != std::string_view::npos) return true;
+  return false;
+}
+
+// Texts of Dynamo's other outputs: they show no recompile, but they are Dynamo logs and are read
+// as such (docs/dynamo_text.md, "Logs with nothing to count"). Weaker than has_dynamo_marker:
+// a runtime's own log that quotes them (a torch_xla traceback through Dynamo) stays the runtime's.
+bool has_dynamo_output_marker(std::string_view head) {
+  static constexpr std::string_view kMarkers[] = {
+      "] [__",  // any TORCH_LOGS artifact: guards, bytecode, graph_code, trace_source, ...
+      "torch/_dynamo/",
+      "torch\\_dynamo\\",
+      "Graph Break Count:",
+      "Dynamo produced ",  // explain()'s 2022 summary, torchbench's per-model summary
+      "Runtimes (s)",      // a compile_times table (2022: without its title)
+      "torch.fx.experimental.symbolic_shapes",  // dynamic-shape logs of a Dynamo compile
+      "[guard added]",                          // the same, with its logger name dropped
+      "TREE_GUARD_MANAGER",
+      "___check_type_id(",
+      "___check_obj_id(",
+      "def __guard_",
+      "ORIGINAL BYTECODE",
+      "MODIFIED BYTECODE",
   };
   for (std::string_view marker : kMarkers)
     if (find_in_head(head, marker) != std::string_view::npos) return true;
@@ -705,7 +780,7 @@ int sniff_dynamo_text(std::string_view head) {
   // TORCH_TRACE: the torch_trace importer's.
   if (glog.glog_lines > 0 && glog.json_lines * 2 >= glog.glog_lines) return 0;
   if (has_dynamo_marker(head)) return kMarkerScore;
-  return glog.dynamo_path ? 30 : 0;
+  return glog.dynamo_path || has_dynamo_output_marker(head) ? 30 : 0;
 }
 
 }  // namespace

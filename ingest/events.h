@@ -88,7 +88,7 @@ struct GuardFailure {
   std::string reason;  // raw reason text, right-trimmed, compile id removed
   // "trace_recompile_reasons", "trace_recompile_reason", "text_recompiles",
   // "text_recompiles_verbose", "text_limit_warning", "text_tuple_2023", "text_reasons_2022",
-  // "text_compile_profiler"
+  // "text_compile_profiler", "text_guard_fail_hook"
   std::string origin;
 };
 

@@ -5,11 +5,15 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
+#include <string>
+#include <utility>
 #include <variant>
 
 #include "ingest/importer.h"
 #include "ingest/line_frame.h"
 #include "ingest/line_reader.h"
+#include "ingest/line_reflow.h"
 #include "ingest/step_pattern_tap.h"
 #include "ingest/text_util.h"
 #include "ingest/wall_time.h"
@@ -96,6 +100,60 @@ class OriginTracker {
   LineOrigin current_;
 };
 
+// Holds the logical line being re-flowed (ingest/line_reflow.h) until the next physical line
+// shows whether it goes on; owns every byte it hands on.
+class ReflowBuffer {
+ public:
+  struct Line {
+    std::string text;
+    int64_t line_no = 0;
+    int32_t rank = -1;
+    std::string pid, stamp;
+    LineOrigin origin() const { return LineOrigin{rank, pid}; }
+  };
+
+  explicit ReflowBuffer(const LineReflow& reflow) : reflow_(reflow) {}
+
+  // Reads one framed physical line. Returns the logical line that it completes, if any.
+  std::optional<Line> push(const FramedLine& framed, std::string_view raw, int64_t line_no,
+                           EventSink& sink) {
+    if (is_blank(framed.text)) {
+      ++blank_run_;
+      if (reflow_.is_spacer(blank_run_)) {
+        sink.note(line_no, LineFate::kSkipped, "blank", raw);
+        return std::nullopt;
+      }
+    } else {
+      blank_run_ = 0;
+    }
+    std::string joined;
+    std::string_view reason;
+    if (pending_ &&
+        !(reason = reflow_.join_reason(pending_->text, last_raw_, single_, framed.text, &joined))
+             .empty()) {
+      sink.note(line_no, LineFate::kFramed, reason, raw);
+      pending_->text = std::move(joined);
+      last_raw_.assign(raw);
+      single_ = false;
+      return std::nullopt;
+    }
+    std::optional<Line> done = std::move(pending_);
+    pending_ = Line{std::string(framed.text), line_no, framed.origin.rank,
+                    std::string(framed.origin.pid), std::string(framed.stamp)};
+    last_raw_.assign(raw);
+    single_ = true;
+    return done;
+  }
+  std::optional<Line> finish() { return std::exchange(pending_, std::nullopt); }
+
+ private:
+  const LineReflow& reflow_;
+  std::optional<Line> pending_;
+  std::string last_raw_;  // the last physical line of pending_, as read
+  bool single_ = true;    // pending_ is one physical line
+  int blank_run_ = 0;     // blank lines since the last non-blank one
+};
+
 // A named input that is not a regular file (a device, a FIFO): it may never end. Stdin ("-")
 // ends with its writer.
 bool may_be_endless(const std::string& path) {
@@ -137,6 +195,7 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
   // The wrapper is learned once from the head; sniffers see the head as framing leaves it.
   const LineFramer framer = LineFramer::learn(whole_lines(head, whole_file));
   std::string framed_head_storage;
+  const LineReflow reflow = LineReflow::learn(whole_lines(head, whole_file));
   std::unique_ptr<StepPatternTap> tap;
   if (!options.step_pattern.empty()) {
     std::string error;
@@ -146,7 +205,11 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
   if (!options.forced_format.empty()) {
     info = find_importer(options.forced_format);
   } else {
-    info = sniff_importer(framer.frame_head(whole_lines(head, whole_file), &framed_head_storage));
+    std::string_view framed =
+        framer.frame_head(whole_lines(head, whole_file), &framed_head_storage);
+    std::string rejoined;
+    if (reflow.active()) framed = rejoined = reflow.rejoin_head(framed);
+    info = sniff_importer(framed);
   }
   if (!info && tap) info = find_importer("plain_text");
   if (!info && may_be_endless(path)) {
@@ -186,6 +249,17 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
   const std::string wrapper_reason = framer.note_reason();
   auto importer = info->create(stamped);
   importer->set_source_name(path);
+  // One logical line (a physical line, or several that a re-flow broke) to the importer.
+  auto deliver = [&](std::string_view text, int64_t line_no, const LineOrigin& origin,
+                     std::string_view stamp) {
+    origins.follow(origin, *importer);
+    if (tap) {
+      if (auto timing = tap->match(text, line_no)) tally.emit(std::move(*timing));
+    }
+    stamped.set_line(line_no, stamp);
+    importer->on_line(text, line_no);
+  };
+  ReflowBuffer buffer(reflow);
   std::string_view line;
   int64_t next_progress = 0;
   while (reader.next(&line)) {
@@ -196,17 +270,17 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
     }
     FramedLine framed = framer.frame(line);
     note_framing(wrapper_reason, framed, line, line_no, tally);
-    origins.follow(framed.origin, *importer);
-    if (tap) {
-      if (auto timing = tap->match(framed.text, line_no)) tally.emit(std::move(*timing));
+    if (!reflow.active()) {
+      deliver(framed.text, line_no, framed.origin, framed.stamp);
+    } else if (auto done = buffer.push(framed, line, line_no, tally)) {
+      deliver(done->text, done->line_no, done->origin(), done->stamp);
     }
-    stamped.set_line(line_no, framed.stamp);
-    importer->on_line(framed.text, line_no);
     if (options.progress && reader.bytes_consumed() >= next_progress) {
       options.progress(source->raw_bytes_read(), source->raw_size());
       next_progress = reader.bytes_consumed() + (int64_t{16} << 20);
     }
   }
+  if (auto done = buffer.finish()) deliver(done->text, done->line_no, done->origin(), done->stamp);
   if (!reader.error().empty()) {
     stats->read_error = reader.error();
     tally.note(reader.line_number() + 1, LineFate::kWarning, "read_error", reader.error());

@@ -772,8 +772,10 @@ int sniff_jax_log(std::string_view head) {
   for (size_t at = head.find("Compiling "); at != std::string_view::npos;
        at = head.find("Compiling ", at + 10)) {
     size_t eol = head.find('\n', at);
-    if (contains(head.substr(at, eol == std::string_view::npos ? eol : eol - at),
-                 " with global shapes"))
+    std::string_view line = head.substr(at, eol == std::string_view::npos ? eol : eol - at);
+    // 2019-2021: `Compiling f for args (ShapedArray(...), ...)` (docs/jax_log.md).
+    if (contains(line, " with global shapes") ||
+        (contains(line, " for args (") && contains(line, "ShapedArray(")))
       return kJaxScore;
   }
   return 0;

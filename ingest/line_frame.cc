@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 
 #include "ingest/text_util.h"
 
@@ -88,6 +89,28 @@ size_t bracket_launcher_at(std::string_view s, LineOrigin* origin) {
   return end;
 }
 
+// `trainer-1  | `: docker compose's service column.
+size_t compose_launcher_at(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && i < kMaxLauncherTag && (is_tag_char(s[i]) || s[i] == '.')) ++i;
+  if (i == 0 || i >= s.size() || s[i] != ' ') return 0;
+  while (i < s.size() && s[i] == ' ') ++i;
+  if (i >= s.size() || s[i] != '|') return 0;
+  ++i;
+  if (i < s.size() && s[i] == ' ') ++i;
+  return i;
+}
+
+// `3: `: `srun --label`'s task number, the worker's rank.
+size_t srun_label_at(std::string_view s, LineOrigin* origin) {
+  size_t digits = digit_run(s, 0);
+  if (digits == 0 || digits > 5 || digits + 1 >= s.size() || s[digits] != ':' ||
+      s[digits + 1] != ' ')
+    return 0;
+  origin->rank = to_int32(s.substr(0, digits));
+  return digits + 2;
+}
+
 // `YYYY-MM-DD[ T]HH:MM:SS` at `i`; returns the index after it or kNpos.
 size_t date_time_at(std::string_view s, size_t i) {
   if (i + 19 > s.size() || !digits_at(s, i, 4) || s[i + 4] != '-' || !digits_at(s, i + 5, 2) ||
@@ -149,6 +172,24 @@ size_t xla_dist_worker_at(std::string_view s, size_t i, LineOrigin* origin) {
   return end - i;
 }
 
+// After an RFC 3339 time: its zone (`Z`, `+01:00`) and, in a container runtime's log (CRI), the
+// stream and the full/partial tag (`2025-03-04T05:06:07.123456789Z stderr F `), up to the space
+// before the message.
+size_t after_zone_and_stream(std::string_view s, size_t i) {
+  if (i < s.size() && s[i] == 'Z') {
+    ++i;
+  } else if (i + 6 <= s.size() && (s[i] == '+' || s[i] == '-') && digits_at(s, i + 1, 2) &&
+             s[i + 3] == ':' && digits_at(s, i + 4, 2)) {
+    i += 6;
+  }
+  for (std::string_view stream : {" stdout ", " stderr "}) {
+    if (s.compare(i, stream.size(), stream) != 0) continue;
+    size_t tag = i + stream.size();
+    if (tag + 1 < s.size() && (s[tag] == 'F' || s[tag] == 'P') && s[tag + 1] == ' ') return tag + 1;
+  }
+  return i;
+}
+
 // An app logger's timestamp: `[2025-03-04 05:06:07.123] `, `2019-07-18 17:15:45,048: `,
 // `2021-04-19 13:28:12 10.164.0.25 [0] ` (xla_dist).
 size_t app_timestamp_at(std::string_view s, LineOrigin* origin) {
@@ -157,6 +198,7 @@ size_t app_timestamp_at(std::string_view s, LineOrigin* origin) {
   if (!bracketed && !is_digit(s[0])) return 0;
   size_t i = date_time_at(s, bracketed ? 1 : 0);
   if (i == kNpos) return 0;
+  if (!bracketed) i = after_zone_and_stream(s, i);
   if (bracketed) {
     if (i >= s.size() || s[i] != ']') return 0;
     ++i;
@@ -258,6 +300,36 @@ std::string_view cut_leading_glue(std::string_view line, bool* changed) {
   return line;
 }
 
+// Removes the terminal colour escapes (`ESC [ ... m` and other CSI sequences) a colouring log
+// handler puts around a prefix: they are display, not text. Returns false when there are none.
+bool strip_escapes(std::string_view line, std::string* out) {
+  if (memchr(line.data(), '\x1b', line.size()) == nullptr) return false;
+  out->clear();
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] != '\x1b' || i + 1 >= line.size() || line[i + 1] != '[') {
+      out->push_back(line[i]);
+      continue;
+    }
+    size_t j = i + 2;
+    while (j < line.size() && line[j] >= 0x20 && line[j] <= 0x3F) ++j;
+    if (j < line.size() && line[j] >= 0x40 && line[j] <= 0x7E) {
+      i = j;  // the whole sequence, final byte included
+    } else {
+      out->push_back(line[i]);
+    }
+  }
+  return true;
+}
+
+// `**text**` around a whole line (after its indentation): a Markdown reply that put a reason in
+// bold. Emphasis is never part of a log record, and the line's indentation is structural, so the
+// line is rebuilt without the markers.
+bool has_line_emphasis(std::string_view text) {
+  size_t lead = leading_spaces(text);
+  return text.size() >= lead + 5 && text.ends_with("**") && text.compare(lead, 2, "**") == 0 &&
+         text[lead + 2] != '*' && text[lead + 2] != ' ';
+}
+
 std::string_view token_name(WrapperToken t) {
   switch (t) {
     case WrapperToken::kReplyQuote:
@@ -282,7 +354,9 @@ size_t wrapper_token_at(std::string_view line, WrapperToken kind, LineOrigin* or
       return comment_at(line);
     case WrapperToken::kLauncher:
       if (size_t n = paren_launcher_at(line, origin)) return n;
-      return bracket_launcher_at(line, origin);
+      if (size_t n = bracket_launcher_at(line, origin)) return n;
+      if (size_t n = compose_launcher_at(line)) return n;
+      return srun_label_at(line, origin);
     case WrapperToken::kAppTimestamp:
       return app_timestamp_at(line, origin);
   }
@@ -292,11 +366,15 @@ size_t wrapper_token_at(std::string_view line, WrapperToken kind, LineOrigin* or
 LineFramer LineFramer::learn(std::string_view head) {
   // The lines (redraws cut) and how far each one's wrapper has been matched so far.
   std::vector<std::string_view> lines;
+  std::string plain;
+  std::deque<std::string> plains;  // lines with their escapes removed, kept while learning
   for (size_t pos = 0; pos < head.size() && lines.size() < kMaxLearnLines;) {
     size_t end = head.find('\n', pos);
     if (end == kNpos) end = head.size();
     bool changed = false;
-    std::string_view line = cut_redraws(head.substr(pos, end - pos), &changed);
+    std::string_view line = head.substr(pos, end - pos);
+    if (strip_escapes(line, &plain)) line = plains.emplace_back(std::move(plain));
+    line = cut_redraws(line, &changed);
     line = cut_leading_glue(line, &changed);
     if (!is_blank(line)) lines.push_back(line);
     pos = end + 1;
@@ -353,9 +431,14 @@ FramedLine LineFramer::frame(std::string_view line) const {
   FramedLine out;
   // The common case, on every line of every source: nothing to remove.
   if (!has_wrapper() && (line.empty() || (line[0] != '.' && line[0] != '`')) &&
-      memchr(line.data(), '\r', line.size()) == nullptr) {
+      memchr(line.data(), '\r', line.size()) == nullptr && !line.ends_with("**") &&
+      memchr(line.data(), '\x1b', line.size()) == nullptr) {
     out.text = line;
     return out;
+  }
+  if (strip_escapes(line, &plain_)) {
+    line = plain_;
+    out.unglued = true;
   }
   std::string_view text = cut_leading_glue(cut_redraws(line, &out.unglued), &out.unglued);
   if (lead_indent_ > 0) {
@@ -380,6 +463,13 @@ FramedLine LineFramer::frame(std::string_view line) const {
     }
   }
   out.text = cut_leading_glue(text, &out.unglued);
+  if (has_line_emphasis(out.text)) {
+    size_t lead = leading_spaces(out.text);
+    rebuilt_.assign(out.text.substr(0, lead));
+    rebuilt_.append(out.text.substr(lead + 2, out.text.size() - lead - 4));
+    out.text = rebuilt_;
+    out.unglued = true;
+  }
   return out;
 }
 

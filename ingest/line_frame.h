@@ -9,7 +9,8 @@
 //    `(RayWorker pid=N) `, `[default0]:`), app-logger timestamps (`[2025-03-04 05:06:07.123] `,
 //    xla_dist's `2021-04-19 13:28:12 10.164.0.25 [0] `) and a common indentation;
 //  * *glue* on single lines: terminal redraws (`\r`, tqdm), test-runner dots or a stray backtick
-//    in front of a timestamp or record.
+//    in front of a timestamp or record, Markdown `**bold**` around a whole line, terminal colour
+//    escapes.
 // Launcher tags that carry a worker identity (a local rank, an ordinal, a pid) are kept.
 #pragma once
 
@@ -24,8 +25,10 @@ namespace rcf::ingest {
 enum class WrapperToken : uint8_t {
   kReplyQuote,    // `> ` (also `>` alone on an empty quoted line)
   kComment,       // `# ` (also `#` alone)
-  kLauncher,      // `(pid=N) `, `(Name pid=N, ip=…) `, `[default0]:`, `[trainer3]: `
-  kAppTimestamp,  // `[YYYY-MM-DD HH:MM:SS.mmm] `, `YYYY-MM-DD HH:MM:SS,mmm: `, + xla_dist `IP [N] `
+  kLauncher,      // `(pid=N) `, `(Name pid=N, ip=…) `, `[default0]:`, `[trainer3]: `,
+                  // `trainer-1  | ` (compose), `3: ` (srun --label)
+  kAppTimestamp,  // `[YYYY-MM-DD HH:MM:SS.mmm] `, `YYYY-MM-DD HH:MM:SS,mmm: `, + xla_dist `IP [N]
+                  // `, a container runtime's `YYYY-MM-DDTHH:MM:SS.nZ stderr F `
 };
 
 // The identity a launcher tag gave the line; rank -1 / pid "" when none.
@@ -52,7 +55,8 @@ class LineFramer {
   // Learns the wrapper of a source from `head` (whole lines of its start).
   static LineFramer learn(std::string_view head);
 
-  // Frames one physical line. Views point into `line`.
+  // Frames one physical line. Views point into `line` (or, when framing rebuilt the line, into
+  // the framer until the next call).
   FramedLine frame(std::string_view line) const;
   // `head` with every line framed (a copy only when something changed), for sniffing.
   std::string_view frame_head(std::string_view head, std::string* storage) const;
@@ -67,6 +71,10 @@ class LineFramer {
   size_t lead_indent_ = 0;            // spaces removed before the tokens (a re-indented paste)
   std::vector<WrapperToken> tokens_;  // in line order
   size_t indent_ = 0;                 // spaces removed after the tokens
+  // The last framed line when framing had to rebuild it (Markdown emphasis removed): frame()'s
+  // result points here until the next call.
+  mutable std::string rebuilt_;
+  mutable std::string plain_;  // the last framed line without its colour escapes
 };
 
 // The token of `kind` at the start of `line`: its length (0 = absent) and the origin it carries.

@@ -245,6 +245,73 @@ bool parse_trimmed_path_at(std::string_view line, size_t p, LogPrefix* out) {
   return true;
 }
 
+bool is_level_letter(char c) {
+  return c == 'V' || c == 'I' || c == 'W' || c == 'E' || c == 'C' || c == 'D';
+}
+
+// A glog prefix trimmed by a custom format to its level and location, `W convert_frame.py:1676]`,
+// at `p`: the level letter, one space, a path without spaces (a bare file name is enough).
+bool parse_level_location_at(std::string_view line, size_t p, LogPrefix* out) {
+  if (p + 5 > line.size() || !is_level_letter(line[p]) || line[p + 1] != ' ' ||
+      line[p + 2] == ' ' || line[p + 2] == '[')
+    return false;
+  std::string_view path, path_line;
+  size_t i = read_path_and_line(line, p + 2, &path, &path_line);
+  if (i == kNpos || path.find(' ') != kNpos) return false;
+  int32_t rank = out->rank;
+  *out = LogPrefix{};
+  out->form = PrefixForm::kTrimmedGlog;
+  out->rank = rank;
+  out->level = line.substr(p, 1);
+  out->path = path;
+  out->path_line = path_line;
+  int32_t ignored = -1;
+  size_t rank_start = rank_before(line, p, &ignored);
+  read_trace_artifact_message(line, i, rank_start == kNpos ? p : rank_start, out);
+  return true;
+}
+
+// `[__<artifact>]` at `i` (a TORCH_LOGS artifact tag); sets `artifact` and returns the index
+// after the ']', or kNpos.
+size_t read_artifact_tag(std::string_view line, size_t i, std::string_view* artifact) {
+  if (line.compare(i, 3, "[__") != 0) return kNpos;
+  size_t j = i + 3;
+  while (j < line.size() && is_identifier_char(line[j])) ++j;
+  if (j >= line.size() || j == i + 3 || line[j] != ']') return kNpos;
+  *artifact = line.substr(i + 3, j - i - 3);
+  return j + 1;
+}
+
+// A prefix trimmed to its compile id or artifact tag, with or without the level letter:
+// `W [0/8] msg`, `[0/8] msg`, `[__recompiles] msg`. A compile id must hold a '/' (frame and
+// compile): a bare `[3]` is too common in other output to be taken for one.
+bool parse_level_trace_at(std::string_view line, size_t p, LogPrefix* out) {
+  size_t i = p;
+  if (i + 1 < line.size() && is_level_letter(line[i]) && line[i + 1] == ' ') i += 2;
+  if (i + 4 > line.size() || line[i] != '[') return false;
+  LogPrefix result;
+  result.form = PrefixForm::kTrimmedGlog;
+  result.rank = out->rank;
+  if (i > p) result.level = line.substr(p, 1);
+  int32_t ignored = -1;
+  size_t rank_start = rank_before(line, p, &ignored);
+  size_t key_start = rank_start == kNpos ? p : rank_start;
+  if (is_digit(line[i + 1])) {
+    size_t close = scan_trace_id(line, i + 1);
+    if (close == kNpos || line.substr(i + 1, close - i - 1).find('/') == kNpos) return false;
+    if (close + 1 < line.size() && line[close + 1] != ' ') return false;
+    result.trace_id = line.substr(i + 1, close - i - 1);
+    read_trace_artifact_message(line, close + 1, key_start, &result);
+  } else {
+    size_t end = read_artifact_tag(line, i, &result.artifact);
+    if (end == kNpos) return false;
+    result.key = line.substr(key_start, end - key_start);
+    result.message = line.substr(end < line.size() && line[end] == ' ' ? end + 1 : end);
+  }
+  *out = result;
+  return true;
+}
+
 // `[<compile id>] [__<artifact>] <msg>` anywhere in the line (prefix cut off by the user).
 bool parse_bare_trace_artifact(std::string_view line, LogPrefix* out) {
   for (size_t mark = line.find("] [__"); mark != kNpos; mark = line.find("] [__", mark + 1)) {
@@ -323,6 +390,14 @@ LogPrefix parse_log_prefix(std::string_view line) {
       artifact_from_logger(&out);
       return out;
     }
+    // 2022 `torchdynamo.convert_frame: [WARNING] ...`: a logger and level without a date.
+    if ((c == 't' || c == 'T') && parse_logger_level_at(line, start, &out)) {
+      artifact_from_logger(&out);
+      return out;
+    }
+    if (start + 1 < line.size() && line[start + 1] == ' ' &&
+        (parse_level_location_at(line, start, &out) || parse_level_trace_at(line, start, &out)))
+      return out;
   }
   // The 2023 bracket-date form with its date cut away: ` [0/1] torch._dynamo.guards.__guards:`.
   if (size_t at = line.find_first_not_of(' ', start);
@@ -331,6 +406,8 @@ LogPrefix parse_log_prefix(std::string_view line) {
     artifact_from_logger(&out);
     return out;
   }
+  if (start < line.size() && line[start] == '[' && parse_level_trace_at(line, start, &out))
+    return out;
   // The forms left hold a `PATH:LINE]` (a glog prefix after junk, a trimmed path) or a `] [__`
   // (a bare trace artifact): a line with neither, such as a progress bar, is user text.
   const CloseMarks marks = close_marks(line);

@@ -249,6 +249,11 @@ class PtXlaDebugImporter : public Importer {
         if (starts_with(line, kProfilerPrefix))
           return profiler_line(line.substr(kProfilerPrefix.size()), line, line_no);
         break;
+      case '+':
+        // An added line of a diff that quotes the log (a PR description).
+        if (starts_with(line.substr(1), kProfilerPrefix))
+          return profiler_line(line.substr(1 + kProfilerPrefix.size()), line, line_no);
+        break;
     }
     other_line(line, line_no);
   }
@@ -620,14 +625,18 @@ class PtXlaDebugImporter : public Importer {
     note.line = line_no;
     if (size_t at = text.find(" too frequent: "); at != std::string_view::npos) {
       // `<metric> too frequent: <count> counts during <steps> steps`
+      // (`during <steps> steps` is missing from shorter builds and cut excerpts.)
       std::string_view rest = text.substr(at + 15);
       size_t counts = rest.find(" counts during ");
       std::optional<int64_t> count, steps;
       if (counts != std::string_view::npos && rest.ends_with(" steps")) {
         count = parse_int64(rest.substr(0, counts));
         steps = parse_int64(rest.substr(counts + 15, rest.size() - counts - 15 - 6));
+        if (!steps) count.reset();
+      } else if (rest.ends_with(" counts")) {
+        count = parse_int64(rest.substr(0, rest.size() - 7));
       }
-      if (!count || !steps) return reject(line_no, "bad_profiler_line", line);
+      if (!count) return reject(line_no, "bad_profiler_line", line);
       note.kind = "too_frequent";
       note.metric.assign(text.substr(0, at));
       note.count = count;

@@ -312,6 +312,7 @@ ExplainModel build_explain(store::Database& db, const std::string& lane,
     run.run = row.run;
     run.sources = row.source_count;
     run.no_evidence = analysis::no_evidence_reason(db, run.run_id);
+    run.missing_record = analysis::missing_recompile_record(db, run.run_id);
     run.rejected_lines = store::rejected_lines_of_run(db, run.run_id);
     SiteIndex sites;
     std::vector<std::vector<PendingReason>> pending;
@@ -401,6 +402,8 @@ void render_run_header_text(const RunSummary& run, std::string& out) {
   if (run.recompile_ms > 0)
     out += fmt::format(", {} spent recompiling", analysis::duration_text(run.recompile_ms));
   out += "\n";
+  if (!run.missing_record.empty())
+    out += fmt::format("   no recompile record: {}\n", safe(run.missing_record));
   if (!run.causes.empty()) out += fmt::format("   causes: {}\n", causes_text(run.causes));
   for (const MergedSourceInfo& m : run.merged_sources)
     out += fmt::format("   one process, two logs: {} read with {} ({})\n", safe(m.source),
@@ -573,6 +576,7 @@ std::string render_explain_json(const ExplainModel& model, const ExplainListing&
          {"run", run.run},
          {"sources", run.sources},
          {"no_evidence", run.no_evidence.empty() ? json() : json(run.no_evidence)},
+         {"missing_record", run.missing_record.empty() ? json() : json(run.missing_record)},
          {"merged_sources", merged_sources_json(run)},
          {"compiles", run.compiles},
          {"counted_compiles", run.counted_compiles ? json(*run.counted_compiles) : json()},

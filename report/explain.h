@@ -90,6 +90,8 @@ struct RunSummary {
   // Why the run holds no evidence (analysis/run_evidence.h: no log in a known format was
   // ingested into it), or "" when it does. Renderers say "no evidence", never "no recompiles".
   std::string no_evidence;
+  // What its Dynamo logs cannot show and which TORCH_LOGS would (analysis/run_evidence.h), or "".
+  std::string missing_record;
   int64_t compiles = 0;
   int64_t recompiles = 0;
   int64_t failed = 0;

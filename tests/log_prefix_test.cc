@@ -133,6 +133,56 @@ TEST(LogPrefix, PrefixTrimmedByTheUser) {
   EXPECT_EQ(p.message, "    - 0/0:");
 }
 
+// Custom or trimmed formats (docs/dynamo_text.md, Prefixes): level and file name, level and
+// compile id, the compile id or artifact tag alone, and the 2022 logger without a date.
+TEST(LogPrefix, FormatsTrimmedToLevelFileOrId) {
+  LogPrefix p = parse_log_prefix(
+      "W convert_frame.py:1676] [0/8] torch._dynamo hit config.recompile_limit (8)");
+  EXPECT_EQ(p.form, PrefixForm::kTrimmedGlog);
+  EXPECT_EQ(p.level, "W");
+  EXPECT_EQ(p.path, "convert_frame.py");
+  EXPECT_EQ(p.path_line, "1676");
+  EXPECT_EQ(p.trace_id, "0/8");
+  EXPECT_EQ(p.key, "W convert_frame.py:1676] [0/8]");
+  EXPECT_EQ(p.message, "torch._dynamo hit config.recompile_limit (8)");
+
+  p = parse_log_prefix("[rank2]:V guards.py:2940] [5/3] [__recompiles]     - 5/2: x == 1");
+  EXPECT_EQ(p.rank, 2);
+  EXPECT_EQ(p.artifact, "recompiles");
+  EXPECT_EQ(p.key, "[rank2]:V guards.py:2940] [5/3] [__recompiles]");
+  EXPECT_EQ(p.message, "    - 5/2: x == 1");
+
+  p = parse_log_prefix("W [0/8]    last reason: 0/7: L['x'] == 3");
+  EXPECT_EQ(p.form, PrefixForm::kTrimmedGlog);
+  EXPECT_EQ(p.level, "W");
+  EXPECT_EQ(p.trace_id, "0/8");
+  EXPECT_EQ(p.message, "   last reason: 0/7: L['x'] == 3");
+
+  p = parse_log_prefix("[0/8] torch._dynamo hit config.recompile_limit (8)");
+  EXPECT_EQ(p.form, PrefixForm::kTrimmedGlog);
+  EXPECT_EQ(p.level, "");
+  EXPECT_EQ(p.trace_id, "0/8");
+  EXPECT_EQ(p.key, "[0/8]");
+  EXPECT_EQ(p.message, "torch._dynamo hit config.recompile_limit (8)");
+
+  p = parse_log_prefix("[__recompiles] Recompiling function forward in /m.py:3");
+  EXPECT_EQ(p.form, PrefixForm::kTrimmedGlog);
+  EXPECT_EQ(p.artifact, "recompiles");
+  EXPECT_EQ(p.message, "Recompiling function forward in /m.py:3");
+
+  p = parse_log_prefix("torchdynamo.convert_frame: [WARNING] torchdynamo hit config.x (64)");
+  EXPECT_EQ(p.form, PrefixForm::kBracketDate);
+  EXPECT_EQ(p.logger, "torchdynamo.convert_frame");
+  EXPECT_EQ(p.level, "WARNING");
+  EXPECT_EQ(p.message, "torchdynamo hit config.x (64)");
+}
+
+TEST(LogPrefix, LookalikesOfTrimmedFormatsAreText) {
+  for (const char* line : {"[3] loss 0.25", "I think model.py:12] is wrong", "[1/x] step",
+                           "A model.py:3] x", "W [__] x", "[0/8]x"})
+    EXPECT_EQ(parse_log_prefix(line).form, PrefixForm::kNone) << line;
+}
+
 TEST(LogPrefix, BracketDate2023WithArtifactLogger) {
   LogPrefix p = parse_log_prefix(
       "[2023-11-21 19:02:13,073] torch._dynamo.guards.__recompiles: [DEBUG]     - L['end'] == 10");

@@ -752,3 +752,26 @@ TEST(PtXlaDebugGenerator, FiveMegabyteLogYieldsTheGeneratedCounts) {
 
 }  // namespace pt_xla_debug_importer_test
 }  // namespace rcf::ingest
+
+namespace rcf::ingest {
+namespace pt_xla_debug_importer_test {
+
+// `CompileTime too frequent: N counts` counts N compiles whether or not the build printed the
+// steps, and also when a diff quotes the line with its `+` (docs/pt_xla_debug.md).
+TEST(PtXlaDebugProfiler, TooFrequentWithoutStepsAndBehindADiffMarker) {
+  CollectingSink sink = rcf::testing::run_importer(
+      "pt_xla_debug",
+      "pt-xla-profiler: CompileTime too frequent: 31 counts\n"
+      "+pt-xla-profiler: CompileTime too frequent: 42 counts during 12 steps\n"
+      "pt-xla-profiler: CompileTime too frequent: many counts\n");
+  std::vector<std::string> got;
+  for (const auto& e : sink.events)
+    if (const auto* n = std::get_if<XlaProfilerNote>(&e))
+      got.push_back(n->metric + " " + std::to_string(n->count.value_or(-1)) + " " +
+                    std::to_string(n->steps.value_or(-1)));
+  EXPECT_EQ(got, (std::vector<std::string>{"CompileTime 31 -1", "CompileTime 42 12"}));
+  EXPECT_EQ(sink.note_counts(), (rcf::testing::Notes{{"rejected:bad_profiler_line", 1}}));
+}
+
+}  // namespace pt_xla_debug_importer_test
+}  // namespace rcf::ingest

@@ -48,8 +48,9 @@ const XlaCase kCases[] = {
     {"pt_xla_debug_pr7085_parallel_loader_resnet.txt", "pt_xla_debug", 1, "", ""},
     // 2 compilations, the first only partly shown; different sites, so no recompile.
     {"pt_xla_debug_issue8020_a_steptrace_cause.txt", "pt_xla_debug", 2, "", ""},
-    // pt-xla-profiler lines: compile count not decided.
-    {"pt_xla_profiler_pr5000.txt", "pt_xla_debug", 0, "", ""},
+    // `CompileTime too frequent: N counts` is a running compile count (docs/pt_xla_debug.md):
+    // 33 at its last line.
+    {"pt_xla_profiler_pr5000.txt", "pt_xla_debug", 0, "33", ""},
     {"pt_xla_profiler_issue6015_tqdm_glued_multiproc.txt", "pt_xla_debug", 0, "", ""},  // tqdm glue
     {"pt_xla_profiler_issue4985_op_not_lowered_glued_counter.txt", "pt_xla_debug", 0, "", ""},
     {"pt_xla_profiler_issue8020_b_compiletime_too_slow_tqdm.txt", "pt_xla_debug", 0, "", ""},
