@@ -16,6 +16,7 @@
 
 #include "ingest/compilation_metrics_repr.h"
 #include "ingest/compile_profiler_table.h"
+#include "ingest/compile_time_checks.h"
 #include "ingest/compile_times_table.h"
 #include "ingest/dynamo_epochs.h"
 #include "ingest/dynamo_explain.h"
@@ -537,6 +538,7 @@ class DynamoTextImporter : public Importer {
       return;
     }
     if (!parsed->complete) sink_.note(line_no, LineFate::kWarning, "truncated_block", line);
+    drop_implausible_times(parsed->compile, sink_, line_no, line);
     parsed->compile.line = line_no;
     sink_.emit(std::move(parsed->compile));
   }

@@ -19,6 +19,7 @@
 
 #include "ingest/step_line.h"
 #include "ingest/text_util.h"
+#include "util/plausible.h"
 
 namespace rcf::ingest {
 namespace {
@@ -310,7 +311,11 @@ Parse parse_compile(std::string_view msg, int64_t line_no, EventSink& sink) {
     return Parse::kNotMine;
   }
   c.function = normalise_function(fun);
-  c.seconds = seconds;
+  // A time out of range is no evidence (util/plausible.h): the compile is kept without it.
+  if (util::plausible_duration_ms(seconds * 1000))
+    c.seconds = seconds;
+  else
+    sink.note(line_no, LineFate::kWarning, "implausible_duration", msg);
   sink.emit(std::move(c));
   return Parse::kParsed;
 }
@@ -379,6 +384,10 @@ Parse parse_persistent_cache(std::string_view msg, int64_t line_no, EventSink& s
       size_t open = rest.rfind('(');
       if (open != std::string_view::npos)
         p.seconds = parse_double(rest.substr(open + 1, rest.size() - open - 3));
+      if (p.seconds && !util::plausible_duration_ms(*p.seconds * 1000)) {
+        sink.note(line_no, LineFate::kWarning, "implausible_duration", msg);
+        p.seconds.reset();
+      }
     }
     if (module.empty()) module = module_of_key(p.key);
     p.function = normalise_function(module);

@@ -6,10 +6,10 @@
 #include <tuple>
 
 #include "ingest/compilation_metrics_counts.h"
+#include "ingest/compile_time_checks.h"
 #include "ingest/inductor_cudagraph_skip.h"
 #include "ingest/json_skim.h"
 #include "ingest/torch_trace_payloads.h"
-#include "util/plausible.h"
 
 namespace rcf::ingest::torch_trace {
 
@@ -151,16 +151,7 @@ void CompileTracker::settle_metrics(const Record& r, const MetricsFields& f,
   if (!compile.start_time_us && f.start_time_s && std::fabs(*f.start_time_s) < 9.0e12)
     compile.start_time_us = int64_t(std::llround(*f.start_time_s * 1e6));
   settle_duration(f, compile);
-  // A time out of range is no evidence (util/plausible.h): dropped, warned at the record.
-  if (compile.duration_ms && !util::plausible_duration_ms(*compile.duration_ms)) {
-    sink_.note(r.line, LineFate::kWarning, "implausible_duration", r.excerpt);
-    compile.duration_ms.reset();
-  }
-  if (compile.start_time_us &&
-      !util::plausible_epoch_s(static_cast<double>(*compile.start_time_us) / 1e6)) {
-    sink_.note(r.line, LineFate::kWarning, "implausible_timestamp", r.excerpt);
-    compile.start_time_us.reset();
-  }
+  drop_implausible_times(compile, sink_, r.line, r.excerpt);
   // The record is logged as the compile ends: its local glog clock against that epoch time
   // tells the writer's zone, which zone-less times of the same machine need (progress lines).
   if (r.clock && compile.start_time_us && compile.duration_ms)

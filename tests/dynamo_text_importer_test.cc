@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <set>
 #include <string>
@@ -972,6 +973,30 @@ TEST(DynamoTextImporter, MalformedRecordsAreRejectedWithReasons) {
                                        {"rejected:bad_recompile_tuple", 1},
                                        {"skipped:empty_compile_times", 2},
                                        {"warning:truncated_block", 1}}));
+}
+
+// A CompilationMetrics line's times out of range are no evidence (util/plausible.h): the compile
+// is kept without them, and its line warned.
+TEST(DynamoTextImporter, CompilationMetricsTimesOutOfRangeAreDropped) {
+  const std::string p = "I1205 10:00:00.000000 7 torch/_dynamo/utils.py:9] ";
+  CollectingSink sink = run(p +
+                            "CompilationMetrics(compile_id='0/0', co_name='f', "
+                            "start_time_us=1000, duration_us=-5000000)\n" +
+                            p +
+                            "CompilationMetrics(compile_id='0/1', co_name='f', "
+                            "start_time=1733392800.5, entire_frame_compile_time_s=-1.5)\n" +
+                            p +
+                            "CompilationMetrics(compile_id='1/0', co_name='g', "
+                            "start_time_us=1733392800000000, duration_us=2500)\n");
+  Strings times;
+  for (const DynamoCompile& c : sink.all<DynamoCompile>())
+    times.push_back(
+        c.ref.id.text() + " " +
+        (c.duration_ms ? std::to_string(std::llround(*c.duration_ms * 1000)) + "us" : "-") + " " +
+        (c.start_time_us ? std::to_string(*c.start_time_us) : "-"));
+  EXPECT_EQ(times, (Strings{"0/0 - -", "0/1 - 1733392800500000", "1/0 2500us 1733392800000000"}));
+  EXPECT_EQ(sink.note_counts(),
+            (Notes{{"warning:implausible_duration", 2}, {"warning:implausible_timestamp", 1}}));
 }
 
 TEST(DynamoTextImporter, NeverCrashesOnJunk) {

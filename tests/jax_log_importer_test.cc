@@ -224,6 +224,24 @@ TEST(JaxLogImporter, BadCompileLinesAreRejected) {
   EXPECT_EQ(sink.note_counts(), (Notes{{"rejected:bad_jax_compile_line", 3}}));
 }
 
+// A negative, non-finite or year-long time is no evidence (util/plausible.h): the compile or
+// cache event is kept without it, and its line warned.
+TEST(JaxLogImporter, TimesOutOfRangeAreDroppedAndWarned) {
+  CollectingSink sink =
+      run("Finished XLA compilation of jit(f) in -0.5 sec\n"
+          "Finished XLA compilation of jit(g) in nan sec\n"
+          "Finished tracing + transforming h for pjit in 1e300 sec\n"
+          "Finished jaxpr to MLIR module conversion jit(k) in inf sec\n"
+          "Finished XLA compilation of jit(m) in 0.25 sec\n"
+          "Not writing persistent cache entry for 'jit_n' because it took < 1.00 seconds to "
+          "compile (-3.5s)\n");
+  EXPECT_EQ(all<JaxCompile>(sink),
+            (Strings{"L1 compile f - | ", "L2 compile g - | ", "L3 trace h - | ", "L4 lower k - | ",
+                     "L5 compile m 0.25 | "}));
+  EXPECT_EQ(all<JaxPersistentCache>(sink), (Strings{"L6 skip n - key="}));
+  EXPECT_EQ(sink.note_counts(), (Notes{{"warning:implausible_duration", 5}}));
+}
+
 // ---------------------------------------------------------------------------------------------
 // jax_explain_cache_misses wordings (docs/jax_log.md).
 
