@@ -10,11 +10,29 @@ namespace {
 
 constexpr std::string_view kFailOnRecompileLimitHit = "FailOnRecompileLimitHit: ";
 
-// Text after `torch._dynamo hit ` / `torchdynamo hit `, or nullopt.
+// Text after `torch._dynamo hit ` / `torchdynamo hit `, or nullopt. A header that a wrap cut
+// right after `hit` has an empty rest: its limit is on the next line.
 std::optional<std::string_view> after_hit(std::string_view message) {
-  for (std::string_view lead : {"torch._dynamo hit ", "torchdynamo hit "})
-    if (message.starts_with(lead)) return message.substr(lead.size());
+  message = rtrim(message);
+  for (std::string_view lead : {"torch._dynamo hit", "torchdynamo hit"}) {
+    if (!message.starts_with(lead)) continue;
+    if (message.size() == lead.size()) return message.substr(lead.size());
+    if (message[lead.size()] == ' ') return message.substr(lead.size() + 1);
+  }
   return std::nullopt;
+}
+
+// The rest of a header after `hit`: `config.<limit> (<n>)` or the 2022 `recompilation cache
+// limit (<n>) ...`.
+bool is_limit_header_rest(std::string_view text) {
+  return text.starts_with("config.") || text.starts_with("recompilation cache limit");
+}
+
+// `**reason**`: Markdown emphasis a reply put around a field's value.
+std::string_view without_emphasis(std::string_view text) {
+  if (text.size() >= 4 && text.starts_with("**") && text.ends_with("**"))
+    return text.substr(2, text.size() - 4);
+  return text;
 }
 
 // `(<n>)` at the start of `text`; advances past it.
@@ -103,7 +121,13 @@ RecompileLimitHit claimed_hit(const DynamoBlock& block, const char* origin, Bloc
 
 bool is_limit_warning_header(std::string_view message) {
   auto rest = after_hit(message);
-  return rest && (rest->starts_with("config.") || rest->starts_with("recompilation cache limit"));
+  return rest && (rest->empty() || is_limit_header_rest(*rest));
+}
+
+bool names_limit_warning_field(std::string_view line) {
+  std::string_view text = ltrim(line);
+  return text.starts_with("To log all recompilation reasons") || is_limit_warning_trailer(text) ||
+         starts_limit_warning_fragment(text) || is_limit_header_rest(text);
 }
 
 bool is_limit_warning_trailer(std::string_view message) {
@@ -116,8 +140,7 @@ bool continues_limit_warning(std::string_view line) {
   std::string_view text = ltrim(line);
   if (text.empty()) return false;
   // Fields are named: a paste that lost the indentation still says which line is which.
-  return line[0] == ' ' || text.starts_with("To log all recompilation reasons") ||
-         is_limit_warning_trailer(text) || starts_limit_warning_fragment(text);
+  return line[0] == ' ' || names_limit_warning_field(text);
 }
 
 bool starts_limit_warning_fragment(std::string_view message) {
@@ -133,6 +156,11 @@ RecompileLimitHit parse_limit_warning(const DynamoBlock& block, BlockOutput& out
   if (!block.headless) {
     first = 1;
     std::string_view rest = *after_hit(rtrim(block.lines[0].text));
+    // A header cut after `hit`: the limit is the next line.
+    if (rest.empty() && block.lines.size() > 1 && is_limit_header_rest(trim(block.lines[1].text))) {
+      rest = trim(block.lines[1].text);
+      first = 2;
+    }
     bool ok = false;
     if (rest.starts_with("config.")) {
       rest.remove_prefix(7);
@@ -160,18 +188,30 @@ RecompileLimitHit parse_limit_warning(const DynamoBlock& block, BlockOutput& out
     if (!ok) out.note(0, LineFate::kRejected, "bad_limit_header");
   }
 
+  // `last reason:` may go on over the lines after it (a dispatch-key reason, a wrapped one):
+  // lines that name no field continue it.
+  int64_t reason_line = -1;
+  bool in_reason = false;
   for (size_t i = first; i < block.lines.size(); ++i) {
     std::string_view text = trim(block.lines[i].text);
     if (text.empty() || text.starts_with("To log all recompilation reasons") ||
-        is_limit_warning_trailer(text))
+        is_limit_warning_trailer(text)) {
+      in_reason = false;
       continue;
+    }
+    const bool field = starts_limit_warning_fragment(text);
+    if (in_reason && !field) {
+      hit.last_reason.append(" ").append(without_emphasis(text));
+      continue;
+    }
+    in_reason = false;
     if (text.starts_with("function:")) {
-      if (!parse_function_location(text.substr(9), &hit))
+      if (!parse_function_location(without_emphasis(trim(text.substr(9))), &hit))
         out.note(i, LineFate::kRejected, "bad_limit_function_line");
     } else if (text.starts_with("last reason:")) {
-      std::string_view reason = ltrim(text.substr(12));
-      hit.last_reason = std::string(reason);
-      out.emit(reason_failure(block.lines[i].line_no, hit.ref, 0, reason, "text_limit_warning"));
+      hit.last_reason = std::string(without_emphasis(ltrim(text.substr(12))));
+      reason_line = block.lines[i].line_no;
+      in_reason = true;
     } else if (text.starts_with("reasons:")) {
       if (!emit_reason_list(text.substr(8), block.lines[i].line_no, hit.ref, &hit, out))
         out.note(i, LineFate::kRejected, "bad_reasons_list");
@@ -179,6 +219,8 @@ RecompileLimitHit parse_limit_warning(const DynamoBlock& block, BlockOutput& out
       out.note(i, LineFate::kRejected, "bad_limit_line");
     }
   }
+  if (reason_line >= 0)
+    out.emit(reason_failure(reason_line, hit.ref, 0, hit.last_reason, "text_limit_warning"));
   return hit;
 }
 

@@ -10,8 +10,14 @@
 
 namespace rcf::ingest {
 
-// True for `torch._dynamo hit config.<limit> (<n>)` / `torchdynamo hit ...` headers.
+// True for `torch._dynamo hit config.<limit> (<n>)` / `torchdynamo hit ...` headers, also when a
+// wrap cut them right after `hit` (the limit on the next line).
 bool is_limit_warning_header(std::string_view message);
+
+// True for a line that names a field of a limit warning, at any indentation: `function:`, `last
+// reason:`, `reasons:`, the two trailer sentences, or the `config.<limit> (<n>)` rest of a header
+// cut after `hit`.
+bool names_limit_warning_field(std::string_view line);
 
 // True for the line that ends a limit warning (`To diagnose recompilation issues, ...`).
 bool is_limit_warning_trailer(std::string_view message);

@@ -101,6 +101,21 @@ bool starts_recompile_fragment(std::string_view message) {
          verbose_group_index(text) >= 0;
 }
 
+bool is_guard_failure_bullet(std::string_view text) {
+  text = trim(text);
+  if (!text.starts_with("- ")) return false;
+  std::string_view id, reason = trim(text.substr(2));
+  if (split_compile_id(reason, &id, &reason)) reason = trim(reason);
+  static constexpr std::string_view kGuardStarts[] = {
+      "L[",      "G[",         "___",        "len(L[",        "len(G[",
+      "not L[",  "not G[",     "id(L[",      "id(G[",         "type(L[",
+      "type(G[", "hasattr(L[", "hasattr(G[", "isinstance(L[", "isinstance(G[",
+      "Eq(",     "Ne("};
+  for (std::string_view start : kGuardStarts)
+    if (reason.starts_with(start)) return true;
+  return reason.starts_with("tensor '") && reason.find(" mismatch") != std::string_view::npos;
+}
+
 bool is_bulletless_recompile_entry(std::string_view text, bool first) {
   text = trim(text);
   std::string_view id, reason;

@@ -35,6 +35,12 @@ bool continues_recompile_block(std::string_view line);
 // True for the first line of a recompile fragment whose header is not in the log.
 bool starts_recompile_fragment(std::string_view message);
 
+// Whether unprefixed `text` is a recompile record's reason line by its own wording: a `- `
+// bullet (with or without its `0/1: ` compile id) whose reason is a guard expression or a tensor
+// guard's mismatch (`L['x'] == 3`, `___check_type_id(...)`, `tensor 'L['x']' size mismatch`). A
+// paste that dropped the log prefix keeps a cut record's first reasons this way.
+bool is_guard_failure_bullet(std::string_view text);
+
 // True for the `Detected recompile when torch.compile stance is 'fail_on_recompile'. ...` error
 // text, which heads a recompile block like `Recompiling function` does.
 bool is_fail_on_recompile_header(std::string_view line);

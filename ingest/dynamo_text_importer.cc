@@ -18,6 +18,7 @@
 #include "ingest/compile_profiler_table.h"
 #include "ingest/compile_time_checks.h"
 #include "ingest/compile_times_table.h"
+#include "ingest/cut_repr.h"
 #include "ingest/dynamo_epochs.h"
 #include "ingest/dynamo_explain.h"
 #include "ingest/dynamo_graph_break.h"
@@ -29,6 +30,7 @@
 #include "ingest/dynamo_text_block.h"
 #include "ingest/inductor_cudagraph_skip.h"
 #include "ingest/log_prefix.h"
+#include "ingest/python_literal.h"
 #include "ingest/step_line.h"
 #include "ingest/text_util.h"
 
@@ -255,6 +257,31 @@ void share_limit(RecompileLimitHit* earlier, RecompileLimitHit* later) {
   if (missing->limit_value < 0) missing->limit_value = known->limit_value;
 }
 
+// A record's first line without the marks a paste put before it, when only that line carries
+// them (the framing layer removes marks that a whole source carries, docs/line_framing.md):
+// indentation, a quote's `>`, a comment's `#`, a code span's backticks and Markdown emphasis
+// (`**`, with its closing `**`). Views into `text`.
+std::string_view without_paste_marks(std::string_view text) {
+  size_t i = 0;
+  bool emphasis = false;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == ' ' || c == '\t' || c == '>' || c == '#' || c == '`') {
+      ++i;
+    } else if (c == '*' && i + 1 < text.size() && text[i + 1] == '*') {
+      i += 2;
+      emphasis = true;
+    } else {
+      break;
+    }
+  }
+  text.remove_prefix(i);
+  text = rtrim(text);
+  while (!text.empty() && text.back() == '`') text.remove_suffix(1);
+  if (emphasis && text.ends_with("**")) text.remove_suffix(2);
+  return text;
+}
+
 // A record on one line: a FailOnRecompileLimitHit exception line or a CompilationMetrics repr.
 bool is_one_line_record(std::string_view text) {
   return parse_fail_on_recompile_limit(text).has_value() || has_compilation_metrics(text);
@@ -347,6 +374,7 @@ class DynamoTextImporter : public Importer {
 
   void on_line(std::string_view line, int64_t line_no) override {
     if (held_hit_ && line_no - held_hit_line_ > kHardFailureWindow) flush_held_hit();
+    if (continue_cut_repr(line, line_no)) return;
     LogPrefix prefix = parse_log_prefix(line);
     // A launcher tag (`[default1]:`, `(pid=N)`) names the worker where the log prefix does not.
     if (prefix.rank < 0) prefix.rank = origin_.rank;
@@ -363,14 +391,78 @@ class DynamoTextImporter : public Importer {
   // The May / Oct 2023 one-line tuple record, prefixed or printed.
   void read_guard_fail(std::string_view text, int32_t rank, std::string_view line,
                        int64_t line_no) {
+    CompileRef ref;
+    ref.rank = rank;
+    if (start_cut_repr(CutRepr::Kind::kGuardFail, text, ref, line, line_no)) return;
     if (!guard_fails_.read(text, rank, line_no))
       sink_.note(line_no, LineFate::kRejected, "bad_guard_fail_repr", line);
   }
 
   void read_recompile_tuple(std::string_view text, const CompileRef& ref, std::string_view line,
                             int64_t line_no) {
+    if (start_cut_repr(CutRepr::Kind::kRecompileTuple, text, ref, line, line_no)) return;
     if (!parse_recompile_tuple(text, ref, line_no, sink_))
       sink_.note(line_no, LineFate::kRejected, "bad_recompile_tuple", line);
+  }
+
+  // A repr that a wrap cut is gathered from the lines after it (ingest/cut_repr.h).
+  bool start_cut_repr(CutRepr::Kind kind, std::string_view text, const CompileRef& ref,
+                      std::string_view line, int64_t line_no) {
+    if (!python_value_is_cut(text)) return false;
+    cut_.emplace();
+    cut_->kind = kind;
+    cut_->ref = ref;
+    cut_->text = std::string(text);
+    cut_->first_line = std::string(line);
+    cut_->line_no = line_no;
+    return true;
+  }
+
+  // Takes `line` into the repr being gathered; false when there is none or `line` cannot go on
+  // with it (a prefixed, blank or record line), which reads the repr as it stands first.
+  bool continue_cut_repr(std::string_view line, int64_t line_no) {
+    if (!cut_) return false;
+    if (is_blank(line) || parse_log_prefix(line).form != PrefixForm::kNone ||
+        printed_header_kind(without_paste_marks(line))) {
+      finish_cut_repr();
+      return false;
+    }
+    cut_->append(line, line_no);
+    cut_lines_.emplace_back(line);
+    if (!cut_->is_open() || cut_->full()) finish_cut_repr();
+    return true;
+  }
+
+  // Reads the gathered repr. When it cannot be read, its first line is rejected and the lines
+  // after it are read again as lines of their own.
+  void finish_cut_repr() {
+    if (!cut_) return;
+    CutRepr cut = std::move(*cut_);
+    cut_.reset();
+    std::vector<std::string> lines = std::move(cut_lines_);
+    cut_lines_.clear();
+    bool read = true;
+    switch (cut.kind) {
+      case CutRepr::Kind::kRecompileTuple:
+        read = parse_recompile_tuple(cut.text, cut.ref, cut.line_no, sink_);
+        break;
+      case CutRepr::Kind::kGuardFail:
+        read = guard_fails_.read(cut.text, cut.ref.rank, cut.line_no);
+        break;
+      case CutRepr::Kind::kGuardDumpLine:  // a guard line cut short stays one: read as it stands
+        guard_dumps_.read(cut.ref, cut.process, cut.text, cut.line_no);
+        break;
+    }
+    if (read) {
+      for (size_t i = 0; i < lines.size(); ++i)
+        sink_.note(cut.continuation_lines[i], LineFate::kFramed, "rejoined_cut_record", lines[i]);
+      return;
+    }
+    sink_.note(
+        cut.line_no, LineFate::kRejected,
+        cut.kind == CutRepr::Kind::kRecompileTuple ? "bad_recompile_tuple" : "bad_guard_fail_repr",
+        cut.first_line);
+    for (size_t i = 0; i < lines.size(); ++i) on_line(lines[i], cut.continuation_lines[i]);
   }
 
   // A recompile header may prove a torch._dynamo.reset() of its stream (ingest/dynamo_epochs.h).
@@ -390,6 +482,7 @@ class DynamoTextImporter : public Importer {
   }
 
   void finish() override {
+    finish_cut_repr();
     guard_dumps_.finish();
     // A printed record followed by unrelated output had ended before the end of the file.
     while (!open_.empty()) close(open_.front().get(), !open_.front()->unrelated_last);
@@ -439,7 +532,11 @@ class DynamoTextImporter : public Importer {
     if (p.artifact == "guards" && !p.trace_id.empty()) {
       if (same) close(same, false);
       if (auto id = CompileId::parse(p.trace_id); id && id->frame >= 0) {
-        guard_dumps_.read(ref_in_epoch(p), parse_int64(p.process).value_or(-1), message, line_no);
+        const int64_t pid = parse_int64(p.process).value_or(-1);
+        if (start_cut_repr(CutRepr::Kind::kGuardDumpLine, message, ref_in_epoch(p), line, line_no))
+          cut_->process = pid;
+        else
+          guard_dumps_.read(ref_in_epoch(p), pid, message, line_no);
         return;
       }
     }
@@ -478,6 +575,12 @@ class DynamoTextImporter : public Importer {
 
   void on_unprefixed(const LogPrefix& p, std::string_view line, int64_t line_no) {
     std::string_view text = p.message;
+    if (OpenDynamoBlock* warning = limit_warning_before(p.rank, line_no);
+        warning && names_limit_warning_field(text)) {
+      // A paste that kept the header's prefix and dropped the fields': named, they still belong.
+      append(warning, text, line, line_no);
+      return;
+    }
     if (OpenDynamoBlock* adjacent = adjacent_) {
       if (adjacent->block.ref.rank == p.rank && accepts_unprefixed(*adjacent, text) &&
           (adjacent->continuation != Continuation::kUndetermined ||
@@ -496,8 +599,10 @@ class DynamoTextImporter : public Importer {
       adjacent_ = nullptr;
       if (adjacent->continuation == Continuation::kAdjacent) close(adjacent, false);
     }
-    if (is_one_line_record(text)) {
-      on_one_line_record(text, p.rank, line, line_no);
+    // A record is recognised by what it says wherever a paste put it (docs/dynamo_text.md).
+    const std::string_view bare = without_paste_marks(text);
+    if (is_one_line_record(bare)) {
+      on_one_line_record(bare, p.rank, line, line_no);
       return;
     }
     if (raises_fail_on_recompile_limit(text)) {
@@ -508,21 +613,39 @@ class DynamoTextImporter : public Importer {
       on_hard_failure(std::move(hard), p.rank, line_no);
       return;
     }
-    if (text.starts_with("('Recompiling function ")) {
+    if (bare.starts_with("('Recompiling function ")) {
       CompileRef ref;
       ref.rank = p.rank;
-      read_recompile_tuple(text, ref, line, line_no);
+      read_recompile_tuple(bare, ref, line, line_no);
       return;
     }
-    if (is_guard_fail_repr(text)) return read_guard_fail(text, p.rank, line, line_no);
-    if (auto kind = printed_header_kind(text)) {
+    if (is_guard_fail_repr(bare)) return read_guard_fail(bare, p.rank, line, line_no);
+    if (auto kind = printed_header_kind(bare)) {
       LogPrefix raw;
       raw.rank = p.rank;
-      open_block(*kind, /*headless=*/false, raw, Continuation::kAdjacent, text, line_no);
+      open_block(*kind, /*headless=*/false, raw, Continuation::kAdjacent, bare, line_no);
+      return;
+    }
+    if (is_guard_failure_bullet(bare)) {
+      // The reasons of a record whose header was cut before the excerpt, its prefix dropped.
+      LogPrefix raw;
+      raw.rank = p.rank;
+      open_block(DynamoBlockKind::kRecompile, /*headless=*/true, raw, Continuation::kAdjacent, bare,
+                 line_no);
       return;
     }
     if (guard_errors_.read(text, p.rank, line, line_no)) return;
     user_text(text, line, line_no, is_blank(text) ? "blank" : "unprefixed_text");
+  }
+
+  // The prefixed limit warning of worker `rank` whose last line is the line before `line_no`.
+  OpenDynamoBlock* limit_warning_before(int32_t rank, int64_t line_no) const {
+    for (const auto& open : open_)
+      if (open->block.kind == DynamoBlockKind::kLimitWarning &&
+          open->continuation == Continuation::kPrefixed && open->block.ref.rank == rank &&
+          open->block.lines.back().line_no == line_no - 1)
+        return open.get();
+    return nullptr;
   }
 
   // One-line records that may appear with or without a prefix (see is_one_line_record).
@@ -690,6 +813,8 @@ class DynamoTextImporter : public Importer {
   // The last limit warning, emitted once no FailOnRecompileLimitHit can follow it any more.
   std::optional<RecompileLimitHit> held_hit_;
   int64_t held_hit_line_ = 0;
+  std::optional<CutRepr> cut_;          // a repr being gathered across lines
+  std::vector<std::string> cut_lines_;  // its physical lines after the first
 };
 
 // What the glog-prefixed lines of a head say, read in one pass (each line's prefix parsed once).

@@ -509,6 +509,13 @@ std::string callsite_location(std::string_view callsite) {
   return std::string(callsite);
 }
 
+// Whether a call site starts with `<file>:<line>` (a header cut after it can still be read).
+bool starts_with_file_line(std::string_view callsite) {
+  std::string_view file;
+  int64_t line = 0;
+  return split_file_line(callsite.substr(0, callsite.find(' ')), &file, &line);
+}
+
 // Fills function/location from `<fn> id=<id> defined at <loc>` or `for <fn> defined at <loc>`.
 void take_function(std::string_view t, JaxCacheMiss* miss) {
   std::string_view loc;
@@ -585,18 +592,6 @@ bool build_cache_miss(const Explanation& e, JaxCacheMiss* miss) {
   return false;
 }
 
-// An unprefixed line that continues an explanation. Explanations indent their lines, except
-// the 0.4.24 weak-type hint and the 0.6 `explanation unavailable!` line.
-bool continues_explanation(std::string_view line) {
-  if (is_blank(line)) return false;
-  if (line[0] == ' ' || line[0] == '\t') {
-    std::string_view t = ltrim(line);
-    return !t.starts_with("File \"") && !t.starts_with("Traceback ");
-  }
-  return line.starts_with("explanation unavailable") || line.starts_with("where weak_type=") ||
-         line.starts_with("weak_type=False means") || line.starts_with("See https://");
-}
-
 // Whether an unprefixed message starts a JAX record (and so ends an open explanation).
 bool starts_jax_record(std::string_view msg) {
   static constexpr std::string_view kStarts[] = {"TRACING CACHE MISS",
@@ -629,7 +624,7 @@ bool explanation_wording(std::string_view line) {
                                                  "where weak_type",
                                                  "weak_type=",
                                                  "See https://",
-                                                 "but now",
+                                                 "but ",
                                                  "so "};
   for (std::string_view s : kStarts)
     if (t.starts_with(s)) return true;
@@ -638,6 +633,28 @@ bool explanation_wording(std::string_view line) {
   size_t colon = t.find(": ");
   return colon != std::string_view::npos && colon > 0 && colon < 40 &&
          t.find('[', colon) != std::string_view::npos && t.find(' ') == colon + 1;
+}
+
+// An unprefixed line that continues an explanation. Explanations indent their lines, except
+// the 0.4.24 weak-type hint and the 0.6 `explanation unavailable!` line; a paste that lost the
+// indentation keeps the explanation's own wording (docs/jax_log.md).
+bool continues_explanation(std::string_view line) {
+  if (is_blank(line)) return false;
+  if (line[0] == ' ' || line[0] == '\t') {
+    std::string_view t = ltrim(line);
+    return !t.starts_with("File \"") && !t.starts_with("Traceback ");
+  }
+  return explanation_wording(line) && !starts_jax_record(line);
+}
+
+// An unindented line that goes on with a sentence the explanation's last line left open (`maybe
+// the function is` / `being re-defined repeatedly, ...`): a paste that lost the indentation
+// keeps the sentence.
+bool continues_sentence(const std::vector<std::string>& body, std::string_view line) {
+  if (body.empty() || line.empty() || !(line[0] >= 'a' && line[0] <= 'z')) return false;
+  if (read_step_line(line)) return false;  // the user's own progress line
+  std::string_view last = rtrim(body.back());
+  return !last.empty() && ((last.back() >= 'a' && last.back() <= 'z') || last.back() == ',');
 }
 
 // Lines of other output an explanation may be interleaved with (another thread's print, a blank
@@ -649,8 +666,9 @@ class JaxLogImporter : public Importer {
   explicit JaxLogImporter(EventSink& sink) : sink_(sink) {}
 
   void on_line(std::string_view line, int64_t line_no) override {
-    if (open_ && open_->body.size() < kMaxExplanationLines && continues_explanation(line) &&
-        (interleaved_ == 0 || explanation_wording(line))) {
+    if (open_ && open_->body.size() < kMaxExplanationLines &&
+        ((continues_explanation(line) && (interleaved_ == 0 || explanation_wording(line))) ||
+         (interleaved_ == 0 && continues_sentence(open_->body, line)))) {
       open_->body.emplace_back(line);
       open_last_line_ = line_no;
       interleaved_ = 0;
@@ -733,10 +751,19 @@ class JaxLogImporter : public Importer {
 
   void open_explanation(std::string_view msg, std::string_view line, int64_t line_no) {
     std::string_view callsite = rtrim(msg.substr(22));
+    // A header quoted in a JSON or Python string (a structured log) ends in its closing quote.
+    while (!callsite.empty() &&
+           (callsite.back() == '"' || callsite.back() == '\'' || callsite.back() == ','))
+      callsite.remove_suffix(1);
     if (callsite.ends_with(" because:")) {
       callsite.remove_suffix(9);
     } else if (callsite.ends_with(":")) {
       callsite.remove_suffix(1);
+    } else if (!is_blank(callsite)) {
+      // A header a terminal or an excerpt cut: still a miss; its call site is read when the cut
+      // left it whole, else unknown.
+      sink_.note(line_no, LineFate::kWarning, "cut_cache_miss_header", line);
+      if (!starts_with_file_line(callsite)) callsite = {};
     } else {
       sink_.note(line_no, LineFate::kRejected, "bad_cache_miss_header", line);
       return;

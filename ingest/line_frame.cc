@@ -175,7 +175,7 @@ size_t xla_dist_worker_at(std::string_view s, size_t i, LineOrigin* origin) {
 // After an RFC 3339 time: its zone (`Z`, `+01:00`) and, in a container runtime's log (CRI), the
 // stream and the full/partial tag (`2025-03-04T05:06:07.123456789Z stderr F `), up to the space
 // before the message.
-size_t after_zone_and_stream(std::string_view s, size_t i) {
+size_t after_zone_and_stream(std::string_view s, size_t i, bool* stream_tag) {
   if (i < s.size() && s[i] == 'Z') {
     ++i;
   } else if (i + 6 <= s.size() && (s[i] == '+' || s[i] == '-') && digits_at(s, i + 1, 2) &&
@@ -185,7 +185,10 @@ size_t after_zone_and_stream(std::string_view s, size_t i) {
   for (std::string_view stream : {" stdout ", " stderr "}) {
     if (s.compare(i, stream.size(), stream) != 0) continue;
     size_t tag = i + stream.size();
-    if (tag + 1 < s.size() && (s[tag] == 'F' || s[tag] == 'P') && s[tag + 1] == ' ') return tag + 1;
+    if (tag + 1 < s.size() && (s[tag] == 'F' || s[tag] == 'P') && s[tag + 1] == ' ') {
+      *stream_tag = true;
+      return tag + 1;
+    }
   }
   return i;
 }
@@ -198,7 +201,9 @@ size_t app_timestamp_at(std::string_view s, LineOrigin* origin) {
   if (!bracketed && !is_digit(s[0])) return 0;
   size_t i = date_time_at(s, bracketed ? 1 : 0);
   if (i == kNpos) return 0;
-  if (!bracketed) i = after_zone_and_stream(s, i);
+  // A container runtime's stream tag makes the date the runtime's, whatever follows it.
+  bool runtime_tag = false;
+  if (!bracketed) i = after_zone_and_stream(s, i, &runtime_tag);
   if (bracketed) {
     if (i >= s.size() || s[i] != ']') return 0;
     ++i;
@@ -206,7 +211,7 @@ size_t app_timestamp_at(std::string_view s, LineOrigin* origin) {
   if (i < s.size() && s[i] == ':') ++i;
   if (i >= s.size() || s[i] != ' ') return 0;
   ++i;
-  if (python_logger_record_at(s, i) || log_level_at(s, i)) return 0;
+  if (!runtime_tag && (python_logger_record_at(s, i) || log_level_at(s, i))) return 0;
   LineOrigin worker;
   if (size_t w = xla_dist_worker_at(s, i, &worker)) {
     *origin = worker;

@@ -46,8 +46,11 @@ constexpr size_t kWordShare = 50;
 // `torchdynamo.convert_frame:`).
 constexpr size_t kMaxFirstWordChars = 40;
 
-// Phrases that start a Dynamo record or one of its fields (docs/dynamo_text.md): a line that
-// begins with one is a line of its own, never the rest of a hard-wrapped line before it.
+// Phrases that start a Dynamo or JAX record or one of its fields (docs/dynamo_text.md,
+// docs/jax_log.md): a line that begins with one is a line of its own, never the rest of a
+// hard-wrapped line before it (unless that line is a prefix still waiting for its message). Nor
+// is it evidence for or against a word wrap when one is learned: a field's own indentation
+// is neither a break nor a sign that the log indents its lines.
 constexpr std::string_view kReflowAnchors[] = {
     "Recompiling function",
     "triggered by the following guard failure",
@@ -60,6 +63,15 @@ constexpr std::string_view kReflowAnchors[] = {
     "To log all recompilation reasons",
     "To diagnose recompilation issues",
     "Traceback (most recent call last)",
+    // jax_explain_cache_misses (docs/jax_log.md): the header and the fields of every era.
+    "TRACING CACHE MISS",
+    "never seen",
+    "all previously seen",
+    "closest seen",
+    "but seen another",
+    "Several previous keys",
+    "tracing context doesn't match",
+    "cache miss explanation unavailable",
 };
 
 // Starts that only ever begin a physical line (a traceback's frames and header): a word wrap
@@ -69,21 +81,29 @@ constexpr std::string_view kLineOnlyStarts[] = {
     "Traceback (most recent call last)",
 };
 
-bool reflow_starts_with_anchor(std::string_view text) {
+bool reflow_starts_with_field_anchor(std::string_view text) {
   text = ltrim(text);
-  if (text.starts_with("- ") || text.starts_with("* ")) return true;
   for (std::string_view anchor : kReflowAnchors)
     if (text.starts_with(anchor)) return true;
   return false;
 }
 
-// Whether `text` opens with a whole log prefix (with its date: a trimmed `path:line]` may as well
-// be the middle of a prefix that a wrap cut).
+bool reflow_starts_with_anchor(std::string_view text) {
+  std::string_view trimmed = ltrim(text);
+  return trimmed.starts_with("- ") || trimmed.starts_with("* ") ||
+         reflow_starts_with_field_anchor(text);
+}
+
+// Whether `text` opens with a whole log prefix: with its date, or trimmed to its level and
+// location or compile id (`W convert_frame.py:1676] `, `W [0/8] `). A trimmed `path:line]` alone
+// may as well be the middle of a prefix that a wrap cut; a level letter and a space never are.
 bool reflow_starts_with_whole_prefix(std::string_view text) {
   LogPrefix p = parse_log_prefix(text);
-  return p.noise.empty() &&
-         (p.form == PrefixForm::kGlog || p.form == PrefixForm::kBracketDate ||
-          p.form == PrefixForm::kTorchdynamoBare || p.form == PrefixForm::kShort);
+  if (!p.noise.empty()) return false;
+  if (p.form == PrefixForm::kTrimmedGlog)
+    return !p.level.empty() && text.size() > 1 && text[0] == p.level[0] && text[1] == ' ';
+  return p.form == PrefixForm::kGlog || p.form == PrefixForm::kBracketDate ||
+         p.form == PrefixForm::kTorchdynamoBare || p.form == PrefixForm::kShort;
 }
 
 // A log prefix with nothing after it, as a viewer that shows the prefix on a line of its own
@@ -323,9 +343,11 @@ bool LineReflow::may_continue_hard(std::string_view last, std::string_view next)
 // Whether `next` is the rest of `last` broken by a word wrap at `width` (docs/line_framing.md):
 // two spaces, then the rest. The break was the last space before the width, so the first word of
 // the rest did not fit; a rest that starts with a space was broken inside a run of spaces, which
-// only a line one short of the width leaves. A log prefix or a traceback line starts a record.
+// only a line one short of the width leaves. A log prefix or a traceback line starts a record;
+// so does an anchor phrase, unless the line it follows is a prefix waiting for its message.
 bool LineReflow::word_wrap_break(std::string_view last, std::string_view next,
-                                 std::pair<size_t, size_t> widths, std::string_view* rest) const {
+                                 std::pair<size_t, size_t> widths, bool prefix_waiting,
+                                 std::string_view* rest) const {
   if (widths.first == 0 || next.size() < 3 || next[0] != ' ' || next[1] != ' ') return false;
   *rest = next.substr(2);
   // The break fell before the width: the width is past the end of `last`.
@@ -335,6 +357,7 @@ bool LineReflow::word_wrap_break(std::string_view last, std::string_view next,
   std::string_view text = ltrim(*rest);
   for (std::string_view start : kLineOnlyStarts)
     if (text.starts_with(start)) return false;
+  if (reflow_starts_with_field_anchor(*rest) && !prefix_waiting) return false;
   return !reflow_starts_with_whole_prefix(*rest);
 }
 
@@ -394,8 +417,10 @@ LineReflow LineReflow::learn(std::string_view head) {
   for (size_t i = 0; i < lines.size(); ++i) {
     if (next[i] == kReflowNpos || (!reflow.double_spaced_ && next[i] != i + 1)) continue;
     std::string_view following = lines[next[i]], rest;
-    if (!reflow_is_two_space_line(following)) continue;
-    if (reflow.word_wrap_break(lines[i], following, word_widths, &rest))
+    if (!reflow_is_two_space_line(following) ||
+        (reflow_starts_with_field_anchor(following) && !reflow_wants_message(lines[i])))
+      continue;
+    if (reflow.word_wrap_break(lines[i], following, word_widths, true, &rest))
       word_cuts.emplace(lines[i], following);
     else
       ++two_space_unbroken;
@@ -426,7 +451,8 @@ std::string_view LineReflow::join_reason(std::string_view pending, std::string_v
                                          bool single, std::string_view next,
                                          std::string* joined) const {
   std::string_view rest;
-  if (word_widths_.first > 0 && word_wrap_break(last, next, word_widths_, &rest)) {
+  if (word_widths_.first > 0 &&
+      word_wrap_break(last, next, word_widths_, reflow_wants_message(pending), &rest)) {
     joined->assign(pending).append(" ").append(rest);
     return "rejoined_word_wrap";
   }

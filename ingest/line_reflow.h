@@ -66,7 +66,8 @@ class LineReflow {
                          ReflowCutCounts* counts) const;
   bool may_continue_hard(std::string_view last, std::string_view next) const;
   bool word_wrap_break(std::string_view last, std::string_view next,
-                       std::pair<size_t, size_t> widths, std::string_view* rest) const;
+                       std::pair<size_t, size_t> widths, bool prefix_waiting,
+                       std::string_view* rest) const;
 };
 
 // Characters (UTF-8 code points) of `s`: widths count what a terminal shows.

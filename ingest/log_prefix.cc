@@ -144,18 +144,27 @@ bool parse_glog_at(std::string_view line, size_t p, LogPrefix* out) {
 
 bool parse_logger_level_at(std::string_view line, size_t i, LogPrefix* out);
 
-// `[YYYY-MM-DD HH:MM:SS,mmm] <logger>: [LEVEL] <msg>` at `p` (2022 and 2023 eras).
+// `[YYYY-MM-DD HH:MM:SS,mmm] <logger>: [LEVEL] <msg>` at `p` (2022 and 2023 eras). An app
+// logger that wrote the same record behind its own date (`[... 05:06:00.000123] ...`) uses a
+// '.' and other precisions: the logger and level decide the form, not the date's digits.
 bool parse_bracket_date_at(std::string_view line, size_t p, LogPrefix* out) {
   const size_t n = line.size();
-  if (p + 26 > n || line[p] != '[') return false;
+  if (p + 22 > n || line[p] != '[') return false;
   if (!digits_at(line, p + 1, 4) || line[p + 5] != '-' || !digits_at(line, p + 6, 2) ||
       line[p + 8] != '-' || !digits_at(line, p + 9, 2) || line[p + 11] != ' ' ||
       !digits_at(line, p + 12, 2) || line[p + 14] != ':' || !digits_at(line, p + 15, 2) ||
-      line[p + 17] != ':' || !digits_at(line, p + 18, 2) || line[p + 20] != ',' ||
-      !digits_at(line, p + 21, 3) || line[p + 24] != ']' || line[p + 25] != ' ')
+      line[p + 17] != ':' || !digits_at(line, p + 18, 2))
     return false;
-  if (!parse_logger_level_at(line, p + 26, out)) return false;
-  out->timestamp = line.substr(p + 1, 23);
+  size_t close = p + 20;
+  if (line[close] == ',' || line[close] == '.') {
+    size_t digits = close + 1;
+    while (digits < n && is_digit(line[digits])) ++digits;
+    if (digits - close - 1 < 1 || digits - close - 1 > 9) return false;
+    close = digits;
+  }
+  if (close + 1 >= n || line[close] != ']' || line[close + 1] != ' ') return false;
+  if (!parse_logger_level_at(line, close + 2, out)) return false;
+  out->timestamp = line.substr(p + 1, close - p - 1);
   return true;
 }
 
@@ -355,6 +364,24 @@ CloseMarks close_marks(std::string_view line) {
   return marks;
 }
 
+// A bracket-date prefix after junk (a paste indented by its own lines' depth, a progress bar
+// redrawn over the line): any `[YYYY-` after `start` that opens a whole prefix.
+bool parse_bracket_date_after_junk(std::string_view line, size_t start, LogPrefix* out) {
+  for (size_t p = line.find('[', start + 1); p != kNpos; p = line.find('[', p + 1)) {
+    if (!digits_at(line, p + 1, 4) || p + 5 >= line.size() || line[p + 5] != '-') continue;
+    LogPrefix result;
+    if (!parse_bracket_date_at(line, p, &result)) continue;
+    size_t rank_start = rank_before(line, p, &result.rank);
+    size_t key_start = rank_start == kNpos ? p : rank_start;
+    const size_t key_end = result.key.size();  // parse_logger_level_at keys from byte 0
+    result.key = line.substr(key_start, key_end - key_start);
+    result.noise = line.substr(0, key_start);
+    *out = result;
+    return true;
+  }
+  return false;
+}
+
 // `torch._dynamo.guards.__recompiles` carries the artifact after `.__`.
 void artifact_from_logger(LogPrefix* out) {
   size_t at = out->logger.rfind(".__");
@@ -398,6 +425,10 @@ LogPrefix parse_log_prefix(std::string_view line) {
     if (start + 1 < line.size() && line[start + 1] == ' ' &&
         (parse_level_location_at(line, start, &out) || parse_level_trace_at(line, start, &out)))
       return out;
+  }
+  if (line.find("] ", start) != kNpos && parse_bracket_date_after_junk(line, start, &out)) {
+    artifact_from_logger(&out);
+    return out;
   }
   // The 2023 bracket-date form with its date cut away: ` [0/1] torch._dynamo.guards.__guards:`.
   if (size_t at = line.find_first_not_of(' ', start);

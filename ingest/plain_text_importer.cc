@@ -5,8 +5,10 @@
 namespace rcf::ingest {
 namespace {
 
-// A training console of its own: most of its head's non-blank lines are progress lines
-// (`step 12 | loss 3.1`), at least three. Scored low, so that any real format wins.
+// A training console of its own: at least three of its head's non-blank lines are progress
+// lines (`step 12 | loss 3.1`), and a quarter of them, so that the same console with its
+// warnings wrapped by a terminal or a document is still one (docs/plain_text.md). Scored low,
+// so that any real format wins.
 constexpr int kConsoleScore = 5;
 constexpr int kHeadLines = 200;
 
@@ -22,7 +24,7 @@ int sniff_progress_console(std::string_view head) {
     ++lines;
     progress += read_step_line(line).has_value();
   }
-  return progress >= 3 && 2 * progress >= lines ? kConsoleScore : 0;
+  return progress >= 3 && 4 * progress >= lines ? kConsoleScore : 0;
 }
 
 class PlainTextImporter : public Importer {

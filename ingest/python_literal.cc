@@ -190,6 +190,26 @@ size_t skip_python_value(std::string_view s, size_t pos) {
   return s.size();
 }
 
+bool python_value_is_cut(std::string_view s) {
+  int depth = 0;
+  for (size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    if (c == '\'' || c == '"') {
+      size_t j = i;
+      if (!read_python_string(s, &j)) return true;
+      i = j;
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+    ++i;
+  }
+  return depth > 0;
+}
+
 std::vector<std::pair<std::string_view, std::string_view>> parse_python_keyword_args(
     std::string_view s, size_t open_paren, bool* closed) {
   std::vector<std::pair<std::string_view, std::string_view>> args;

@@ -25,6 +25,10 @@ std::optional<std::vector<std::string>> parse_python_string_sequence(std::string
 // bracket, respecting nested brackets and string literals; s.size() if the value is cut off.
 size_t skip_python_value(std::string_view s, size_t pos);
 
+// Whether the repr in `s` was cut before its end: a string literal or a bracket it opened is
+// still open at the end of `s`.
+bool python_value_is_cut(std::string_view s);
+
 // `key=value` pairs of a dataclass repr whose '(' is at `s[open_paren]`. Views point into `s`;
 // values are raw (`'0/0'`, `None`, `{"'x'"}`). `*closed` tells whether the final ')' was seen.
 std::vector<std::pair<std::string_view, std::string_view>> parse_python_keyword_args(

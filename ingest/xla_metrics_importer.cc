@@ -15,6 +15,7 @@
 // sample, even when only one percentile of the line is bad.
 #include "ingest/xla_metrics_importer.h"
 
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,7 @@
 
 #include "ingest/text_util.h"
 #include "ingest/xla_metric_value.h"
+#include "util/plausible.h"
 
 namespace rcf::ingest {
 namespace {
@@ -87,8 +89,8 @@ class XlaMetricsImporter : public Importer {
   }
 
   void on_field_2019_sum(std::string_view value, std::string_view raw_line, int64_t line_no) {
-    if (!parse_field("Accumulator", trim(value), line_no))
-      sink_.note(line_no, LineFate::kRejected, "bad_metric_value", raw_line);
+    if (const char* reason = field_rejection_reason("Accumulator", trim(value), line_no))
+      sink_.note(line_no, LineFate::kRejected, reason, raw_line);
   }
 
   void on_step_header(std::string_view line, std::string_view raw_line, int64_t line_no) {
@@ -97,7 +99,7 @@ class XlaMetricsImporter : public Importer {
     std::optional<int64_t> step;
     if (line.starts_with(kStepHeader) && line.ends_with(']'))
       step = parse_int64(line.substr(kStepHeader.size(), line.size() - kStepHeader.size() - 1));
-    if (!step || *step < 0) {
+    if (!step || !util::plausible_id(*step)) {
       // Still a report boundary: what follows is not part of the previous report.
       step_.reset();
       sink_.note(line_no, LineFate::kRejected, "bad_step_header", raw_line);
@@ -152,23 +154,60 @@ class XlaMetricsImporter : public Importer {
       sink_.note(line_no, LineFate::kRejected, "field_of_other_kind", raw_line);
       return;
     }
-    if (!parse_field(key, value, line_no))
-      sink_.note(line_no, LineFate::kRejected, "bad_metric_value", raw_line);
+    if (const char* reason = field_rejection_reason(key, value, line_no))
+      sink_.note(line_no, LineFate::kRejected, reason, raw_line);
   }
 
-  // Emits the samples of one field line; false (and nothing emitted) when a value is malformed.
-  bool parse_field(std::string_view key, std::string_view value, int64_t line_no) {
+  // One value a field line holds, before it is emitted.
+  struct FieldValue {
+    std::string field;
+    double value = 0;
+    std::string_view unit;  // static
+  };
+
+  // Emits the samples of one field line. Returns why nothing was emitted (docs/reasons.md):
+  // `bad_metric_value` when a value is malformed, `implausible_count` / `implausible_duration`
+  // when one is out of range (util/plausible.h); nullptr when the samples were emitted.
+  const char* field_rejection_reason(std::string_view key, std::string_view value,
+                                     int64_t line_no) {
+    std::vector<FieldValue> values;
+    if (!read_field_values(key, value, &values)) return "bad_metric_value";
+    for (const FieldValue& v : values)
+      if (const char* reason = implausible_value_reason(v.field, v.value, v.unit)) return reason;
+    for (const FieldValue& v : values) emit(line_no, v.field, v.value, v.unit);
+    if (key == "Value" || key == "Percentiles") block_.complete = true;
+    return nullptr;
+  }
+
+  // Why a value is out of range, or nullptr: counts are ids (0 to 2^53), times durations (no
+  // more than a year), sizes and rates not negative; every one finite. A plain value
+  // (`MetricFnValue`) may be negative.
+  static const char* implausible_value_reason(std::string_view field, double value,
+                                              std::string_view unit) {
+    if (field == "TotalSamples" || field == "Value")
+      return value >= 0 ? nullptr : "implausible_count";  // read_field_values checked the range
+    if (!std::isfinite(value)) return "implausible_count";
+    if (unit == "ns" && field != "ValueRate")
+      return util::plausible_duration_ms(value / 1e6) ? nullptr : "implausible_duration";
+    if (unit != "" && value < 0) return "implausible_count";
+    return nullptr;
+  }
+
+  // The values of one field line; false when a value is malformed.
+  static bool read_field_values(std::string_view key, std::string_view value,
+                                std::vector<FieldValue>* out) {
     if (key == "TotalSamples" || key == "Value") {
       auto count = parse_int64(value);
       if (!count) return false;
-      emit(line_no, key, static_cast<double>(*count), "");
-      if (key == "Value") block_.complete = true;
+      // Checked as an integer: past 2^53 a double no longer tells it from its neighbours.
+      double as_double = util::plausible_id(*count) ? static_cast<double>(*count) : -1.0;
+      out->push_back({std::string(key), as_double, ""});
       return true;
     }
     if (key == "Accumulator" || key == "Mean" || key == "StdDev") {
       auto parsed = parse_metric_value(value);
       if (!parsed) return false;
-      emit(line_no, key, parsed->value, parsed->unit);
+      out->push_back({std::string(key), parsed->value, parsed->unit});
       return true;
     }
     if (key == "ValueRate") {
@@ -180,7 +219,7 @@ class XlaMetricsImporter : public Importer {
       std::string_view unit = parsed->unit == "ns"      ? "ns/s"
                               : parsed->unit == "bytes" ? "bytes/s"
                                                         : "1/s";
-      emit(line_no, key, parsed->value, unit);
+      out->push_back({std::string(key), parsed->value, unit});
       return true;
     }
     if (key == "Rate") {
@@ -188,16 +227,10 @@ class XlaMetricsImporter : public Importer {
       if (!per_second) return false;
       auto rate = parse_metric_float(*per_second);
       if (!rate) return false;
-      emit(line_no, key, *rate, "1/s");
+      out->push_back({std::string(key), *rate, "1/s"});
       return true;
     }
     // Percentiles: `1%=<value>; 5%=<value>; ...` (empty when the metric has no samples).
-    // Parse all first so that a bad item rejects the whole line.
-    struct Item {
-      std::string field;
-      MetricValue value;
-    };
-    std::vector<Item> items;
     std::string_view rest = value;
     while (!rest.empty()) {
       size_t semicolon = rest.find(';');
@@ -210,10 +243,8 @@ class XlaMetricsImporter : public Importer {
       if (!parse_metric_plain(percent_text) || percent_text.starts_with('-')) return false;
       auto parsed = parse_metric_value(item.substr(percent + 2));
       if (!parsed) return false;
-      items.push_back({"P" + std::string(percent_text), *parsed});
+      out->push_back({"P" + std::string(percent_text), parsed->value, parsed->unit});
     }
-    for (const Item& item : items) emit(line_no, item.field, item.value.value, item.value.unit);
-    block_.complete = true;
     return true;
   }
 

@@ -432,10 +432,27 @@ TEST(JaxLogImporter, TruncatedAndBadExplanations) {
   EXPECT_EQ(types_cut.note_counts(), (Notes{{"warning:truncated_block", 1}}));
   EXPECT_EQ(types_cut.notes[0].line, 3);
 
-  CollectingSink bad = run("TRACING CACHE MISS at somewhere without an end\n  never seen\n");
+  CollectingSink bad = run("TRACING CACHE MISS at \n  never seen\n");
   EXPECT_TRUE(bad.events.empty());
   EXPECT_EQ(bad.note_counts(),
             (Notes{{"rejected:bad_cache_miss_header", 1}, {"skipped:other_output", 1}}));
+}
+
+// A header a terminal cut (the rest of it on a line of its own) is still a miss, and its fields
+// are still read.
+TEST(JaxLogImporter, CutHeadersAreStillMisses) {
+  const std::string fields =
+      "  never seen function:\n    true_fn id=1786 defined at m.py:15\n"
+      "  but seen another function defined on the same line; maybe the function is\n"
+      "  being re-defined repeatedly, preventing caching?\n";
+  for (std::string cut :
+       {"TRACING CACHE MISS at .../nnx/transforms/tr\nansforms.py:623:19 (cond):\n",
+        "TRACING CACHE MISS at t.py:623:19 (co\nnd):\n",
+        "TRACING CACHE MISS at t.py:623:19 (cond)\n"}) {
+    CollectingSink sink = run(cut + fields);
+    EXPECT_EQ(all<JaxCacheMiss>(sink), (Strings{"L1 never_seen true_fn @ m.py:15"})) << cut;
+    EXPECT_EQ(sink.note_counts().count("warning:cut_cache_miss_header"), 1u) << cut;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -296,11 +296,28 @@ TEST(LogPrefix, BracketsWithoutAPathLineOrArtifactAreText) {
   EXPECT_EQ(p.path_line, "2772");
 }
 
+// The bracket-date form behind junk (an indented paste, a progress bar) and with another date
+// precision (an app logger's `.123456`): the logger and level decide it, wherever it starts.
+TEST(LogPrefix, BracketDateFormAfterJunkAndOtherPrecisions) {
+  for (std::string junk : {"", "    ", "\t", " 40%|####      | 4/10 ", "> "}) {
+    for (std::string date : {"2023-11-21 19:02:13,073", "2023-11-21 19:02:13.073",
+                             "2023-11-21 19:02:13.073123", "2023-11-21 19:02:13"}) {
+      std::string line = junk + "[" + date + "] torch._dynamo.guards.__recompiles: [DEBUG] msg";
+      LogPrefix p = parse_log_prefix(line);
+      EXPECT_EQ(p.form, PrefixForm::kBracketDate) << line;
+      EXPECT_EQ(p.timestamp, date) << line;
+      EXPECT_EQ(p.artifact, "recompiles") << line;
+      EXPECT_EQ(p.message, "msg") << line;
+      EXPECT_EQ(p.noise, junk) << line;
+    }
+  }
+}
+
 TEST(LogPrefix, AlmostPrefixesAreText) {
   for (std::string line : std::vector<std::string>{
            "", "V0228", "V0228 06:22:06.195000 886349 torch/_dynamo/guards.py]",
            "V0228 06:22:06.195000 pid torch/_dynamo/guards.py:1] x",
-           "[2023-11-21 19:02:13.073] torch._dynamo: [DEBUG] x", "[rank0]:", "[rankX]:V0228 06:22",
+           "[2023-11-21 19:02:13,07x] torch._dynamo: [DEBUG] x", "[rank0]:", "[rankX]:V0228 06:22",
            "] [__recompiles] x", "[x/y] [__recompiles] z", std::string("\0\xff\xfe]:[__", 8),
            "INFO:", "Torchdynamo: [] x"}) {
     LogPrefix p = parse_log_prefix(line);

@@ -66,7 +66,16 @@ TEST(PlainTextFormat, WinsASniffOnlyForAProgressConsole) {
   ASSERT_NE(ingest::sniff_importer(log), nullptr);
   EXPECT_EQ(ingest::sniff_importer(log)->name, "plain_text");
   EXPECT_EQ(plain->sniff("step,wall_ms\n1,12.5\n"), 0);
-  EXPECT_EQ(plain->sniff("hello\nstep 1\nstep 2\nworld\nagain\nmore\nstep 3\nend\n"), 0);
+  // Fewer than a quarter of the lines are progress lines: no console.
+  EXPECT_EQ(plain->sniff("hello\nstep 1\nstep 2\nworld\nagain\nmore\nstep 3\nend\na\nb\nc\nd\ne\n"),
+            0);
+  // A console whose warning a terminal wrapped over several lines is still one.
+  EXPECT_GT(plain->sniff("/opt/x/compile_fx.py:322: UserWarning: TensorFloat32 tensor cores for\n"
+                         "float32 matrix multiplication available but not enabled. Consider\n"
+                         "setting `torch.set_float32_matmul_precision('high')` for better\n"
+                         "performance.\n  warnings.warn(\nstep 1/3 loss 0.7\nstep 2/3 loss 0.9\n"
+                         "step 3/3 loss 1.3\n"),
+            0);
   // Real formats still win, even with progress lines between their records.
   const ingest::ImporterInfo* csv = ingest::sniff_importer("step,wall_ms\n1,12.5\n2,11.0\n");
   ASSERT_NE(csv, nullptr);

@@ -341,50 +341,13 @@ std::vector<std::string> text_logs() {
   return files;
 }
 
-// (variant, fixture) pairs that still give other answers: open work of issue 46, each named
-// here rather than hidden. A pair that starts to agree fails the test too, so the list can only
-// shrink.
+// (variant, fixture) pairs that may give other answers, each named here rather than hidden. A
+// pair that starts to agree fails the test too, so the list can only shrink.
 const std::set<std::pair<std::string, std::string>>& open_gaps() {
-  // Re-flows that remove what decides an answer, or that the re-flow layer does not undo yet:
-  // one long line cut once gives no wrap width to learn (docs/line_framing.md, "Re-flowed
-  // lines"); JAX explain blocks whose indentation is their structure; messages whose only
-  // compile id or era marker was in the dropped prefix; a progress console whose one long warning
-  // line, cut twice, hides the step lines from sniffing.
-  static const std::set<std::pair<std::string, std::string>> gaps = {
-      // Test-runner dots glued to one of its two-space field lines make this JAX log look
-      // word-wrapped (two breaks against one two-space line that is none).
-      {"test_dots", "xla/jax_explain_jaxdocs_slow_tracing_glog_redefined_fn.txt"},
-      {"hard_wrap_100", "real_runs/inductor_cache/broken/stderr.log"},
-      {"hard_wrap_100", "real_runs/inductor_cache/cold/stderr.log"},
-      {"no_indentation", "real_runs/jax_cache/cold/stderr.log"},
-      {"no_indentation", "real_runs/jax_cache/warm/stderr.log"},
-      {"no_indentation", "real_runs/jax_shape_change/run1/stderr.log"},
-      {"no_indentation", "real_runs/jax_static_arg/run1/stderr.log"},
-      {"hard_wrap_100",
-       "dynamo/cache_size_limit_torchdynamo_pr281_2022_gt_quoted_check_tensors.txt"},
-      {"hard_wrap_100", "xla/jax_explain_flax_issue5512_nnx_cond_mixed_prefix.txt"},
-      {"hard_wrap_100", "xla/jax_explain_jaxdocs_slow_tracing_glog_redefined_fn.txt"},
-      {"hard_wrap_100",
-       "dynamo/recompiles_pytorch_pr110927_2023oct_guard_failures_list_noprefix.txt"},
-      {"level_and_file", "dynamo/recompiles_tensordict_issue1606_dict_keys.txt"},
-      {"markdown_bold",
-       "dynamo/cache_size_limit_torchdynamo_pr281_2022_gt_quoted_check_tensors.txt"},
-      {"message_only", "dynamo/recompiles_pytorch_issue114293_turn2_ambient_guard_comment.txt"},
-      {"message_only", "dynamo/recompiles_pytorch_pr110325_shape_2023fmt.txt"},
-      {"no_indentation", "xla/jax_explain_flax_issue5512_nnx_cond_mixed_prefix.txt"},
-      {"no_indentation", "xla/jax_explain_issue22281.txt"},
-      {"no_indentation", "xla/jax_explain_jaxdocs_slow_tracing_glog_redefined_fn.txt"},
-      {"no_indentation", "xla/jax_explain_pr27980.txt"},
-      {"no_indentation", "xla/jax_explain_static_arg_constructed.txt"},
-      {"word_wrap_80",
-       "dynamo/cache_size_limit_torchdynamo_pr281_2022_gt_quoted_check_tensors.txt"},
-      {"word_wrap_80",
-       "dynamo/guards_pytorch_issue110048_2023sep_nn_module_guard_versions_trimmed.txt"},
-      {"word_wrap_80", "xla/jax_explain_flax_issue5512_nnx_cond_mixed_prefix.txt"},
-      {"word_wrap_80", "xla/jax_explain_jaxdocs_slow_tracing_glog_redefined_fn.txt"},
-      {"word_wrap_80", "xla/jax_explain_pr27980.txt"},
-      {"word_wrap_80", "xla/jax_explain_static_arg_constructed.txt"},
-  };
+  // Re-flows that remove what alone decides an answer (the pid that separates two processes,
+  // say) may turn it into `unknown`; each such pair is named here, with why. None is open: every
+  // variant of every fixture gives the file's own answers.
+  static const std::set<std::pair<std::string, std::string>> gaps = {};
   return gaps;
 }
 

@@ -527,6 +527,29 @@ TEST(XlaMetricsSynthetic, MalformedLinesAreRejectedOnce) {
   EXPECT_TRUE(sink.all<StepMarker>().empty());
 }
 
+// Numbers out of range are no evidence (util/plausible.h): counts past 2^53 or negative, times
+// longer than a year, negative sizes and rates are rejected lines with a named reason; a plain
+// value may be negative.
+TEST(XlaMetricsSynthetic, ValuesOutOfRangeAreRejectedByName) {
+  auto sink =
+      run("Metric: CompileTime\n  TotalSamples: -3\n  Accumulator: 400d00h00m00s000ms000.000us\n"
+          "  ValueRate: 001ms052.220us / second\n  Rate: -0.5 / second\n"
+          "  Percentiles: 1%=001ms; 50%=500d\n"
+          "Metric: InboundData\n  TotalSamples: 2\n  Accumulator: -12.00B\n  Mean: -1.50\n"
+          "Counter: CachedCompile\n  Value: 9007199254740993\n"
+          "[MetricsData; step=9007199254740993]\n");
+  EXPECT_EQ(rendered(sink), (Strings{"r0 s- L4 CompileTime metric ValueRate 1052220 ns/s",
+                                     "r0 s- L8 InboundData metric TotalSamples 2",
+                                     "r0 s- L10 InboundData metric Mean -1.5"}));
+  // TotalSamples -3, Rate -0.5 and Value 2^53 + 1; 400 and 500 days; the step past 2^53. A
+  // negative size is no size at all (bad_metric_value). No block got its last line.
+  EXPECT_EQ(sink.note_counts(), (Notes{{"rejected:implausible_count", 3},
+                                       {"rejected:implausible_duration", 2},
+                                       {"rejected:bad_metric_value", 1},
+                                       {"rejected:bad_step_header", 1},
+                                       {"warning:truncated_block", 3}}));
+}
+
 TEST(XlaMetricsSynthetic, NeverThrowsOnJunk) {
   std::string junk;
   uint32_t state = 12345;
