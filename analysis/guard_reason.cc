@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ingest/text_util.h"
+#include "ingest/reading/text_util.h"
 
 namespace rcf::analysis {
 namespace {

@@ -61,7 +61,8 @@ void load_compile_sources(store::Database& db, int64_t run_id, const DynamoStepF
 }
 
 // The clock offset (local minus UTC) most compiles of the run were logged with, when a TORCH_TRACE
-// log shows it (ingest/wall_time.h): zone-less times printed on the same machine are read with it.
+// log shows it (ingest/reading/wall_time.h): zone-less times printed on the same machine are read
+// with it.
 std::optional<int64_t> writer_clock_offset(store::Database& db, int64_t run_id) {
   auto st = db.prepare(
       "SELECT clock_offset_s FROM dynamo_compile_raw WHERE run_id = ? AND clock_offset_s IS NOT "

@@ -6,7 +6,7 @@
 #include <cctype>
 #include <set>
 
-#include "ingest/content_hash.h"
+#include "ingest/reading/content_hash.h"
 
 namespace rcf::analysis {
 

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "ingest/byte_source.h"
-#include "ingest/gzip_inflater.h"
 #include "ingest/importer.h"
-#include "ingest/json_skim.h"
-#include "ingest/line_reader.h"
-#include "ingest/md5.h"
-#include "ingest/md5_lanes.h"
+#include "ingest/reading/byte_source.h"
+#include "ingest/reading/gzip_inflater.h"
+#include "ingest/reading/line_reader.h"
+#include "ingest/reading/md5.h"
+#include "ingest/reading/md5_lanes.h"
+#include "ingest/torch_trace/json_skim.h"
 #include "store/store.h"
 #include "store/string_interner.h"
 #include "tests/support/memory_source.h"
@@ -140,7 +140,7 @@ void BM_JsonSkim(benchmark::State& state) {
 BENCHMARK(BM_JsonSkim)->Unit(benchmark::kMillisecond);
 
 // MD5 of 64 MiB in 4 KiB pieces: every TORCH_TRACE payload byte is hashed on one thread, so this
-// rate bounds the TORCH_TRACE importer's throughput (ingest/payload_checksums.h).
+// rate bounds the TORCH_TRACE importer's throughput (ingest/torch_trace/payload_checksums.h).
 void BM_Md5(benchmark::State& state) {
   std::string data(size_t{64} << 20, 'x');
   for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>('a' + i * 7 % 26);
@@ -154,7 +154,7 @@ void BM_Md5(benchmark::State& state) {
 BENCHMARK(BM_Md5)->Unit(benchmark::kMillisecond);
 
 // The payloads of the TORCH_TRACE fixture (each record's TAB lines), hashed as the checksum
-// worker hashes them: many at once, one per SIMD lane (ingest/md5_lanes.h). Arg: 0 best, 1
+// worker hashes them: many at once, one per SIMD lane (ingest/reading/md5_lanes.h). Arg: 0 best, 1
 // scalar, 2 SSE2, 3 AVX2, 4 AVX-512 (skipped where the CPU lacks it).
 void BM_Md5Many(benchmark::State& state) {
   static const std::vector<std::string> payloads = [] {
@@ -217,8 +217,8 @@ BENCHMARK(BM_StringInternerHits);
 
 // Inflating 64 MiB of the TORCH_TRACE fixture, gzipped at zlib's default level, in 1 MiB reads:
 // the rate that bounds a gzipped log's ingest when inflation is the slower side
-// (ingest/gzip_inflater.h). Arg: 0 zlib, 1 ISA-L (skipped in a build without it). Bytes are the
-// inflated bytes.
+// (ingest/reading/gzip_inflater.h). Arg: 0 zlib, 1 ISA-L (skipped in a build without it). Bytes are
+// the inflated bytes.
 void BM_GzipInflate(benchmark::State& state) {
   static const std::string gz = rcf::testing::gzip_compress(trace_data(), 6);
   using rcf::ingest::GzipEngine;

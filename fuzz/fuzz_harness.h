@@ -20,14 +20,14 @@
 #include <variant>
 #include <vector>
 
-#include "ingest/byte_source.h"
 #include "ingest/events.h"
-#include "ingest/hlo_text_parser.h"
 #include "ingest/importer.h"
 #include "ingest/ingest_driver.h"
-#include "ingest/json_skim.h"
-#include "ingest/line_reader.h"
+#include "ingest/reading/byte_source.h"
+#include "ingest/reading/line_reader.h"
 #include "ingest/source_stats.h"
+#include "ingest/torch_trace/json_skim.h"
+#include "ingest/xla/hlo_text_parser.h"
 #include "tests/support/memory_source.h"
 #include "util/json_depth.h"
 

@@ -58,9 +58,10 @@ def main():
         words = set()
         for name in names:
             for ext in (".cc", ".h"):
-                path = ROOT / "ingest" / (name + ext)
-                if not path.exists():
+                found = sorted((ROOT / "ingest").rglob(name + ext))
+                if not found:
                     continue
+                path = found[0]
                 for line in path.read_text().splitlines():
                     if line.lstrip().startswith(("#include", "//")):
                         continue

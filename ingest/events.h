@@ -225,8 +225,8 @@ enum class LineFate {
   kSkipped,   // understood and irrelevant (other loggers, user prints, blank lines, ...)
   kRejected,  // malformed: counted with file:line and reason; ingestion continues
   kWarning,   // the record was used but something was off (MD5 mismatch, truncated block)
-  kFramed,    // read after line framing removed a wrapper or glue (ingest/line_frame.h); counted
-              // per reason, apart from the fates that add up to the lines
+  kFramed,    // read after line framing removed a wrapper or glue (ingest/reading/line_frame.h);
+            // counted per reason, apart from the fates that add up to the lines
 };
 
 // Receives events and line diagnostics from an importer. Implementations own the storage;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ingest/events.h"
-#include "ingest/line_frame.h"
+#include "ingest/reading/line_frame.h"
 
 namespace rcf::ingest {
 

@@ -1,18 +1,18 @@
 #include <algorithm>
 #include <vector>
 
-#include "ingest/dynamo_text_importer.h"
-#include "ingest/hlo_text_importer.h"
+#include "ingest/dynamo/dynamo_text_importer.h"
 #include "ingest/importer.h"
-#include "ingest/jax_log_importer.h"
-#include "ingest/plain_text_importer.h"
-#include "ingest/pt_xla_debug_importer.h"
-#include "ingest/step_timing_importer.h"
-#include "ingest/torch_trace_importer.h"
-#include "ingest/xla_dump_listing_importer.h"
-#include "ingest/xla_metrics_importer.h"
-#include "ingest/xla_saved_graph_importer.h"
-#include "ingest/xla_vlog_importer.h"
+#include "ingest/jax/jax_log_importer.h"
+#include "ingest/steps/plain_text_importer.h"
+#include "ingest/steps/step_timing_importer.h"
+#include "ingest/torch_trace/torch_trace_importer.h"
+#include "ingest/xla/hlo_text_importer.h"
+#include "ingest/xla/pt_xla_debug_importer.h"
+#include "ingest/xla/xla_dump_listing_importer.h"
+#include "ingest/xla/xla_metrics_importer.h"
+#include "ingest/xla/xla_saved_graph_importer.h"
+#include "ingest/xla/xla_vlog_importer.h"
 
 namespace rcf::ingest {
 

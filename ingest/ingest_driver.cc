@@ -11,12 +11,12 @@
 #include <variant>
 
 #include "ingest/importer.h"
-#include "ingest/line_frame.h"
-#include "ingest/line_reader.h"
-#include "ingest/line_reflow.h"
-#include "ingest/step_pattern_tap.h"
-#include "ingest/text_util.h"
-#include "ingest/wall_time.h"
+#include "ingest/reading/line_frame.h"
+#include "ingest/reading/line_reader.h"
+#include "ingest/reading/line_reflow.h"
+#include "ingest/reading/text_util.h"
+#include "ingest/reading/wall_time.h"
+#include "ingest/steps/step_pattern_tap.h"
 
 namespace rcf::ingest {
 namespace {
@@ -100,8 +100,8 @@ class OriginTracker {
   LineOrigin current_;
 };
 
-// Holds the logical line being re-flowed (ingest/line_reflow.h) until the next physical line
-// shows whether it goes on; owns every byte it hands on.
+// Holds the logical line being re-flowed (ingest/reading/line_reflow.h) until the next physical
+// line shows whether it goes on; owns every byte it hands on.
 class ReflowBuffer {
  public:
   struct Line {

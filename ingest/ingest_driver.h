@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "ingest/byte_source.h"
 #include "ingest/events.h"
+#include "ingest/reading/byte_source.h"
 #include "ingest/source_stats.h"
 
 namespace rcf::ingest {

@@ -116,8 +116,8 @@ struct StepMarker {
   int64_t line = 0;
   std::optional<int64_t> step;  // explicit step number when printed, else counted by analysis
   std::string origin;           // "steplog", "metrics_file", "step_line"
-  std::string shape;            // step_line: the line's shape (ingest/step_line.h), else empty
-  // step_line: the time that opened the line (ingest/step_line.h), else nullopt.
+  std::string shape;  // step_line: the line's shape (ingest/steps/step_line.h), else empty
+  // step_line: the time that opened the line (ingest/steps/step_line.h), else nullopt.
   std::optional<double> time_s;
   bool time_zoned = false;
 };
@@ -184,8 +184,8 @@ struct HloModule {
   bool truncated = false;  // cut off before its closing brace
   std::string graph_hash;  // set by the saved-graph importer for embedded modules, else ""
   // Every instruction in printed order, encoded as the store keeps it (hlo_instruction_text;
-  // ingest/hlo_instruction_encoding.h), so that analysis can name the op attributes two programs
-  // differ in without reading the input again.
+  // ingest/xla/hlo_instruction_encoding.h), so that analysis can name the op attributes two
+  // programs differ in without reading the input again.
   std::string instruction_text;
 };
 
@@ -230,7 +230,7 @@ struct XlaDumpFile {
   int64_t line = 0;
   std::optional<int64_t> module_id;  // module_NNNN
   std::string module_name;           // "SyncTensorsGraph.68", "jit_train_step"
-  std::string stage;                 // as ingest/hlo_dump_file_name.h names it, "" when none
+  std::string stage;                 // as ingest/xla/hlo_dump_file_name.h names it, "" when none
   std::string file_name;             // the name as listed
 };
 

@@ -2,7 +2,7 @@
 
 #include <unistd.h>  // environ
 
-#include "ingest/text_util.h"
+#include "ingest/reading/text_util.h"
 
 namespace rcf::pipeline {
 namespace {

@@ -11,7 +11,7 @@
 #include "ingest/importer.h"
 #include "ingest/ingest_driver.h"
 #include "ingest/input_walker.h"
-#include "ingest/step_pattern_tap.h"
+#include "ingest/steps/step_pattern_tap.h"
 #include "pipeline/parse_ahead.h"
 #include "pipeline/store_files.h"
 #include "store/ingest_writer.h"

@@ -27,7 +27,7 @@ missing=()
 for p in "${packages[@]}"; do
   installed "$p" || missing+=("$p")
 done
-# ISA-L inflates gzip logs three times as fast as zlib (ingest/gzip_inflater.h). Debian builds it
+# ISA-L inflates gzip logs three times as fast as zlib (ingest/reading/gzip_inflater.h). Debian builds it
 # only for the architectures it has assembly for: where it has none, rcf inflates with zlib.
 optional=(libisal-dev)
 optional_missing=()

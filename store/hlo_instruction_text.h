@@ -1,5 +1,5 @@
 // The stored instructions of an HLO module (table hlo_instruction_text), decoded. The encoding
-// is ingest/hlo_instruction_encoding.h: the HLO parser writes it, the store keeps it as is.
+// is ingest/xla/hlo_instruction_encoding.h: the HLO parser writes it, the store keeps it as is.
 #pragma once
 
 #include <cstdint>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ingest/hlo_instruction_encoding.h"
+#include "ingest/xla/hlo_instruction_encoding.h"
 #include "ingest/xla_events.h"
 #include "store/database.h"
 

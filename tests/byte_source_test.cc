@@ -1,6 +1,6 @@
 // Tests for ingest::open_byte_source: gzip is detected by content, never by name; concatenated,
 // truncated, corrupt and bomb-sized gzip streams; files that cannot be opened.
-#include "ingest/byte_source.h"
+#include "ingest/reading/byte_source.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -96,8 +96,8 @@ TEST(ByteSourceTest, TinyAndEmptyFilesArePlain) {
   }
 }
 
-// Every gzip test runs with each engine this build has (ingest/gzip_inflater.h): the stream a
-// reader sees, its errors included, does not depend on which library inflates.
+// Every gzip test runs with each engine this build has (ingest/reading/gzip_inflater.h): the stream
+// a reader sees, its errors included, does not depend on which library inflates.
 class GzipSourceTest : public ::testing::TestWithParam<GzipEngine> {
  protected:
   void SetUp() override {

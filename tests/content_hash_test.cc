@@ -1,6 +1,6 @@
 // ingest::ContentHash is XXH64 with seed 0 (reference digests from the xxHash library), and the
 // digest does not depend on how the stream is split into update() calls.
-#include "ingest/content_hash.h"
+#include "ingest/reading/content_hash.h"
 
 #include <gtest/gtest.h>
 

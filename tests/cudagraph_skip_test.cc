@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "ingest/dynamo/inductor_cudagraph_skip.h"
 #include "ingest/importer.h"
-#include "ingest/inductor_cudagraph_skip.h"
 #include "pipeline/ingest_pipeline.h"
 #include "report/explain.h"
 #include "store/store.h"

@@ -1,5 +1,6 @@
-// Compile identity across torch._dynamo.reset() in Dynamo text logs (ingest/dynamo_epochs.h): ids
-// that start again are a new epoch, so no two compiles share a key and no reasons mix.
+// Compile identity across torch._dynamo.reset() in Dynamo text logs
+// (ingest/dynamo/dynamo_epochs.h): ids that start again are a new epoch, so no two compiles share a
+// key and no reasons mix.
 #include <gtest/gtest.h>
 
 #include <memory>

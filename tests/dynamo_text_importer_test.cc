@@ -1,6 +1,6 @@
 // Dynamo text importer: exact events and line fates for every fixtures/dynamo file (expected
 // values read off the files by hand), plus grouping, era and robustness cases.
-#include "ingest/dynamo_text_importer.h"
+#include "ingest/dynamo/dynamo_text_importer.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "ingest/emitted_compile_refs.h"
+#include "ingest/dynamo/emitted_compile_refs.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // parse_dump_file_name over every name of the fixtures/xla/xla_dump_listing_* files and the
 // other forms of docs/hlo_text.md (File names).
-#include "ingest/hlo_dump_file_name.h"
+#include "ingest/xla/hlo_dump_file_name.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // hlo_text importer: sniffing, line accounting and HloModule events for every fixtures/xla/hlo_*
 // file (exact module contents are tested in hlo_text_parser_test.cc).
-#include "ingest/hlo_text_importer.h"
+#include "ingest/xla/hlo_text_importer.h"
 
 #include <gtest/gtest.h>
 

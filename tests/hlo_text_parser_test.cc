@@ -1,6 +1,6 @@
 // HloTextParser: exact parameters, constants and op counts for every fixtures/xla/hlo_* file
 // (read off the files by hand), both printing styles, shapes, comments and fingerprints.
-#include "ingest/hlo_text_parser.h"
+#include "ingest/xla/hlo_text_parser.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // JAX log importer: exact events and line fates for every fixtures/xla/jax_* file (expected values
 // read off the files by hand), one synthetic line per wording era of docs/jax_log.md,
 // and robustness cases.
-#include "ingest/jax_log_importer.h"
+#include "ingest/jax/jax_log_importer.h"
 
 #include <gtest/gtest.h>
 

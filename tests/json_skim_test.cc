@@ -1,5 +1,5 @@
 // The validating JSON skimmer used by the TORCH_TRACE importer for large records.
-#include "ingest/json_skim.h"
+#include "ingest/torch_trace/json_skim.h"
 
 #include <gtest/gtest.h>
 

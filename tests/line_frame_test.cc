@@ -1,5 +1,6 @@
-// Line framing (ingest/line_frame.h, docs/line_framing.md): what is a wrapper, what is a record.
-#include "ingest/line_frame.h"
+// Line framing (ingest/reading/line_frame.h, docs/line_framing.md): what is a wrapper, what is a
+// record.
+#include "ingest/reading/line_frame.h"
 
 #include <gtest/gtest.h>
 

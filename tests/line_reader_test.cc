@@ -1,6 +1,6 @@
 // Tests for ingest::LineReader: line splitting must not depend on how the input is chunked (buffer
 // size, short reads), CR/LF handling, cut long lines, head() sniffing and the content hash.
-#include "ingest/line_reader.h"
+#include "ingest/reading/line_reader.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ingest/byte_source.h"
+#include "ingest/reading/byte_source.h"
 #include "tests/support/memory_source.h"
 #include "tests/support/temp_files.h"
 

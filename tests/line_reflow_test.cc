@@ -1,6 +1,6 @@
-// Re-flowed lines (ingest/line_reflow.h, docs/line_framing.md "Re-flowed lines"): what is learned
-// from a head, and which physical lines are joined back.
-#include "ingest/line_reflow.h"
+// Re-flowed lines (ingest/reading/line_reflow.h, docs/line_framing.md "Re-flowed lines"): what is
+// learned from a head, and which physical lines are joined back.
+#include "ingest/reading/line_reflow.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Prefix parser: every era and variation of docs/dynamo_text.md (Prefixes).
-#include "ingest/log_prefix.h"
+#include "ingest/dynamo/log_prefix.h"
 
 #include <gtest/gtest.h>
 

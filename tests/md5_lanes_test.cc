@@ -1,7 +1,7 @@
 // md5_many gives, on every instruction set this CPU has, the digests Md5::digest gives one message
 // at a time: RFC 1321's test suite, every length around the padding's block boundaries, batches
 // smaller and larger than the lanes, one long message among short ones (it finishes alone).
-#include "ingest/md5_lanes.h"
+#include "ingest/reading/md5_lanes.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,6 @@
-// MD5 (ingest/md5.h) against the RFC 1321 appendix A.5 test suite, plus streaming invariants.
-#include "ingest/md5.h"
+// MD5 (ingest/reading/md5.h) against the RFC 1321 appendix A.5 test suite, plus streaming
+// invariants.
+#include "ingest/reading/md5.h"
 
 #include <gtest/gtest.h>
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "analysis/run_analysis.h"
-#include "ingest/hlo_text_parser.h"
+#include "ingest/xla/hlo_text_parser.h"
 #include "pipeline/ingest_pipeline.h"
 #include "store/hlo_instruction_text.h"
 #include "store/store.h"

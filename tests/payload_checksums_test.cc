@@ -1,7 +1,7 @@
-// TORCH_TRACE payload checksums checked on a thread of their own (ingest/payload_checksums.h):
-// the same verdicts as hashing each payload inline, whatever the chunking, with the mismatches in
-// record order.
-#include "ingest/payload_checksums.h"
+// TORCH_TRACE payload checksums checked on a thread of their own
+// (ingest/torch_trace/payload_checksums.h): the same verdicts as hashing each payload inline,
+// whatever the chunking, with the mismatches in record order.
+#include "ingest/torch_trace/payload_checksums.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ingest/hlo_text_parser.h"
+#include "ingest/xla/hlo_text_parser.h"
 #include "tests/support/collecting_sink.h"
 #include "tests/support/hlo_generator.h"
 

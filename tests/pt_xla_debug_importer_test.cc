@@ -1,7 +1,7 @@
 // PT_XLA_DEBUG importer: exact events and line fates for every fixtures/xla/pt_xla_debug_* and
 // pt_xla_profiler_* file (expected values read off the files by hand), plus synthetic cases for
 // every cause wording, Post Compilation variants, cut-off blocks, glued output, CRLF and junk.
-#include "ingest/pt_xla_debug_importer.h"
+#include "ingest/xla/pt_xla_debug_importer.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "ingest/pt_xla_debug_executions.h"
+#include "ingest/xla/pt_xla_debug_executions.h"
 #include "tests/support/importer_test.h"
 #include "tests/support/xla_log_generator.h"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "ingest/inductor_graph_facts.h"
+#include "ingest/torch_trace/inductor_graph_facts.h"
 #include "pipeline/ingest_pipeline.h"
 #include "report/explain.h"
 #include "report/html_report.h"

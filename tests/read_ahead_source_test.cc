@@ -2,7 +2,7 @@
 // exactly what its inner source gives: the same bytes for any block and read size, the same end,
 // the same error after the same bytes; it must stop cleanly when abandoned mid-way. And a gzip
 // log read ahead must ingest exactly as one read in turn.
-#include "ingest/read_ahead_source.h"
+#include "ingest/reading/read_ahead_source.h"
 
 #include <gtest/gtest.h>
 

@@ -170,7 +170,7 @@ void scan_source(std::string_view code, std::set<std::string>* out) {
 std::vector<fs::path> code_files() {
   std::vector<fs::path> files;
   for (const char* dir : {"ingest", "pipeline"})
-    for (const auto& entry : fs::directory_iterator(kSourceDir / dir)) {
+    for (const auto& entry : fs::recursive_directory_iterator(kSourceDir / dir)) {
       auto ext = entry.path().extension();
       if (ext == ".cc" || ext == ".h") files.push_back(entry.path());
     }

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "ingest/md5.h"
+#include "ingest/reading/md5.h"
 #include "tests/support/rcf_process.h"
 #include "tests/support/temp_files.h"
 

@@ -1,6 +1,6 @@
-// Progress lines of a user's own output (ingest/step_line.h): the forms training loops print, and
-// the look-alikes that are not steps.
-#include "ingest/step_line.h"
+// Progress lines of a user's own output (ingest/steps/step_line.h): the forms training loops print,
+// and the look-alikes that are not steps.
+#include "ingest/steps/step_line.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ingest/step_line.h"
+#include "ingest/steps/step_line.h"
 #include "pipeline/ingest_pipeline.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"

@@ -1,6 +1,6 @@
 // Step-timing importer: the synthetic fixtures/steps files, header-name and unit variants,
 // timestamps, quoting, bad rows and sniffing.
-#include "ingest/step_timing_importer.h"
+#include "ingest/steps/step_timing_importer.h"
 
 #include <gtest/gtest.h>
 

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "ingest/dynamo/sync_signature.h"
 #include "ingest/importer.h"
-#include "ingest/md5.h"
-#include "ingest/sync_signature.h"
+#include "ingest/reading/md5.h"
 #include "tests/support/collecting_sink.h"
 
 namespace rcf::ingest {

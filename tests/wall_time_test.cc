@@ -1,6 +1,6 @@
-// Wall-clock times of logs (ingest/wall_time.h): ISO 8601 with and without zones, the glog prefix
-// clock, and the writer's zone told from a glog clock and the epoch time of the same moment.
-#include "ingest/wall_time.h"
+// Wall-clock times of logs (ingest/reading/wall_time.h): ISO 8601 with and without zones, the glog
+// prefix clock, and the writer's zone told from a glog clock and the epoch time of the same moment.
+#include "ingest/reading/wall_time.h"
 
 #include <gtest/gtest.h>
 

@@ -5,8 +5,8 @@
 // ordinal order, as fixtures/xla/README.md says the log shows.
 //
 // Wrappers (an app-log line, a shell prompt, a stray backtick, the xla_dist `date IP [N] ` prefix)
-// are removed by line framing (ingest/line_frame.h) before the importers see the lines; the rows
-// that depend on it say so.
+// are removed by line framing (ingest/reading/line_frame.h) before the importers see the lines; the
+// rows that depend on it say so.
 #include <gtest/gtest.h>
 
 #include <cctype>

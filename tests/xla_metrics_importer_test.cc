@@ -4,7 +4,7 @@
 //
 // The fixture expectations below were produced by an independent Python/regex reading of the
 // files (the §5.1 time regex, base-1024 bytes) and checked by hand against the text.
-#include "ingest/xla_metrics_importer.h"
+#include "ingest/xla/xla_metrics_importer.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "ingest/xla_metric_value.h"
+#include "ingest/xla/xla_metric_value.h"
 #include "tests/support/importer_test.h"
 
 namespace rcf::ingest {

@@ -1,7 +1,7 @@
 // XLA_SAVE_TENSORS_FILE importer: exact SavedGraph events and line fates for the save_tensors
 // and grab_graphs fixtures (values read off the files by hand), plus synthetic blocks of every
 // format, dynamo re-appends, cut-off blocks, CRLF and junk.
-#include "ingest/xla_saved_graph_importer.h"
+#include "ingest/xla/xla_saved_graph_importer.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "ingest/byte_source.h"
+#include "ingest/reading/byte_source.h"
 
 namespace rcf::testing {
 

@@ -1,0 +1,17 @@
+#include "ingest/dynamo/dynamo_text_block.h"
+
+namespace rcf::ingest {
+
+void BlockOutput::note(size_t index, LineFate fate, std::string_view reason) {
+  if (index >= noted_.size() || noted_[index]) return;
+  noted_[index] = true;
+  const BlockLine& line = block_.lines[index];
+  sink_.note(line.line_no, fate, reason, line.text);
+}
+
+void BlockOutput::finish(std::string_view fallback_reason) {
+  if (events_ > 0) return;
+  for (size_t i = 0; i < noted_.size(); ++i) note(i, LineFate::kSkipped, fallback_reason);
+}
+
+}  // namespace rcf::ingest

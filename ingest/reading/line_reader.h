@@ -1,0 +1,92 @@
+// Splits a ByteSource into lines with a reused buffer and memchr; no whole-file buffers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ingest/reading/byte_source.h"
+#include "ingest/reading/content_hash.h"
+
+namespace rcf::ingest {
+
+class LineReader {
+ public:
+  // `buffer_size`: initial read buffer (grows for long lines up to `max_line`). Lines longer
+  // than `max_line` are returned cut to `max_line` bytes with line_was_cut() true; the rest of
+  // such a line is read and dropped without being stored.
+  LineReader(ByteSource& source, size_t buffer_size = size_t{4} << 20,
+             size_t max_line = size_t{64} << 20);
+
+  // Up to `n` bytes from the start of the input, for sniffing. Call before the first next().
+  std::string_view head(size_t n);
+
+  // Next line without '\n' and without one trailing '\r'. The view is valid until the next call.
+  // Returns false at end of input or on a read error (see error()).
+  bool next(std::string_view* line);
+
+  int64_t line_number() const { return line_no_; }  // of the line last returned
+  bool line_was_cut() const { return cut_; }
+  bool last_line_had_no_newline() const { return no_newline_; }
+  int64_t bytes_consumed() const { return consumed_; }  // decompressed bytes returned so far
+  const std::string& error() const { return error_; }
+  // Streaming hash (XXH64 and length) of all decompressed bytes read so far: identical content
+  // gives an identical hash whatever the compression or buffer size. Valid once next() has
+  // returned false.
+  std::string content_hash() const;
+  // Also hashes the first `bytes` bytes of the input on their own, so that a log that grew since
+  // it was ingested (its old content hash equals this prefix's) can be told from one that
+  // changed. Call before the first read.
+  void hash_prefix(int64_t bytes);
+  // content_hash() of the first hash_prefix() bytes; empty when the input was shorter.
+  const std::string& prefix_hash() const { return prefix_hash_; }
+
+ private:
+  // Reads more input after buf_[end_]; returns false at end of input or error.
+  bool fill();
+  // Feeds read bytes to the content hash (and the prefix hash).
+  void hash_input(const char* data, size_t size);
+
+  // The read buffer: new bytes are left uninitialised (reads fill them), since zeroing a 4 MiB
+  // buffer per source (and faulting in all its pages) cost more than reading a small file of a
+  // dump directory. A plain array, not a vector with a non-initialising allocator: freeing it is
+  // one call at any optimisation level, where such a vector destroys its bytes one by one in an
+  // unoptimised build (a third of the sanitizer test pass's time).
+  class Buffer {
+   public:
+    explicit Buffer(size_t size)
+        : data_(std::make_unique_for_overwrite<char[]>(size)), size_(size) {}
+    char* data() { return data_.get(); }
+    size_t size() const { return size_; }
+    // Keeps the first min(size(), size) bytes.
+    void resize(size_t size);
+
+   private:
+    std::unique_ptr<char[]> data_;
+    size_t size_;
+  };
+
+  // Read size while dropping the rest of a cut line (it lives after the kept max_line_ bytes).
+  static constexpr size_t kCutScratch = size_t{1} << 16;
+
+  ByteSource& source_;
+  Buffer buf_;
+  size_t max_line_;
+  size_t begin_ = 0;  // start of unreturned data
+  size_t end_ = 0;    // end of valid data
+  bool eof_ = false;
+  bool cut_ = false;
+  bool no_newline_ = false;
+  int64_t line_no_ = 0;
+  int64_t consumed_ = 0;
+  int64_t total_read_ = 0;
+  ContentHash hash_;
+  int64_t prefix_bytes_ = -1;  // -1: no prefix hash wanted
+  std::string prefix_hash_;
+  std::string error_;
+};
+
+}  // namespace rcf::ingest
