@@ -369,6 +369,57 @@ CheckResult settle_by_check(const RunFacts& run, int64_t by) {
   return c;
 }
 
+// max_recompiles_per_site: the site with the most recompiles against the budget.
+CheckResult per_site_check(const RunFacts& run, int64_t allowed) {
+  std::map<std::string, int64_t> per_site;
+  for (const auto& g : run.groups) per_site[g.site] += g.recompiles;
+  const std::pair<const std::string, int64_t>* worst = nullptr;
+  for (const auto& entry : per_site)
+    if (!worst || entry.second > worst->second) worst = &entry;
+  int64_t observed = worst ? worst->second : 0;
+  CheckResult c = check("max_recompiles_per_site", ValueKind::kCount, static_cast<double>(observed),
+                        static_cast<double>(allowed));
+  c.summary = worst ? fmt::format("{} at one site {} {} allowed", plural(observed, "recompile"),
+                                  compare(c), allowed)
+                    : fmt::format("no recompiles (<= {} allowed per site)", allowed);
+  if (c.status == CheckStatus::kFail) {
+    for (const auto& g : run.groups)  // the site's largest group; groups are ranked
+      if (g.site == worst->first && (!c.culprit || g.recompiles > c.culprit->recompiles))
+        c.culprit = culprit_of(g);
+  }
+  return c;
+}
+
+// max_compile_share: never a pass on evidence rcf rejected.
+CheckResult compile_share_check(const RunFacts& run, double allowed) {
+  if (!run.implausible_times.empty()) {
+    // The check fails and says what it dropped.
+    CheckResult c;
+    c.budget = "max_compile_share";
+    c.kind = ValueKind::kShare;
+    c.status = CheckStatus::kFail;
+    c.allowed = allowed;
+    c.summary = "compile share not measurable: the store's step times are out of range (" +
+                run.implausible_times + "); dropped";
+    return c;
+  }
+  if (!run.compile_share)
+    return skipped("max_compile_share", ValueKind::kShare,
+                   "no compile share: needs step timings with wall time and compile time (or "
+                   "timed compiles)");
+  CheckResult c = check("max_compile_share", ValueKind::kShare, *run.compile_share, allowed);
+  c.summary = fmt::format("compile share {} {} {} allowed", format_value(c.kind, *c.observed),
+                          compare(c), format_value(c.kind, *c.allowed));
+  if (run.compile_ms && run.wall_ms)
+    c.summary += fmt::format(" ({} compiling of {} wall)", duration_text(*run.compile_ms),
+                             duration_text(*run.wall_ms));
+  if (run.implausible_rows > 0)
+    c.summary += fmt::format("; {} with out-of-range numbers rejected at ingest, not counted",
+                             plural(run.implausible_rows, "line"));
+  if (c.status == CheckStatus::kFail) c.culprit = top_culprit(run);
+  return c;
+}
+
 std::vector<CheckResult> evaluate_run(const RunFacts& run, const Budgets& budgets,
                                       const LaneBaseline* baseline) {
   std::vector<CheckResult> out;
@@ -389,27 +440,8 @@ std::vector<CheckResult> evaluate_run(const RunFacts& run, const Budgets& budget
       out.push_back(settle_by_check(run, *budgets.settle_by));
   }
 
-  if (budgets.max_recompiles_per_site) {
-    std::map<std::string, int64_t> per_site;
-    for (const auto& g : run.groups) per_site[g.site] += g.recompiles;
-    const std::pair<const std::string, int64_t>* worst = nullptr;
-    for (const auto& entry : per_site)
-      if (!worst || entry.second > worst->second) worst = &entry;
-    int64_t observed = worst ? worst->second : 0;
-    CheckResult c =
-        check("max_recompiles_per_site", ValueKind::kCount, static_cast<double>(observed),
-              static_cast<double>(*budgets.max_recompiles_per_site));
-    c.summary = worst ? fmt::format("{} at one site {} {} allowed", plural(observed, "recompile"),
-                                    compare(c), *budgets.max_recompiles_per_site)
-                      : fmt::format("no recompiles (<= {} allowed per site)",
-                                    *budgets.max_recompiles_per_site);
-    if (c.status == CheckStatus::kFail) {
-      for (const auto& g : run.groups)  // the site's largest group; groups are ranked
-        if (g.site == worst->first && (!c.culprit || g.recompiles > c.culprit->recompiles))
-          c.culprit = culprit_of(g);
-    }
-    out.push_back(std::move(c));
-  }
+  if (budgets.max_recompiles_per_site)
+    out.push_back(per_site_check(run, *budgets.max_recompiles_per_site));
 
   for (const auto& cause : budgets.forbid_causes) {
     int64_t n = 0;
@@ -421,36 +453,8 @@ std::vector<CheckResult> evaluate_run(const RunFacts& run, const Budgets& budget
     out.push_back(std::move(c));
   }
 
-  if (budgets.max_compile_share) {
-    if (!run.implausible_times.empty()) {
-      // Never a pass on evidence rcf rejected: the check fails and says what it dropped.
-      CheckResult c;
-      c.budget = "max_compile_share";
-      c.kind = ValueKind::kShare;
-      c.status = CheckStatus::kFail;
-      c.allowed = *budgets.max_compile_share;
-      c.summary = "compile share not measurable: the store's step times are out of range (" +
-                  run.implausible_times + "); dropped";
-      out.push_back(std::move(c));
-    } else if (!run.compile_share) {
-      out.push_back(skipped("max_compile_share", ValueKind::kShare,
-                            "no compile share: needs step timings with wall time and compile "
-                            "time (or timed compiles)"));
-    } else {
-      CheckResult c = check("max_compile_share", ValueKind::kShare, *run.compile_share,
-                            *budgets.max_compile_share);
-      c.summary = fmt::format("compile share {} {} {} allowed", format_value(c.kind, *c.observed),
-                              compare(c), format_value(c.kind, *c.allowed));
-      if (run.compile_ms && run.wall_ms)
-        c.summary += fmt::format(" ({} compiling of {} wall)", duration_text(*run.compile_ms),
-                                 duration_text(*run.wall_ms));
-      if (run.implausible_rows > 0)
-        c.summary += fmt::format("; {} with out-of-range numbers rejected at ingest, not counted",
-                                 plural(run.implausible_rows, "line"));
-      if (c.status == CheckStatus::kFail) c.culprit = top_culprit(run);
-      out.push_back(std::move(c));
-    }
-  }
+  if (budgets.max_compile_share)
+    out.push_back(compile_share_check(run, *budgets.max_compile_share));
 
   if (baseline) evaluate_baseline(run, budgets, *baseline, out);
   return out;

@@ -449,67 +449,45 @@ bool classify_type_id(string_view g, GuardReason* r) {
   return true;
 }
 
-// §5 rows 10–11: ID_MATCH, NN_MODULE, DICT_VERSION, 2022 guarded-code validity.
-bool classify_identity(string_view g, GuardReason* r) {
+// ID_MATCH: `___check_obj_id(x, id[, type=...])`.
+bool classify_obj_id(string_view g, GuardReason* r) {
   std::vector<string_view> args;
   string_view rest;
-  if (parse_call(g, "___check_obj_id", &args, &rest)) {
-    std::string subject = strip_local_scope(args[0]);
-    static const RE2 kType(R"(\s*,\s*type=(.+))");
-    std::string type;
-    if (RE2::FullMatch(rest, kType, &type)) type = std::string(trim(type));
-    // Newest logs print the guarded value: None and bools are ID_MATCHed singletons, so the
-    // failure is an optional input appearing / a Python bool flipping, not a swapped object.
-    if (type == "None" || type == "<class 'NoneType'>") {
-      r->expected = "None";
-      r->actual = "not None";
-      set_reason(r, "key_subset", "medium", subject,
-                 quoted_subject(subject) +
-                     " was None when compiled and is now given (optional input "
-                     "present/absent)");
-      return true;
-    }
-    if (type == "True" || type == "False") {
-      r->expected = type;
-      set_reason(r, "constant", "medium", subject,
-                 subject + " is " + type + " no longer holds (constant " + type +
-                     " baked into the graph)");
-      return true;
-    }
-    r->expected = args.size() > 1 ? "id " + std::string(args[1]) : std::string();
-    std::string detail = quoted_subject(subject) + " is a different object than when compiled";
-    if (!type.empty())
-      detail += " (compiled for " + type + ")";
-    else if (!r->expected.empty())
-      detail += " (" + r->expected + ")";
-    set_reason(r, "object_identity", "medium", subject, detail);
+  if (!parse_call(g, "___check_obj_id", &args, &rest)) return false;
+  std::string subject = strip_local_scope(args[0]);
+  static const RE2 kType(R"(\s*,\s*type=(.+))");
+  std::string type;
+  if (RE2::FullMatch(rest, kType, &type)) type = std::string(trim(type));
+  // Newest logs print the guarded value: None and bools are ID_MATCHed singletons, so the
+  // failure is an optional input appearing / a Python bool flipping, not a swapped object.
+  if (type == "None" || type == "<class 'NoneType'>") {
+    r->expected = "None";
+    r->actual = "not None";
+    set_reason(r, "key_subset", "medium", subject,
+               quoted_subject(subject) +
+                   " was None when compiled and is now given (optional input "
+                   "present/absent)");
     return true;
   }
-  if (g.starts_with("___check_obj_id(")) {
-    set_reason(r, "object_identity", "medium", "", "a guarded object was replaced by another one");
-    return true;
-  }
-  // The argument list may be cut (`debug_msg="versions(mod=1, ....`): the module is its first.
-  static const RE2 kNnModule(R"((__nn_module_guard_\d+)\(([^,)]*).*)");
-  std::string fname, arg;
-  if (g.starts_with("__nn_module_guard_") && RE2::FullMatch(g, kNnModule, &fname, &arg)) {
-    std::string subject = strip_local_scope(trim(arg));
+  if (type == "True" || type == "False") {
+    r->expected = type;
     set_reason(
-        r, "object_identity", "medium", subject,
-        "nn.Module " + quoted_subject(subject) +
-            " changed since compile (train()/eval() switch, a mutated attribute or a different "
-            "instance)");
+        r, "constant", "medium", subject,
+        subject + " is " + type + " no longer holds (constant " + type + " baked into the graph)");
     return true;
   }
-  if (parse_call(g, "___dict_version", &args, &rest) && !args.empty()) {
-    std::string subject = strip_local_scope(args[0]);
-    std::string version;
-    if (parse_equals_int(rest, &version)) r->expected = version;
-    set_reason(
-        r, "object_identity", "medium", subject,
-        "dict " + quoted_subject(subject) + " was mutated since compile (dict version changed)");
-    return true;
-  }
+  r->expected = args.size() > 1 ? "id " + std::string(args[1]) : std::string();
+  std::string detail = quoted_subject(subject) + " is a different object than when compiled";
+  if (!type.empty())
+    detail += " (compiled for " + type + ")";
+  else if (!r->expected.empty())
+    detail += " (" + r->expected + ")";
+  set_reason(r, "object_identity", "medium", subject, detail);
+  return true;
+}
+
+// A guarded object freed since compile: 2022's finalized weakref, 2.x's deallocated cache line.
+bool classify_released(string_view g, GuardReason* r) {
   // 2022: a weakly referenced guarded object was garbage-collected (a module instance replaced).
   static const RE2 kFinalized(
       R"(Object \d+ of type (<class '[^']*'>) is weakref'd by this code, but has been finalized.*)");
@@ -539,6 +517,39 @@ bool classify_identity(string_view g, GuardReason* r) {
     return true;
   }
   return false;
+}
+
+// §5 rows 10–11: ID_MATCH, NN_MODULE, DICT_VERSION, 2022 guarded-code validity.
+bool classify_identity(string_view g, GuardReason* r) {
+  if (classify_obj_id(g, r)) return true;
+  std::vector<string_view> args;
+  string_view rest;
+  if (g.starts_with("___check_obj_id(")) {
+    set_reason(r, "object_identity", "medium", "", "a guarded object was replaced by another one");
+    return true;
+  }
+  // The argument list may be cut (`debug_msg="versions(mod=1, ....`): the module is its first.
+  static const RE2 kNnModule(R"((__nn_module_guard_\d+)\(([^,)]*).*)");
+  std::string fname, arg;
+  if (g.starts_with("__nn_module_guard_") && RE2::FullMatch(g, kNnModule, &fname, &arg)) {
+    std::string subject = strip_local_scope(trim(arg));
+    set_reason(
+        r, "object_identity", "medium", subject,
+        "nn.Module " + quoted_subject(subject) +
+            " changed since compile (train()/eval() switch, a mutated attribute or a different "
+            "instance)");
+    return true;
+  }
+  if (parse_call(g, "___dict_version", &args, &rest) && !args.empty()) {
+    std::string subject = strip_local_scope(args[0]);
+    std::string version;
+    if (parse_equals_int(rest, &version)) r->expected = version;
+    set_reason(
+        r, "object_identity", "medium", subject,
+        "dict " + quoted_subject(subject) + " was mutated since compile (dict version changed)");
+    return true;
+  }
+  return classify_released(g, r);
 }
 
 // 2022 `___guarded_code.valid` alone: the compiled code was invalidated (a guarded object was
@@ -608,13 +619,11 @@ bool classify_opaque(string_view g, GuardReason* r) {
   return false;
 }
 
-// §5 row 12: which keys / how many items / whether an optional value is there.
-bool classify_key_subset(string_view g, GuardReason* r) {
+// Membership guards (`___dict_contains`, `hasattr`, `set.__contains__`, negated or not): a key,
+// attribute or item appeared or went missing.
+bool classify_membership(string_view g, GuardReason* r) {
   std::vector<string_view> args;
   string_view rest;
-  std::string value;
-  auto norm = [g] { return strip_local_scope(g); };
-
   bool negated = g.starts_with("not ");
   string_view call = negated ? ltrim(g.substr(4)) : g;
   // Membership guards: which call, which argument is the container, how to name the member.
@@ -641,6 +650,18 @@ bool classify_key_subset(string_view g, GuardReason* r) {
                    (negated ? m.appeared : m.missing) + quoted_subject(subject));
     return true;
   }
+  return false;
+}
+
+// §5 row 12: which keys / how many items / whether an optional value is there.
+bool classify_key_subset(string_view g, GuardReason* r) {
+  std::vector<string_view> args;
+  string_view rest;
+  std::string value;
+  auto norm = [g] { return strip_local_scope(g); };
+
+  if (classify_membership(g, r)) return true;
+  bool negated = g.starts_with("not ");
   if (!negated && parse_call(g, "len", &args, &rest) && args.size() == 1 &&
       parse_equals_int(rest, &value)) {
     r->expected = value;

@@ -135,57 +135,34 @@ ProgramDiff key_subset_from(const ProgramView& previous, const ProgramView& curr
               join_capped(std::move(prefix), items, "; "), "HLO parameters");
 }
 
-// Same parameter count, position by position. Each differing position is a dtype change (same
-// dims), a shape change (same dtype, other dims or rank) or a replacement (both differ).
-ProgramDiff diff_same_count(const ProgramView& previous, const ProgramView& current,
-                            bool* signature_equal) {
-  const auto& prev = previous.parameters;
-  const auto& cur = current.parameters;
-  struct Change {
-    const ProgramParameter* before;
-    const ProgramParameter* after;
-    bool dtype, shape;
-  };
-  std::vector<Change> changes;
-  bool replaced = false;
-  for (size_t i = 0; i < prev.size(); ++i) {
-    if (param_key(prev[i]) == param_key(cur[i])) continue;
-    Change c{&prev[i], &cur[i], false, false};
-    if (is_array(prev[i]) && is_array(cur[i])) {
-      c.dtype = prev[i].dtype != cur[i].dtype;
-      c.shape = prev[i].dims != cur[i].dims;
-    }
-    if (c.dtype == c.shape) replaced = true;  // both changed, or a tuple / unparsed shape
-    changes.push_back(c);
-  }
-  *signature_equal = changes.empty();
-  if (changes.empty()) return {};
+// One position whose parameter differs between two programs of the same parameter count.
+struct ParamChange {
+  const ProgramParameter* before;
+  const ProgramParameter* after;
+  bool dtype, shape;
+};
 
-  // Rule: the in-place reading wins unless a parameter changed both dtype and dims, or the
-  // multiset difference explains the change with fewer edits (one removal + one addition each)
-  // than there are changed positions -- a parameter dropped here and another added there shifts
-  // every parameter between them, which reads as many shape changes position by position.
-  MultisetDiff diff = multiset_diff(prev, cur);
-  const size_t edits = diff.added.size() + diff.removed.size();
-  if (replaced || edits < changes.size()) {
-    if (edits > 0) return key_subset_from(previous, current, diff);
-    // Same shapes in another order.
-    std::vector<std::string> items;
-    for (const Change& c : changes)
-      items.push_back("param " + std::to_string(c.after->number) + ": " + shown(*c.before) +
-                      " -> " + shown(*c.after));
-    return make("key_subset", "medium", "input order",
-                join_capped("graph inputs reordered (same " + std::to_string(cur.size()) +
-                                " parameter shapes, other positions): ",
-                            items, "; "),
-                "HLO parameters");
-  }
+// The same shapes in another order.
+ProgramDiff reordered_inputs(const std::vector<ParamChange>& changes, size_t parameters) {
+  std::vector<std::string> items;
+  for (const ParamChange& c : changes)
+    items.push_back("param " + std::to_string(c.after->number) + ": " + shown(*c.before) + " -> " +
+                    shown(*c.after));
+  return make("key_subset", "medium", "input order",
+              join_capped("graph inputs reordered (same " + std::to_string(parameters) +
+                              " parameter shapes, other positions): ",
+                          items, "; "),
+              "HLO parameters");
+}
 
+// The changes read in place: dtype changes first, else shape changes (rank or dims); the subject
+// is the first of them.
+ProgramDiff in_place_diff(const std::vector<ParamChange>& changes) {
   ProgramDiff out;
   std::vector<std::string> items;
   const bool any_dtype =
-      std::any_of(changes.begin(), changes.end(), [](const Change& c) { return c.dtype; });
-  for (const Change& c : changes) {
+      std::any_of(changes.begin(), changes.end(), [](const ParamChange& c) { return c.dtype; });
+  for (const ParamChange& c : changes) {
     const std::string param = "param " + std::to_string(c.after->number);
     const bool subject_unset = out.subject.empty();
     if (c.dtype) {
@@ -221,6 +198,39 @@ ProgramDiff diff_same_count(const ProgramView& previous, const ProgramView& curr
   out.detail = join_capped("", items, "; ");
   out.evidence = "HLO parameters";
   return out;
+}
+
+// Same parameter count, position by position. Each differing position is a dtype change (same
+// dims), a shape change (same dtype, other dims or rank) or a replacement (both differ).
+ProgramDiff diff_same_count(const ProgramView& previous, const ProgramView& current,
+                            bool* signature_equal) {
+  const auto& prev = previous.parameters;
+  const auto& cur = current.parameters;
+  std::vector<ParamChange> changes;
+  bool replaced = false;
+  for (size_t i = 0; i < prev.size(); ++i) {
+    if (param_key(prev[i]) == param_key(cur[i])) continue;
+    ParamChange c{&prev[i], &cur[i], false, false};
+    if (is_array(prev[i]) && is_array(cur[i])) {
+      c.dtype = prev[i].dtype != cur[i].dtype;
+      c.shape = prev[i].dims != cur[i].dims;
+    }
+    if (c.dtype == c.shape) replaced = true;  // both changed, or a tuple / unparsed shape
+    changes.push_back(c);
+  }
+  *signature_equal = changes.empty();
+  if (changes.empty()) return {};
+
+  // Rule: the in-place reading wins unless a parameter changed both dtype and dims, or the
+  // multiset difference explains the change with fewer edits (one removal + one addition each)
+  // than there are changed positions -- a parameter dropped here and another added there shifts
+  // every parameter between them, which reads as many shape changes position by position.
+  MultisetDiff diff = multiset_diff(prev, cur);
+  const size_t edits = diff.added.size() + diff.removed.size();
+  if (replaced || edits < changes.size())
+    return edits > 0 ? key_subset_from(previous, current, diff)
+                     : reordered_inputs(changes, cur.size());
+  return in_place_diff(changes);
 }
 
 std::string histogram_delta(const std::map<std::string, int64_t>& before,

@@ -53,10 +53,13 @@ std::string hlo_dtype(std::string_view numpy) {
 // detail (which shows 40 characters), so that programs with large literal arrays stay small.
 constexpr int kLoadedValueChars = 256;
 
-std::map<int64_t, ProgramView> load_hlo_programs(store::Database& db, int64_t run_id) {
-  std::map<int64_t, ProgramView> programs;
-  constexpr const char* kLinkable =
-      "run_id = ?1 AND (graph_hash IS NOT NULL OR stage IS NULL OR stage = 'before_optimizations')";
+namespace {
+
+// The run's HLO modules that can be linked to its compiles.
+constexpr const char* kLinkable =
+    "run_id = ?1 AND (graph_hash IS NOT NULL OR stage IS NULL OR stage = 'before_optimizations')";
+
+void load_modules(store::Database& db, int64_t run_id, std::map<int64_t, ProgramView>& programs) {
   auto modules = db.prepare(
       std::string("SELECT hlo_module_id, structure_fingerprint, full_fingerprint, op_histogram, "
                   "skeleton_fingerprint FROM hlo_module WHERE ") +
@@ -74,8 +77,10 @@ std::map<int64_t, ProgramView> load_hlo_programs(store::Database& db, int64_t ru
       for (const auto& [op, n] : hist.items())
         if (n.is_number_integer()) p.op_histogram[op] = n.get<int64_t>();
   }
-  if (programs.empty()) return programs;
+}
 
+void load_parameters(store::Database& db, int64_t run_id,
+                     std::map<int64_t, ProgramView>& programs) {
   auto params = db.prepare(
       std::string("SELECT p.hlo_module_id, p.number, p.dtype, p.dims, p.shape_text FROM "
                   "hlo_parameter p WHERE p.hlo_module_id IN (SELECT hlo_module_id FROM hlo_module "
@@ -92,11 +97,13 @@ std::map<int64_t, ProgramView> load_hlo_programs(store::Database& db, int64_t ru
     q.shape_text = params.str(4);
     it->second.parameters.push_back(std::move(q));
   }
+}
 
-  // Constants only decide between two programs of the same structure whose full fingerprints
-  // differ or are unknown (analysis/program_diff.cc). Only such programs get theirs: a dump of
-  // thousands of distinct modules then holds no constants, and memory follows the programs that
-  // can need them, not the HLO bytes.
+// Constants only decide between two programs of the same structure whose full fingerprints
+// differ or are unknown (analysis/program_diff.cc). Only such programs get theirs: a dump of
+// thousands of distinct modules then holds no constants, and memory follows the programs that
+// can need them, not the HLO bytes.
+std::set<int64_t> programs_needing_constants(const std::map<int64_t, ProgramView>& programs) {
   std::map<std::string, std::set<std::string>> full_by_structure;
   auto structure_key = [](const ProgramView& p) {
     if (!p.structure_fingerprint.empty()) return "s:" + p.structure_fingerprint;
@@ -111,8 +118,11 @@ std::map<int64_t, ProgramView> load_hlo_programs(store::Database& db, int64_t ru
     const auto& fulls = full_by_structure[structure_key(p)];
     if (fulls.size() > 1 || fulls.count(std::string())) need_constants.insert(id);
   }
-  if (need_constants.empty()) return programs;
+  return need_constants;
+}
 
+void load_constants(store::Database& db, int64_t run_id, const std::set<int64_t>& need_constants,
+                    std::map<int64_t, ProgramView>& programs) {
   auto constants = db.prepare(fmt::format(
       "SELECT c.hlo_module_id, c.ordinal, c.name, c.shape_text, substr(v.text, 1, {}), c.elided, "
       "c.user_op, o.text, f.text, c.source_line, c.value_sid FROM hlo_constant c "
@@ -140,6 +150,17 @@ std::map<int64_t, ProgramView> load_hlo_programs(store::Database& db, int64_t ru
     k.value_id = constants.int64(10);
     it->second.constants.push_back(std::move(k));
   }
+}
+
+}  // namespace
+
+std::map<int64_t, ProgramView> load_hlo_programs(store::Database& db, int64_t run_id) {
+  std::map<int64_t, ProgramView> programs;
+  load_modules(db, run_id, programs);
+  if (programs.empty()) return programs;
+  load_parameters(db, run_id, programs);
+  std::set<int64_t> need_constants = programs_needing_constants(programs);
+  if (!need_constants.empty()) load_constants(db, run_id, need_constants, programs);
   return programs;
 }
 

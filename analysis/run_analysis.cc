@@ -691,6 +691,25 @@ void clear_analysis(store::Database& db, int64_t run_id, bool only_run) {
 
 }  // namespace
 
+namespace {
+
+// The run's step axis, saying how many compiles it could not place and what would place them.
+StepAxis axis_of(const TrainingSteps& steps, int64_t unplaced_compiles) {
+  StepAxis axis = steps.axis();
+  if (!steps.decided() || unplaced_compiles <= 0) return axis;
+  const bool one = unplaced_compiles == 1;
+  axis.detail += fmt::format(
+      "; {} compile{} not placed in a step: only a later recompile reason names {} "
+      "(TORCH_LOGS=recompiles does not log a first compile), so the log cannot say in which "
+      "step {} happened; a record of every compile in the console's order (or timestamps on "
+      "both sides) would place {}",
+      unplaced_compiles, one ? " is" : "s are", one ? "it" : "them", one ? "it" : "they",
+      one ? "it" : "them");
+  return axis;
+}
+
+}  // namespace
+
 void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
                   AnalysisTimings* timings) {
   store::StringInterner strings(db);
@@ -767,17 +786,7 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     write_convergence(db, run_id, curve);
     write_rollup(db, strings, run_id, std::move(rollup));
     if (xla.counted) write_counted_compiles(db, run_id, *xla.counted);
-    StepAxis axis = steps.axis();
-    if (steps.decided() && unplaced_compiles > 0)
-      axis.detail += fmt::format(
-          "; {} compile{} not placed in a step: only a later recompile reason names {} "
-          "(TORCH_LOGS=recompiles does not log a first compile), so the log cannot say in which "
-          "step {} happened; a record of every compile in the console's order (or timestamps on "
-          "both sides) would place {}",
-          unplaced_compiles, unplaced_compiles == 1 ? " is" : "s are",
-          unplaced_compiles == 1 ? "it" : "them", unplaced_compiles == 1 ? "it" : "they",
-          unplaced_compiles == 1 ? "it" : "them");
-    write_step_axis(db, run_id, axis);
+    write_step_axis(db, run_id, axis_of(steps, unplaced_compiles));
     write_rank_divergence(db, run_id);  // reads the compiles written above
     lap(t.finish_s);
   }

@@ -175,6 +175,125 @@ std::optional<int64_t> rank_from_file_name(const std::string& path) {
   return rank;
 }
 
+namespace {
+
+// The importer for a source: the forced format, else the sniffers' choice on the head as framing
+// and re-flow leave it; a --step-pattern reads any other text as plain text.
+const ImporterInfo* choose_importer(std::string_view head, bool whole_file,
+                                    const LineFramer& framer, const LineReflow& reflow,
+                                    const DriverOptions& options, bool has_tap) {
+  const ImporterInfo* info = nullptr;
+  if (!options.forced_format.empty()) {
+    info = find_importer(options.forced_format);
+  } else {
+    std::string framed_head_storage;
+    std::string_view framed =
+        framer.frame_head(whole_lines(head, whole_file), &framed_head_storage);
+    std::string rejoined;
+    if (reflow.active()) framed = rejoined = reflow.rejoin_head(framed);
+    info = sniff_importer(framed);
+  }
+  if (!info && has_tap) info = find_importer("plain_text");
+  return info;
+}
+
+// A device or a pipe (/dev/zero, /dev/urandom) may never end, not even its first line, and its
+// format is already unknown: it is not read past the sniffing window (docs/bad_input.md).
+SourceOutcome refuse_endless(const std::string& path, std::string_view head, SourceStats* stats) {
+  stats->blank_only = is_blank(head);
+  stats->format = "unrecognized";
+  stats->bytes = static_cast<int64_t>(head.size());
+  stats->lines = static_cast<int64_t>(std::count(head.begin(), head.end(), '\n'));
+  stats->content_hash = "unrecognized:" + path;
+  stats->read_error =
+      fmt::format("not a regular file, and no format matched its first {} KiB: not read further",
+                  head.size() / 1024);
+  stats->first_error = path + ": " + stats->read_error;
+  return SourceOutcome::kUnrecognized;
+}
+
+// A source no format matched is still read to the end, so that its content hash and byte
+// counts are known.
+SourceOutcome read_unrecognized(const std::string& path, LineReader& reader, SourceStats* stats) {
+  std::string_view line;
+  bool blank_only = true;
+  while (reader.next(&line)) blank_only = blank_only && is_blank(line);
+  stats->blank_only = blank_only;
+  stats->format = "unrecognized";
+  stats->bytes = reader.bytes_consumed();
+  stats->lines = reader.line_number();
+  stats->content_hash = reader.content_hash();
+  stats->prefix_hash = reader.prefix_hash();
+  stats->read_error = reader.error();
+  if (!stats->read_error.empty()) stats->first_error = path + ": " + stats->read_error;
+  return SourceOutcome::kUnrecognized;
+}
+
+// The end of a source: a read error, or a last line without its newline.
+void note_source_end(const std::string& path, const LineReader& reader, TallySink& tally,
+                     SourceStats* stats) {
+  if (!reader.error().empty()) {
+    stats->read_error = reader.error();
+    tally.note(reader.line_number() + 1, LineFate::kWarning, "read_error", reader.error());
+    if (stats->first_error.empty()) stats->first_error = path + ": " + reader.error();
+  } else if (reader.last_line_had_no_newline()) {
+    tally.note(reader.line_number(), LineFate::kWarning, "no_final_newline", "");
+  }
+}
+
+// What reading a recognised source needs, for as long as it is read.
+struct SourceReading {
+  const std::string& path;
+  ByteSource& source;
+  LineReader& reader;
+  const LineFramer& framer;
+  const LineReflow& reflow;
+  const DriverOptions& options;
+  StepPatternTap* tap;  // null without --step-pattern
+};
+
+// Streams every line of `r` through framing and re-flow to `importer`, then ends the source.
+void read_lines(SourceReading& r, Importer& importer, TallySink& tally, StampSink& stamped,
+                SourceStats* stats) {
+  OriginTracker origins;
+  const std::string wrapper_reason = r.framer.note_reason();
+  // One logical line (a physical line, or several that a re-flow broke) to the importer.
+  auto deliver = [&](std::string_view text, int64_t line_no, const LineOrigin& origin,
+                     std::string_view stamp) {
+    origins.follow(origin, importer);
+    if (r.tap) {
+      if (auto timing = r.tap->match(text, line_no)) tally.emit(std::move(*timing));
+    }
+    stamped.set_line(line_no, stamp);
+    importer.on_line(text, line_no);
+  };
+  ReflowBuffer buffer(r.reflow);
+  std::string_view line;
+  int64_t next_progress = 0;
+  while (r.reader.next(&line)) {
+    int64_t line_no = r.reader.line_number();
+    if (r.reader.line_was_cut()) {
+      tally.note(line_no, LineFate::kRejected, "line_too_long", line.substr(0, 200));
+      continue;
+    }
+    FramedLine framed = r.framer.frame(line);
+    note_framing(wrapper_reason, framed, line, line_no, tally);
+    if (!r.reflow.active()) {
+      deliver(framed.text, line_no, framed.origin, framed.stamp);
+    } else if (auto done = buffer.push(framed, line, line_no, tally)) {
+      deliver(done->text, done->line_no, done->origin(), done->stamp);
+    }
+    if (r.options.progress && r.reader.bytes_consumed() >= next_progress) {
+      r.options.progress(r.source.raw_bytes_read(), r.source.raw_size());
+      next_progress = r.reader.bytes_consumed() + (int64_t{16} << 20);
+    }
+  }
+  if (auto done = buffer.finish()) deliver(done->text, done->line_no, done->origin(), done->stamp);
+  note_source_end(r.path, r.reader, tally, stats);
+}
+
+}  // namespace
+
 SourceOutcome ingest_source(const std::string& path, EventSink& sink, const DriverOptions& options,
                             SourceStats* stats) {
   stats->path = path;
@@ -192,102 +311,27 @@ SourceOutcome ingest_source(const std::string& path, EventSink& sink, const Driv
 
   std::string_view head = reader.head(kSniffBytes);
   const bool whole_file = head.size() < kSniffBytes;
-  // The wrapper is learned once from the head; sniffers see the head as framing leaves it.
+  // The wrapper and the re-flow are learned once from the head; sniffers see the head as they
+  // leave it.
   const LineFramer framer = LineFramer::learn(whole_lines(head, whole_file));
-  std::string framed_head_storage;
   const LineReflow reflow = LineReflow::learn(whole_lines(head, whole_file));
   std::unique_ptr<StepPatternTap> tap;
   if (!options.step_pattern.empty()) {
-    std::string error;
-    tap = StepPatternTap::create(options.step_pattern, &error);  // validated by the caller
+    std::string ignored;
+    tap = StepPatternTap::create(options.step_pattern, &ignored);  // validated by the caller
   }
-  const ImporterInfo* info = nullptr;
-  if (!options.forced_format.empty()) {
-    info = find_importer(options.forced_format);
-  } else {
-    std::string_view framed =
-        framer.frame_head(whole_lines(head, whole_file), &framed_head_storage);
-    std::string rejoined;
-    if (reflow.active()) framed = rejoined = reflow.rejoin_head(framed);
-    info = sniff_importer(framed);
-  }
-  if (!info && tap) info = find_importer("plain_text");
-  if (!info && may_be_endless(path)) {
-    // A device or a pipe (/dev/zero, /dev/urandom) may never end, not even its first line, and
-    // its format is already unknown: it is not read past the sniffing window (docs/bad_input.md).
-    stats->blank_only = is_blank(head);
-    stats->format = "unrecognized";
-    stats->bytes = static_cast<int64_t>(head.size());
-    stats->lines = static_cast<int64_t>(std::count(head.begin(), head.end(), '\n'));
-    stats->content_hash = "unrecognized:" + path;
-    stats->read_error =
-        fmt::format("not a regular file, and no format matched its first {} KiB: not read further",
-                    head.size() / 1024);
-    stats->first_error = path + ": " + stats->read_error;
-    return SourceOutcome::kUnrecognized;
-  }
-  if (!info) {
-    // Still read to the end so that the content hash and byte counts are known.
-    std::string_view line;
-    bool blank_only = true;
-    while (reader.next(&line)) blank_only = blank_only && is_blank(line);
-    stats->blank_only = blank_only;
-    stats->format = "unrecognized";
-    stats->bytes = reader.bytes_consumed();
-    stats->lines = reader.line_number();
-    stats->content_hash = reader.content_hash();
-    stats->prefix_hash = reader.prefix_hash();
-    stats->read_error = reader.error();
-    if (!stats->read_error.empty()) stats->first_error = path + ": " + stats->read_error;
-    return SourceOutcome::kUnrecognized;
-  }
+  const ImporterInfo* info =
+      choose_importer(head, whole_file, framer, reflow, options, tap != nullptr);
+  if (!info && may_be_endless(path)) return refuse_endless(path, head, stats);
+  if (!info) return read_unrecognized(path, reader, stats);
   stats->format = info->name;
 
   TallySink tally(sink, *stats);
   StampSink stamped(tally);
-  OriginTracker origins;
-  const std::string wrapper_reason = framer.note_reason();
   auto importer = info->create(stamped);
   importer->set_source_name(path);
-  // One logical line (a physical line, or several that a re-flow broke) to the importer.
-  auto deliver = [&](std::string_view text, int64_t line_no, const LineOrigin& origin,
-                     std::string_view stamp) {
-    origins.follow(origin, *importer);
-    if (tap) {
-      if (auto timing = tap->match(text, line_no)) tally.emit(std::move(*timing));
-    }
-    stamped.set_line(line_no, stamp);
-    importer->on_line(text, line_no);
-  };
-  ReflowBuffer buffer(reflow);
-  std::string_view line;
-  int64_t next_progress = 0;
-  while (reader.next(&line)) {
-    int64_t line_no = reader.line_number();
-    if (reader.line_was_cut()) {
-      tally.note(line_no, LineFate::kRejected, "line_too_long", line.substr(0, 200));
-      continue;
-    }
-    FramedLine framed = framer.frame(line);
-    note_framing(wrapper_reason, framed, line, line_no, tally);
-    if (!reflow.active()) {
-      deliver(framed.text, line_no, framed.origin, framed.stamp);
-    } else if (auto done = buffer.push(framed, line, line_no, tally)) {
-      deliver(done->text, done->line_no, done->origin(), done->stamp);
-    }
-    if (options.progress && reader.bytes_consumed() >= next_progress) {
-      options.progress(source->raw_bytes_read(), source->raw_size());
-      next_progress = reader.bytes_consumed() + (int64_t{16} << 20);
-    }
-  }
-  if (auto done = buffer.finish()) deliver(done->text, done->line_no, done->origin(), done->stamp);
-  if (!reader.error().empty()) {
-    stats->read_error = reader.error();
-    tally.note(reader.line_number() + 1, LineFate::kWarning, "read_error", reader.error());
-    if (stats->first_error.empty()) stats->first_error = path + ": " + reader.error();
-  } else if (reader.last_line_had_no_newline()) {
-    tally.note(reader.line_number(), LineFate::kWarning, "no_final_newline", "");
-  }
+  SourceReading reading{path, *source, reader, framer, reflow, options, tap.get()};
+  read_lines(reading, *importer, tally, stamped, stats);
   importer->finish();
   stats->bytes = reader.bytes_consumed();
   stats->lines = reader.line_number();

@@ -227,6 +227,100 @@ BlockHeader read_block_header(const DynamoBlock& block, BlockOutput& out) {
   return h;
 }
 
+namespace {
+
+// Reads the entries of one recompile block, line by line: one GuardFailure per entry (a
+// multi-line reason extends the entry before it) and one `referenced` compile per distinct old
+// id. Lifetime: one block; `block`, `out` and `emitted` outlive it.
+class RecompileEntryReader {
+ public:
+  RecompileEntryReader(const DynamoBlock& block, const RecompileHeader& header, std::string origin,
+                       BlockOutput& out, EmittedCompileRefs* emitted)
+      : block_(block),
+        header_(header),
+        origin_(std::move(origin)),
+        out_(out),
+        emitted_(emitted),
+        named_(!header.co_name.empty()) {}
+
+  void read_line(size_t i) {
+    std::string_view text = trim(block_.lines[i].text);
+    if (text.empty() || text.starts_with(kTriggeredBy)) return;
+    if (int32_t g = verbose_group_index(text); g >= 0) {
+      group_ = g;
+      return;
+    }
+    std::string_view entry;
+    if (!recompile_entry_text(text, named_ && entry_index_ == 0 && !pending_, &entry)) {
+      out_.note(i, LineFate::kRejected, "bad_recompile_line");
+      return;
+    }
+    if (int32_t g = verbose_group_index(entry); g >= 0) {
+      group_ = g;
+      return;
+    }
+    std::string_view id, reason;
+    bool has_id = split_compile_id(entry, &id, &reason);
+    if (!has_id && ids_printed_ && pending_) {
+      // A later line of a multi-line reason (`User stack trace:` and its frames).
+      pending_->reason += '\n';
+      pending_->reason += rtrim(entry);
+      return;
+    }
+    flush();
+    start_entry(block_.lines[i].line_no, has_id, id, has_id ? reason : entry);
+  }
+
+  void flush() {
+    if (!pending_) return;
+    pending_->reason = std::string(rtrim(pending_->reason));
+    out_.emit(std::move(*pending_));
+    pending_.reset();
+  }
+
+ private:
+  void start_entry(int64_t line, bool has_id, std::string_view id, std::string_view reason) {
+    GuardFailure failure;
+    failure.line = line;
+    failure.ref = block_.ref;
+    failure.entry_index = entry_index_++;
+    failure.verbose_group = group_;
+    failure.origin = origin_;
+    failure.reason = std::string(reason);
+    if (has_id) {
+      ids_printed_ = true;
+      failure.old_compile_id = std::string(id);
+      reference(id, line);
+    }
+    pending_ = std::move(failure);
+  }
+
+  // The old compile an entry names, emitted once per block (and once per source when named).
+  void reference(std::string_view id, int64_t line) {
+    for (const auto& r : referenced_)
+      if (r == id) return;
+    referenced_.emplace_back(id);
+    CompileRef old_ref = block_.ref;
+    old_ref.id = *CompileId::parse(id);
+    if (!emitted_ || !named_ || emitted_->insert(old_ref))
+      out_.emit(make_compile(line, old_ref, "referenced", header_, block_.pid));
+  }
+
+  const DynamoBlock& block_;
+  const RecompileHeader& header_;
+  const std::string origin_;
+  BlockOutput& out_;
+  EmittedCompileRefs* emitted_;
+  const bool named_;
+  std::vector<std::string> referenced_;  // distinct old ids of this block
+  std::optional<GuardFailure> pending_;  // the entry that continuation lines still extend
+  bool ids_printed_ = false;             // era with `<F/C>: ` on each entry
+  int32_t group_ = -1;
+  int32_t entry_index_ = 0;
+};
+
+}  // namespace
+
 void parse_recompile_block(const DynamoBlock& block_in, BlockOutput& out,
                            EmittedCompileRefs* emitted) {
   DynamoBlock block_copy;
@@ -241,80 +335,17 @@ void parse_recompile_block(const DynamoBlock& block_in, BlockOutput& out,
   const DynamoBlock& block = *source;
   BlockHeader read = read_block_header(block, out);
   const RecompileHeader& header = read.header;
-  const std::string& origin = read.origin;
-  const bool refused = read.refused;
-  const size_t first_entry_line = block.headless ? 0 : 1;
-  if (!refused)
+  if (!read.refused)
     out.emit(make_compile(block.lines[0].line_no, block.ref, "recompile_block", header, block.pid));
   else
     out.claim();
   // A record without a header (a block whose start is not in the log) names no function: a later
   // block's mention of the compile, which carries one, is still emitted.
-  const bool named = !header.co_name.empty();
-  if (emitted && named) emitted->insert(block.ref);
+  if (emitted && !header.co_name.empty()) emitted->insert(block.ref);
 
-  std::vector<std::string> referenced;  // distinct old ids of this block
-  std::optional<GuardFailure> pending;  // the entry that continuation lines still extend
-  bool ids_printed = false;             // era with `<F/C>: ` on each entry
-  int32_t group = -1;
-  int32_t entry_index = 0;
-  auto flush = [&] {
-    if (!pending) return;
-    pending->reason = std::string(rtrim(pending->reason));
-    out.emit(std::move(*pending));
-    pending.reset();
-  };
-
-  for (size_t i = first_entry_line; i < block.lines.size(); ++i) {
-    std::string_view text = trim(block.lines[i].text);
-    if (text.empty() || text.starts_with(kTriggeredBy)) continue;
-    if (int32_t g = verbose_group_index(text); g >= 0) {
-      group = g;
-      continue;
-    }
-    std::string_view entry;
-    if (!recompile_entry_text(text, named && entry_index == 0 && !pending, &entry)) {
-      out.note(i, LineFate::kRejected, "bad_recompile_line");
-      continue;
-    }
-    if (int32_t g = verbose_group_index(entry); g >= 0) {
-      group = g;
-      continue;
-    }
-    std::string_view id, reason;
-    bool has_id = split_compile_id(entry, &id, &reason);
-    if (!has_id && ids_printed && pending) {
-      // A later line of a multi-line reason (`User stack trace:` and its frames).
-      pending->reason += '\n';
-      pending->reason += rtrim(entry);
-      continue;
-    }
-    flush();
-    GuardFailure failure;
-    failure.line = block.lines[i].line_no;
-    failure.ref = block.ref;
-    failure.entry_index = entry_index++;
-    failure.verbose_group = group;
-    failure.origin = origin;
-    if (has_id) {
-      ids_printed = true;
-      failure.old_compile_id = std::string(id);
-      failure.reason = std::string(reason);
-      bool seen = false;
-      for (const auto& r : referenced) seen = seen || r == id;
-      if (!seen) {
-        referenced.emplace_back(id);
-        CompileRef old_ref = block.ref;
-        old_ref.id = *CompileId::parse(id);
-        if (!emitted || !named || emitted->insert(old_ref))
-          out.emit(make_compile(failure.line, old_ref, "referenced", header, block.pid));
-      }
-    } else {
-      failure.reason = std::string(entry);
-    }
-    pending = std::move(failure);
-  }
-  flush();
+  RecompileEntryReader entries(block, header, read.origin, out, emitted);
+  for (size_t i = block.headless ? 0 : 1; i < block.lines.size(); ++i) entries.read_line(i);
+  entries.flush();
 }
 
 bool parse_recompile_tuple(std::string_view message, const CompileRef& ref, int64_t line_no,

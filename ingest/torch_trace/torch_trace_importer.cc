@@ -219,41 +219,8 @@ class TorchTraceImporter : public Importer {
     }
 
     Record& r = pending_;
-    r.kind = Kind::kUnknown;
-    r.artifact = ArtifactUse::kNone;
-    r.line = line_no;
-    r.event_key.clear();
-    r.artifact_name.clear();
-    r.meta = {};
-    r.ids = EnvelopeIds{};
-    r.pid = glog_pid(line);
-    r.clock = read_glog_clock(line);
-    r.has_payload = false;
-    r.expected_md5_valid = false;
-    r.keep_payload = false;
-    r.payload_overflow = false;
-    r.version_lines = false;
-    r.payload_lines = 0;
-    r.payload = {};
-    r.payload_held = false;
-    r.payload_storage.clear();
-
-    std::string_view key = literal_first_key(envelope);
-    if (is_context_key(key)) key = {};  // context keys first: let the skimmer find the event key
-    bool full_parse = false;
-    if (key.empty()) {
-      full_parse = true;  // unusual layout: the skimmer finds the event key
-    } else {
-      r.event_key.assign(key);
-      r.kind = kind_of_key(key);
-      if (r.kind == Kind::kArtifact) {
-        std::optional<std::string_view> name = scan_string_value(envelope, "\"name\"", false);
-        if (name) r.artifact_name.assign(*name);
-        r.artifact = artifact_use(r.artifact_name);
-        if (r.artifact == ArtifactUse::kNone) r.kind = Kind::kIgnored;
-      }
-      full_parse = r.kind != Kind::kIgnored && r.kind != Kind::kUnknown;
-    }
+    start_record(line, line_no, &r);
+    const bool full_parse = read_event_key(envelope, &r);
 
     // A view into the envelope, or into md5_decoded_ when the JSON string had escapes.
     std::optional<std::string_view> md5_text;
@@ -282,13 +249,58 @@ class TorchTraceImporter : public Importer {
       r.meta = {};
       return;
     }
-    r.excerpt.assign(line.substr(0, std::min(line.size(), kExcerptBytes)));
-    r.meta_storage.assign(r.meta);
-    r.meta = r.meta_storage;
-    r.keep_payload = r.kind != Kind::kIgnored && r.kind != Kind::kUnknown;
+    await_payload(line, &r);
+  }
+
+  // Resets the pending record for the record line `line`.
+  void start_record(std::string_view line, int64_t line_no, Record* r) {
+    r->kind = Kind::kUnknown;
+    r->artifact = ArtifactUse::kNone;
+    r->line = line_no;
+    r->event_key.clear();
+    r->artifact_name.clear();
+    r->meta = {};
+    r->ids = EnvelopeIds{};
+    r->pid = glog_pid(line);
+    r->clock = read_glog_clock(line);
+    r->has_payload = false;
+    r->expected_md5_valid = false;
+    r->keep_payload = false;
+    r->payload_overflow = false;
+    r->version_lines = false;
+    r->payload_lines = 0;
+    r->payload = {};
+    r->payload_held = false;
+    r->payload_storage.clear();
+  }
+
+  // The event key when the envelope's first key is a literal one, and the record's kind from it.
+  // Returns whether the envelope must be parsed in full (its kind is wanted, or its layout is
+  // unusual and only the skimmer finds the key).
+  bool read_event_key(std::string_view envelope, Record* r) {
+    std::string_view key = literal_first_key(envelope);
+    if (is_context_key(key)) key = {};  // context keys first: let the skimmer find the event key
+    if (key.empty()) return true;
+    r->event_key.assign(key);
+    r->kind = kind_of_key(key);
+    if (r->kind == Kind::kArtifact) {
+      std::optional<std::string_view> name = scan_string_value(envelope, "\"name\"", false);
+      if (name) r->artifact_name.assign(*name);
+      r->artifact = artifact_use(r->artifact_name);
+      if (r->artifact == ArtifactUse::kNone) r->kind = Kind::kIgnored;
+    }
+    return r->kind != Kind::kIgnored && r->kind != Kind::kUnknown;
+  }
+
+  // The record's payload lines follow: keep what the record needs past `line`'s lifetime.
+  void await_payload(std::string_view line, Record* r) {
+    r->excerpt.assign(line.substr(0, std::min(line.size(), kExcerptBytes)));
+    r->meta_storage.assign(r->meta);
+    r->meta = r->meta_storage;
+    r->keep_payload = r->kind != Kind::kIgnored && r->kind != Kind::kUnknown;
     checksums_.begin_record();
-    r.payload_held = r.keep_payload;
-    checksums_.hold_record(r.payload_held);
+    r->payload_held = r->keep_payload;
+    checksums_.hold_record(r->payload_held);
     pending_active_ = true;
     payload_owner_ = PayloadOwner::kPending;
   }
