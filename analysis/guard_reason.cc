@@ -77,7 +77,7 @@ size_t find_outside_quotes(string_view s, string_view needle, bool* balanced = n
   return npos;
 }
 
-// Start of the `  # <frame>` source comment (§3.4), or npos.
+// Start of the `  # <frame>` source comment (docs/causes.md, Guard texts), or npos.
 size_t find_comment(string_view s) {
   bool balanced = true;
   size_t pos = find_outside_quotes(s, "  # ", &balanced);
@@ -317,15 +317,16 @@ bool classify_tensor_meta(string_view g, GuardReason* r) {
   return false;
 }
 
-// §5 rows 1–6: TENSOR_MATCH texts from guards.cpp. The name may itself contain quotes in older
-// eras (`tensor 'L['tgt']' dtype mismatch`), so it is captured greedily up to the keyword.
+// docs/causes.md rows 1–6: TENSOR_MATCH texts from guards.cpp. The name may itself contain
+// quotes in older eras (`tensor 'L['tgt']' dtype mismatch`), so it is captured greedily up to the
+// keyword.
 bool classify_tensor(string_view g, GuardReason* r) {
   if (!g.starts_with("tensor '")) return false;
   return classify_tensor_shape(g, r) || classify_tensor_meta(g, r);
 }
 
-// §5 row 7 (TENSOR_MATCH on a value that is no longer a tensor). guards.cpp prints a stray quote:
-// `expected type of 'x' to be a tensor type, ' but found int`; match the prefix only.
+// docs/causes.md row 7 (TENSOR_MATCH on a value that is no longer a tensor). guards.cpp prints a
+// stray quote: `expected type of 'x' to be a tensor type, ' but found int`; match the prefix only.
 bool classify_tensor_type(string_view g, GuardReason* r) {
   static const RE2 kTensorType(R"(expected type of '(.+)' to be a tensor type(.*))");
   static const RE2 kFound(R"(but found (.+))");
@@ -359,7 +360,7 @@ std::string join_items(string_view items) {
   return out;
 }
 
-// §5 row 8 and §4.2: every era's global-state guard.
+// docs/causes.md row 8: every era's global-state guard.
 bool classify_global_state(string_view g, GuardReason* r) {
   if (g.starts_with("GLOBAL_STATE changed:")) {
     // Items each end with a space: `grad_mode autocast `.
@@ -426,7 +427,8 @@ bool classify_global_state(string_view g, GuardReason* r) {
   return false;
 }
 
-// §5 row 9: TYPE_MATCH. Newest: `___check_type_id(<ref>, <id>), type=<class 'pkg.Cls'>`.
+// docs/causes.md row 9: TYPE_MATCH. Newest:
+// `___check_type_id(<ref>, <id>), type=<class 'pkg.Cls'>`.
 bool classify_type_id(string_view g, GuardReason* r) {
   std::vector<string_view> args;
   string_view rest;
@@ -519,7 +521,7 @@ bool classify_released(string_view g, GuardReason* r) {
   return false;
 }
 
-// §5 rows 10–11: ID_MATCH, NN_MODULE, DICT_VERSION, 2022 guarded-code validity.
+// docs/causes.md rows 10–11: ID_MATCH, NN_MODULE, DICT_VERSION, 2022 guarded-code validity.
 bool classify_identity(string_view g, GuardReason* r) {
   if (classify_obj_id(g, r)) return true;
   std::vector<string_view> args;
@@ -601,7 +603,8 @@ bool classify_vanished_member(string_view g, GuardReason* r) {
   return false;
 }
 
-// Opaque lambda names (§4.3): the guard exists but its text says nothing about what changed.
+// Opaque lambda names (docs/causes.md row 16): the guard exists but its text says nothing about
+// what changed.
 bool classify_opaque(string_view g, GuardReason* r) {
   if (g.find("___check_metadata_") != npos) {
     set_reason(r, "unknown", "low", "",
@@ -653,7 +656,7 @@ bool classify_membership(string_view g, GuardReason* r) {
   return false;
 }
 
-// §5 row 12: which keys / how many items / whether an optional value is there.
+// docs/causes.md row 12: which keys / how many items / whether an optional value is there.
 bool classify_key_subset(string_view g, GuardReason* r) {
   std::vector<string_view> args;
   string_view rest;
@@ -717,7 +720,7 @@ bool classify_key_subset(string_view g, GuardReason* r) {
   return false;
 }
 
-// §5 row 13: symbolic shape-env guards (sympy-printed) and mark_dynamic.
+// docs/causes.md row 13: symbolic shape-env guards (sympy-printed) and mark_dynamic.
 bool classify_shape_env(string_view g, string_view comment, GuardReason* r) {
   static const RE2 kShapeEnv(
       R"(size\(\)\[\d+\]|stride\(\)\[\d+\]|storage_offset\(\)|\bNe\(|\bEq\(|_dynamo_dynamic_indices|unknown var s\d+|\d+ <= .+ <= \d+)");
@@ -762,7 +765,8 @@ bool classify_shape_env(string_view g, string_view comment, GuardReason* r) {
   return true;
 }
 
-// §5 row 14: EQUALS_MATCH / CONSTANT_MATCH / BOOL_MATCH, and the NaN form of a float constant.
+// docs/causes.md row 14: EQUALS_MATCH / CONSTANT_MATCH / BOOL_MATCH, and the NaN form of a float
+// constant.
 bool classify_constant(string_view g, GuardReason* r) {
   size_t eq = find_outside_quotes(g, " == ");
   if (eq != npos && eq > 0) {
@@ -791,7 +795,7 @@ bool classify_constant(string_view g, GuardReason* r) {
   return false;
 }
 
-// §5 row 15.
+// docs/causes.md row 15.
 bool classify_backend(string_view g, GuardReason* r) {
   if (!g.starts_with("BACKEND_MATCH failure") && g.find("___check_current_backend") == npos)
     return false;
@@ -802,7 +806,7 @@ bool classify_backend(string_view g, GuardReason* r) {
   return true;
 }
 
-// §5 row 16: everything else, each with what would decide it.
+// docs/causes.md row 16: everything else, each with what would decide it.
 void classify_unknown(string_view g, GuardReason* r) {
   std::string more(kEnableMore);
   if (g.empty()) {

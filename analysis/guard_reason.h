@@ -1,6 +1,7 @@
 // Dynamo guard-failure reason classifier: one reason text (one rejected cache entry, any log era)
 // to a cause of the vocabulary of docs/causes.md, with the structured evidence the text carries.
-// Grammar: docs/dynamo_text.md; rule table (rows `§5 row N` in the .cc): docs/causes.md. No I/O.
+// Grammar: docs/dynamo_text.md; rule table: docs/causes.md, Guard texts (the .cc cites its rows by
+// number). No I/O.
 #pragma once
 
 #include <string>

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the npm package @duckdb/node-api (a prebuilt DuckDB) into tests/duckdb/node_modules for
-# the export load test (tests/export_duckdb_test.cc). Best effort: without node, npm or a network
-# the test skips with a message saying so, and this script does not fail the suite.
+# the export load test (ExportTest.DuckDbCountsPerViewEqualTheSqliteViews in tests/export_test.cc).
+# Best effort: without node, npm or a network the test skips with a message saying so, and this
+# script does not fail the suite.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then

@@ -18,21 +18,17 @@ namespace rcf::store {
 namespace {
 
 // Created with the schema, so that the first load maintains them as it appends: a table's rows
-// come in run_id order, each index entry lands at the end of its index, and that cost less than
-// sorting every entry once the load was done (docs/performance.md, fifth session: a dense Dynamo
-// log 4-7 % faster, an HLO dump 4 MB smaller). create_indexes() also runs after each ingest, to
-// give a store of an older rcf what it lacks. Every table the analysis reads per run is found by
-// run_id (else analysing one run would scan every run of the store); metric_fields holds only the
-// three fields the analysis reads (the CompileTime and ExecuteTime timers, and counter values such
-// as aten::_local_scalar_dense), a fifth of a metrics report, and queries that use it repeat its
-// WHERE term (kMetricFieldsTerm in store/store.h). It replaced metric_timer (two fields) on
-// 2026-11-23. The Dynamo tables' indexes are on run_id alone: no query looks their rows
-// up by compile (the analysis reads a run's rows whole). They were (run_id, rank, epoch,
-// frame_id, frame_compile_id) until 2026-11-23 and took three times as long to build: 2.5 s
-// against 0.8-1.0 s for the three large tables of a 1 M-compile store in the sqlite3 shell, and
-// the whole first ingest went from 17.3-18.6 s to 16.2-16.6 s. A store that has the old ones gets
-// these instead. source_content serves the duplicate-source lookup (store/duplicate_source.h),
-// run once per file by ingest and merge: without it, 32 000 one-line files took 21.6 s.
+// come in run_id order, so each index entry lands at the end of its index, which costs less than
+// sorting every entry after the load (docs/performance.md). create_indexes() also runs after each
+// ingest, to give a store of an older rcf what it lacks, and drops the indexes it replaced.
+// Every table the analysis reads per run is found by run_id, else analysing one run would scan
+// every run of the store. The Dynamo tables' indexes are on run_id alone: the analysis reads a
+// run's rows whole and never looks one up by compile, and a wider key takes about three times as
+// long to build. metric_fields is partial: it holds only the three fields the analysis reads (the
+// CompileTime and ExecuteTime timers, and counter values such as aten::_local_scalar_dense), a
+// fifth of a metrics report, so queries that use it repeat its WHERE term (kMetricFieldsTerm in
+// store/store.h). source_content serves the duplicate-source lookup (store/duplicate_source.h),
+// run once per file by ingest and merge; without it that lookup scans every source.
 constexpr const char* kIndexSql = R"sql(
 CREATE INDEX IF NOT EXISTS source_run ON source(run_id);
 CREATE INDEX IF NOT EXISTS source_content ON source(content_hash);
@@ -182,14 +178,14 @@ std::unique_ptr<Database> open_connection(const std::string& path, OpenMode mode
 // it (another process may have created it while this one waited for the lock).
 bool create_schema(Database& db) {
   // 16 KiB pages (SQLite's default is 4 KiB): a store is written in bulk, a page at a time to
-  // the WAL and again at the checkpoint, and each page is a system call, which in the
-  // benchmark machine's VM costs more than the bytes. Re-analysing 1 M Dynamo compiles took
-  // 11.4-11.5 s instead of 13.1 s on the same store with 16 KiB pages (64 KiB: no better).
-  // Only an empty file takes it; a store created by another rcf keeps its own.
+  // the WAL and again at the checkpoint, and each page is a system call, which in a VM costs
+  // more than the bytes (re-analysing 1 M Dynamo compiles: 11.4-11.5 s against 13.1 s with
+  // 4 KiB pages; 64 KiB is no better). Only an empty file takes it; a store created by another
+  // rcf keeps its own.
   db.exec(fmt::format("PRAGMA page_size={}", kPageSize));
-  // The page cache again, in KiB: SQLite had turned its default 2000 KiB into pages of the 4 KiB
-  // size the connection opened with and kept that count at 16 KiB, so a created store's first
-  // load cached 8 MB, a fifth of the TORCH_TRACE ingest's peak (docs/performance.md).
+  // The page cache again, in KiB: SQLite keeps its default as a count of pages of the size the
+  // connection opened with, which at 16 KiB pages would cache 8 MB, a fifth of the TORCH_TRACE
+  // ingest's peak memory (docs/performance.md).
   db.exec(fmt::format("PRAGMA cache_size=-{}", kCacheKiB));
   // The write lock first (it waits for a concurrent creator); WAL mode after the commit.
   db.exec("BEGIN IMMEDIATE");
@@ -235,16 +231,17 @@ void check_schema_version(Database& db, const std::string& path) {
 void set_writer_pragmas(Database& db, OpenMode mode, bool created) {
   // A store an ingest has just created takes its first load in rollback-journal mode: the new
   // pages then go straight into the database file, where in WAL mode each is written to the
-  // WAL and copied again at the checkpoint after the commit. Ingesting a 1 GB log of 1 M
-  // Dynamo compiles into a new store took 17.6-18.1 s instead of 20.5-21.3 s (alternating).
+  // WAL and copied again at the checkpoint after the commit (a 1 GB log of 1 M Dynamo
+  // compiles into a new store: 17.6-18.1 s against 20.5-21.3 s in WAL mode).
   // Nobody can have been reading a store that did not exist; a reader that comes meanwhile
   // sees it empty, or, once the load has begun writing pages, waits for the commit (busy
   // timeout). switch_to_wal() follows the commit.
   if (!(created && mode == OpenMode::kIngest)) enable_wal(db, db.busy_timeout_ms());
   db.exec("PRAGMA synchronous=NORMAL");
-  // Debian builds SQLite with SECURE_DELETE, which overwrites every freed page with zeros: the
-  // previous analysis of a run (a million compile rows) then took 2 s to delete instead of 0.3
-  // s, writing hundreds of MB to the WAL. rcf's deleted rows are derived data, nothing to erase.
+  // Debian builds SQLite with SECURE_DELETE, which overwrites every freed page with zeros:
+  // deleting the previous analysis of a run (a million compile rows) would take 2 s instead of
+  // 0.3 s and write hundreds of MB to the WAL. rcf's deleted rows are derived data, nothing to
+  // erase.
   db.exec("PRAGMA secure_delete=OFF");
 }
 

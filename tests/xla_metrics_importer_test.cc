@@ -3,7 +3,8 @@
 // sorted runs, repeated reports, cut blocks, CRLF, malformed values, sniffing).
 //
 // The fixture expectations below were produced by an independent Python/regex reading of the
-// files (the §5.1 time regex, base-1024 bytes) and checked by hand against the text.
+// files (the time regex of docs/xla_metrics.md, Values; base-1024 bytes) and checked by hand
+// against the text.
 #include "ingest/xla/xla_metrics_importer.h"
 
 #include <gtest/gtest.h>

@@ -64,8 +64,8 @@ bool skip_digits(std::string_view s, size_t* i) {
   return *i > start;
 }
 
-// `!?\d+(/\d+){0,2}(_\d+)?` followed by ']' at `s[i]`: the trace id of §2. Returns the index of
-// the ']' or kNpos. Cheaper than CompileId::parse on the per-line path.
+// `!?\d+(/\d+){0,2}(_\d+)?` followed by ']' at `s[i]`: the trace id (docs/dynamo_text.md, Compile
+// ids). Returns the index of the ']' or kNpos. Cheaper than CompileId::parse on the per-line path.
 size_t scan_trace_id(std::string_view s, size_t i) {
   if (i < s.size() && s[i] == '!') ++i;
   if (!skip_digits(s, &i)) return kNpos;
