@@ -15,30 +15,7 @@
 namespace rcf::ingest::torch_trace {
 
 // ---------------------------------------------------------------------------------------------
-// Text helpers (inline: called per byte or per line)
-
-inline bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-inline bool digits_at(std::string_view s, size_t pos, size_t count) {
-  for (size_t i = 0; i < count; ++i)
-    if (!is_digit(s[pos + i])) return false;
-  return true;
-}
-
-inline std::string_view rtrim(std::string_view s) {
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
-
-inline std::string_view trim(std::string_view s) {
-  s = rtrim(s);
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  return s;
-}
+// Text helpers: is_digit, digits_at, trim and rtrim are ingest/reading/text_util.h's.
 
 // Calls `fn(line)` for each '\n'-separated line of `text` (views into `text`).
 template <typename Fn>

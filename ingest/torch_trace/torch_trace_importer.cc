@@ -86,14 +86,12 @@ using torch_trace::parse_graph_break_text;
 using torch_trace::parse_json;
 using torch_trace::read_chromium_event;
 using torch_trace::Record;
-using torch_trace::rtrim;
 using torch_trace::scan_string_value;
 using torch_trace::skim_small_int;
 using torch_trace::skim_string;
 using torch_trace::split_reason;
 using torch_trace::string_member;
 using torch_trace::traceback_summary;
-using torch_trace::trim;
 
 // ---------------------------------------------------------------------------------------------
 // The importer
