@@ -1,6 +1,5 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <fnmatch.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -8,13 +7,11 @@
 #include <memory>
 
 #include "analysis/gate.h"
-#include "analysis/gate_facts.h"
 #include "analysis/gate_file.h"
 #include "cli/commands.h"
 #include "cli/print_text.h"
+#include "pipeline/gate_pipeline.h"
 #include "report/gate_output.h"
-#include "store/run_queries.h"
-#include "store/store.h"
 #include "util/error.h"
 #include "util/output_guard.h"
 #include "util/safe_text.h"
@@ -51,10 +48,6 @@ struct Flags {
   CLI::Option* max_growth;
 };
 
-bool is_glob(const std::string& s) {
-  return s.find_first_of("*?[") != std::string::npos;
-}
-
 analysis::BudgetPatch flag_budgets(const GateOptions& o, const Flags& f) {
   analysis::BudgetPatch p;
   if (f.max_programs->count())
@@ -78,35 +71,6 @@ analysis::BudgetPatch flag_budgets(const GateOptions& o, const Flags& f) {
   return p;
 }
 
-std::vector<std::string> select_lanes(store::Database& db, const GateOptions& o) {
-  std::vector<std::string> all = store::lane_names(db);
-  if (all.empty())
-    throw Error(
-        fmt::format("no runs in {}: ingest logs first (rcf ingest --db {} --lane NAME "
-                    "PATH...)",
-                    o.db, o.db));
-  if (o.lane.empty()) return all;
-  std::vector<std::string> chosen;
-  for (const auto& lane : all)
-    if (lane == o.lane || (is_glob(o.lane) && fnmatch(o.lane.c_str(), lane.c_str(), 0) == 0))
-      chosen.push_back(lane);
-  if (chosen.empty())
-    throw Error(fmt::format("no lane {} '{}' in {} (lanes: {})",
-                            is_glob(o.lane) ? "matches" : "named", o.lane, o.db,
-                            fmt::join(all, ", ")));
-  return chosen;
-}
-
-// `--baseline DB[:LANE]`: the whole text when it names a file, else split at the last ':'.
-std::pair<std::string, std::string> split_baseline(const std::string& spec) {
-  std::error_code ec;
-  size_t colon = spec.rfind(':');
-  if (std::filesystem::exists(spec, ec) || colon == std::string::npos) return {spec, ""};
-  if (colon == 0 || colon + 1 == spec.size())
-    throw Error(fmt::format("--baseline '{}': expected DB or DB:LANE", spec));
-  return {spec.substr(0, colon), spec.substr(colon + 1)};
-}
-
 // Where the Markdown summary goes on GitHub Actions, or null.
 const char* github_summary_path() {
   const char* actions = std::getenv("GITHUB_ACTIONS");
@@ -118,65 +82,26 @@ const char* github_summary_path() {
 // The output files never go over a store: the database, the baseline, or any SQLite file.
 void check_outputs(const GateOptions& o) {
   std::vector<std::string> stores = {o.db};
-  if (!o.baseline.empty()) stores.push_back(split_baseline(o.baseline).first);
+  if (!o.baseline.empty()) stores.push_back(pipeline::split_baseline(o.baseline).first);
   if (!o.junit.empty()) util::refuse_output_over_store("--junit", o.junit, stores);
   if (const char* summary = github_summary_path())
     util::refuse_output_over_store("GITHUB_STEP_SUMMARY", summary, stores);
 }
 
 int run_gate(const GateOptions& o, const Flags& f) {
-  analysis::BudgetPatch flags = flag_budgets(o, f);
+  pipeline::GateRequest request;
+  request.flags = flag_budgets(o, f);
   check_outputs(o);
-  if (f.max_growth->count() && o.baseline.empty())
-    throw Error("--max-growth compares with a baseline: give --baseline DB[:LANE] too");
-  std::optional<analysis::GateFile> gate_file;
-  if (!o.gate_file.empty()) gate_file = analysis::read_gate_file(o.gate_file);
-
-  auto db = store::open_store(o.db, store::OpenMode::kRead);
-  std::vector<std::string> lanes = select_lanes(*db, o);
-  if (gate_file && o.lane.empty()) {
-    for (const auto& entry : gate_file->lanes)
-      if (!is_glob(entry.lane) && std::find(lanes.begin(), lanes.end(), entry.lane) == lanes.end())
-        print_text(stderr, fmt::format("rcf gate: warning: gate file {} names lane '{}', which "
-                                       "{} has no run of\n",
-                                       util::field_text(o.gate_file), util::field_text(entry.lane),
-                                       util::field_text(o.db)));
-  }
-
-  std::unique_ptr<store::Database> baseline_db;
-  std::string baseline_db_path, baseline_lane;
-  analysis::GateResult result;
-  result.db = o.db;
-  if (!o.baseline.empty()) {
-    std::tie(baseline_db_path, baseline_lane) = split_baseline(o.baseline);
-    baseline_db = store::open_store(baseline_db_path, store::OpenMode::kRead);
-    result.baseline = baseline_lane.empty()
-                          ? baseline_db_path
-                          : fmt::format("{} lane '{}'", baseline_db_path, baseline_lane);
-  }
-
-  for (const auto& lane : lanes) {
-    analysis::Budgets budgets =
-        analysis::budgets_for_lane(gate_file ? &*gate_file : nullptr, flags, lane);
-    analysis::LaneFacts facts = analysis::load_lane_facts(
-        *db, lane, o.run, budgets.require_restart_proof ? &o.restart : nullptr);
-    if (facts.runs.empty()) continue;  // --run names a run this lane does not have
-    std::optional<analysis::LaneBaseline> baseline;
-    if (baseline_db) {
-      std::string base_lane = baseline_lane.empty() ? lane : baseline_lane;
-      analysis::LaneFacts base = analysis::load_lane_facts(*baseline_db, base_lane, "");
-      if (base.runs.empty())
-        throw Error(fmt::format("baseline {} has no lane '{}' (lanes: {})", baseline_db_path,
-                                base_lane, fmt::join(store::lane_names(*baseline_db), ", ")));
-      baseline = analysis::LaneBaseline{fmt::format("{} lane '{}'", baseline_db_path, base_lane),
-                                        std::move(base.runs)};
-    }
-    result.lanes.push_back(
-        analysis::evaluate_lane(facts, budgets, baseline ? &*baseline : nullptr));
-  }
-  if (result.lanes.empty())
-    throw Error(fmt::format("no run labelled '{}' in {}{}", o.run, o.db,
-                            o.lane.empty() ? "" : fmt::format(" lane '{}'", o.lane)));
+  request.db = o.db;
+  request.lane = o.lane;
+  request.run = o.run;
+  request.gate_file = o.gate_file;
+  request.baseline = o.baseline;
+  request.restart = o.restart;
+  pipeline::GateOutcome outcome = pipeline::run_gate(request);
+  for (const auto& warning : outcome.warnings)
+    print_text(stderr, "rcf gate: warning: " + warning + "\n");
+  const analysis::GateResult& result = outcome.result;
 
   if (!o.junit.empty())
     report::write_output_file(o.junit, report::render_gate_junit(result), false);
