@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -72,9 +73,39 @@ const std::vector<DemoScenario>& demo_scenarios() {
   return scenarios;
 }
 
-std::string default_fixtures_dir() {
-  if (const char* env = std::getenv("RCF_FIXTURES")) return env;
-  return std::string(RCF_SOURCE_DIR) + "/fixtures";
+// Where the bundled fixtures are looked for when neither --fixtures nor RCF_FIXTURES names them:
+// relative to the running binary, so it holds no path of the machine that built it. The build
+// tree has them next to the binary (BUILD/share/rcf/fixtures), an installed PREFIX/bin/rcf one
+// level up (PREFIX/share/rcf/fixtures; docs/usage.md, "rcf demo").
+std::vector<std::string> fixture_candidates() {
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  std::filesystem::path dir = exe.parent_path();
+  return {(dir / "share/rcf/fixtures").string(),
+          (dir / "../share/rcf/fixtures").lexically_normal().string()};
+}
+
+std::string find_fixtures() {
+  if (const char* env = std::getenv("RCF_FIXTURES"); env != nullptr && *env != '\0') return env;
+  std::vector<std::string> candidates = fixture_candidates();
+  if (candidates.empty())
+    throw Error(
+        "cannot locate the rcf binary (/proc/self/exe) to find the demo's fixtures; "
+        "give --fixtures DIR");
+  for (const auto& dir : candidates)
+    if (std::filesystem::is_directory(dir)) return dir;
+  throw Error(fmt::format("no bundled fixtures for rcf demo in {} or {}; give --fixtures DIR",
+                          util::field_text(candidates[0]), util::field_text(candidates[1])));
+}
+
+// --fixtures (or RCF_FIXTURES) when given, else the bundled fixtures; a directory either way.
+std::string resolve_fixtures(const std::string& given) {
+  std::string dir = given.empty() ? find_fixtures() : given;
+  if (!std::filesystem::is_directory(dir))
+    throw Error(fmt::format("{} {}: not a directory", given.empty() ? "RCF_FIXTURES" : "--fixtures",
+                            util::field_text(dir)));
+  return dir;
 }
 
 const char* const kDemoOutputs[] = {"explain.txt", "explain.json", "report.html", "report.md",
@@ -108,7 +139,7 @@ void write_file(const std::string& path, const std::string& text) {
 
 Command add_demo_command(CLI::App& app) {
   struct Options {
-    std::string fixtures = default_fixtures_dir();
+    std::string fixtures;  // empty: RCF_FIXTURES, else share/rcf/fixtures by the binary
     std::string out = "rcf-demo";
     bool force = false;
   };
@@ -116,27 +147,30 @@ Command add_demo_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "demo",
       "Ingest the bundled fixtures into a fresh database; write the explanation and the reports");
-  cmd->add_option("--fixtures", opt->fixtures, "Fixtures directory")->capture_default_str();
+  cmd->add_option("--fixtures", opt->fixtures,
+                  "Fixtures directory (default: $RCF_FIXTURES, else share/rcf/fixtures beside "
+                  "the rcf binary or in its parent directory)");
   cmd->add_option("--out", opt->out, "Output directory (database and reports)")
       ->capture_default_str();
   cmd->add_flag("--force", opt->force, "Replace the rcf.db an earlier demo left in --out");
   return {cmd, [opt]() {
+            const std::string fixtures = resolve_fixtures(opt->fixtures);
             std::string db_path = opt->out + "/rcf.db";
             prepare_demo_dir(opt->out, db_path, opt->force);
             for (const auto& s : demo_scenarios()) {
               bool present = true;
               for (const char* p : s.paths)
-                present = present && ::access((opt->fixtures + "/" + p).c_str(), R_OK) == 0;
+                present = present && ::access((fixtures + "/" + p).c_str(), R_OK) == 0;
               if (!present) {
                 print_text(fmt::format("[{}/{}] skipped: fixtures not found under {}\n", s.lane,
-                                       s.run, util::field_text(opt->fixtures)));
+                                       s.run, util::field_text(fixtures)));
                 continue;
               }
               pipeline::IngestRequest req;
               req.db_path = db_path;
               req.lane = s.lane;
               req.run = s.run;
-              for (const char* p : s.paths) req.paths.push_back(opt->fixtures + "/" + p);
+              for (const char* p : s.paths) req.paths.push_back(fixtures + "/" + p);
               auto summary = pipeline::run_ingest(req);
               print_text(fmt::format("[{}/{}] {}", s.lane, s.run,
                                      pipeline::render_ingest_summary(summary)));

@@ -9,6 +9,7 @@
 
 #include "analysis/restart_proof.h"
 #include "report/rank_divergence_output.h"
+#include "report/report_assets.h"
 #include "report/report_json.h"
 #include "report/report_text.h"
 #include "util/safe_text.h"
@@ -57,154 +58,18 @@ double tick_step(double max, int count) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Page furniture.
+// Page furniture: the stylesheet and the chart script live in report/assets/ and are embedded at
+// build time (report/report_assets.h). The script links the charts' cursors (hover one chart:
+// every chart shows that step) and records in the DOM how many charts drew and any error, for
+// tests and for users. Each asset starts on the line after its opening tag.
 
-constexpr const char* kStyle = R"css(
-:root{--ink:#1d2330;--muted:#5b6475;--line:#d8dce4;--bg:#f7f8fa;--accent:#1f4e79}
-*{box-sizing:border-box}
-body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;
-  color:var(--ink);background:#fff}
-header{background:var(--accent);color:#fff;padding:18px 28px}
-header h1{margin:0 0 4px;font-size:22px}
-header p{margin:0;opacity:.9}
-header code{color:#fff}
-nav{padding:8px 28px;background:var(--bg);border-bottom:1px solid var(--line)}
-nav a{margin-right:14px;color:var(--accent);text-decoration:none}
-main{padding:8px 28px 40px;max-width:1400px}
-h2{margin:28px 0 10px;padding-bottom:4px;border-bottom:2px solid var(--line);font-size:19px}
-h3{margin:20px 0 8px;font-size:16px}
-h4{margin:14px 0 6px;font-size:14px}
-table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
-th,td{border:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
-th{background:var(--bg);font-weight:600}
-td.n{text-align:right;font-variant-numeric:tabular-nums}
-code,pre,.key{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
-.key{word-break:break-all}
-pre{background:var(--bg);border:1px solid var(--line);padding:6px 8px;white-space:pre-wrap;
-  word-break:break-word;margin:4px 0}
-.muted{color:var(--muted)}
-.cause{display:inline-block;padding:0 6px;border-radius:9px;background:var(--c);color:#fff;
-  font-size:12px;white-space:nowrap}
-.verdict{display:inline-block;padding:2px 10px;border-radius:4px;color:#fff;font-weight:600}
-.v-proven{background:#2e7d32}.v-not_proven_cache_unread{background:#c62828}
-.v-partial{background:#ef6c00}.v-insufficient_evidence{background:#607d8b}
-.state-settled{color:#2e7d32}.state-still_growing,.state-not_settled{color:#c62828}
-.state-no_data{color:var(--muted)}
-figure{margin:8px 0 18px}
-figcaption{font-weight:600;margin-bottom:2px}
-svg.chart{width:100%;max-width:1100px;height:auto;display:block;background:#fff}
-svg.chart text{font:11px system-ui,sans-serif;fill:var(--muted)}
-svg.chart .grid{stroke:#eef0f4}
-svg.chart .axis{stroke:#9aa3b2}
-svg.chart .programs{fill:none;stroke:var(--accent);stroke-width:2}
-svg.chart .bar{fill:#8fa8c8}
-svg.chart .cursor{stroke:#d32f2f;stroke-width:1;stroke-dasharray:3 3}
-svg.chart text.readout{fill:#d32f2f;font-weight:600;paint-order:stroke;stroke:#fff;stroke-width:4px}
-.legend span{margin-right:10px}
-details summary{cursor:pointer;color:var(--accent)}
-.site{border:1px solid var(--line);border-radius:6px;padding:8px 12px;margin:10px 0}
-.site h4{margin:0 0 4px;word-break:break-all}
-.nochart{padding:10px;background:var(--bg);border:1px dashed var(--line)}
-)css";
+std::string style_element() {
+  return std::string("<style>\n") + kReportCss + "</style>";
+}
 
-// Hover any chart: every chart shows the same step (linked cursor). Records in the DOM how many
-// charts drew (their step line has a non-empty box) and any error, for tests and for users.
-constexpr const char* kScript = R"js(
-(function () {
-  'use strict';
-  var body = document.body, errors = [];
-  function fail(e) {
-    errors.push(String(e && e.message ? e.message : e));
-    body.setAttribute('data-chart-errors', errors.join(' | '));
-  }
-  window.addEventListener('error', function (ev) { fail(ev.message || 'error'); });
-  try {
-    var data = JSON.parse(document.getElementById('rcf-chart-data').textContent);
-    var g = data.geometry, span = g.last - g.first + 1, col = g.width / span;
-    var charts = [], ready = 0;
-    var svgs = document.querySelectorAll('svg[data-chart]');
-    for (var i = 0; i < svgs.length; i++) {
-      var svg = svgs[i], c = data.charts[+svg.getAttribute('data-chart')];
-      if (!c) throw new Error('chart ' + svg.getAttribute('data-chart') + ' has no data');
-      var line = svg.querySelector('path.programs'), box = line ? line.getBBox() : null;
-      if (box && (box.width > 0 || box.height > 0)) ready++;
-      charts.push({svg: svg, c: c, cursor: svg.querySelector('.cursor'),
-                   readout: svg.querySelector('.readout'),
-                   marks: svg.querySelector('.readout-marks')});
-    }
-    // The last entry whose step is <= step (series are sorted by step).
-    function at(series, step) {
-      var lo = 0, hi = series.length - 1, found = null;
-      while (lo <= hi) {
-        var mid = (lo + hi) >> 1;
-        if (series[mid][0] <= step) { found = series[mid]; lo = mid + 1; } else hi = mid - 1;
-      }
-      return found;
-    }
-    function ms(v) {
-      if (v === null || v === undefined) return 'time unknown';
-      if (v >= 60000) return (v / 60000).toFixed(1) + ' min';
-      if (v >= 1000) return (v / 1000).toFixed(1) + ' s';
-      return Math.round(v) + ' ms';
-    }
-    function show(step) {
-      for (var i = 0; i < charts.length; i++) {
-        var ch = charts[i], c = ch.c, x = g.left + (step - g.first + 0.5) * col;
-        ch.cursor.setAttribute('x1', x.toFixed(1));
-        ch.cursor.setAttribute('x2', x.toFixed(1));
-        ch.cursor.setAttribute('visibility', 'visible');
-        var bucket = c.first + Math.floor((step - c.first) / c.bucket) * c.bucket;
-        var text, marks = [];
-        if (step < c.first || step > c.last) {
-          text = 'step ' + step + ': outside this run (' + c.first + '..' + c.last + ')';
-        } else {
-          var p = at(c.programs, step), bar = at(c.compiles, step);
-          text = (c.bucket > 1 ? 'steps ' + bucket + '..' + (bucket + c.bucket - 1)
-                               : 'step ' + step) +
-              ': ' + (p ? p[1] : 0) + ' programs cached';
-          if (bar && bar[0] === bucket)
-            text += ', ' + bar[1] + (bar[1] === 1 ? ' compile (' : ' compiles (') +
-                ms(bar[2]) + ')';
-          for (var k = 0; k < c.marks.length; k++)
-            if (c.marks[k][0] === bucket) marks.push(c.marks[k][2] + ' ' + c.marks[k][1]);
-        }
-        ch.readout.textContent = text;
-        ch.marks.textContent = marks.length ? 'recompiles: ' + marks.join(', ') : '';
-        ch.readout.setAttribute('visibility', 'visible');
-        ch.marks.setAttribute('visibility', 'visible');
-      }
-      body.setAttribute('data-cursor-step', String(step));
-    }
-    function hide() {
-      for (var i = 0; i < charts.length; i++) {
-        charts[i].cursor.setAttribute('visibility', 'hidden');
-        charts[i].readout.setAttribute('visibility', 'hidden');
-        charts[i].marks.setAttribute('visibility', 'hidden');
-      }
-    }
-    function onMove(ev) {
-      var svg = ev.currentTarget, pt = svg.createSVGPoint();
-      pt.x = ev.clientX;
-      pt.y = ev.clientY;
-      var ctm = svg.getScreenCTM();
-      if (!ctm) return;
-      var x = pt.matrixTransform(ctm.inverse()).x;
-      var step = g.first + Math.floor((x - g.left) / col);
-      show(Math.max(g.first, Math.min(g.last, step)));
-    }
-    for (var j = 0; j < charts.length; j++) {
-      charts[j].svg.addEventListener('mousemove', onMove);
-      charts[j].svg.addEventListener('mouseleave', hide);
-    }
-    var m = /cursor=(-?\d+)/.exec(window.location.hash);
-    if (m) show(parseInt(m[1], 10));
-    body.setAttribute('data-charts-total', String(charts.length));
-    body.setAttribute('data-charts-ready', String(ready));
-  } catch (e) {
-    fail(e);
-  }
-})();
-)js";
+std::string script_element() {
+  return std::string("<script>\n") + kReportJs + "</script>";
+}
 
 // ---------------------------------------------------------------------------------------------
 // Sections.
@@ -925,9 +790,9 @@ std::string render_report_html(const ReportModel& model) {
   return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
          "<title>" +
-         esc(title) + "</title><style>" + kStyle + "</style></head>\n<body>\n" + body +
+         esc(title) + "</title>" + style_element() + "</head>\n<body>\n" + body +
          "<script type=\"application/json\" id=\"rcf-chart-data\">" + script_safe_json(data) +
-         "</script>\n<script>" + kScript + "</script>\n</body></html>\n";
+         "</script>\n" + script_element() + "\n</body></html>\n";
 }
 
 }  // namespace rcf::report

@@ -1,11 +1,13 @@
 // End-to-end tests of the `rcf` binary (RCF_BINARY): exit codes, messages, `ingest` from files,
-// stdin and gzip, `explain --json`, and `demo`. Each test runs in its own temporary directory.
+// stdin and gzip, `explain --json`, and `demo`, run in the build tree and from an installed copy.
+// Each test runs in its own temporary directory.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -317,6 +319,57 @@ TEST_F(CliTest, DemoWritesReports) {
   ASSERT_EQ(r.rc, 0) << r.err;
   json again = json::parse(read_file(path("demo/explain.json")));
   EXPECT_EQ(again, j);
+}
+
+// Runs a shell command, stdout and stderr together, with no RCF_FIXTURES in its environment.
+Result run_shell(const std::string& cmd, const std::string& out_file) {
+  int status = std::system(
+      ("env -u RCF_FIXTURES " + cmd + " >" + shell_quote(out_file) + " 2>&1 </dev/null").c_str());
+  Result r;
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_file(out_file);
+  return r;
+}
+
+// `cmake --install BUILD --prefix P` puts rcf in P/bin and the demo's fixtures in
+// P/share/rcf/fixtures; P/bin/rcf finds them relative to itself, since the binary holds no path of
+// the build tree. Without them it names where it looked (docs/usage.md, "rcf demo").
+TEST_F(CliTest, InstalledDemoReadsTheFixturesBesideItsPrefix) {
+  const std::string prefix = path("prefix");
+  Result install =
+      run_shell(shell_quote(rcf::testing::kCmakeCommand) + " --install " +
+                    shell_quote(rcf::testing::kBuildDir) + " --prefix " + shell_quote(prefix),
+                path("install.log"));
+  ASSERT_EQ(install.rc, 0) << install.out;
+  ASSERT_TRUE(exists("prefix/share/rcf/fixtures/dynamo"));
+  const std::string rcf_bin = shell_quote(prefix + "/bin/rcf");
+  Result demo = run_shell(rcf_bin + " demo --out " + shell_quote(path("out")), path("demo.log"));
+  ASSERT_EQ(demo.rc, 0) << demo.out;
+  // Every scenario's fixtures were installed: nothing skipped, all 13 lanes.
+  EXPECT_EQ(demo.out.find("skipped: fixtures not found"), std::string::npos) << demo.out;
+  ASSERT_TRUE(exists("out/report.html"));
+  const json explain = json::parse(read_file(path("out/explain.json")));
+  std::set<std::string> lanes;
+  for (const json& run : explain["runs"]) lanes.insert(run["lane"].get<std::string>());
+  EXPECT_EQ(lanes.size(), 13u);
+
+  const std::string real = std::filesystem::canonical(prefix).string();
+  std::filesystem::rename(path("prefix/share"), path("prefix/moved"));
+  Result missing =
+      run_shell(rcf_bin + " demo --out " + shell_quote(path("out2")), path("missing.log"));
+  EXPECT_EQ(missing.rc, 2) << missing.out;
+  EXPECT_NE(missing.out.find(real + "/bin/share/rcf/fixtures"), std::string::npos) << missing.out;
+  EXPECT_NE(missing.out.find(real + "/share/rcf/fixtures"), std::string::npos) << missing.out;
+  EXPECT_NE(missing.out.find("--fixtures DIR"), std::string::npos) << missing.out;
+}
+
+// --fixtures names a directory; a missing one is an input error, not an empty demo.
+TEST_F(CliTest, DemoRefusesAMissingFixturesDirectory) {
+  Result r = rcf({"demo", "--fixtures", path("nowhere"), "--out", path("out")});
+  EXPECT_EQ(r.rc, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--fixtures " + path("nowhere") + ": not a directory"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(exists("out/rcf.db"));
 }
 
 }  // namespace cli_test

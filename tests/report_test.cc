@@ -425,6 +425,19 @@ TEST_F(ReportFixtures, HtmlIsOneSelfContainedFile) {
   EXPECT_NE(html.find("/work/model/moe.py:212"), std::string::npos);
 }
 
+// The stylesheet and the script are the files of report/assets/ byte for byte (embedded at build
+// time by cmake/embed_text.cmake), each starting on the line after its opening tag.
+TEST_F(ReportFixtures, HtmlEmbedsTheAssetFilesVerbatim) {
+  std::string html = report::render_report_html(model());
+  const std::string assets = std::string(RCF_FIXTURES_DIR) + "/../report/assets/";
+  const std::string css = read_file(assets + "report.css");
+  const std::string js = read_file(assets + "report.js");
+  EXPECT_NE(html.find("</title><style>\n" + css + "</style></head>\n<body>\n"), std::string::npos);
+  EXPECT_NE(html.find("</script>\n<script>\n" + js + "</script>\n</body></html>\n"),
+            std::string::npos);
+  EXPECT_EQ(count_of(html, "<style>"), 1u);
+}
+
 TEST_F(ReportFixtures, JsonCarriesEverythingVersioned) {
   json j = json::parse(report::render_report_json(model()));
   EXPECT_EQ(j["schema_version"], report::kReportJsonVersion);

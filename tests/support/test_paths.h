@@ -9,6 +9,9 @@ namespace rcf::testing {
 extern const char* const kFixturesDir;
 extern const char* const kGoldenDir;
 extern const char* const kRcfBinary;
+// The build directory and the cmake that configured it (install_test runs `cmake --install`).
+extern const char* const kBuildDir;
+extern const char* const kCmakeCommand;
 
 }  // namespace rcf::testing
 
