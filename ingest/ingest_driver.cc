@@ -262,7 +262,13 @@ void read_lines(SourceReading& r, Importer& importer, TallySink& tally, StampSin
                      std::string_view stamp) {
     origins.follow(origin, importer);
     if (r.tap) {
-      if (auto timing = r.tap->match(text, line_no)) tally.emit(std::move(*timing));
+      // A match with a number out of range is rejected as a step-timing row is; the line still
+      // goes to the importer, as a line the pattern does not match (docs/reasons.md).
+      const char* implausible = nullptr;
+      if (auto timing = r.tap->match(text, line_no, &implausible))
+        tally.emit(std::move(*timing));
+      else if (implausible)
+        tally.note(line_no, LineFate::kRejected, implausible, text);
     }
     stamped.set_line(line_no, stamp);
     importer.on_line(text, line_no);

@@ -173,5 +173,29 @@ TEST(PlainTextFormat, StepsInAConsoleOfTheirOwnSayWhyTheyPlaceNoCompile) {
       << r.out;
 }
 
+// Issue 47: a --step-pattern match with a number out of range is rejected under its reason
+// (docs/reasons.md) and is no step timing; the line still goes to the importer.
+TEST(PlainTextFormat, StepPatternRejectsNumbersOutOfRange) {
+  TempDir dir;
+  const std::string db = dir.file("t.db");
+  const std::string log = dir.file("train.log");
+  testing::write_file(log,
+                      "step 1/4 | loss 1.0 | 120.5ms\n"
+                      "step 2/4 | loss 1.0 | -5ms\n"
+                      "step 3/4 | loss 1.0 | 99999999999999ms\n"
+                      "step 4/4 | loss 1.0 | 118.5ms\n");
+  testing::RcfRun r = run_rcf({"ingest", "--db", db, "--step-pattern",
+                               R"(step (?P<step>\d+)/\d+ \|.* (?P<ms>-?[\d.]+)ms)", log});
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  auto store = store::open_store(db, store::OpenMode::kRead);
+  EXPECT_EQ(query_csv(*store, "SELECT step, wall_ms FROM step_timing ORDER BY step"),
+            "step,wall_ms\n1,120.5\n4,118.5\n");
+  EXPECT_EQ(query_csv(*store,
+                      "SELECT fate, reason, count, first_line FROM line_note "
+                      "WHERE reason LIKE 'implausible%'"),
+            "fate,reason,count,first_line\nrejected,implausible_duration,2,2\n");
+  EXPECT_NE(r.out.find(", 2 rejected lines"), std::string::npos) << r.out;
+}
+
 }  // namespace plain_text_format_test
 }  // namespace rcf

@@ -775,3 +775,85 @@ TEST(PtXlaDebugProfiler, TooFrequentWithoutStepsAndBehindADiffMarker) {
 
 }  // namespace pt_xla_debug_importer_test
 }  // namespace rcf::ingest
+
+namespace rcf::ingest {
+namespace pt_xla_debug_importer_test {
+
+// Lines that got a kRejected note, in note order.
+Lines rejected_lines(const CollectingSink& sink) {
+  Lines out;
+  for (const auto& n : sink.notes)
+    if (n.fate == LineFate::kRejected) out.push_back(n.line);
+  return out;
+}
+
+// Issue 47: numbers out of range (util/plausible.h) are no evidence. A graph count past 2^53 or
+// below zero, or a size below zero or not finite, rejects its line; the block is kept without it.
+TEST(PtXlaDebugPlausible, GraphCountsAndSizesOutOfRangeRejectTheirLines) {
+  std::string c = "Compilation Analysis: ";
+  std::string post = "Post Compilation Analysis: ";
+  std::string text = c + std::string(80, '=') + "\n" + c + "Compilation Cause\n" + c +
+                     "  user mark_step\n" + c + "Graph Info:\n" + c + "  Graph Hash: ab\n" + c +
+                     "  Number of Graph Inputs: 9007199254740993\n" + c +
+                     "  Number of Graph Outputs: -3\n" + c + std::string(80, '-') + "\n" + c +
+                     std::string(80, '=') + "\n" + post + std::string(80, '=') + "\n" + post +
+                     "Graph input size: -1.5 GB\n" + post + "Graph output size: nan GB\n" + post +
+                     "Aliased Input size: inf GB\n" + post + "Compiled program size: 2.0 GB\n" +
+                     post + std::string(80, '-') + "\n" + post + std::string(80, '=') + "\n";
+  CollectingSink sink = run(text);
+  EXPECT_EQ(all<XlaAnalysisBlock>(sink),
+            (Strings{"L1 compile [user mark_step] step_end name= hash=ab in=- out=- frames=0"}));
+  EXPECT_EQ(all<XlaPostCompile>(sink), (Strings{"L10 hash= - - - - 2.000000"}));
+  EXPECT_EQ(sink.note_counts(), (Notes{{"rejected:implausible_count", 5}}));
+  EXPECT_EQ(rejected_lines(sink), (Lines{6, 7, 11, 12, 13}));
+}
+
+// A `too frequent` count out of range rejects the line (the count is the note); its step count
+// out of range is dropped and warned, the note kept; a `too slow` time longer than a year is
+// dropped and warned, the note kept; a summary FRAME count out of range is dropped and warned.
+TEST(PtXlaDebugPlausible, ProfilerNumbersOutOfRange) {
+  std::string p = "pt-xla-profiler: ";
+  std::string text =
+      p + "CompileTime too frequent: -4 counts during 12 steps\n" + p +
+      "CompileTime too frequent: 9007199254740993 counts\n" + p +
+      "CompileTime too frequent: 7 counts during 9007199254740993 steps\n" + p +
+      "CompileTime too frequent: 8 counts during -1 steps\n" + p +
+      "ExecuteTime too slow: longest instance took 400d. Please open a GitHub issue.\n" + p +
+      "ExecuteTime too slow: longest instance took 1s. Please open a GitHub issue.\n" + p +
+      std::string(80, '=') + "\n" + p +
+      "Unlowered Op usage summary (more of these ops, lower performance)\n" + p +
+      "FRAME (count=-2):\n" + p + "Unlowered Op: \"aten::nonzero\"\n" + p + std::string(80, '=') +
+      "\n";
+  CollectingSink sink = run(text);
+  EXPECT_EQ(all<XlaProfilerNote>(sink),
+            (Strings{"L3 too_frequent CompileTime 7/- - | CompileTime too frequent: 7 counts "
+                     "during 9007199254740993 steps",
+                     "L4 too_frequent CompileTime 8/- - | CompileTime too frequent: 8 counts "
+                     "during -1 steps",
+                     "L5 too_slow ExecuteTime -/- - | ExecuteTime too slow: longest instance "
+                     "took 400d. Please open a GitHub issue.",
+                     "L6 too_slow ExecuteTime -/- 1.000000 | ExecuteTime too slow: longest "
+                     "instance took 1s. Please open a GitHub issue.",
+                     "L9 unlowered_summary_frame  -/- - | Unlowered Op: \"aten::nonzero\""}));
+  EXPECT_EQ(sink.note_counts(), (Notes{{"rejected:implausible_count", 2},
+                                       {"skipped:summary_decoration", 3},
+                                       {"warning:implausible_count", 1},
+                                       {"warning:implausible_duration", 1},
+                                       {"warning:implausible_step", 2}}));
+  EXPECT_EQ(rejected_lines(sink), (Lines{1, 2}));
+  EXPECT_EQ(warning_lines(sink), (Lines{3, 4, 5, 9}));
+}
+
+// A progress line opened by a time before 2000 or after 2100 is no step marker: skipped as
+// `implausible_timestamp` (docs/reasons.md); one with a plausible time is a marker.
+TEST(PtXlaDebugPlausible, ProgressLineWithAClockOutOfRangeIsNoStepMarker) {
+  CollectingSink sink =
+      run("1970-01-01 00:00:05 step 3 | loss 1.0\n"
+          "2150-06-01 10:00:00 step 4 | loss 1.0\n"
+          "2026-11-26 20:42:48 step 5 | loss 1.0\n");
+  EXPECT_EQ(all<StepMarker>(sink), (Strings{"L3 5 step_line"}));
+  EXPECT_EQ(sink.note_counts(), (Notes{{"skipped:implausible_timestamp", 2}}));
+}
+
+}  // namespace pt_xla_debug_importer_test
+}  // namespace rcf::ingest

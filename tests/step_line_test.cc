@@ -6,6 +6,9 @@
 
 #include <string>
 
+#include "ingest/steps/step_pattern_tap.h"
+#include "tests/support/collecting_sink.h"
+
 namespace rcf::ingest {
 namespace step_line_test {
 
@@ -86,6 +89,55 @@ TEST(StepLine, ATimeThatOpensTheLineIsReadAndLeftOutOfTheShape) {
   EXPECT_FALSE(s->time_s);
   EXPECT_EQ(progress_marker(9, std::move(*read_step_line("2026-11-26 20:42:48 step 2"))).time_s,
             1795725768.0);
+}
+
+// Issue 47: a progress line opened by a time before 2000 or after 2100 is no step marker; its
+// reason says why (util/plausible.h). A step is at most 12 digits, so never past 2^53.
+TEST(StepLine, AClockOutOfRangeMakesNoStepMarker) {
+  auto at_1970 = read_step_line("1970-01-01 00:00:05 step 3 | loss 1.0");
+  ASSERT_TRUE(at_1970.has_value());
+  EXPECT_STREQ(implausible_progress_reason(*at_1970), "implausible_timestamp");
+  auto at_2150 = read_step_line("2150-01-01T00:00:00Z step 4");
+  ASSERT_TRUE(at_2150.has_value());
+  EXPECT_STREQ(implausible_progress_reason(*at_2150), "implausible_timestamp");
+  auto fine = read_step_line("2026-11-26 20:42:48,656 step 5");
+  ASSERT_TRUE(fine.has_value());
+  EXPECT_EQ(implausible_progress_reason(*fine), nullptr);
+  EXPECT_EQ(implausible_progress_reason(*read_step_line("step 6")), nullptr);
+  EXPECT_EQ(read("step 9007199254740993"), "-");  // 16 digits: no step number
+  EXPECT_EQ(read("step -3"), "-");
+
+  rcf::testing::CollectingSink sink;
+  emit_progress(sink, 7, std::move(*at_1970), "1970-01-01 00:00:05 step 3 | loss 1.0");
+  emit_progress(sink, 8, std::move(*fine), "2026-11-26 20:42:48,656 step 5");
+  EXPECT_EQ(sink.note_counts(), (std::map<std::string, int>{{"skipped:implausible_timestamp", 1}}));
+  ASSERT_EQ(sink.all<StepMarker>().size(), 1u);
+  EXPECT_EQ(sink.all<StepMarker>().at(0).line, 8);
+}
+
+// A --step-pattern match with a number out of range is no step timing, and says why.
+TEST(StepPatternTap, NumbersOutOfRangeAreNoTiming) {
+  std::string error;
+  auto tap = StepPatternTap::create(
+      R"(step (?P<step>\S+) ms=(?P<ms>\S+) c=(?P<compile_ms>\S+) ts=(?P<ts>\S+))", &error);
+  ASSERT_NE(tap, nullptr) << error;
+  auto why = [&](std::string_view line) -> std::string {
+    const char* reason = nullptr;
+    auto t = tap->match(line, 1, &reason);
+    if (t) return "timing " + std::to_string(t->step);
+    return reason ? reason : "-";
+  };
+  EXPECT_EQ(why("step 12 ms=3.5 c=1 ts=1764000000"), "timing 12");
+  EXPECT_EQ(why("step -1 ms=3.5 c=1 ts=1764000000"), "implausible_step");
+  EXPECT_EQ(why("step 1e30 ms=3.5 c=1 ts=1764000000"), "implausible_step");
+  EXPECT_EQ(why("step nan ms=3.5 c=1 ts=1764000000"), "implausible_step");
+  EXPECT_EQ(why("step 9007199254740994 ms=3.5 c=1 ts=1764000000"), "implausible_step");
+  EXPECT_EQ(why("step 12 ms=-3.5 c=1 ts=1764000000"), "implausible_duration");
+  EXPECT_EQ(why("step 12 ms=inf c=1 ts=1764000000"), "implausible_duration");
+  EXPECT_EQ(why("step 12 ms=3.5 c=4e13 ts=1764000000"), "implausible_duration");
+  EXPECT_EQ(why("step 12 ms=3.5 c=1 ts=5"), "implausible_timestamp");
+  EXPECT_EQ(why("step x ms=3.5 c=1 ts=5"), "-");  // not a number: no match, as before
+  EXPECT_EQ(why("no step here"), "-");
 }
 
 }  // namespace step_line_test

@@ -567,10 +567,8 @@ class DynamoTextImporter : public Importer {
   // (docs/training_steps.md), anything else is counted under `reason`.
   void user_text(std::string_view text, std::string_view line, int64_t line_no,
                  std::string_view reason) {
-    if (auto progress = read_step_line(text)) {
-      sink_.emit(progress_marker(line_no, std::move(*progress)));
-      return;
-    }
+    if (auto progress = read_step_line(text))
+      return emit_progress(sink_, line_no, std::move(*progress), line);
     sink_.note(line_no, LineFate::kSkipped, reason, line);
   }
 

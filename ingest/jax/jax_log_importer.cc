@@ -730,10 +730,8 @@ class JaxLogImporter : public Importer {
   void other_output(std::string_view line, std::string_view msg, int64_t line_no, bool jax_logger) {
     if (is_blank(line)) return sink_.note(line_no, LineFate::kSkipped, "blank", line);
     if (!jax_logger) {
-      if (auto progress = read_step_line(msg)) {  // the user's own `step N` line
-        sink_.emit(progress_marker(line_no, std::move(*progress)));
-        return;
-      }
+      if (auto progress = read_step_line(msg))  // the user's own `step N` line
+        return emit_progress(sink_, line_no, std::move(*progress), line);
     }
     sink_.note(line_no, LineFate::kSkipped, jax_logger ? "other_jax_message" : "other_output",
                line);

@@ -33,8 +33,7 @@ class PlainTextImporter : public Importer {
   void on_line(std::string_view line, int64_t line_no) override {
     if (line.empty()) return sink_.note(line_no, LineFate::kSkipped, "blank", line);
     if (auto progress = read_step_line(line)) {  // a training-progress line: a step marker
-      sink_.emit(progress_marker(line_no, std::move(*progress)));
-      return;
+      return emit_progress(sink_, line_no, std::move(*progress), line);
     }
     sink_.note(line_no, LineFate::kSkipped, "plain_text", line);
   }

@@ -9,6 +9,7 @@
 
 #include "ingest/reading/text_util.h"
 #include "ingest/reading/wall_time.h"
+#include "util/plausible.h"
 
 namespace rcf::ingest {
 namespace {
@@ -148,6 +149,19 @@ std::optional<StepLine> read_step_line(std::string_view text) {
 StepMarker progress_marker(int64_t line_no, StepLine&& progress) {
   return StepMarker{line_no,         progress.step,      "step_line", std::move(progress.shape),
                     progress.time_s, progress.time_zoned};
+}
+
+const char* implausible_progress_reason(const StepLine& progress) {
+  // The step has at most 12 digits (number_end), always within 0..2^53; only the time can be
+  // out of range.
+  if (progress.time_s && !util::plausible_epoch_s(*progress.time_s)) return "implausible_timestamp";
+  return nullptr;
+}
+
+void emit_progress(EventSink& sink, int64_t line_no, StepLine&& progress, std::string_view line) {
+  if (const char* why = implausible_progress_reason(progress))
+    return sink.note(line_no, LineFate::kSkipped, why, line);
+  sink.emit(progress_marker(line_no, std::move(progress)));
 }
 
 }  // namespace rcf::ingest

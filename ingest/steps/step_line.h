@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "ingest/events.h"
 #include "ingest/xla_events.h"
 
 namespace rcf::ingest {
@@ -33,5 +34,15 @@ std::optional<StepLine> read_step_line(std::string_view text);
 
 // The step marker (origin "step_line") of progress line `line_no`.
 StepMarker progress_marker(int64_t line_no, StepLine&& progress);
+
+// Why progress line `progress` is no step marker, or nullptr: the time that opens it lies before
+// 2000 or after 2100 (util/plausible.h; `1970-01-01 00:00:05 step 3`, a clock never set), so
+// the step's end time it gives would be wrong.
+const char* implausible_progress_reason(const StepLine& progress);
+
+// Emits progress line `line_no` (`line` as read) as a step marker, or skips it under its
+// implausible_progress_reason, as a line that is no progress line is skipped
+// (docs/reasons.md, `implausible_timestamp`).
+void emit_progress(EventSink& sink, int64_t line_no, StepLine&& progress, std::string_view line);
 
 }  // namespace rcf::ingest

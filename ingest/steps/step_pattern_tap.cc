@@ -5,8 +5,21 @@
 #include <vector>
 
 #include "ingest/reading/text_util.h"
+#include "ingest/steps/step_timing_importer.h"
+#include "util/plausible.h"
 
 namespace rcf::ingest {
+namespace {
+
+// Why a matched step number is no step (util/plausible.h), or nullptr. Judged on the double:
+// converting one outside int64_t's range (`1e30`, `nan`) would be undefined.
+const char* implausible_step_number_reason(double step) {
+  if (step >= 0 && step <= static_cast<double>(util::kMaxId)) return nullptr;
+  return "implausible_step";
+}
+
+}  // namespace
+
 std::unique_ptr<StepPatternTap> StepPatternTap::create(const std::string& pattern,
                                                        std::string* error) {
   std::unique_ptr<StepPatternTap> tap(new StepPatternTap());
@@ -33,7 +46,8 @@ std::unique_ptr<StepPatternTap> StepPatternTap::create(const std::string& patter
 
 StepPatternTap::~StepPatternTap() = default;
 
-std::optional<StepTiming> StepPatternTap::match(std::string_view line, int64_t line_no) const {
+std::optional<StepTiming> StepPatternTap::match(std::string_view line, int64_t line_no,
+                                                const char** implausible) const {
   int groups = re_->NumberOfCapturingGroups() + 1;
   std::vector<re2::StringPiece> m(groups);
   if (!re_->Match(re2::StringPiece(line.data(), line.size()), 0, line.size(), re2::RE2::UNANCHORED,
@@ -45,13 +59,19 @@ std::optional<StepTiming> StepPatternTap::match(std::string_view line, int64_t l
   };
   auto step = group(step_group_);
   if (!step) return std::nullopt;
+  const char* why = implausible_step_number_reason(*step);
   StepTiming t;
   t.line = line_no;
-  t.step = static_cast<int64_t>(*step);
-  t.wall_ms = group(ms_group_);
-  t.compile_ms = group(compile_group_);
-  t.timestamp_s = group(ts_group_);
-  return t;
+  if (!why) {
+    t.step = static_cast<int64_t>(*step);
+    t.wall_ms = group(ms_group_);
+    t.compile_ms = group(compile_group_);
+    t.timestamp_s = group(ts_group_);
+    why = implausible_step_timing_reason(t);
+  }
+  if (!why) return t;
+  if (implausible) *implausible = why;
+  return std::nullopt;
 }
 
 }  // namespace rcf::ingest

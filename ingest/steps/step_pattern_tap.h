@@ -20,8 +20,12 @@ class StepPatternTap {
   // Returns nullptr and sets *error when the pattern does not compile or lacks a `step` group.
   static std::unique_ptr<StepPatternTap> create(const std::string& pattern, std::string* error);
   ~StepPatternTap();
-  // A StepTiming when `line` matches (`step` must parse as an integer), else nullopt.
-  std::optional<StepTiming> match(std::string_view line, int64_t line_no) const;
+  // A StepTiming when `line` matches (`step` must parse as a number), else nullopt. A match
+  // with a number out of range (util/plausible.h) is no timing either: nullopt, and
+  // `*implausible` (when given) names why (`implausible_step`, `implausible_duration`,
+  // `implausible_timestamp`), for the caller to reject the line (docs/reasons.md).
+  std::optional<StepTiming> match(std::string_view line, int64_t line_no,
+                                  const char** implausible = nullptr) const;
 
  private:
   StepPatternTap() = default;

@@ -240,16 +240,6 @@ std::optional<std::string> json_text(const nlohmann::json& v) {
   return std::nullopt;
 }
 
-// Why a parsed row cannot be evidence, or nullptr.
-const char* implausible_reason(const StepTiming& t) {
-  if (!util::plausible_id(t.step)) return "implausible_step";
-  if ((t.wall_ms && !util::plausible_duration_ms(*t.wall_ms)) ||
-      (t.compile_ms && !util::plausible_duration_ms(*t.compile_ms)))
-    return "implausible_duration";
-  if (t.timestamp_s && !util::plausible_epoch_s(*t.timestamp_s)) return "implausible_timestamp";
-  return nullptr;
-}
-
 class StepTimingImporter : public Importer {
  public:
   explicit StepTimingImporter(EventSink& sink) : sink_(sink) {}
@@ -311,7 +301,7 @@ class StepTimingImporter : public Importer {
   // A row whose numbers are out of range is rejected under the reason that says which
   // (util/plausible.h): a negative compile time would turn a failing compile share into a pass.
   void emit_plausible(StepTiming t, std::string_view line, int64_t line_no) {
-    const char* reason = implausible_reason(t);
+    const char* reason = implausible_step_timing_reason(t);
     if (reason)
       sink_.note(line_no, LineFate::kRejected, reason, line);
     else
@@ -396,6 +386,15 @@ ImporterInfo step_timing_importer_info() {
             return std::make_unique<StepTimingImporter>(sink);
           },
           kTimingScore};
+}
+
+const char* implausible_step_timing_reason(const StepTiming& t) {
+  if (!util::plausible_id(t.step)) return "implausible_step";
+  if ((t.wall_ms && !util::plausible_duration_ms(*t.wall_ms)) ||
+      (t.compile_ms && !util::plausible_duration_ms(*t.compile_ms)))
+    return "implausible_duration";
+  if (t.timestamp_s && !util::plausible_epoch_s(*t.timestamp_s)) return "implausible_timestamp";
+  return nullptr;
 }
 
 }  // namespace rcf::ingest

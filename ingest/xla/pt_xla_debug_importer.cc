@@ -14,6 +14,7 @@
 #include "ingest/xla/pt_xla_debug_importer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "ingest/reading/text_util.h"
 #include "ingest/steps/step_line.h"
 #include "ingest/xla/pt_xla_debug_executions.h"
+#include "util/plausible.h"
 
 namespace rcf::ingest {
 namespace {
@@ -220,6 +222,13 @@ constexpr PostField kPostFields[] = {
     {"Compiled program size:", &XlaPostCompile::program_gb},
 };
 
+// Why a Post Compilation size is no evidence, or nullptr: a size below zero or not finite
+// (`-1 GB`, `nan GB`), judged as an XLA metrics size is (docs/reasons.md, `implausible_count`).
+const char* implausible_size_reason(std::optional<double> gb) {
+  if (gb && !(std::isfinite(*gb) && *gb >= 0)) return "implausible_count";
+  return nullptr;
+}
+
 class PtXlaDebugImporter : public Importer {
  public:
   explicit PtXlaDebugImporter(EventSink& sink) : sink_(sink) {}
@@ -302,10 +311,8 @@ class PtXlaDebugImporter : public Importer {
       return skip(line_no, "summary_decoration", line);
     }
     if (glued_line(line, line_no)) return;
-    if (auto progress = read_step_line(text)) {  // the user's own `step N` line
-      sink_.emit(progress_marker(line_no, std::move(*progress)));
-      return;
-    }
+    if (auto progress = read_step_line(text))  // the user's own `step N` line
+      return emit_progress(sink_, line_no, std::move(*progress), line);
     skip(line_no, "other_output", line);
   }
 
@@ -562,8 +569,13 @@ class PtXlaDebugImporter : public Importer {
     }
     if (!target) return false;
     auto count = parse_int64(value);
-    if (!count || *count < 0) {
+    if (!count) {
       reject(line_no, "bad_count", rest);
+      return true;
+    }
+    // A count out of range is no evidence (util/plausible.h): its line is rejected.
+    if (!util::plausible_id(*count)) {
+      reject(line_no, "implausible_count", rest);
       return true;
     }
     *target = *count;
@@ -579,8 +591,11 @@ class PtXlaDebugImporter : public Importer {
     }
     for (const PostField& field : kPostFields) {
       if (!starts_with(text, field.label)) continue;
-      if (!parse_size_gb(text.substr(field.label.size()), &(post_.*field.member)))
-        reject(line_no, "bad_size", rest);
+      std::optional<double> gb;
+      if (!parse_size_gb(text.substr(field.label.size()), &gb))
+        return reject(line_no, "bad_size", rest);
+      if (const char* why = implausible_size_reason(gb)) return reject(line_no, why, rest);
+      post_.*field.member = gb;
       return;
     }
     reject(line_no, "unexpected_block_line", rest);
@@ -624,34 +639,10 @@ class PtXlaDebugImporter : public Importer {
     XlaProfilerNote note;
     note.line = line_no;
     if (size_t at = text.find(" too frequent: "); at != std::string_view::npos) {
-      // `<metric> too frequent: <count> counts during <steps> steps`
-      // (`during <steps> steps` is missing from shorter builds and cut excerpts.)
-      std::string_view rest = text.substr(at + 15);
-      size_t counts = rest.find(" counts during ");
-      std::optional<int64_t> count, steps;
-      if (counts != std::string_view::npos && rest.ends_with(" steps")) {
-        count = parse_int64(rest.substr(0, counts));
-        steps = parse_int64(rest.substr(counts + 15, rest.size() - counts - 15 - 6));
-        if (!steps) count.reset();
-      } else if (rest.ends_with(" counts")) {
-        count = parse_int64(rest.substr(0, rest.size() - 7));
-      }
-      if (!count) return reject(line_no, "bad_profiler_line", line);
-      note.kind = "too_frequent";
-      note.metric.assign(text.substr(0, at));
-      note.count = count;
-      note.steps = steps;
-      note.text.assign(text);
+      if (!too_frequent_note(text, at, line, line_no, &note)) return;
     } else if (size_t slow = text.find(" too slow: longest instance took ");
                slow != std::string_view::npos) {
-      std::string_view rest = text.substr(slow + 33);
-      size_t end = rest.find(". ");
-      if (end == std::string_view::npos) end = rest.ends_with('.') ? rest.size() - 1 : rest.size();
-      note.kind = "too_slow";
-      note.metric.assign(text.substr(0, slow));
-      note.seconds = parse_metric_time(trim(rest.substr(0, end)));
-      if (!note.seconds) return reject(line_no, "bad_profiler_line", line);
-      note.text.assign(text);
+      if (!too_slow_note(text, slow, line, line_no, &note)) return;
     } else if (starts_with(text, "Op(s) not lowered:")) {
       std::string_view ops = text.substr(18);
       if (size_t please = ops.find("Please open"); please != std::string_view::npos)
@@ -664,6 +655,67 @@ class PtXlaDebugImporter : public Importer {
       return reject(line_no, "unknown_profiler_message", line);
     }
     sink_.emit(std::move(note));
+  }
+
+  // `<metric> too frequent: <count> counts during <steps> steps` with ` too frequent: ` at `at`
+  // (`during <steps> steps` is missing from shorter builds and cut excerpts). Fills `*note`;
+  // false when the line was rejected.
+  bool too_frequent_note(std::string_view text, size_t at, std::string_view line, int64_t line_no,
+                         XlaProfilerNote* note) {
+    std::string_view rest = text.substr(at + 15);
+    size_t counts = rest.find(" counts during ");
+    std::optional<int64_t> count, steps;
+    if (counts != std::string_view::npos && rest.ends_with(" steps")) {
+      count = parse_int64(rest.substr(0, counts));
+      steps = parse_int64(rest.substr(counts + 15, rest.size() - counts - 15 - 6));
+      if (!steps) count.reset();
+    } else if (rest.ends_with(" counts")) {
+      count = parse_int64(rest.substr(0, rest.size() - 7));
+    }
+    if (!count) {
+      reject(line_no, "bad_profiler_line", line);
+      return false;
+    }
+    // Out of range (util/plausible.h): the count is the note itself, so the line is rejected; a
+    // step count is dropped and warned, the note kept (as from a build that prints none).
+    if (!util::plausible_id(*count)) {
+      reject(line_no, "implausible_count", line);
+      return false;
+    }
+    if (steps && !util::plausible_id(*steps)) {
+      warn(line_no, "implausible_step", line);
+      steps.reset();
+    }
+    note->kind = "too_frequent";
+    note->metric.assign(text.substr(0, at));
+    note->count = count;
+    note->steps = steps;
+    note->text.assign(text);
+    return true;
+  }
+
+  // `<metric> too slow: longest instance took <time>.` with ` too slow: ...` at `slow`. Fills
+  // `*note`; false when the line was rejected.
+  bool too_slow_note(std::string_view text, size_t slow, std::string_view line, int64_t line_no,
+                     XlaProfilerNote* note) {
+    std::string_view rest = text.substr(slow + 33);
+    size_t end = rest.find(". ");
+    if (end == std::string_view::npos) end = rest.ends_with('.') ? rest.size() - 1 : rest.size();
+    note->kind = "too_slow";
+    note->metric.assign(text.substr(0, slow));
+    note->seconds = parse_metric_time(trim(rest.substr(0, end)));
+    if (!note->seconds) {
+      reject(line_no, "bad_profiler_line", line);
+      return false;
+    }
+    // A time longer than a year is no evidence (util/plausible.h): the note is kept without it,
+    // as a JAX compile is (docs/reasons.md, `implausible_duration`).
+    if (!util::plausible_duration_ms(*note->seconds * 1000)) {
+      warn(line_no, "implausible_duration", line);
+      note->seconds.reset();
+    }
+    note->text.assign(text);
+    return true;
   }
 
   // One line of the exit-time unlowered-op summary (prefix already removed). True when used.
@@ -682,7 +734,13 @@ class PtXlaDebugImporter : public Importer {
       std::string_view count = text.substr(13);
       if (count.ends_with("):")) count.remove_suffix(2);
       frame_note_.count = parse_int64(count);
-      if (!frame_note_.count) warn(line_no, "bad_frame_count", line);
+      if (!frame_note_.count) {
+        warn(line_no, "bad_frame_count", line);
+      } else if (!util::plausible_id(*frame_note_.count)) {
+        // Out of range (util/plausible.h): the frame is kept without its count.
+        warn(line_no, "implausible_count", line);
+        frame_note_.count.reset();
+      }
       frame_open_ = true;
       return true;
     }
