@@ -13,14 +13,20 @@
 
 #include "tests/support/db_dump.h"
 #include "tests/support/ingested_store.h"
+#include "tests/support/reflows.h"
 #include "tests/support/temp_files.h"
 
 namespace rcf {
 namespace pasted_dynamo_logs_test {
 
 using testing::column;
+using testing::dedented;
+using testing::double_spaced;
+using testing::hard_wrap;
+using testing::Reflow;
 using testing::scalar;
 using testing::TempDir;
+using testing::word_wrap;
 
 // One log line: the fields of its glog prefix and its message.
 struct Line {
@@ -78,52 +84,8 @@ std::vector<Line> recompile_block(int rank) {
        "4096"}};
 }
 
-using Reflow = std::function<std::vector<std::string>(const std::vector<std::string>&)>;
-
-Reflow hard_wrap(size_t width) {
-  return [width](const std::vector<std::string>& lines) {
-    std::vector<std::string> out;
-    for (const auto& l : lines) {
-      size_t at = 0;
-      for (; l.size() - at > width; at += width) out.push_back(l.substr(at, width));
-      out.push_back(l.substr(at));
-    }
-    return out;
-  };
-}
-
-Reflow word_wrap(size_t width) {
-  return [width](const std::vector<std::string>& lines) {
-    std::vector<std::string> out;
-    for (std::string l : lines) {
-      size_t lead = l.find_first_not_of(' ');
-      while (l.size() > width) {
-        size_t cut = l.rfind(' ', width - 1);
-        if (cut == std::string::npos || cut <= lead) break;
-        out.push_back(l.substr(0, cut));
-        l = "  " + l.substr(cut + 1);
-        lead = 2;
-      }
-      out.push_back(l);
-    }
-    return out;
-  };
-}
-
 std::vector<std::string> as_printed(const std::vector<std::string>& lines) {
   return lines;
-}
-
-std::vector<std::string> double_spaced(const std::vector<std::string>& lines) {
-  std::vector<std::string> out;
-  for (const auto& l : lines) out.insert(out.end(), {l, ""});
-  return out;
-}
-
-std::vector<std::string> dedented(const std::vector<std::string>& lines) {
-  std::vector<std::string> out;
-  for (const auto& l : lines) out.push_back(l.substr(std::min(l.find_first_not_of(' '), l.size())));
-  return out;
 }
 
 std::vector<std::string> bold_reply(const std::vector<std::string>& lines) {

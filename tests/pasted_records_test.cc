@@ -10,14 +10,19 @@
 
 #include "tests/support/db_dump.h"
 #include "tests/support/ingested_store.h"
+#include "tests/support/reflows.h"
 #include "tests/support/temp_files.h"
 
 namespace rcf {
 namespace pasted_records_test {
 
 using testing::column;
+using testing::dedented;
+using testing::hard_wrap;
+using testing::Reflow;
 using testing::scalar;
 using testing::TempDir;
+using testing::word_wrap;
 
 struct RecordAnswers {
   std::string causes;  // sorted, comma-terminated
@@ -47,46 +52,6 @@ std::string joined(const std::vector<std::string>& lines) {
   std::string text;
   for (const auto& l : lines) text += l + "\n";
   return text;
-}
-
-using Reflow = std::function<std::vector<std::string>(const std::vector<std::string>&)>;
-
-// A terminal's copy: every line cut at exactly `width` characters.
-Reflow hard_wrap(size_t width) {
-  return [width](const std::vector<std::string>& lines) {
-    std::vector<std::string> out;
-    for (const auto& l : lines) {
-      size_t at = 0;
-      for (; l.size() - at > width; at += width) out.push_back(l.substr(at, width));
-      out.push_back(l.substr(at));
-    }
-    return out;
-  };
-}
-
-// A document's: broken at the last space before `width`, the rest indented two spaces.
-Reflow word_wrap(size_t width) {
-  return [width](const std::vector<std::string>& lines) {
-    std::vector<std::string> out;
-    for (std::string l : lines) {
-      size_t lead = l.find_first_not_of(' ');
-      while (l.size() > width) {
-        size_t cut = l.rfind(' ', width - 1);
-        if (cut == std::string::npos || cut <= lead) break;
-        out.push_back(l.substr(0, cut));
-        l = "  " + l.substr(cut + 1);
-        lead = 2;
-      }
-      out.push_back(l);
-    }
-    return out;
-  };
-}
-
-std::vector<std::string> dedented(const std::vector<std::string>& lines) {
-  std::vector<std::string> out;
-  for (const auto& l : lines) out.push_back(l.substr(std::min(l.find_first_not_of(' '), l.size())));
-  return out;
 }
 
 struct NamedReflow {
