@@ -15,9 +15,15 @@ namespace {
 // Both libraries count in 32 bits: a call is given at most this much of either side.
 constexpr size_t kMaxStep = size_t{1} << 30;
 
+// What run_step returns when the engine claims to have more input or output left than it was
+// given: igzip can hand back bytes of its bit buffer that an earlier call read, which lie before
+// the caller's pointer (a crafted member boundary). The caller's pointers are left alone and the
+// member is an error, never a pointer moved out of its buffer.
+constexpr int kGaveBackEarlierInput = -1000;
+
 // Gives `stream` (a z_stream or an inflate_state: both name their sides next_in, avail_in,
 // next_out and avail_out) the caller's buffers, runs `step`, and moves the caller's pointers
-// past what it read and wrote. Returns what `step` returned.
+// past what it read and wrote. Returns what `step` returned, or kGaveBackEarlierInput.
 template <typename Stream, typename Step>
 int run_step(Stream& stream, const unsigned char** in, size_t* avail_in, unsigned char** out,
              size_t* avail_out, Step step) {
@@ -27,11 +33,16 @@ int run_step(Stream& stream, const unsigned char** in, size_t* avail_in, unsigne
   stream.avail_out = static_cast<decltype(stream.avail_out)>(std::min(*avail_out, kMaxStep));
   const size_t in_given = stream.avail_in, out_given = stream.avail_out;
   const int rc = step();
+  if (stream.avail_in > in_given || stream.avail_out > out_given) return kGaveBackEarlierInput;
   *in += in_given - stream.avail_in;
   *avail_in -= in_given - stream.avail_in;
   *out += out_given - stream.avail_out;
   *avail_out -= out_given - stream.avail_out;
   return rc;
+}
+
+const char* describe_gave_back() {
+  return "invalid member boundary (the engine gave back input read before this step)";
 }
 
 class ZlibInflater : public GzipInflater {
@@ -50,7 +61,9 @@ class ZlibInflater : public GzipInflater {
         run_step(zs_, in, avail_in, out, avail_out, [this] { return ::inflate(&zs_, Z_NO_FLUSH); });
     if (rc == Z_STREAM_END) return Status::kMemberEnd;
     if (rc == Z_OK || rc == Z_BUF_ERROR) return Status::kOk;
-    message_ = zs_.msg ? zs_.msg : "inflate failed";
+    message_ = rc == kGaveBackEarlierInput ? describe_gave_back()
+               : zs_.msg                   ? zs_.msg
+                                           : "inflate failed";
     return Status::kError;
   }
 
@@ -115,6 +128,8 @@ class IsalInflater : public GzipInflater {
         return "incorrect data check";
       case ISAL_NEED_DICT:
         return "need dictionary";
+      case kGaveBackEarlierInput:
+        return describe_gave_back();
       default:
         return "inflate failed";
     }
