@@ -693,6 +693,19 @@ void clear_analysis(store::Database& db, int64_t run_id, bool only_run) {
 
 namespace {
 
+// Adds the time since its last lap (or its creation) to a phase of AnalysisTimings.
+class PhaseClock {
+ public:
+  void lap(double& phase) {
+    auto now = std::chrono::steady_clock::now();
+    phase += std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
 // The run's step axis, saying how many compiles it could not place and what would place them.
 StepAxis axis_of(const TrainingSteps& steps, int64_t unplaced_compiles) {
   StepAxis axis = steps.axis();
@@ -715,11 +728,8 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
   store::StringInterner strings(db);
   AnalysisTimings unused;
   AnalysisTimings& t = timings ? *timings : unused;
-  auto lap = [last = std::chrono::steady_clock::now()](double& phase) mutable {
-    auto now = std::chrono::steady_clock::now();
-    phase += std::chrono::duration<double>(now - last).count();
-    last = now;
-  };
+  PhaseClock clock;
+  auto lap = [&clock](double& phase) { clock.lap(phase); };
   for (int64_t run_id : run_ids) {
     // The XLA side first: its convergence curve prices the recompiles of the rollup. Dynamo
     // compiles are then written as they are attributed (never all held), and the XLA compiles
