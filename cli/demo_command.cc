@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "cli/print_text.h"
 #include "pipeline/ingest_pipeline.h"
 #include "report/explain.h"
@@ -129,12 +129,6 @@ void prepare_demo_dir(const std::string& dir, const std::string& db_path, bool f
     std::remove((db_path + suffix).c_str());
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  if (!out) throw Error(fmt::format("cannot write {}", path));
-}
-
 }  // namespace
 
 Command add_demo_command(CLI::App& app) {
@@ -178,12 +172,12 @@ Command add_demo_command(CLI::App& app) {
             auto db = store::open_store(db_path, store::OpenMode::kRead);
             auto model = report::build_explain(*db, "", report::ExplainListing{});
             std::string text = report::render_explain_text(model);
-            write_file(opt->out + "/explain.txt", text);
-            write_file(opt->out + "/explain.json", report::render_explain_json(model));
+            write_output_file(opt->out + "/explain.txt", text);
+            write_output_file(opt->out + "/explain.json", report::render_explain_json(model));
             auto full = report::build_report(*db, "");
-            write_file(opt->out + "/report.html", report::render_report_html(full));
-            write_file(opt->out + "/report.md", report::render_report_markdown(full));
-            write_file(opt->out + "/report.json", report::render_report_json(full));
+            write_output_file(opt->out + "/report.html", report::render_report_html(full));
+            write_output_file(opt->out + "/report.md", report::render_report_markdown(full));
+            write_output_file(opt->out + "/report.json", report::render_report_json(full));
             print_text("\n" + text);
             const std::string out = util::field_text(opt->out);
             print_text(

@@ -9,6 +9,7 @@
 #include "analysis/gate.h"
 #include "analysis/gate_file.h"
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "cli/print_text.h"
 #include "pipeline/gate_pipeline.h"
 #include "report/gate_output.h"
@@ -103,12 +104,11 @@ int run_gate(const GateOptions& o, const Flags& f) {
     print_text(stderr, "rcf gate: warning: " + warning + "\n");
   const analysis::GateResult& result = outcome.result;
 
-  if (!o.junit.empty())
-    report::write_output_file(o.junit, report::render_gate_junit(result), false);
+  if (!o.junit.empty()) write_output_file(o.junit, report::render_gate_junit(result), false);
   const char* actions = std::getenv("GITHUB_ACTIONS");
   bool github = actions && std::string(actions) == "true";
   if (const char* summary = github_summary_path())
-    report::write_output_file(summary, report::render_gate_markdown(result), true);
+    write_output_file(summary, report::render_gate_markdown(result), true);
   print_text(o.json ? report::render_gate_json(result) : report::render_gate_text(result));
   // Workflow commands are read from stdout and stderr; keep stdout valid JSON under --json.
   if (github) print_text(o.json ? stderr : stdout, report::render_gate_annotations(result));

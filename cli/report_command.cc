@@ -1,10 +1,10 @@
 // `rcf report`: the HTML, Markdown or JSON report of a database (report/report_model.h).
 #include <fmt/format.h>
 
-#include <fstream>
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "cli/print_text.h"
 #include "report/html_report.h"
 #include "report/markdown_report.h"
@@ -62,10 +62,7 @@ Command add_report_command(CLI::App& app) {
               print_text(text);
               return kExitOk;
             }
-            std::ofstream file(opt->out, std::ios::binary | std::ios::trunc);
-            file << text;
-            file.close();
-            if (!file) throw Error(fmt::format("cannot write the report to {}", opt->out));
+            write_output_file(opt->out, text);
             print_text(stderr, fmt::format("wrote {} report to {} ({} bytes)\n", format,
                                            util::field_text(opt->out), text.size()));
             return kExitOk;

@@ -29,7 +29,4 @@ std::string xml_escape(std::string_view text);
 std::string github_escape_data(std::string_view text);
 std::string github_escape_property(std::string_view text);
 
-// Writes (or appends) `text` to `path`; throws rcf::Error naming the path and the problem.
-void write_output_file(const std::string& path, const std::string& text, bool append);
-
 }  // namespace rcf::report
