@@ -74,8 +74,8 @@ std::vector<ingest::InputFile> expand_request_inputs(const IngestRequest& reques
   std::vector<ingest::WalkProblem> problems;
   auto inputs = ingest::expand_inputs(request.paths, &problems);
   for (const auto& p : problems) {
-    bool named =
-        std::find(request.paths.begin(), request.paths.end(), p.path) != request.paths.end();
+    bool named = !request.named_paths_as_walked &&
+                 std::find(request.paths.begin(), request.paths.end(), p.path) != request.paths.end();
     if (named) throw Error(fmt::format("cannot read {}: {}", p.path, p.message));
     summary.warnings.push_back(fmt::format("skipped {}: {}", p.path, p.message));
   }
@@ -87,6 +87,8 @@ std::vector<ingest::InputFile> expand_request_inputs(const IngestRequest& reques
         "database; not logs): {}{}",
         dropped.size(), dropped.size() == 1 ? "" : "s", dropped.front(),
         dropped.size() > 1 ? fmt::format(" and {} more", dropped.size() - 1) : ""));
+  if (request.named_paths_as_walked)
+    for (auto& input : inputs) input.from_walk = true;
   if (inputs.empty() && !bundle_only)
     throw Error(dropped.empty() ? "no input files found under the given paths"
                                 : fmt::format("no log files under the given paths, only SQLite "
@@ -137,6 +139,9 @@ ParsePlan plan_parses(const IngestRequest& request, const std::vector<ingest::In
     auto forced = request.format_of_path.find(input.path);
     options.forced_format =
         forced != request.format_of_path.end() ? forced->second : request.format;
+    if (auto limit = request.byte_limit_of_path.find(input.path);
+        limit != request.byte_limit_of_path.end())
+      options.open.max_raw_bytes = limit->second;
     // A log ingested before into this run under the same path may have grown since (a run still
     // writing): hash the old length's prefix to tell growth from any other change.
     std::optional<store::IngestWriter::EarlierSource> earlier;

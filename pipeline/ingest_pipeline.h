@@ -31,6 +31,12 @@ struct IngestRequest {
   // that sniffing reads (rcf capture's console logs). Other paths are sniffed (or take `format`).
   std::map<std::string, std::string> format_of_path;
   size_t buffer_size = size_t{4} << 20;
+  // Bytes to read of a plain file, for files that are still being written: `rcf watch` reads up
+  // to the last complete line (docs/watch.md). Other paths are read whole.
+  std::map<std::string, int64_t> byte_limit_of_path;
+  // Named paths are treated as found by a walk: one that cannot be read or whose format is not
+  // recognised (yet: a log's first lines may not say) is a warning, not an error (`rcf watch`).
+  bool named_paths_as_walked = false;
   // Progress callback: (file index, file count, path, raw bytes read, raw size or -1).
   std::function<void(size_t, size_t, const std::string&, int64_t, int64_t)> progress;
 };

@@ -17,7 +17,9 @@ namespace {
 
 class FileSource : public ByteSource {
  public:
-  FileSource(int fd, bool owned, int64_t size) : fd_(fd), owned_(owned), size_(size) {}
+  FileSource(int fd, bool owned, int64_t size, int64_t limit)
+      : fd_(fd), owned_(owned), size_(limit >= 0 && size >= 0 ? std::min(size, limit) : size),
+        limit_(limit) {}
   ~FileSource() override {
     if (owned_) ::close(fd_);
   }
@@ -32,6 +34,8 @@ class FileSource : public ByteSource {
       pushback_pos_ += take;
       return static_cast<int64_t>(take);
     }
+    if (limit_ >= 0) n = static_cast<size_t>(std::min<int64_t>(n, limit_ - raw_read_));
+    if (n == 0) return 0;
     for (;;) {
       ssize_t got = ::read(fd_, buf, n);
       if (got >= 0) {
@@ -54,6 +58,7 @@ class FileSource : public ByteSource {
   int fd_;
   bool owned_;
   int64_t size_;
+  int64_t limit_;  // bytes that may be read from fd_, -1: no limit
   int64_t raw_read_ = 0;
   std::string pushback_;
   size_t pushback_pos_ = 0;
@@ -197,7 +202,7 @@ std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const Open
       }
     }
   }
-  auto file = std::make_unique<FileSource>(fd, owned, size);
+  auto file = std::make_unique<FileSource>(fd, owned, size, options.max_raw_bytes);
   // Sniff the gzip magic. Short reads (pipes) are retried until 2 bytes or end of input.
   std::string head;
   char tmp[2];

@@ -43,6 +43,9 @@ struct OpenOptions {
   // Which library inflates gzip (ingest/reading/gzip_inflater.h): the fastest this build has,
   // unless a test asks for one.
   GzipEngine gzip_engine = GzipEngine::kFastest;
+  // Read at most this many bytes of a plain file, as if it ended there; -1: all of it. `rcf
+  // watch` reads a growing log up to its last complete line (docs/watch.md).
+  int64_t max_raw_bytes = -1;
 };
 
 // Opens `path` ("-" = stdin). Sniffs the gzip magic (1f 8b) from the first bytes, never from the

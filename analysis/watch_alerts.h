@@ -1,0 +1,91 @@
+// The alerts of `rcf watch` (docs/watch.md): what is new in a run since the last look, decided
+// from the rows the store holds after each batch. Pure: no clock, no files, no SQL.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "store/watch_queries.h"
+
+namespace rcf::analysis {
+
+enum class AlertKind { kRecompile, kLimitHit, kStorm, kNewProgramAfterSettle, kGraphBreak };
+
+// recompile, limit_hit, storm, new_program_after_settle, graph_break.
+std::string_view alert_kind_name(AlertKind kind);
+// The kind named `name`, nullopt for another word.
+std::optional<AlertKind> alert_kind_named(std::string_view name);
+// Every kind name, comma separated (for messages).
+std::string alert_kind_names();
+
+struct Alert {
+  AlertKind kind = AlertKind::kRecompile;
+  std::optional<int64_t> step;
+  std::string site;    // code location, "" when the alert is about the whole run
+  std::string cause;   // recompiles and site storms: the cause; else ""
+  std::string detail;  // one sentence of evidence
+  std::string source;  // the log and line that raised it ("" and 0 for a run-wide alert)
+  int64_t line = 0;
+};
+
+// When a storm is raised: a site recompiling `site_recompiles` times within `site_steps` steps,
+// or compiling for more than `compile_share` of the wall time of the last `share_steps` steps.
+struct StormBudgets {
+  int64_t site_recompiles = 3;
+  int64_t site_steps = 10;
+  double compile_share = 0.5;
+  int64_t share_steps = 10;
+};
+
+// The state of a run as the live status line shows it.
+struct RunStatus {
+  int64_t programs = 0;
+  int64_t recompiles = 0;
+  std::optional<double> recent_compile_share;  // over the last share_steps steps with wall time
+  std::string last_cause;
+  std::optional<int64_t> last_step;
+};
+
+// Remembers what was already alerted; each call to advance() returns what is new since.
+class AlertTracker {
+ public:
+  explicit AlertTracker(StormBudgets budgets = {}) : budgets_(budgets) {}
+
+  // The alerts for what `rows` holds that no earlier call saw, in the order the run did them:
+  // graph breaks, compiles (a recompile, and a new program after the curve had settled), limit
+  // hits, then the storms they make. A compile is known by its program, site and cause and how
+  // many such compiles came before it, not by its record: a second log of the same process can
+  // become its most informative record later, and until the two logs are known to be one process
+  // each holds a copy of the compile. Unless `complete`, a compile whose cause is not
+  // decided yet (unknown: its block may still be being written) is held back for a later call.
+  std::vector<Alert> advance(const store::WatchRunRows& rows, bool complete);
+  // A compile was held back by the last call.
+  bool holds_back() const { return holds_back_; }
+  const RunStatus& status() const { return status_; }
+
+ private:
+  void see_breaks(const store::WatchRunRows& rows, std::vector<Alert>& out);
+  void see_compiles(const store::WatchRunRows& rows, bool complete, std::vector<Alert>& out);
+  void see_limit_hits(const store::WatchRunRows& rows, std::vector<Alert>& out);
+  void see_site_storms(const store::WatchRunRows& rows, std::vector<Alert>& out);
+  void see_share_storm(const store::WatchRunRows& rows, std::vector<Alert>& out);
+
+  StormBudgets budgets_;
+  RunStatus status_;
+  std::map<std::string, int64_t> compiles_of_program_;  // alerted, by program, site, cause
+  std::set<std::string> programs_;
+  std::set<std::pair<std::string, int64_t>> limit_hits_;  // source, line
+  std::set<std::string> break_kinds_;                     // type, location and reason
+  std::set<std::string> storming_sites_;                  // over budget at the last look
+  bool share_storming_ = false;
+  bool settled_ = false;  // the curve had settled at the last look
+  bool holds_back_ = false;
+};
+
+}  // namespace rcf::analysis

@@ -1,0 +1,79 @@
+#include "pipeline/watch_loop.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <thread>
+
+namespace rcf::pipeline {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+// The longest wait between checks of the end conditions.
+constexpr milliseconds kCheckEvery{200};
+// Directories are walked for new files at most this often without a signal.
+constexpr milliseconds kWalkEvery{2000};
+// The least time between two batches, and how many times its last batch's cost the gap is
+// at least: reading a batch costs in proportion to the logs, so a large run is read less often
+// instead of taking every core (docs/watch.md, "Budgets").
+constexpr milliseconds kMinGap{100};
+constexpr double kGapPerCost = 4.0;
+
+std::optional<WatchEnd> ended(const WatchLoopOptions& o, Clock::time_point deadline) {
+  if (o.stop_requested && o.stop_requested()) return WatchEnd::kStopRequested;
+  if (o.run_for && Clock::now() >= deadline) return WatchEnd::kTimeUp;
+  if (o.pid && !process_alive(*o.pid)) return WatchEnd::kProcessExited;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool process_alive(pid_t pid) {
+  int status = 0;
+  if (::waitpid(pid, &status, WNOHANG) == pid) return false;  // our child, and it ended
+  return ::kill(pid, 0) == 0 || errno == EPERM;
+}
+
+WatchEnd run_watch_loop(WatchSession& session, const WatchLoopOptions& o) {
+  const auto started = Clock::now();
+  const auto deadline = o.run_for
+                            ? started + std::chrono::duration_cast<Clock::duration>(*o.run_for)
+                            : Clock::time_point::max();
+  const milliseconds look_every =
+      session.has_inotify() ? o.look_every_with_inotify : o.look_every_without;
+  auto last_look = started, last_walk = started;
+  Clock::duration gap = kMinGap;
+  bool pending = true;  // a change was signalled and not read yet (the first look reads all)
+  std::optional<WatchEnd> end;
+  while (!(end = ended(o, deadline))) {
+    auto now = Clock::now();
+    auto wait = std::min<Clock::duration>(kCheckEvery, deadline - now);
+    if (!pending)
+      pending = session.wait_for_change(
+          std::chrono::duration_cast<milliseconds>(std::max(wait, Clock::duration{})));
+    now = Clock::now();
+    bool due = pending || now - last_look >= look_every;
+    if (!due || now - last_look < gap) {
+      if (pending)
+        std::this_thread::sleep_for(std::min<Clock::duration>(wait, gap - (now - last_look)));
+      continue;
+    }
+    bool walk = pending || now - last_walk >= kWalkEvery;
+    WatchRound round = session.poll(false, walk);
+    last_look = Clock::now();
+    if (walk) last_walk = last_look;
+    pending = false;
+    gap = std::max<Clock::duration>(
+        kMinGap, std::chrono::duration_cast<Clock::duration>(round.ingest_seconds * kGapPerCost));
+    if (o.on_round) o.on_round(round, false);
+  }
+  WatchRound last = session.poll(true, true);
+  if (o.on_round) o.on_round(last, true);
+  return *end;
+}
+
+}  // namespace rcf::pipeline

@@ -1,0 +1,34 @@
+// The loop of `rcf watch`: wait for a change, read it, hand the round to the caller, until the
+// watch is told to end; then one final round that reads every file whole (docs/watch.md).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+
+#include "pipeline/watch_session.h"
+
+namespace rcf::pipeline {
+
+struct WatchLoopOptions {
+  std::optional<std::chrono::duration<double>> run_for;  // --for
+  std::optional<pid_t> pid;                              // --pid: end when it exits
+  std::function<bool()> stop_requested;                  // SIGINT/SIGTERM seen
+  std::function<void(const WatchRound&, bool final)> on_round;
+  // How often the files are looked at with no change signalled: a safety net with inotify, the
+  // polling period without it.
+  std::chrono::milliseconds look_every_with_inotify{1000};
+  std::chrono::milliseconds look_every_without{250};
+};
+
+// Why the loop ended.
+enum class WatchEnd { kTimeUp, kProcessExited, kStopRequested };
+
+WatchEnd run_watch_loop(WatchSession& session, const WatchLoopOptions& options);
+
+// Whether process `pid` still runs (a zombie child of ours counts as ended).
+bool process_alive(pid_t pid);
+
+}  // namespace rcf::pipeline

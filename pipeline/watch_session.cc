@@ -1,0 +1,77 @@
+#include "pipeline/watch_session.h"
+
+#include "pipeline/ingest_pipeline.h"
+#include "store/run_bundle.h"
+#include "store/store.h"
+#include "store/watch_queries.h"
+#include "util/error.h"
+
+namespace rcf::pipeline {
+namespace {
+
+// How long the logs must stay unchanged before a compile whose cause is still unknown is alerted
+// as such: its recompile block may still be being written.
+constexpr std::chrono::milliseconds kQuietForUndecided{1500};
+
+}  // namespace
+
+WatchSession::WatchSession(WatchRequest request)
+    : request_(std::move(request)),
+      files_(request_.paths, request_.db_path),
+      tracker_(request_.budgets) {
+  signal_.follow(request_.paths, {});
+}
+
+WatchRound WatchSession::poll(bool final, bool walk) {
+  WatchRound round;
+  std::vector<FileToRead> ready = files_.changed(final, walk);
+  for (auto& w : files_.take_warnings()) round.warnings.push_back(std::move(w));
+  if (walk) signal_.follow(request_.paths, files_.paths());
+  const auto now = std::chrono::steady_clock::now();
+  if (ready.empty()) {
+    // Nothing new: a compile held back for its cause is said as it stands once the logs are quiet.
+    if (tracker_.holds_back() && (final || now - last_read_ >= kQuietForUndecided))
+      read_alerts(round, true);
+    return round;
+  }
+  ingest(ready, round);
+  last_read_ = now;
+  read_alerts(round, final);
+  return round;
+}
+
+// One ingest of the files that have something new, each up to what is readable. A failed batch
+// changes nothing in the store (the ingest is one transaction) and is tried again next round.
+void WatchSession::ingest(const std::vector<FileToRead>& files, WatchRound& round) {
+  IngestRequest in;
+  in.db_path = request_.db_path;
+  in.lane = request_.lane;
+  in.run = request_.run;
+  in.format = request_.format;
+  in.step_pattern = request_.step_pattern;
+  in.named_paths_as_walked = true;
+  for (const auto& f : files) {
+    in.paths.push_back(f.path);
+    if (f.bytes >= 0) in.byte_limit_of_path[f.path] = f.bytes;
+  }
+  auto started = std::chrono::steady_clock::now();
+  try {
+    IngestSummary summary = run_ingest(in);
+    for (auto& w : summary.warnings) round.warnings.push_back(std::move(w));
+  } catch (const Error& e) {
+    round.warnings.push_back(std::string("this batch was not ingested: ") + e.what());
+    return;
+  }
+  round.ingest_seconds = std::chrono::steady_clock::now() - started;
+  for (const auto& f : files) files_.mark_read(f);
+  round.files_read = static_cast<int64_t>(files.size());
+}
+
+void WatchSession::read_alerts(WatchRound& round, bool complete) {
+  auto db = store::open_store(request_.db_path, store::OpenMode::kRead);
+  std::optional<int64_t> run_id = store::find_run_id(*db, request_.lane, request_.run);
+  if (!run_id) return;
+  round.alerts = tracker_.advance(store::read_watch_rows(*db, *run_id), complete);
+}
+
+}  // namespace rcf::pipeline

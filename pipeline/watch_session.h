@@ -1,0 +1,61 @@
+// `rcf watch` as a function (docs/watch.md): follow log files while a run writes them, ingest
+// what became readable into the store after each change, and say what is new as alerts. The store
+// a watch leaves equals a one-shot `rcf ingest` of the same files: every batch goes through the
+// same ingest, and a log that grew replaces its earlier, shorter version.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/watch_alerts.h"
+#include "pipeline/change_signal.h"
+#include "pipeline/watched_files.h"
+
+namespace rcf::pipeline {
+
+struct WatchRequest {
+  std::string db_path = "rcf.db";
+  std::string lane = "default";
+  std::string run = "default";
+  std::vector<std::string> paths;
+  std::string format;        // forced importer; empty = sniff each file
+  std::string step_pattern;  // as `rcf ingest --step-pattern`
+  analysis::StormBudgets budgets;
+};
+
+// What one round found.
+struct WatchRound {
+  std::vector<analysis::Alert> alerts;
+  std::vector<std::string> warnings;  // files that could not be read, a batch that failed
+  int64_t files_read = 0;             // files ingested in this round
+  std::chrono::duration<double> ingest_seconds{0};
+};
+
+class WatchSession {
+ public:
+  explicit WatchSession(WatchRequest request);
+
+  // Ingests what became readable since the last round and returns the new alerts. `final`: the
+  // watch ends, every file is read whole. `walk`: look for new files in the directories too.
+  WatchRound poll(bool final, bool walk);
+  // Waits at most `timeout` for a change under the paths; true when one was signalled.
+  bool wait_for_change(std::chrono::milliseconds timeout) { return signal_.wait(timeout); }
+  bool has_inotify() const { return signal_.has_inotify(); }
+  const analysis::RunStatus& status() const { return tracker_.status(); }
+  const WatchRequest& request() const { return request_; }
+
+ private:
+  void ingest(const std::vector<FileToRead>& files, WatchRound& round);
+  void read_alerts(WatchRound& round, bool complete);
+
+  WatchRequest request_;
+  WatchedFiles files_;
+  ChangeSignal signal_;
+  analysis::AlertTracker tracker_;
+  std::chrono::steady_clock::time_point last_read_;  // the last batch ingested
+};
+
+}  // namespace rcf::pipeline

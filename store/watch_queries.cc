@@ -1,0 +1,113 @@
+#include "store/watch_queries.h"
+
+namespace rcf::store {
+namespace {
+
+void read_compiles(Database& db, int64_t run_id, std::vector<WatchCompileRow>& out) {
+  auto st = db.prepare(
+      "SELECT c.ordinal, c.step, site.text, c.program_key, c.kind, coalesce(a.cause, ''), "
+      "coalesce(a.detail, ''), c.compile_ms, s.path, c.line, c.rank, c.epoch, c.ca_id, "
+      "c.frame_id, c.frame_compile_id "
+      "FROM compile_event c JOIN strings site ON site.string_id = c.site_sid "
+      "JOIN source s ON s.source_id = c.source_id "
+      "LEFT JOIN attribution a ON a.compile_row = c.compile_row "
+      "WHERE c.run_id = ? ORDER BY c.ordinal");
+  st.bind(1, run_id);
+  while (st.step()) {
+    WatchCompileRow r;
+    r.ordinal = st.int64(0);
+    r.step = st.opt_int64(1);
+    r.site = st.str(2);
+    r.program_key = st.str(3);
+    r.kind = st.str(4);
+    r.cause = st.str(5);
+    r.detail = st.str(6);
+    r.compile_ms = st.opt_real(7);
+    r.source = st.str(8);
+    r.line = st.int64(9);
+    r.rank = st.int64(10);
+    r.epoch = st.int64(11);
+    r.ca_id = st.int64(12);
+    r.frame_id = st.int64(13);
+    r.frame_compile_id = st.int64(14);
+    out.push_back(std::move(r));
+  }
+}
+
+void read_limit_hits(Database& db, int64_t run_id, std::vector<WatchLimitRow>& out) {
+  auto st = db.prepare(
+      "SELECT source, line, limit_type, limit_value, coalesce(function, ''), coalesce(file, ''), "
+      "firstlineno, coalesce(last_reason, ''), hard_failure FROM recompile_limit_hits "
+      "WHERE run_id = ? ORDER BY source, line");
+  st.bind(1, run_id);
+  while (st.step()) {
+    WatchLimitRow r;
+    r.source = st.str(0);
+    r.line = st.int64(1);
+    r.limit_type = st.str(2);
+    r.limit_value = st.opt_int64(3);
+    r.function = st.str(4);
+    r.file = st.str(5);
+    r.firstlineno = st.opt_int64(6);
+    r.last_reason = st.str(7);
+    r.hard_failure = st.int64(8) != 0;
+    out.push_back(std::move(r));
+  }
+}
+
+void read_breaks(Database& db, int64_t run_id, std::vector<WatchBreakRow>& out) {
+  auto st = db.prepare(
+      "SELECT source, line, coalesce(gb_type, ''), coalesce(reason, ''), coalesce(user_file, ''), "
+      "coalesce(user_function, ''), user_line FROM graph_breaks WHERE run_id = ? "
+      "ORDER BY source, line");
+  st.bind(1, run_id);
+  while (st.step()) {
+    WatchBreakRow r;
+    r.source = st.str(0);
+    r.line = st.int64(1);
+    r.gb_type = st.str(2);
+    r.reason = st.str(3);
+    r.user_file = st.str(4);
+    r.user_function = st.str(5);
+    r.user_line = st.opt_int64(6);
+    out.push_back(std::move(r));
+  }
+}
+
+// Compile time per step from the curve (its points are the steps that compiled) and wall time
+// per step from the step timings (the longest rank's), only where the run's steps are training
+// steps: a sync counter and a step counter do not line up.
+void read_steps(Database& db, int64_t run_id, WatchRunRows& out) {
+  auto summary =
+      db.prepare("SELECT state, settle_step, step_axis FROM convergence_summary WHERE run_id = ?");
+  summary.bind(1, run_id);
+  if (!summary.step()) return;
+  out.convergence_state = summary.str(0);
+  out.settle_step = summary.opt_int64(1);
+  if (summary.text(2) != "step") return;
+  auto st = db.prepare(
+      "SELECT step, sum(c), max(w) FROM (SELECT step, compile_ms AS c, NULL AS w "
+      "FROM convergence_point WHERE run_id = ?1 UNION ALL SELECT step, NULL, wall_ms "
+      "FROM step_timing WHERE run_id = ?1) GROUP BY step ORDER BY step");
+  st.bind(1, run_id);
+  while (st.step()) {
+    WatchStepRow r;
+    r.step = st.int64(0);
+    r.compile_ms = st.opt_real(1);
+    r.wall_ms = st.opt_real(2);
+    out.steps.push_back(r);
+  }
+}
+
+}  // namespace
+
+WatchRunRows read_watch_rows(Database& db, int64_t run_id) {
+  WatchRunRows rows;
+  read_compiles(db, run_id, rows.compiles);
+  read_limit_hits(db, run_id, rows.limit_hits);
+  read_breaks(db, run_id, rows.breaks);
+  read_steps(db, run_id, rows);
+  return rows;
+}
+
+}  // namespace rcf::store

@@ -1,0 +1,70 @@
+// What `rcf watch` reads back after each batch it ingests (docs/watch.md): a run's compiles with
+// their causes, its recompile-limit hits, its graph breaks and its curve, as plain rows. Read
+// whole after every batch: the alerts are the rows not seen before.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/database.h"
+
+namespace rcf::store {
+
+// One compile (compile_event + attribution), by ordinal. `source` and `line` name the record the
+// compile was read from: with the program key they identify it across batches.
+struct WatchCompileRow {
+  int64_t ordinal = 0;
+  std::optional<int64_t> step;
+  std::string site, program_key, kind;
+  std::string cause;  // first_compile or a cause of the vocabulary; "" before attribution
+  std::string detail;
+  std::optional<double> compile_ms;
+  std::string source;
+  int64_t line = 0;
+  // The Dynamo compile id (frame_id < 0: the compile has none, as torch_xla's and JAX's).
+  int64_t rank = -1, epoch = 0, ca_id = -1, frame_id = -1, frame_compile_id = -1;
+};
+
+// One recompile-limit warning: the frame runs without compiling from here on.
+struct WatchLimitRow {
+  std::string source;
+  int64_t line = 0;
+  std::string limit_type;
+  std::optional<int64_t> limit_value;
+  std::string function, file;
+  std::optional<int64_t> firstlineno;
+  std::string last_reason;
+  bool hard_failure = false;
+};
+
+// One graph break, by source and line.
+struct WatchBreakRow {
+  std::string source;
+  int64_t line = 0;
+  std::string gb_type, reason, user_file, user_function;
+  std::optional<int64_t> user_line;
+};
+
+// A training step with its compile time (from the curve) and wall time (from step timings),
+// each when known.
+struct WatchStepRow {
+  int64_t step = 0;
+  std::optional<double> compile_ms, wall_ms;
+};
+
+// The run as watch sees it after a batch.
+struct WatchRunRows {
+  std::vector<WatchCompileRow> compiles;  // by ordinal
+  std::vector<WatchLimitRow> limit_hits;  // by source, line
+  std::vector<WatchBreakRow> breaks;      // by source, line
+  std::vector<WatchStepRow> steps;        // by step; none unless the axis is training steps
+  std::string convergence_state;          // run_convergence.state, "" when not analysed
+  std::optional<int64_t> settle_step;
+};
+
+// The run `run_id` of `db`, read through the public views where they hold the columns.
+WatchRunRows read_watch_rows(Database& db, int64_t run_id);
+
+}  // namespace rcf::store
