@@ -114,9 +114,19 @@ std::string alert_kind_names() {
 }
 
 std::vector<Alert> AlertTracker::advance(const store::WatchRunRows& rows, bool complete) {
+  complete_ = complete;
+  holds_back_ = false;
+  last_line_.clear();
+  auto see_line = [this](const std::string& source, int64_t line) {
+    int64_t& last = last_line_[source];
+    last = std::max(last, line);
+  };
+  for (const auto& c : rows.compiles) see_line(c.source, c.line);
+  for (const auto& b : rows.breaks) see_line(b.source, b.line);
+  for (const auto& h : rows.limit_hits) see_line(h.source, h.line);
   std::vector<Alert> out;
   see_breaks(rows, out);
-  see_compiles(rows, complete, out);
+  see_compiles(rows, out);
   see_limit_hits(rows, out);
   see_site_storms(rows, out);
   see_share_storm(rows, out);
@@ -124,12 +134,19 @@ std::vector<Alert> AlertTracker::advance(const store::WatchRunRows& rows, bool c
   return out;
 }
 
+bool AlertTracker::settled(const std::string& source, int64_t line) {
+  if (complete_ || line < last_line_[source]) return true;
+  holds_back_ = true;
+  return false;
+}
+
 // The first time each distinct break (its type, location and reason) is seen.
 void AlertTracker::see_breaks(const store::WatchRunRows& rows, std::vector<Alert>& out) {
   for (const auto& b : rows.breaks) {
     std::string where = location_text(b.user_file, b.user_line, b.user_function);
     std::string key = b.gb_type + "\n" + where + "\n" + b.reason;
-    if (!break_kinds_.insert(key).second) continue;
+    if (break_kinds_.count(key) || !settled(b.source, b.line)) continue;
+    break_kinds_.insert(key);
     Alert a;
     a.kind = AlertKind::kGraphBreak;
     a.site = where;
@@ -144,10 +161,8 @@ void AlertTracker::see_breaks(const store::WatchRunRows& rows, std::vector<Alert
 
 // Each compile not seen before: a recompile alert when its cause is not first_compile, and a
 // new-program alert when the curve had settled at the last look and this program is new.
-void AlertTracker::see_compiles(const store::WatchRunRows& rows, bool complete,
-                                std::vector<Alert>& out) {
+void AlertTracker::see_compiles(const store::WatchRunRows& rows, std::vector<Alert>& out) {
   bool settled_before = settled_;
-  holds_back_ = false;
   std::map<std::string, int64_t> nth_of_program;
   std::set<std::string> held;  // programs with a compile held back: their later ones wait too
   for (const auto& c : rows.compiles) {
@@ -157,9 +172,8 @@ void AlertTracker::see_compiles(const store::WatchRunRows& rows, bool complete,
     int64_t nth = c.frame_id >= 0 ? 1 : ++nth_of_program[identity];
     int64_t& alerted = compiles_of_program_[identity];
     if (nth <= alerted) continue;
-    if (held.count(c.program_key) || (!complete && is_recompile(c) && c.cause == "unknown")) {
+    if (held.count(c.program_key) || !settled(c.source, c.line)) {
       held.insert(c.program_key);
-      holds_back_ = true;
       continue;
     }
     alerted = nth;
@@ -184,7 +198,8 @@ void AlertTracker::see_compiles(const store::WatchRunRows& rows, bool complete,
 
 void AlertTracker::see_limit_hits(const store::WatchRunRows& rows, std::vector<Alert>& out) {
   for (const auto& h : rows.limit_hits) {
-    if (!limit_hits_.insert({h.source, h.line}).second) continue;
+    if (limit_hits_.count({h.source, h.line}) || !settled(h.source, h.line)) continue;
+    limit_hits_.insert({h.source, h.line});
     Alert a;
     a.kind = AlertKind::kLimitHit;
     a.site = location_text(h.file, h.firstlineno, h.function);

@@ -59,19 +59,21 @@ class AlertTracker {
 
   // The alerts for what `rows` holds that no earlier call saw, in the order the run did them:
   // graph breaks, compiles (a recompile, and a new program after the curve had settled), limit
-  // hits, then the storms they make. A compile is known by its program, site and cause and how
-  // many such compiles came before it, not by its record: a second log of the same process can
-  // become its most informative record later, and until the two logs are known to be one process
-  // each holds a copy of the compile. Unless `complete`, a compile whose cause is not
-  // decided yet (unknown: its block may still be being written) is held back for a later call.
+  // hits, then the storms they make. A compile is known by its compile id or program, site and
+  // cause, not by its record: a second log of the same process can become its most informative
+  // record later, and until the two logs are known to be one process each holds a copy of it.
+  // Unless `complete`, what was read from the last record of a log waits for a later call: the
+  // record may still be being written (a block cut at a line end reads as a shorter record).
   std::vector<Alert> advance(const store::WatchRunRows& rows, bool complete);
-  // A compile was held back by the last call.
+  // Something was held back by the last call.
   bool holds_back() const { return holds_back_; }
   const RunStatus& status() const { return status_; }
 
  private:
+  // Whether the row at (`source`, `line`) may be alerted on now (see advance()).
+  bool settled(const std::string& source, int64_t line);
   void see_breaks(const store::WatchRunRows& rows, std::vector<Alert>& out);
-  void see_compiles(const store::WatchRunRows& rows, bool complete, std::vector<Alert>& out);
+  void see_compiles(const store::WatchRunRows& rows, std::vector<Alert>& out);
   void see_limit_hits(const store::WatchRunRows& rows, std::vector<Alert>& out);
   void see_site_storms(const store::WatchRunRows& rows, std::vector<Alert>& out);
   void see_share_storm(const store::WatchRunRows& rows, std::vector<Alert>& out);
@@ -86,6 +88,8 @@ class AlertTracker {
   bool share_storming_ = false;
   bool settled_ = false;  // the curve had settled at the last look
   bool holds_back_ = false;
+  bool complete_ = false;                     // of the current call
+  std::map<std::string, int64_t> last_line_;  // per log, the line of its last record read
 };
 
 }  // namespace rcf::analysis

@@ -9,8 +9,7 @@
 namespace rcf::pipeline {
 namespace {
 
-// How long the logs must stay unchanged before a compile whose cause is still unknown is alerted
-// as such: its recompile block may still be being written.
+// How long the logs must stay unchanged before a log's last record is taken as complete.
 constexpr std::chrono::milliseconds kQuietForUndecided{1500};
 
 }  // namespace
@@ -29,7 +28,7 @@ WatchRound WatchSession::poll(bool final, bool walk) {
   if (walk) signal_.follow(request_.paths, files_.paths());
   const auto now = std::chrono::steady_clock::now();
   if (ready.empty()) {
-    // Nothing new: a compile held back for its cause is said as it stands once the logs are quiet.
+    // Nothing new: what was held back as a log's last record is said once the logs are quiet.
     if (tracker_.holds_back() && (final || now - last_read_ >= kQuietForUndecided))
       read_alerts(round, true);
     return round;
