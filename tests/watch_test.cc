@@ -166,3 +166,216 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<WatchCase>& info) { return std::string(info.param.name); });
 
 }  // namespace watch_test
+
+namespace watch_test {
+
+rcf::store::WatchCompileRow compile_row(int64_t ordinal, std::optional<int64_t> step,
+                                        const std::string& site, const std::string& cause,
+                                        int64_t line) {
+  rcf::store::WatchCompileRow c;
+  c.ordinal = ordinal;
+  c.step = step;
+  c.site = site;
+  c.program_key = "key" + std::to_string(ordinal);
+  c.kind = "xla";
+  c.cause = cause;
+  c.detail = cause + " detail";
+  c.source = "train.log";
+  c.line = line;
+  return c;
+}
+
+std::vector<AlertKind> kinds_of(const std::vector<Alert>& alerts) {
+  std::vector<AlertKind> kinds;
+  for (const auto& a : alerts) kinds.push_back(a.kind);
+  return kinds;
+}
+
+// The storm budget counts one site's recompiles within the last N steps: two sites that each
+// recompile twice are no storm; the third recompile of one site within 10 steps is, once, and
+// again only after the site fell back under the budget.
+TEST(WatchAlertRules, SiteStormOncePerCrossing) {
+  rcf::analysis::AlertTracker tracker;
+  rcf::store::WatchRunRows rows;
+  rows.compiles = {compile_row(1, 1, "a.py:1", "first_compile", 10),
+                   compile_row(2, 2, "a.py:1", "shape", 20),
+                   compile_row(3, 3, "b.py:1", "dtype", 30),
+                   compile_row(4, 4, "a.py:1", "shape", 40),
+                   compile_row(5, 5, "b.py:1", "dtype", 50)};
+  auto first = tracker.advance(rows, true);
+  EXPECT_EQ(kinds_of(first), std::vector<AlertKind>(4, AlertKind::kRecompile));
+  rows.compiles.push_back(compile_row(6, 9, "a.py:1", "constant", 60));
+  auto second = tracker.advance(rows, true);
+  ASSERT_EQ(kinds_of(second), (std::vector<AlertKind>{AlertKind::kRecompile, AlertKind::kStorm}));
+  EXPECT_EQ(second[1].site, "a.py:1");
+  EXPECT_EQ(second[1].cause, "shape, constant");
+  EXPECT_EQ(second[1].step, 9);
+  EXPECT_NE(second[1].detail.find("3 recompiles within 10 steps (steps 2-9)"), std::string::npos)
+      << second[1].detail;
+  rows.compiles.push_back(compile_row(7, 10, "a.py:1", "shape", 70));  // still storming
+  EXPECT_EQ(kinds_of(tracker.advance(rows, true)), std::vector<AlertKind>{AlertKind::kRecompile});
+  rows.compiles.push_back(compile_row(8, 30, "a.py:1", "shape", 80));  // under again
+  rows.compiles.push_back(compile_row(9, 90, "c.py:1", "first_compile", 90));
+  EXPECT_EQ(kinds_of(tracker.advance(rows, true)), std::vector<AlertKind>{AlertKind::kRecompile});
+  for (int64_t i = 0; i < 2; ++i)
+    rows.compiles.push_back(compile_row(10 + i, 31 + i, "a.py:1", "shape", 100 + i));
+  rows.compiles.push_back(compile_row(12, 95, "c.py:1", "first_compile", 200));
+  auto again = tracker.advance(rows, true);
+  EXPECT_EQ(kinds_of(again), (std::vector<AlertKind>{AlertKind::kRecompile, AlertKind::kRecompile,
+                                                     AlertKind::kStorm}));
+}
+
+// Compile time over half the wall time of the last 10 timed steps is a storm; said when the share
+// goes over, not at every look.
+TEST(WatchAlertRules, CompileShareStorm) {
+  rcf::analysis::AlertTracker tracker;
+  rcf::store::WatchRunRows rows;
+  for (int64_t s = 1; s <= 20; ++s) rows.steps.push_back({s, std::nullopt, 1500.0});
+  EXPECT_TRUE(tracker.advance(rows, true).empty());
+  EXPECT_EQ(*tracker.status().recent_compile_share, 0.0);
+  for (int64_t s = 21; s <= 24; ++s) rows.steps.push_back({s, 73000.0, 74000.0});
+  auto alerts = tracker.advance(rows, true);
+  ASSERT_EQ(kinds_of(alerts), std::vector<AlertKind>{AlertKind::kStorm});
+  EXPECT_EQ(alerts[0].step, 24);
+  EXPECT_NE(alerts[0].detail.find("of the wall time of steps 15-24 was spent compiling"),
+            std::string::npos)
+      << alerts[0].detail;
+  rows.steps.push_back({25, 73000.0, 74000.0});
+  EXPECT_TRUE(tracker.advance(rows, true).empty());
+}
+
+// A new program after the curve had settled is said once; an old program compiled again is not
+// a new program.
+TEST(WatchAlertRules, NewProgramAfterSettle) {
+  rcf::analysis::AlertTracker tracker;
+  rcf::store::WatchRunRows rows;
+  rows.compiles = {compile_row(1, 1, "a.py:1", "first_compile", 10)};
+  rows.convergence_state = "settled";
+  EXPECT_TRUE(tracker.advance(rows, true).empty());
+  rows.compiles.push_back(compile_row(2, 300, "a.py:1", "shape", 20));
+  rows.convergence_state = "still_growing";
+  auto alerts = tracker.advance(rows, true);
+  EXPECT_EQ(kinds_of(alerts),
+            (std::vector<AlertKind>{AlertKind::kRecompile, AlertKind::kNewProgramAfterSettle}));
+  rows.compiles.push_back(compile_row(3, 301, "a.py:1", "shape", 30));
+  EXPECT_EQ(kinds_of(tracker.advance(rows, true)), std::vector<AlertKind>{AlertKind::kRecompile});
+}
+
+// The last record read from a log may still be being written: it waits until a later record
+// follows it in that log, or the watch says the logs are complete.
+TEST(WatchAlertRules, LastRecordOfALogWaits) {
+  rcf::analysis::AlertTracker tracker;
+  rcf::store::WatchRunRows rows;
+  rows.compiles = {compile_row(1, 1, "a.py:1", "first_compile", 10),
+                   compile_row(2, 2, "a.py:1", "shape", 20)};
+  rcf::store::WatchBreakRow b;
+  b.source = "train.log";
+  b.line = 25;
+  b.gb_type = "Data-dependent branching";
+  b.user_file = "a.py";
+  b.user_line = 7;
+  rows.breaks = {b};
+  EXPECT_EQ(kinds_of(tracker.advance(rows, false)), std::vector<AlertKind>{AlertKind::kRecompile});
+  EXPECT_TRUE(tracker.holds_back());
+  rows.breaks.push_back(b);  // the same break again, later in the log: said once
+  rows.breaks.back().line = 40;
+  auto alerts = tracker.advance(rows, false);
+  ASSERT_EQ(kinds_of(alerts), std::vector<AlertKind>{AlertKind::kGraphBreak});
+  EXPECT_EQ(alerts[0].site, "a.py:7");
+  EXPECT_FALSE(tracker.holds_back());  // the last record is a break already said
+  rows.compiles.push_back(compile_row(3, 3, "a.py:1", "dtype", 50));
+  EXPECT_TRUE(tracker.advance(rows, false).empty());
+  EXPECT_TRUE(tracker.holds_back());
+  EXPECT_EQ(alert_causes(tracker.advance(rows, true), AlertKind::kRecompile),
+            std::vector<std::string>{"dtype"});
+  EXPECT_FALSE(tracker.holds_back());
+}
+
+TEST(WatchOutput, AlertAsJsonAndTextIsSanitised) {
+  Alert a;
+  a.kind = AlertKind::kLimitHit;
+  a.site = "evil.py:1 (f\x1b[2Jx)";
+  a.detail = "recompile_limit (8) hit\n::error::forged";
+  a.source = "train.log";
+  a.line = 12;
+  std::string json_line = rcf::report::render_alert_json(a, "lane", "run");
+  ASSERT_EQ(json_line.back(), '\n');
+  EXPECT_EQ(json_line.find('\n'), json_line.size() - 1);
+  EXPECT_EQ(json_line.find('\x1b'), std::string::npos);
+  auto doc = nlohmann::json::parse(json_line);
+  for (const char* key : {"kind", "lane", "run", "step", "site", "cause", "detail", "source", "line"})
+    EXPECT_TRUE(doc.contains(key)) << key;
+  EXPECT_EQ(doc["kind"], "limit_hit");
+  EXPECT_TRUE(doc["step"].is_null());
+  EXPECT_EQ(doc["line"], 12);
+  std::string text = rcf::report::render_alert_text(a, "lane", "run");
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  EXPECT_EQ(text.find('\n'), text.size() - 1) << text;
+  EXPECT_EQ(text.rfind("[limit_hit] lane/run at evil.py:1", 0), 0u) << text;
+}
+
+// A partial last line waits for its newline; a gzip file is read once whole (here when the
+// watch ends, before its size has stayed the same for a second).
+TEST(WatchFiles, PartialLineWaitsAndGzipIsReadWhole) {
+  TempDir dir;
+  std::string log = fixture_text("real_runs/constant_counter/run1/stderr.log");
+  size_t cut = log.find('\n', log.size() / 2) + 10;
+  rcf::testing::write_file(dir.file("train.log"), log.substr(0, cut));
+  rcf::testing::write_file(dir.file("old.log.gz"), rcf::testing::gzip_compress(log));
+  rcf::pipeline::WatchedFiles files({dir.path()}, dir.file("rcf.db"));
+  auto ready = files.changed(false, true);
+  ASSERT_EQ(ready.size(), 1u);
+  EXPECT_EQ(ready[0].path, dir.file("train.log"));
+  EXPECT_EQ(ready[0].bytes, static_cast<int64_t>(log.rfind('\n', cut - 1) + 1));
+  files.mark_read(ready[0]);
+  EXPECT_TRUE(files.changed(false, true).empty());
+  auto last = files.changed(true, true);
+  ASSERT_EQ(last.size(), 2u);
+  for (const auto& f : last) EXPECT_EQ(f.bytes, -1) << f.path;
+}
+
+// A rotated log (renamed away, a new file under its name) is read anew: the new file's
+// recompiles are alerted, the renamed one is the same content as what was read.
+TEST(WatchFiles, RotatedLogIsReadAnew) {
+  TempDir dir;
+  fs::create_directories(dir.file("logs"));
+  WatchRequest request;
+  request.db_path = dir.file("watch.db");
+  request.paths = {dir.file("logs")};
+  WatchSession session(request);
+  rcf::testing::write_file(dir.file("logs/train.log"),
+                           fixture_text("real_runs/dtype_flip/run1/stderr.log"));
+  auto first = session.poll(false, true).alerts;
+  ASSERT_EQ(alert_causes(first, AlertKind::kRecompile), std::vector<std::string>{"dtype"});
+  fs::rename(dir.file("logs/train.log"), dir.file("logs/train.log.1"));
+  rcf::testing::write_file(dir.file("logs/train.log"),
+                           fixture_text("real_runs/parameter_vs_tensor/run1/stderr.log"));
+  std::vector<Alert> later = session.poll(false, true).alerts;
+  for (auto& a : session.poll(true, true).alerts) later.push_back(a);
+  EXPECT_EQ(alert_causes(later, AlertKind::kRecompile), std::vector<std::string>{"type"});
+  auto db = rcf::testing::read_store(dir.file("watch.db"));
+  EXPECT_EQ(rcf::testing::scalar(*db, "SELECT count(*) FROM source WHERE path LIKE '%train.log'"),
+            "2");
+}
+
+// Files that appear later in a watched directory, in a new subdirectory too, are followed.
+TEST(WatchFiles, FilesThatAppearLater) {
+  TempDir dir;
+  fs::create_directories(dir.file("logs"));
+  WatchRequest request;
+  request.db_path = dir.file("logs/watch.db");  // inside the watched directory: never read
+  request.paths = {dir.file("logs")};
+  WatchSession session(request);
+  EXPECT_TRUE(session.poll(false, true).alerts.empty());
+  fs::create_directories(dir.file("logs/rank1"));
+  rcf::testing::write_file(dir.file("logs/rank1/train.log"),
+                           fixture_text("real_runs/optional_keys/run1/stderr.log"));
+  auto round = session.poll(false, true);
+  for (auto& a : session.poll(true, true).alerts) round.alerts.push_back(a);
+  EXPECT_EQ(alert_causes(round.alerts, AlertKind::kRecompile),
+            std::vector<std::string>{"key_subset"});
+  auto db = rcf::testing::read_store(dir.file("logs/watch.db"));
+  EXPECT_EQ(rcf::testing::scalar(*db, "SELECT count(*) FROM source"), "1");
+}
+
+}  // namespace watch_test
