@@ -1,6 +1,7 @@
-// Loads what `rcf gate` evaluates (analysis/gate.h) from an rcf database, through the public
-// views only: programs and compiles, the convergence curve, the compile share, the recompiles
-// grouped by site x cause (fix_first when analysis filled it) and each program's first compile.
+// Loads what `rcf gate` evaluates (analysis/gate.h) from the rows the store reads through the
+// public views (store/gate_fact_reader.h): programs and compiles, the convergence curve, the
+// compile share, the recompiles grouped by site x cause (fix_first when analysis filled it) and
+// each program's first compile.
 #pragma once
 
 #include <string>

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "analysis/rank_groups.h"
+#include "store/derived_results_writer.h"
 
 namespace rcf::analysis {
 
@@ -215,17 +216,7 @@ std::vector<RankDivergence> find_rank_divergence(const std::vector<RankFacts>& r
 }
 
 void write_rank_divergence(store::Database& db, int64_t run_id) {
-  auto clear = db.prepare("DELETE FROM rank_divergence_row WHERE run_id = ?");
-  clear.bind(1, run_id);
-  clear.run();
-  auto insert = db.prepare(
-      "INSERT INTO rank_divergence_row(run_id, kind, rank_groups, first_index, detail) "
-      "VALUES (?,?,?,?,?)");
-  for (const RankDivergence& d : find_rank_divergence(load_rank_facts(db, run_id))) {
-    insert.bind(1, run_id).bind(2, d.kind).bind(3, d.rank_groups).bind(4, d.first_index);
-    insert.bind(5, d.detail);
-    insert.run();
-  }
+  store::write_rank_divergence_rows(db, run_id, find_rank_divergence(load_rank_facts(db, run_id)));
 }
 
 }  // namespace rcf::analysis

@@ -8,8 +8,9 @@
 // counters, JAX persistent-cache lines, step timings); decide_restart is a pure function of the
 // two runs' facts, so every verdict rule is unit-tested on hand-built facts.
 //
-// The stages live in one file each: restart_facts (the store), restart_figures (derivation),
-// restart_rebuilds (why each rebuild happened) and this one (the verdict and its headline).
+// The stages live in one file each: restart_facts (the store's rows, read by
+// store/restart_fact_reader.h), restart_figures (derivation), restart_rebuilds (why each rebuild
+// happened) and this one (the verdict and its headline).
 #pragma once
 
 #include <string>

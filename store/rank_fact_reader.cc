@@ -1,4 +1,4 @@
-#include "analysis/rank_facts.h"
+#include "store/rank_fact_reader.h"
 
 #include <fmt/format.h>
 
@@ -8,19 +8,19 @@
 
 #include "util/base_name.h"
 
-namespace rcf::analysis {
+namespace rcf::store {
 namespace {
 
 using Participant = std::pair<int64_t, int64_t>;  // (source_id, logged rank)
 
-GraphKey key_at(const store::Statement& st, int first) {
+GraphKey key_at(const Statement& st, int first) {
   return {st.int64(first), st.int64(first + 1), st.int64(first + 2), st.int64(first + 3),
           st.int64(first + 4)};
 }
 
 // Every (source, logged rank) of the run's TORCH_TRACE logs that logged a compile or a graph
 // fact, labelled and ordered by rank.
-std::map<Participant, size_t> find_ranks(store::Database& db, int64_t run_id,
+std::map<Participant, size_t> find_ranks(Database& db, int64_t run_id,
                                          std::vector<RankFacts>& ranks) {
   auto st = db.prepare(
       "SELECT s.source_id, f.rank, s.file_rank, s.path, "
@@ -60,8 +60,8 @@ std::map<Participant, size_t> find_ranks(store::Database& db, int64_t run_id,
   return index;
 }
 
-void load_compiles(store::Database& db, int64_t run_id, const std::map<Participant, size_t>& index,
-                   std::vector<RankFacts>& ranks) {
+void read_rank_compiles(Database& db, int64_t run_id, const std::map<Participant, size_t>& index,
+                        std::vector<RankFacts>& ranks) {
   auto st = db.prepare(
       "SELECT c.source_id, c.rank, c.epoch, c.ca_id, c.frame_id, c.frame_compile_id, c.attempt, "
       "site.text, c.cache, c.kind, c.cause_reported, a.cause, a.detail, c.step "
@@ -100,8 +100,8 @@ std::vector<std::string> items_of(std::string_view text) {
   return items;
 }
 
-void load_graph_facts(store::Database& db, int64_t run_id,
-                      const std::map<Participant, size_t>& index, std::vector<RankFacts>& ranks) {
+void read_graph_facts(Database& db, int64_t run_id, const std::map<Participant, size_t>& index,
+                      std::vector<RankFacts>& ranks) {
   auto st = db.prepare(
       "SELECT source_id, rank, epoch, ca_id, frame_id, frame_compile_id, attempt, kind, items "
       "FROM graph_fact WHERE run_id = ? ORDER BY source_id, line");
@@ -127,7 +127,7 @@ void load_graph_facts(store::Database& db, int64_t run_id,
 
 // Whether the run may hold ranks: a TORCH_TRACE log named for its rank, or several TORCH_TRACE
 // logs. A run of one unnamed log (the million-compile benchmarks) is not searched for ranks.
-bool may_have_ranks(store::Database& db, int64_t run_id) {
+bool may_have_ranks(Database& db, int64_t run_id) {
   auto st = db.prepare(
       "SELECT count(*), count(file_rank) FROM source WHERE run_id = ? AND format = 'torch_trace'");
   st.bind(1, run_id);
@@ -145,14 +145,14 @@ std::string graph_key_text(const GraphKey& key) {
   return text;
 }
 
-std::vector<RankFacts> load_rank_facts(store::Database& db, int64_t run_id) {
+std::vector<RankFacts> rank_facts_of_run(Database& db, int64_t run_id) {
   std::vector<RankFacts> ranks;
   if (!may_have_ranks(db, run_id)) return ranks;
   const std::map<Participant, size_t> index = find_ranks(db, run_id, ranks);
   if (ranks.empty()) return ranks;
-  if (ranks.size() > 1) load_compiles(db, run_id, index, ranks);
-  load_graph_facts(db, run_id, index, ranks);
+  if (ranks.size() > 1) read_rank_compiles(db, run_id, index, ranks);
+  read_graph_facts(db, run_id, index, ranks);
   return ranks;
 }
 
-}  // namespace rcf::analysis
+}  // namespace rcf::store
