@@ -1,12 +1,11 @@
 #include "analysis/program_loader.h"
 
-#include <fmt/format.h>
-
 #include <cctype>
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "store/hlo_module_queries.h"
 #include "util/json_depth.h"
 
 namespace rcf::analysis {
@@ -55,48 +54,33 @@ constexpr int kLoadedValueChars = 256;
 
 namespace {
 
-// The run's HLO modules that can be linked to its compiles.
-constexpr const char* kLinkable =
-    "run_id = ?1 AND (graph_hash IS NOT NULL OR stage IS NULL OR stage = 'before_optimizations')";
-
 void load_modules(store::Database& db, int64_t run_id, std::map<int64_t, ProgramView>& programs) {
-  auto modules = db.prepare(
-      std::string("SELECT hlo_module_id, structure_fingerprint, full_fingerprint, op_histogram, "
-                  "skeleton_fingerprint FROM hlo_module WHERE ") +
-      kLinkable);
-  modules.bind(1, run_id);
-  while (modules.step()) {
-    ProgramView& p = programs[modules.int64(0)];
+  store::for_each_linkable_module(db, run_id, [&](const store::LinkableModuleRow& m) {
+    ProgramView& p = programs[m.hlo_module_id];
     p.has_hlo = true;
-    p.structure_fingerprint = modules.str(1);
-    p.full_fingerprint = modules.str(2);
-    p.skeleton_fingerprint = modules.str(4);
-    p.hlo_module_id = modules.int64(0);
-    auto hist = util::parse_json_bounded(modules.text(3));
+    p.structure_fingerprint = m.structure_fingerprint;
+    p.full_fingerprint = m.full_fingerprint;
+    p.skeleton_fingerprint = m.skeleton_fingerprint;
+    p.hlo_module_id = m.hlo_module_id;
+    auto hist = util::parse_json_bounded(m.op_histogram_json);
     if (hist.is_object())
       for (const auto& [op, n] : hist.items())
         if (n.is_number_integer()) p.op_histogram[op] = n.get<int64_t>();
-  }
+  });
 }
 
 void load_parameters(store::Database& db, int64_t run_id,
                      std::map<int64_t, ProgramView>& programs) {
-  auto params = db.prepare(
-      std::string("SELECT p.hlo_module_id, p.number, p.dtype, p.dims, p.shape_text FROM "
-                  "hlo_parameter p WHERE p.hlo_module_id IN (SELECT hlo_module_id FROM hlo_module "
-                  "WHERE ") +
-      kLinkable + ") ORDER BY p.hlo_module_id, p.number");
-  params.bind(1, run_id);
-  while (params.step()) {
-    auto it = programs.find(params.int64(0));
-    if (it == programs.end()) continue;
+  store::for_each_linkable_parameter(db, run_id, [&](const store::LinkableParameterRow& row) {
+    auto it = programs.find(row.hlo_module_id);
+    if (it == programs.end()) return;
     ProgramParameter q;
-    q.number = params.int64(1);
-    q.dtype = params.str(2);
-    q.dims = parse_dims(params.text(3));
-    q.shape_text = params.str(4);
+    q.number = row.number;
+    q.dtype = row.dtype;
+    q.dims = parse_dims(row.dims_json);
+    q.shape_text = row.shape_text;
     it->second.parameters.push_back(std::move(q));
-  }
+  });
 }
 
 // Constants only decide between two programs of the same structure whose full fingerprints
@@ -123,33 +107,24 @@ std::set<int64_t> programs_needing_constants(const std::map<int64_t, ProgramView
 
 void load_constants(store::Database& db, int64_t run_id, const std::set<int64_t>& need_constants,
                     std::map<int64_t, ProgramView>& programs) {
-  auto constants = db.prepare(fmt::format(
-      "SELECT c.hlo_module_id, c.ordinal, c.name, c.shape_text, substr(v.text, 1, {}), c.elided, "
-      "c.user_op, o.text, f.text, c.source_line, c.value_sid FROM hlo_constant c "
-      "JOIN strings v ON v.string_id = c.value_sid "
-      "LEFT JOIN strings o ON o.string_id = c.op_name_sid "
-      "LEFT JOIN strings f ON f.string_id = c.source_file_sid "
-      "WHERE c.hlo_module_id IN (SELECT hlo_module_id FROM hlo_module WHERE {}) "
-      "ORDER BY c.hlo_module_id, c.ordinal",
-      kLoadedValueChars, kLinkable));
-  constants.bind(1, run_id);
-  while (constants.step()) {
-    if (!need_constants.count(constants.int64(0))) continue;
-    auto it = programs.find(constants.int64(0));
-    if (it == programs.end()) continue;
+  auto visit = [&](const store::LinkableConstantRow& row) {
+    if (!need_constants.count(row.hlo_module_id)) return;
+    auto it = programs.find(row.hlo_module_id);
+    if (it == programs.end()) return;
     ProgramConstant k;
-    k.ordinal = constants.int64(1);
-    k.name = constants.str(2);
-    k.shape_text = constants.str(3);
-    k.value_text = constants.str(4);
-    k.elided = constants.int64(5) != 0;
-    k.user_op = constants.str(6);
-    k.op_name = constants.str(7);
-    k.source_file = constants.str(8);
-    k.source_line = constants.opt_int64(9).value_or(-1);
-    k.value_id = constants.int64(10);
+    k.ordinal = row.ordinal;
+    k.name = row.name;
+    k.shape_text = row.shape_text;
+    k.value_text = row.value_prefix;
+    k.elided = row.elided;
+    k.user_op = row.user_op;
+    k.op_name = row.op_name;
+    k.source_file = row.source_file;
+    k.source_line = row.source_line.value_or(-1);
+    k.value_id = row.value_sid;
     it->second.constants.push_back(std::move(k));
-  }
+  };
+  store::for_each_linkable_constant(db, run_id, kLoadedValueChars, visit);
 }
 
 }  // namespace

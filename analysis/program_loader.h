@@ -1,7 +1,8 @@
-// Loads what analysis compares between programs (analysis/program_diff.h) from the HLO tables of
-// one run: per HLO module, its entry parameters, constants, op histogram and fingerprints. Only
-// modules a compile can link to are loaded (modules embedded in saved graphs, and dump modules
-// before optimizations or of unknown stage), so memory follows the number of distinct programs.
+// Loads what analysis compares between programs (analysis/program_diff.h) from the HLO rows of
+// one run (store/hlo_module_queries.h): per HLO module, its entry parameters, constants, op
+// histogram and fingerprints. Only modules a compile can link to are loaded (modules embedded in
+// saved graphs, and dump modules before optimizations or of unknown stage), so memory follows the
+// number of distinct programs; which modules need their constants is decided here.
 #pragma once
 
 #include <cstdint>

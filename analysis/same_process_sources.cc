@@ -6,6 +6,8 @@
 #include <set>
 #include <tuple>
 
+#include "store/source_pair_reader.h"
+
 namespace rcf::analysis {
 namespace {
 
@@ -30,28 +32,14 @@ struct SourceCompiles {
 // without the attempt: TORCH_TRACE records a compile under the attempt that finished it (a graph
 // break restarts the analysis: `0/0_1`), while the text log names it at its start (`[0/1]`).
 std::map<int32_t, SourceCompiles> named_compiles(store::Database& db, int64_t run_id) {
-  auto st = db.prepare(
-      "SELECT c.source_id, s.format, c.pid, c.epoch, c.ca_id, c.frame_id, c.frame_compile_id, "
-      "c.rank, n.text FROM dynamo_compile_raw c JOIN source s ON s.source_id = c.source_id "
-      "LEFT JOIN strings n ON n.string_id = c.co_name_sid "
-      "WHERE c.run_id = ? AND c.pid IS NOT NULL AND c.frame_id >= 0 "
-      "AND c.kind IN ('forward', 'recompile_block') "
-      // A text log of a run without recompiles may show only graph breaks: each names the
-      // compile it was traced in (no function: the break's frame may be an inlined one).
-      "UNION ALL SELECT b.source_id, s.format, b.pid, b.epoch, b.ca_id, b.frame_id, "
-      "b.frame_compile_id, b.rank, '' FROM graph_break b JOIN source s ON s.source_id = "
-      "b.source_id WHERE b.run_id = ? AND b.pid IS NOT NULL AND b.frame_id >= 0 AND s.format = "
-      "'dynamo_text'");
-  st.bind(1, run_id).bind(2, run_id);
   std::map<int32_t, SourceCompiles> out;
-  while (st.step()) {
-    SourceCompiles& source = out[static_cast<int32_t>(st.int64(0))];
-    source.format = st.str(1);
-    NamedCompile id{st.int64(2), static_cast<int32_t>(st.int64(3)),
-                    static_cast<int32_t>(st.int64(4)), static_cast<int32_t>(st.int64(5)),
-                    static_cast<int32_t>(st.int64(6))};
-    source.compiles.emplace(id, TraceCompile{static_cast<int32_t>(st.int64(7)), st.str(8)});
-  }
+  store::for_each_named_compile(db, run_id, [&](const store::NamedCompileRow& c) {
+    SourceCompiles& source = out[static_cast<int32_t>(c.source_id)];
+    source.format = c.format;
+    NamedCompile id{c.pid, static_cast<int32_t>(c.epoch), static_cast<int32_t>(c.ca_id),
+                    static_cast<int32_t>(c.frame_id), static_cast<int32_t>(c.frame_compile_id)};
+    source.compiles.emplace(id, TraceCompile{static_cast<int32_t>(c.rank), std::string(c.co_name)});
+  });
   return out;
 }
 
@@ -74,21 +62,11 @@ bool same_process(const SourceCompiles& text, const SourceCompiles& trace, int32
   return true;
 }
 
-// Whether the run has a text log and a TORCH_TRACE log at all: only then is there anything to
-// compare (a million-compile trace alone is not scanned).
-bool has_both_formats(store::Database& db, int64_t run_id) {
-  auto st = db.prepare(
-      "SELECT count(DISTINCT format) FROM source WHERE run_id = ? AND format IN ('dynamo_text', "
-      "'torch_trace')");
-  st.bind(1, run_id);
-  return st.step() && st.int64(0) == 2;
-}
-
 }  // namespace
 
 SameProcessSources SameProcessSources::find(store::Database& db, int64_t run_id) {
   SameProcessSources out;
-  if (!has_both_formats(db, run_id)) return out;
+  if (!store::has_dynamo_text_and_trace_sources(db, run_id)) return out;
   std::map<int32_t, SourceCompiles> sources = named_compiles(db, run_id);
   for (const auto& [text_id, text] : sources) {
     if (text.format != "dynamo_text" || text.compiles.empty()) continue;

@@ -19,7 +19,7 @@ namespace rcf::analysis {
 
 class SameProcessSources {
  public:
-  // Decides the aliases of `run_id` from its compile records.
+  // Decides the aliases of `run_id` from its compile records (store/source_pair_reader.h).
   static SameProcessSources find(store::Database& db, int64_t run_id);
 
   // Rewrites a key of an aliased source to the key of the source it is the same process as.

@@ -1,5 +1,7 @@
-// Reads from the store what analysis/training_steps.h decides a run's training steps from: the
-// progress lines, step-end syncs and step records of each source, and where compiles are.
+// Gathers what analysis/training_steps.h decides a run's training steps from: the progress lines,
+// step-end syncs and step records of each source, and where compiles are. The rows come from
+// store/step_row_reader.h; which rows are a compile source's progress lines and which are timed
+// steps of another source is decided here.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,6 @@
 #include "analysis/xla_run_loader.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -11,7 +10,7 @@
 #include "analysis/op_attribute_diff.h"
 #include "analysis/program_loader.h"
 #include "analysis/xla_same_process.h"
-#include "store/store.h"
+#include "store/xla_row_reader.h"
 #include "util/json_depth.h"
 
 namespace rcf::analysis {
@@ -34,59 +33,42 @@ std::vector<FrameRecord> parse_frames(std::string_view json_text) {
 namespace {
 
 // Executions per graph hash with the steps they fall in (step = step-end executions before it in
-// its source, plus one: the segment's step_ends_before + 1); memory follows the number of
-// programs. One source (the usual level-2 run): its counts are stored in segment order, so one
-// pass in rowid order sees each program's steps in order and counts the distinct ones without
-// sorting. Several sources share step numbers (ranks): SQL takes the union.
-// Sources in `copies` repeat another source's output (analysis/xla_same_process.h) and are not
-// read.
+// its source, plus one); memory follows the number of programs. One source (the usual level-2
+// run): its counts are stored in segment order, so one pass in store order sees each program's
+// steps in order and counts the distinct ones without sorting. Several sources share step numbers
+// (ranks): the store takes their union. Sources in `copies` repeat another source's output
+// (analysis/xla_same_process.h) and are not read.
 void load_execution_spans(store::Database& db, int64_t run_id, const std::set<int64_t>& copies,
                           std::map<std::string, ExecutionSpan>& out) {
   struct Program {
     ExecutionSpan span;
     int64_t last_step = -1;
   };
-  std::map<int64_t, Program*> by_group;
+  std::map<int64_t, Program*> by_group;  // points into `programs`, which outlives it
   std::map<std::string, Program> programs;
   std::set<int64_t> sources;
-  auto groups = db.prepare(
-      "SELECT group_id, graph_hash, source_id FROM xla_execution_group WHERE run_id = ? AND "
-      "kind = 'execute' AND graph_hash IS NOT NULL");
-  groups.bind(1, run_id);
-  while (groups.step()) {
-    if (copies.count(groups.int64(2))) continue;
-    by_group[groups.int64(0)] = &programs[groups.str(1)];
-    sources.insert(groups.int64(2));
-  }
+  store::for_each_execute_group(db, run_id, [&](const store::ExecuteGroupRow& g) {
+    if (copies.count(g.source_id)) return;
+    by_group[g.group_id] = &programs[std::string(g.graph_hash)];
+    sources.insert(g.source_id);
+  });
   if (sources.size() > 1) {
-    auto spans = db.prepare(
-        fmt::format("SELECT g.graph_hash, sum(e.executions), count(DISTINCT e.step_ends_before), "
-                    "min(e.step_ends_before) + 1, max(e.step_ends_before) + 1 FROM xla_execution e "
-                    "JOIN xla_execution_group g ON g.group_id = e.group_id WHERE e.run_id = ? AND "
-                    "g.kind = 'execute' AND g.graph_hash IS NOT NULL AND e.source_id NOT IN ({}) "
-                    "GROUP BY g.graph_hash",
-                    fmt::join(copies, ",")));
-    spans.bind(1, run_id);
-    while (spans.step())
-      out[spans.str(0)] = {spans.int64(1), spans.int64(2), spans.int64(3), spans.int64(4)};
+    store::for_each_execution_span(db, run_id, copies, [&](const store::ExecutionSpanRow& s) {
+      out[std::string(s.graph_hash)] = {s.executions, s.steps, s.first_step, s.last_step};
+    });
     return;
   }
-  auto counts = db.prepare(
-      "SELECT group_id, step_ends_before + 1, executions FROM xla_execution WHERE run_id = ? "
-      "ORDER BY rowid");
-  counts.bind(1, run_id);
-  while (counts.step()) {
-    auto it = by_group.find(counts.int64(0));
-    if (it == by_group.end()) continue;
+  store::for_each_execution_count(db, run_id, [&](const store::ExecutionCountRow& c) {
+    auto it = by_group.find(c.group_id);
+    if (it == by_group.end()) return;
     Program& p = *it->second;
-    int64_t step = counts.int64(1);
-    p.span.executions += counts.int64(2);
-    if (step == p.last_step) continue;
-    p.span.first_step = p.span.steps == 0 ? step : std::min(p.span.first_step, step);
-    p.span.last_step = std::max(p.span.last_step, step);
+    p.span.executions += c.executions;
+    if (c.step == p.last_step) return;
+    p.span.first_step = p.span.steps == 0 ? c.step : std::min(p.span.first_step, c.step);
+    p.span.last_step = std::max(p.span.last_step, c.step);
     ++p.span.steps;
-    p.last_step = step;
-  }
+    p.last_step = c.step;
+  });
   for (auto& [hash, p] : programs) out[hash] = p.span;
 }
 
@@ -99,22 +81,18 @@ std::string source_line(const std::vector<std::pair<int64_t, std::string>>& sour
 
 // `Compiling IR graph hash` records of torch_xla VLOG output, as compile blocks without frames.
 void load_vlog_compiles(store::Database& db, int64_t run_id, std::vector<XlaBlockRecord>& out) {
-  auto rows = db.prepare(
-      "SELECT source_id, line, graph_hash, device, compile_ms FROM xla_vlog WHERE run_id = ? AND "
-      "kind = 'compile' ORDER BY source_id, line");
-  rows.bind(1, run_id);
-  while (rows.step()) {
+  store::for_each_xla_vlog_compile(db, run_id, [&](const store::XlaVlogCompileRow& row) {
     XlaBlockRecord r;
-    r.source_id = rows.int64(0);
-    r.line = rows.int64(1);
+    r.source_id = row.source_id;
+    r.line = row.line;
     r.kind = "compile";
     r.origin = "vlog";
     r.cause_class = "unknown";
-    r.graph_hash = rows.str(2);
-    r.device = rows.str(3);
-    r.compile_ms = rows.opt_real(4);
+    r.graph_hash = row.graph_hash;
+    r.device = row.device;
+    r.compile_ms = row.compile_ms;
     out.push_back(std::move(r));
-  }
+  });
 }
 
 // The run's compile count from its metrics reports (docs/xla_formats.md): per source, the last
@@ -169,20 +147,14 @@ class CompileCounter {
 // The paths and file ranks of the run's sources, which tell copies from ranks.
 std::map<int64_t, XlaSourceName> load_source_names(store::Database& db, int64_t run_id) {
   std::map<int64_t, XlaSourceName> out;
-  auto rows = db.prepare("SELECT source_id, path, file_rank FROM source WHERE run_id = ?");
-  rows.bind(1, run_id);
-  while (rows.step()) out[rows.int64(0)] = {rows.str(1), rows.opt_int64(2)};
+  for (store::SourcePathRow& row : store::source_paths_of_run(db, run_id))
+    out[row.source_id] = {std::move(row.path), row.file_rank};
   return out;
 }
 
-// The compile blocks of step-end graphs (docs/pt_xla_debug.md, cause classes).
-constexpr const char* kStepEnd =
-    "cause_class IN ('step_end', 'parallel_loader_step_end', 'profiler_step_end')";
-
 // Steps per source (precedence in analysis/xla_compiles.h). The importer gives every compile
 // block the step boundaries of its source before it (steplog markers, step-end executions); here
-// only the totals per source are needed. Markers are one row each: one scan, no sort. Executions
-// are counts per step segment (xla_execution): the step-end groups' counts are summed.
+// only the totals per source are needed, as the store counts them.
 struct StepCounts {
   std::map<int64_t, int64_t> markers, step_ends;  // source -> count
   std::set<int64_t> executing;  // sources with Execution blocks (PT_XLA_DEBUG_LEVEL=2)
@@ -197,96 +169,67 @@ struct StepCounts {
 
 StepCounts load_step_counts(store::Database& db, int64_t run_id) {
   StepCounts c;
-  auto marker_rows =
-      db.prepare("SELECT source_id FROM step_marker WHERE run_id = ? AND origin = 'steplog'");
-  marker_rows.bind(1, run_id);
-  while (marker_rows.step()) ++c.markers[marker_rows.int64(0)];
-  auto end_rows = db.prepare(fmt::format(
-      "SELECT source_id, executions FROM xla_execution WHERE run_id = ?1 AND group_id IN "
-      "(SELECT group_id FROM xla_execution_group WHERE run_id = ?1 AND kind = 'execute' AND {})",
-      kStepEnd));
-  end_rows.bind(1, run_id);
-  while (end_rows.step()) c.step_ends[end_rows.int64(0)] += end_rows.int64(1);
-  auto exec_sources = db.prepare(
-      "SELECT DISTINCT source_id FROM xla_execution_group WHERE run_id = ? AND kind = 'execute'");
-  exec_sources.bind(1, run_id);
-  while (exec_sources.step()) c.executing.insert(exec_sources.int64(0));
+  c.markers = store::steplog_markers_per_source(db, run_id);
+  c.step_ends = store::step_end_executions_per_source(db, run_id);
+  c.executing = store::executing_sources(db, run_id);
   return c;
 }
 
 // The Compilation Analysis blocks in log order, each with its step.
 void load_compile_blocks(store::Database& db, int64_t run_id, const StepCounts& steps,
                          std::vector<XlaBlockRecord>& out) {
-  auto blocks = db.prepare(fmt::format(
-      "SELECT b.source_id, b.line, c.text, b.cause_class, n.text, b.graph_hash, b.inputs, "
-      "b.outputs, f.text, b.markers_before, b.step_ends_before, b.{} FROM xla_block b "
-      "LEFT JOIN strings c ON c.string_id = b.cause_sid "
-      "LEFT JOIN strings n ON n.string_id = b.graph_name_sid "
-      "LEFT JOIN strings f ON f.string_id = b.frames_sid "
-      "WHERE b.run_id = ? AND b.kind = 'compile' ORDER BY b.source_id, b.line",
-      kStepEnd));
-  blocks.bind(1, run_id);
-  while (blocks.step()) {
+  store::for_each_xla_compile_block(db, run_id, [&](const store::XlaCompileBlockRow& b) {
     XlaBlockRecord r;
-    r.source_id = blocks.int64(0);
-    r.line = blocks.int64(1);
+    r.source_id = b.source_id;
+    r.line = b.line;
     r.kind = "compile";
-    r.cause = blocks.str(2);
-    r.cause_class = blocks.str(3);
-    r.graph_name = blocks.str(4);
-    r.graph_hash = blocks.str(5);
-    r.inputs = blocks.opt_int64(6);
-    r.outputs = blocks.opt_int64(7);
-    r.frames = parse_frames(blocks.text(8));
-    int64_t markers_before = blocks.int64(9), ends_before = blocks.int64(10);
-    bool step_end = blocks.int64(11) != 0;
+    r.cause = b.cause;
+    r.cause_class = b.cause_class;
+    r.graph_name = b.graph_name;
+    r.graph_hash = b.graph_hash;
+    r.inputs = b.inputs;
+    r.outputs = b.outputs;
+    r.frames = parse_frames(b.frames_json);
     // A marker opens the sync of step N; its step-end graph is N.
     if (steps.markers.count(r.source_id))
-      r.step = step_end && markers_before >= 1 ? markers_before : markers_before + 1;
+      r.step = b.step_end && b.markers_before >= 1 ? b.markers_before : b.markers_before + 1;
     else if (steps.executing.count(r.source_id))
-      r.step = ends_before + 1;
+      r.step = b.step_ends_before + 1;
     if (r.step) r.syncs_before = *r.step - 1;
     out.push_back(std::move(r));
-  }
+  });
 }
 
 // JAX compile records and tracing cache misses, in log order.
 void load_jax_records(store::Database& db, int64_t run_id, XlaRunInputs& in) {
-  auto jax = db.prepare(
-      "SELECT source_id, line, f.text, phase, s.text, seconds FROM jax_compile j "
-      "JOIN strings f ON f.string_id = j.function_sid "
-      "LEFT JOIN strings s ON s.string_id = j.signature_sid WHERE run_id=? ORDER BY source_id, "
-      "line");
-  jax.bind(1, run_id);
-  while (jax.step())
-    in.jax_compiles.push_back(
-        {jax.int64(0), jax.int64(1), jax.str(2), jax.str(3), jax.str(4), jax.opt_real(5), {}});
-  auto misses = db.prepare(
-      "SELECT source_id, line, f.text, cause_class, d.text FROM jax_cache_miss m "
-      "LEFT JOIN strings f ON f.string_id = m.function_sid "
-      "LEFT JOIN strings d ON d.string_id = m.detail_sid WHERE run_id=? ORDER BY source_id, line");
-  misses.bind(1, run_id);
-  while (misses.step())
-    in.jax_misses.push_back(
-        {misses.int64(0), misses.int64(1), misses.str(2), misses.str(3), misses.str(4), {}});
+  store::for_each_jax_compile(db, run_id, [&](const store::JaxCompileRow& j) {
+    in.jax_compiles.push_back({j.source_id,
+                               j.line,
+                               std::string(j.function),
+                               std::string(j.phase),
+                               std::string(j.signature),
+                               j.seconds,
+                               {}});
+  });
+  store::for_each_jax_cache_miss(db, run_id, [&](const store::JaxCacheMissRow& m) {
+    in.jax_misses.push_back({m.source_id,
+                             m.line,
+                             std::string(m.function),
+                             std::string(m.cause_class),
+                             std::string(m.detail),
+                             {}});
+  });
 }
 
 // What compile blocks link to: saved graphs and HLO modules.
 void load_link_targets(store::Database& db, int64_t run_id, XlaRunInputs& in) {
-  auto graphs = db.prepare(
-      "SELECT source_id, line, graph_hash FROM saved_graph WHERE run_id=? AND graph_hash IS NOT "
-      "NULL "
-      "ORDER BY source_id, line");
-  graphs.bind(1, run_id);
-  while (graphs.step())
-    in.saved_graphs.push_back({graphs.int64(0), graphs.int64(1), graphs.str(2)});
-  auto modules = db.prepare(
-      "SELECT hlo_module_id, n.text, stage, graph_hash, module_id FROM hlo_module h "
-      "JOIN strings n ON n.string_id = h.module_name_sid WHERE run_id=? ORDER BY hlo_module_id");
-  modules.bind(1, run_id);
-  while (modules.step())
-    in.hlo_modules.push_back(
-        {modules.int64(0), modules.str(1), modules.str(2), modules.str(3), modules.opt_int64(4)});
+  store::for_each_saved_graph(db, run_id, [&](const store::SavedGraphRow& g) {
+    in.saved_graphs.push_back({g.source_id, g.line, std::string(g.graph_hash)});
+  });
+  store::for_each_hlo_module(db, run_id, [&](const store::HloModuleRow& m) {
+    in.hlo_modules.push_back({m.hlo_module_id, std::string(m.module_name), std::string(m.stage),
+                              std::string(m.graph_hash), m.module_id});
+  });
 }
 
 // Without metrics reports, the profiler's `CompileTime too frequent: N counts` still counts N
@@ -294,15 +237,10 @@ void load_link_targets(store::Database& db, int64_t run_id, XlaRunInputs& in) {
 std::optional<CountedCompiles> profiler_compile_count(
     store::Database& db, int64_t run_id,
     const std::vector<std::pair<int64_t, std::string>>& names) {
-  auto note = db.prepare(
-      "SELECT source_id, line, count FROM xla_profiler_note WHERE run_id = ? AND kind = "
-      "'too_frequent' AND metric = 'CompileTime' AND count IS NOT NULL ORDER BY count DESC, "
-      "source_id, line LIMIT 1");
-  note.bind(1, run_id);
-  if (!note.step()) return std::nullopt;
-  return CountedCompiles{note.int64(2),
-                         fmt::format("pt-xla-profiler CompileTime too frequent at {}",
-                                     source_line(names, note.int64(0), note.int64(1)))};
+  std::optional<store::ProfilerNoteRow> note = store::largest_compile_time_note(db, run_id);
+  if (!note) return std::nullopt;
+  return CountedCompiles{note->count, fmt::format("pt-xla-profiler CompileTime too frequent at {}",
+                                                  source_line(names, note->source_id, note->line))};
 }
 
 // The CompileTime timer (convergence), the aten::_local_scalar_dense counter (host syncs) and the
@@ -310,36 +248,26 @@ std::optional<CountedCompiles> profiler_compile_count(
 void load_metric_samples(store::Database& db, int64_t run_id,
                          const std::vector<std::pair<int64_t, std::string>>& source_names,
                          XlaRunInputs& in) {
-  auto metric_rows = db.prepare(fmt::format(
-      "SELECT n.text, source_id, line, step, field, value FROM metric_sample m JOIN strings n ON "
-      "n.string_id = m.name_sid WHERE run_id = ? AND n.text IN ('CompileTime', "
-      "'aten::_local_scalar_dense', 'UncachedCompile') AND {} ORDER BY source_id, line",
-      store::kMetricFieldsTerm));
-  metric_rows.bind(1, run_id);
   HostSyncCounts& syncs = in.host_syncs;
   CompileCounter counter(source_names);
-  while (metric_rows.step()) {
-    std::optional<int64_t> step = metric_rows.opt_int64(3);
-    std::string_view field = metric_rows.text(4);
-    double value = metric_rows.real(5);
-    counter.add(metric_rows.text(0), field, metric_rows.int64(1), metric_rows.int64(2), value);
-    if (metric_rows.text(0) == "UncachedCompile") continue;
-    if (metric_rows.text(0) == "CompileTime") {
-      if (!step) continue;
-      if (field == "TotalSamples")
-        in.compile_time_steps.push_back({*step, value, std::nullopt});
-      else if (field == "Accumulator" && !in.compile_time_steps.empty() &&
-               in.compile_time_steps.back().step == *step)
-        in.compile_time_steps.back().accumulator_ns = value;
-    } else if (field == "Value") {
-      if (step) syncs.scalar_dense_by_step[*step] = value;
-      if (value > syncs.scalar_dense_max) {
-        syncs.scalar_dense_max = value;
-        syncs.scalar_dense_where =
-            source_line(source_names, metric_rows.int64(1), metric_rows.int64(2));
+  store::for_each_xla_metric_sample(db, run_id, [&](const store::XlaMetricSampleRow& m) {
+    counter.add(m.name, m.field, m.source_id, m.line, m.value);
+    if (m.name == "UncachedCompile") return;
+    if (m.name == "CompileTime") {
+      if (!m.step) return;
+      if (m.field == "TotalSamples")
+        in.compile_time_steps.push_back({*m.step, m.value, std::nullopt});
+      else if (m.field == "Accumulator" && !in.compile_time_steps.empty() &&
+               in.compile_time_steps.back().step == *m.step)
+        in.compile_time_steps.back().accumulator_ns = m.value;
+    } else if (m.field == "Value") {
+      if (m.step) syncs.scalar_dense_by_step[*m.step] = m.value;
+      if (m.value > syncs.scalar_dense_max) {
+        syncs.scalar_dense_max = m.value;
+        syncs.scalar_dense_where = source_line(source_names, m.source_id, m.line);
       }
     }
-  }
+  });
   in.counted = counter.result();
   if (!in.counted) in.counted = profiler_compile_count(db, run_id, source_names);
 }
@@ -347,20 +275,15 @@ void load_metric_samples(store::Database& db, int64_t run_id,
 // The profiler's first `TransferFromDeviceTime too frequent` note, "" when none.
 std::string load_transfer_warning(store::Database& db, int64_t run_id,
                                   const std::vector<std::pair<int64_t, std::string>>& names) {
-  auto warning = db.prepare(
-      "SELECT source_id, line FROM xla_profiler_note WHERE run_id = ? AND kind = 'too_frequent' "
-      "AND metric = 'TransferFromDeviceTime' ORDER BY source_id, line LIMIT 1");
-  warning.bind(1, run_id);
-  if (!warning.step()) return "";
-  return source_line(names, warning.int64(0), warning.int64(1));
+  std::optional<store::ProfilerNoteRow> warning = store::first_transfer_note(db, run_id);
+  if (!warning) return "";
+  return source_line(names, warning->source_id, warning->line);
 }
 
 void load_step_times(store::Database& db, int64_t run_id, std::vector<StepTimeRecord>& out) {
-  auto step_times = db.prepare(
-      "SELECT step, wall_ms, compile_ms FROM step_timing WHERE run_id=? ORDER BY source_id, line");
-  step_times.bind(1, run_id);
-  while (step_times.step())
-    out.push_back({step_times.int64(0), step_times.opt_real(1), step_times.opt_real(2)});
+  store::for_each_step_duration(db, run_id, [&](const store::StepDurationRow& t) {
+    out.push_back({t.step, t.wall_ms, t.compile_ms});
+  });
 }
 
 }  // namespace

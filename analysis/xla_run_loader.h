@@ -1,6 +1,8 @@
-// Loads the XLA side of one run from the raw tables into XlaRunInputs (analysis/xla_compiles.h):
-// compile blocks with their steps, JAX records, saved graphs, HLO modules, CompileTime samples.
-// Memory follows the number of compiles and programs, never the number of executions.
+// Loads the XLA side of one run into XlaRunInputs (analysis/xla_compiles.h): compile blocks with
+// their steps, JAX records, saved graphs, HLO modules, CompileTime samples. The rows come from
+// store/xla_row_reader.h; what they mean (a block's step, the run's compile count, which sources
+// are copies) is decided here. Memory follows the number of compiles and programs, never the
+// number of executions.
 #pragma once
 
 #include <cstdint>

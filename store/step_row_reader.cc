@@ -1,0 +1,124 @@
+#include "store/step_row_reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace rcf::store {
+namespace {
+
+void keep_first_line(std::optional<int64_t>& first, std::optional<int64_t> line) {
+  if (line) first = first ? std::min(*first, *line) : *line;
+}
+
+// The min(line) that `sql` gives for one source (?1 the run, ?2 the source), nullopt for none.
+std::optional<int64_t> first_line_in(Database& db, int64_t run_id, int64_t source_id,
+                                     std::string_view sql) {
+  auto rows = db.prepare(sql);
+  rows.bind(1, run_id).bind(2, source_id);
+  if (rows.step()) return rows.opt_int64(0);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::map<int64_t, int64_t> first_xla_and_jax_compile_lines(Database& db, int64_t run_id) {
+  std::map<int64_t, int64_t> out;
+  for (const char* sql :
+       {"SELECT source_id, min(line) FROM xla_block WHERE run_id = ? AND kind = 'compile' "
+        "GROUP BY source_id",
+        "SELECT source_id, min(line) FROM jax_compile WHERE run_id = ? GROUP BY source_id"}) {
+    auto rows = db.prepare(sql);
+    rows.bind(1, run_id);
+    while (rows.step()) {
+      auto [it, fresh] = out.emplace(rows.int64(0), rows.int64(1));
+      if (!fresh) it->second = std::min(it->second, rows.int64(1));
+    }
+  }
+  return out;
+}
+
+DynamoRecordLines dynamo_record_lines(Database& db, int64_t run_id, int64_t source_id) {
+  DynamoRecordLines out;
+  for (std::string_view table : {"dynamo_compile_raw", "graph_break"}) {
+    const std::string any =
+        fmt::format("SELECT min(line) FROM {} WHERE run_id = ? AND source_id = ?", table);
+    const std::string first_compile = fmt::format(
+        "SELECT min(line) FROM {} WHERE run_id = ? AND source_id = ? AND ((epoch = 0 AND "
+        "frame_id = 0 AND frame_compile_id = 0) OR frame_id < 0){}",
+        table, table == "graph_break" ? "" : " AND kind != 'referenced'");
+    keep_first_line(out.first_record, first_line_in(db, run_id, source_id, any));
+    keep_first_line(out.first_compile_record, first_line_in(db, run_id, source_id, first_compile));
+  }
+  return out;
+}
+
+bool has_metrics_file_markers(Database& db, int64_t run_id) {
+  auto metrics =
+      db.prepare("SELECT 1 FROM step_marker WHERE run_id = ? AND origin = 'metrics_file' LIMIT 1");
+  metrics.bind(1, run_id);
+  return metrics.step();
+}
+
+std::optional<int64_t> most_common_clock_offset(Database& db, int64_t run_id) {
+  auto st = db.prepare(
+      "SELECT clock_offset_s FROM dynamo_compile_raw WHERE run_id = ? AND clock_offset_s IS NOT "
+      "NULL GROUP BY clock_offset_s ORDER BY count(*) DESC, clock_offset_s LIMIT 1");
+  st.bind(1, run_id);
+  if (st.step()) return st.int64(0);
+  return std::nullopt;
+}
+
+std::map<int64_t, std::string> step_line_shape_names(Database& db, int64_t run_id) {
+  std::map<int64_t, std::string> out;
+  auto names = db.prepare(
+      "SELECT string_id, text FROM strings WHERE string_id IN (SELECT DISTINCT shape_sid FROM "
+      "step_marker WHERE run_id = ? AND origin = 'step_line')");
+  names.bind(1, run_id);
+  while (names.step()) out.emplace(names.int64(0), names.str(1));
+  return out;
+}
+
+void for_each_step_line_marker(Database& db, int64_t run_id,
+                               const std::function<void(const StepLineMarkerRow&)>& visit) {
+  auto rows = db.prepare(
+      "SELECT source_id, line, step, shape_sid, time_s, time_zoned, repeats, line_stride, "
+      "step_stride FROM step_marker "
+      "WHERE run_id = ? AND origin = 'step_line' AND step IS NOT NULL");
+  rows.bind(1, run_id);
+  while (rows.step())
+    visit({rows.int64(0), rows.int64(1), rows.int64(2), rows.opt_int64(3), rows.opt_real(4),
+           rows.int64(5) != 0, rows.int64(6), rows.int64(7), rows.int64(8)});
+}
+
+void for_each_step_timing(Database& db, int64_t run_id,
+                          const std::function<void(const StepTimingRow&)>& visit) {
+  auto rows =
+      db.prepare("SELECT source_id, line, step, timestamp_s FROM step_timing WHERE run_id = ?");
+  rows.bind(1, run_id);
+  while (rows.step()) visit({rows.int64(0), rows.int64(1), rows.int64(2), rows.opt_real(3)});
+}
+
+void for_each_steplog_marker(Database& db, int64_t run_id,
+                             const std::function<void(int64_t source_id, int64_t line)>& visit) {
+  auto markers =
+      db.prepare("SELECT source_id, line FROM step_marker WHERE run_id = ? AND origin = 'steplog'");
+  markers.bind(1, run_id);
+  while (markers.step()) visit(markers.int64(0), markers.int64(1));
+}
+
+void for_each_step_end_execution(Database& db, int64_t run_id,
+                                 const std::function<void(const StepEndExecutionRow&)>& visit) {
+  auto ends = db.prepare(
+      "SELECT e.source_id, e.first_line, e.last_line, e.executions, g.frames_sid, f.text "
+      "FROM xla_execution e JOIN xla_execution_group g ON g.group_id = e.group_id "
+      "LEFT JOIN strings f ON f.string_id = g.frames_sid "
+      "WHERE e.run_id = ? AND g.kind = 'execute' AND g.cause_class IN "
+      "('step_end', 'parallel_loader_step_end', 'profiler_step_end')");
+  ends.bind(1, run_id);
+  while (ends.step())
+    visit({ends.int64(0), ends.int64(1), ends.int64(2), ends.int64(3), ends.opt_int64(4),
+           ends.text(5)});
+}
+
+}  // namespace rcf::store
