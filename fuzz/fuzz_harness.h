@@ -103,6 +103,7 @@ class CheckingSink : public ingest::EventSink {
     out_.stats.add_note(line, fate, reason, excerpt);
     note_lines_.push_back(line);
   }
+  using ingest::EventSink::note;
   // Checks the collected line numbers against the final line count.
   void check(int64_t lines) {
     for (int64_t l : lines_)
@@ -183,8 +184,7 @@ inline Outcome run_importer(std::string_view format, std::string_view text, cons
       out.violations.push_back("line " + std::to_string(reader.line_number()) +
                                " differs from the input");
     if (reader.line_was_cut()) {
-      sink.note(reader.line_number(), ingest::LineFate::kRejected, "line_too_long",
-                line.substr(0, 200));
+      sink.note(reader.line_number(), ingest::reason::kLineTooLong, line.substr(0, 200));
       continue;
     }
     importer->on_line(line, reader.line_number());

@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
 #include "ingest/compile_id.h"
+#include "ingest/line_reasons.h"
 
 namespace rcf::ingest {
 
@@ -220,15 +222,6 @@ using Event = std::variant<DynamoCompile, GuardFailure, GraphBreak, RecompileLim
                            JaxCompile, JaxCacheMiss, JaxPersistentCache, StepTiming, StackVersion,
                            CudagraphSkip, XlaVlogRecord, XlaDumpFile, GraphFact>;
 
-// What happened to an input line that did not become (part of) an event.
-enum class LineFate {
-  kSkipped,   // understood and irrelevant (other loggers, user prints, blank lines, ...)
-  kRejected,  // malformed: counted with file:line and reason; ingestion continues
-  kWarning,   // the record was used but something was off (MD5 mismatch, truncated block)
-  kFramed,    // read after line framing removed a wrapper or glue (ingest/reading/line_frame.h);
-            // counted per reason, apart from the fates that add up to the lines
-};
-
 // Receives events and line diagnostics from an importer. Implementations own the storage;
 // the importer keeps no reference to an event after emit() returns.
 class EventSink {
@@ -239,10 +232,15 @@ class EventSink {
   virtual void emit_batch(std::vector<Event>&& batch) {
     for (auto& event : batch) emit(std::move(event));
   }
-  // `reason` is a short snake_case name ("bad_json", "no_glog_prefix"); `excerpt` is the start of
-  // the offending text (the sink truncates it). For kSkipped/kRejected, call once per line.
+  // `reason` is a short snake_case name of the catalogue (ingest/line_reasons.h); `excerpt` is
+  // the start of the offending text (the sink truncates it). For kSkipped/kRejected, call once
+  // per line. Importers call the overload below, which takes the fate from the catalogue.
   virtual void note(int64_t line, LineFate fate, std::string_view reason,
                     std::string_view excerpt) = 0;
+  // Notes a line under a catalogue entry (`reason::kBlank`), with the entry's fate.
+  void note(int64_t line, LineReason reason, std::string_view excerpt) {
+    note(line, reason.fate, reason.name, excerpt);
+  }
 };
 
 }  // namespace rcf::ingest

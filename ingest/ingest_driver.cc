@@ -11,6 +11,7 @@
 #include <variant>
 
 #include "ingest/importer.h"
+#include "ingest/line_reasons.h"
 #include "ingest/reading/line_frame.h"
 #include "ingest/reading/line_reader.h"
 #include "ingest/reading/line_reflow.h"
@@ -35,6 +36,7 @@ class TallySink : public EventSink {
             std::string_view excerpt) override {
     stats_.add_note(line, fate, reason, excerpt);
   }
+  using EventSink::note;
 
  private:
   EventSink& inner_;
@@ -78,11 +80,12 @@ std::string_view whole_lines(std::string_view head, bool at_eof) {
   return nl == std::string_view::npos ? head : head.substr(0, nl + 1);
 }
 
-// Counts the lines framing changed, under the wrapper's name or `glued_text`.
+// Counts the lines framing changed, under the wrapper's name (of the `wrapper_*` family) or
+// `glued_text`.
 void note_framing(std::string_view wrapper_reason, const FramedLine& framed, std::string_view raw,
                   int64_t line_no, EventSink& sink) {
-  if (framed.unwrapped) sink.note(line_no, LineFate::kFramed, wrapper_reason, raw);
-  if (framed.unglued) sink.note(line_no, LineFate::kFramed, "glued_text", raw);
+  if (framed.unwrapped) sink.note(line_no, reason::kWrapperFamily.fate, wrapper_reason, raw);
+  if (framed.unglued) sink.note(line_no, reason::kGluedText, raw);
 }
 
 // Tells the importer when the launcher identity of the lines changes; owns the pid's bytes.
@@ -120,18 +123,17 @@ class ReflowBuffer {
     if (is_blank(framed.text)) {
       ++blank_run_;
       if (reflow_.is_spacer(blank_run_)) {
-        sink.note(line_no, LineFate::kSkipped, "blank", raw);
+        sink.note(line_no, reason::kBlank, raw);
         return std::nullopt;
       }
     } else {
       blank_run_ = 0;
     }
     std::string joined;
-    std::string_view reason;
-    if (pending_ &&
-        !(reason = reflow_.join_reason(pending_->text, last_raw_, single_, framed.text, &joined))
-             .empty()) {
-      sink.note(line_no, LineFate::kFramed, reason, raw);
+    const LineReason* joined_by = nullptr;
+    if (pending_ && (joined_by = reflow_.join_reason(pending_->text, last_raw_, single_,
+                                                     framed.text, &joined))) {
+      sink.note(line_no, *joined_by, raw);
       pending_->text = std::move(joined);
       last_raw_.assign(raw);
       single_ = false;
@@ -234,10 +236,10 @@ void note_source_end(const std::string& path, const LineReader& reader, TallySin
                      SourceStats* stats) {
   if (!reader.error().empty()) {
     stats->read_error = reader.error();
-    tally.note(reader.line_number() + 1, LineFate::kWarning, "read_error", reader.error());
+    tally.note(reader.line_number() + 1, reason::kReadError, reader.error());
     if (stats->first_error.empty()) stats->first_error = path + ": " + reader.error();
   } else if (reader.last_line_had_no_newline()) {
-    tally.note(reader.line_number(), LineFate::kWarning, "no_final_newline", "");
+    tally.note(reader.line_number(), reason::kNoFinalNewline, "");
   }
 }
 
@@ -264,11 +266,11 @@ void read_lines(SourceReading& r, Importer& importer, TallySink& tally, StampSin
     if (r.tap) {
       // A match with a number out of range is rejected as a step-timing row is; the line still
       // goes to the importer, as a line the pattern does not match (docs/reasons.md).
-      const char* implausible = nullptr;
+      const LineReason* implausible = nullptr;
       if (auto timing = r.tap->match(text, line_no, &implausible))
         tally.emit(std::move(*timing));
       else if (implausible)
-        tally.note(line_no, LineFate::kRejected, implausible, text);
+        tally.note(line_no, *implausible, text);
     }
     stamped.set_line(line_no, stamp);
     importer.on_line(text, line_no);
@@ -279,7 +281,7 @@ void read_lines(SourceReading& r, Importer& importer, TallySink& tally, StampSin
   while (r.reader.next(&line)) {
     int64_t line_no = r.reader.line_number();
     if (r.reader.line_was_cut()) {
-      tally.note(line_no, LineFate::kRejected, "line_too_long", line.substr(0, 200));
+      tally.note(line_no, reason::kLineTooLong, line.substr(0, 200));
       continue;
     }
     FramedLine framed = r.framer.frame(line);

@@ -44,13 +44,10 @@ ReasonTally& SourceStats::tally_of(LineFate fate, std::string_view reason) {
     if (recent_.entries[i] && recent_.fates[i] == fate &&
         recent_.entries[i]->first.second == reason)
       return recent_.entries[i]->second;
-  const char* fate_name = fate == LineFate::kSkipped    ? "skipped"
-                          : fate == LineFate::kRejected ? "rejected"
-                          : fate == LineFate::kFramed   ? "framed"
-                                                        : "warning";
-  auto it = reasons.find(std::pair<std::string_view, std::string_view>(fate_name, reason));
+  std::string_view fate_text = fate_name(fate);
+  auto it = reasons.find(std::pair<std::string_view, std::string_view>(fate_text, reason));
   if (it == reasons.end())
-    it = reasons.emplace(std::pair<std::string, std::string>(fate_name, reason), ReasonTally())
+    it = reasons.emplace(std::pair<std::string, std::string>(fate_text, reason), ReasonTally())
              .first;
   recent_.fates[recent_.next] = fate;
   recent_.entries[recent_.next] = &*it;

@@ -11,6 +11,7 @@
 #include "ingest/importer.h"
 #include "ingest/ingest_driver.h"
 #include "ingest/input_walker.h"
+#include "ingest/line_reasons.h"
 #include "ingest/steps/step_pattern_tap.h"
 #include "pipeline/parse_ahead.h"
 #include "pipeline/store_files.h"
@@ -153,6 +154,15 @@ ParsePlan plan_parses(const IngestRequest& request, const std::vector<ingest::In
   return plan;
 }
 
+// Counts every line of an unrecognised source once, under `unrecognized_format` (skipped).
+void count_unrecognized_lines(ingest::SourceStats& stats) {
+  const ingest::LineReason why = ingest::reason::kUnrecognizedFormat;
+  stats.skipped = stats.lines;
+  if (stats.lines > 0)
+    stats.reasons[{std::string(ingest::fate_name(why.fate)), std::string(why.name)}] = {stats.lines,
+                                                                                        1, ""};
+}
+
 // What an input that gave no events is: unreadable, empty or of no known format. Named on the
 // command line that is an error; found while walking, a warning.
 void settle_outcome(ingest::SourceOutcome outcome, const ingest::InputFile& input,
@@ -183,9 +193,7 @@ void settle_outcome(ingest::SourceOutcome outcome, const ingest::InputFile& inpu
           fmt::format("{}: not a recognised log format; its {} lines were counted, not read",
                       input.path, src.stats.lines));
     }
-    src.stats.skipped = src.stats.lines;
-    if (src.stats.lines > 0)
-      src.stats.reasons[{"skipped", "unrecognized_format"}] = {src.stats.lines, 1, ""};
+    count_unrecognized_lines(src.stats);
   }
 }
 

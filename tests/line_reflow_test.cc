@@ -47,7 +47,7 @@ TEST(LineReflow, HardWrapAtAnyWidthIsJoined) {
     EXPECT_EQ(
         LineReflow::learn(text).join_reason(
             kGlog + "x", cut_every(kGlog + kLong, width).substr(0, width), true, "tail", &joined),
-        "rejoined_hard_wrap");
+        &reason::kRejoinedHardWrap);
   }
 }
 

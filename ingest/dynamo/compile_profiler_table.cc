@@ -62,7 +62,7 @@ void parse_compile_profiler_block(const DynamoBlock& block, BlockOutput& out) {
   for (size_t i = 2; i < block.lines.size(); ++i) {
     auto row = parse_row(columns, block.lines[i].text);
     if (!row) {
-      out.note(i, LineFate::kRejected, "bad_compile_profiler_row");
+      out.note(i, reason::kBadCompileProfilerRow);
       continue;
     }
     if (!row->function.empty()) entry_index = 0;

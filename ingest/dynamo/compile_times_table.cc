@@ -81,7 +81,7 @@ void parse_compile_times_block(const DynamoBlock& block, BlockOutput& out) {
       row->line = block.lines[i].line_no;
       out.emit(std::move(*row));
     } else {
-      out.note(i, LineFate::kRejected, "bad_compile_times_row");
+      out.note(i, reason::kBadCompileTimesRow);
     }
   }
 }

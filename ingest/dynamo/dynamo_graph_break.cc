@@ -134,7 +134,7 @@ size_t read_header(const DynamoBlock& block, BlockOutput& out, GraphBreakParse& 
       p.gb.user_file = std::string(file);
       p.location_from_header = true;
     } else {
-      out.note(0, LineFate::kRejected, "bad_graph_break_location");
+      out.note(0, reason::kBadGraphBreakLocation);
     }
     p.section = BreakSection::kAfterHeader;
   } else if (header.starts_with("Graph break:")) {

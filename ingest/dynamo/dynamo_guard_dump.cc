@@ -42,7 +42,7 @@ void GuardDumpReader::read(const CompileRef& ref, int64_t pid, std::string_view 
   }
   std::string_view guard = guard_text(message);
   if (guard.empty()) {
-    sink_.note(line_no, LineFate::kSkipped, "guard_dump_structure", message);
+    sink_.note(line_no, reason::kGuardDumpStructure, message);
     return;
   }
   current_.guards.emplace_back(guard);

@@ -52,7 +52,7 @@ bool GuardErrorReader::read(std::string_view text, int32_t rank, std::string_vie
     return false;
   if (text.starts_with(kErrorRunningGuards)) {
     guard_error_line_ = line_no;
-    sink_.note(line_no, LineFate::kSkipped, "guard_eval_error_context", line);
+    sink_.note(line_no, reason::kGuardEvalErrorContext, line);
     return true;
   }
   if (guard_error_line_ > 0) {
@@ -63,13 +63,13 @@ bool GuardErrorReader::read(std::string_view text, int32_t rank, std::string_vie
       emit(text, "", "text_guard_eval_error", rank, line_no);
       return true;
     } else {
-      sink_.note(line_no, LineFate::kSkipped, "guard_eval_error_context", line);
+      sink_.note(line_no, reason::kGuardEvalErrorContext, line);
       return true;
     }
   }
   // Checked by prefix, not searched for: this runs on every line no other record took.
   if (text.starts_with("AssertionError: ") && text.substr(16).starts_with(kSameFrame)) {
-    sink_.note(line_no, LineFate::kSkipped, "guard_sanity_context", line);
+    sink_.note(line_no, reason::kGuardSanityContext, line);
     return true;
   }
   if (text.starts_with(kGuardFailReason)) {
@@ -88,7 +88,7 @@ bool GuardErrorReader::read(std::string_view text, int32_t rank, std::string_vie
     if (list.ends_with(",")) list.remove_suffix(1);
     auto items = parse_python_string_sequence(list);
     if (!items || items->empty()) {
-      sink_.note(line_no, LineFate::kRejected, "bad_verbose_code_parts", line);
+      sink_.note(line_no, reason::kBadVerboseCodeParts, line);
       return true;
     }
     std::string joined;

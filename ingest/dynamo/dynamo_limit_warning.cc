@@ -185,7 +185,7 @@ RecompileLimitHit parse_limit_warning(const DynamoBlock& block, BlockOutput& out
              emit_reason_list(rest.substr(due + kDue.size()), hit.line, hit.ref, &hit, out);
       }
     }
-    if (!ok) out.note(0, LineFate::kRejected, "bad_limit_header");
+    if (!ok) out.note(0, reason::kBadLimitHeader);
   }
 
   // `last reason:` may go on over the lines after it (a dispatch-key reason, a wrapped one):
@@ -207,16 +207,16 @@ RecompileLimitHit parse_limit_warning(const DynamoBlock& block, BlockOutput& out
     in_reason = false;
     if (text.starts_with("function:")) {
       if (!parse_function_location(without_emphasis(trim(text.substr(9))), &hit))
-        out.note(i, LineFate::kRejected, "bad_limit_function_line");
+        out.note(i, reason::kBadLimitFunctionLine);
     } else if (text.starts_with("last reason:")) {
       hit.last_reason = std::string(without_emphasis(ltrim(text.substr(12))));
       reason_line = block.lines[i].line_no;
       in_reason = true;
     } else if (text.starts_with("reasons:")) {
       if (!emit_reason_list(text.substr(8), block.lines[i].line_no, hit.ref, &hit, out))
-        out.note(i, LineFate::kRejected, "bad_reasons_list");
+        out.note(i, reason::kBadReasonsList);
     } else {
-      out.note(i, LineFate::kRejected, "bad_limit_line");
+      out.note(i, reason::kBadLimitLine);
     }
   }
   if (reason_line >= 0)

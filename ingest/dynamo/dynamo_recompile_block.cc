@@ -222,7 +222,7 @@ BlockHeader read_block_header(const DynamoBlock& block, BlockOutput& out) {
   if (parsed) {
     h.header = std::move(*parsed);
   } else {
-    out.note(0, LineFate::kRejected, "bad_recompile_header");
+    out.note(0, reason::kBadRecompileHeader);
   }
   return h;
 }
@@ -252,7 +252,7 @@ class RecompileEntryReader {
     }
     std::string_view entry;
     if (!recompile_entry_text(text, named_ && entry_index_ == 0 && !pending_, &entry)) {
-      out_.note(i, LineFate::kRejected, "bad_recompile_line");
+      out_.note(i, reason::kBadRecompileLine);
       return;
     }
     if (int32_t g = verbose_group_index(entry); g >= 0) {

@@ -2,16 +2,16 @@
 
 namespace rcf::ingest {
 
-void BlockOutput::note(size_t index, LineFate fate, std::string_view reason) {
+void BlockOutput::note(size_t index, LineReason reason) {
   if (index >= noted_.size() || noted_[index]) return;
   noted_[index] = true;
   const BlockLine& line = block_.lines[index];
-  sink_.note(line.line_no, fate, reason, line.text);
+  sink_.note(line.line_no, reason, line.text);
 }
 
-void BlockOutput::finish(std::string_view fallback_reason) {
+void BlockOutput::finish(LineReason fallback_reason) {
   if (events_ > 0) return;
-  for (size_t i = 0; i < noted_.size(); ++i) note(i, LineFate::kSkipped, fallback_reason);
+  for (size_t i = 0; i < noted_.size(); ++i) note(i, fallback_reason);
 }
 
 }  // namespace rcf::ingest

@@ -40,7 +40,7 @@ struct DynamoBlock {
 
 // Gives every line of a block exactly one fate while a parser reads it: a line the parser notes
 // (rejected / skipped) gets that note; at finish(), the remaining lines belong to the events the
-// block produced, or, if it produced none, are noted skipped with the fallback reason.
+// block produced, or, if it produced none, are noted with the fallback reason.
 // Borrows `sink` and `block`; both must outlive it.
 class BlockOutput {
  public:
@@ -54,8 +54,8 @@ class BlockOutput {
   // The block's lines belong to an event that the caller emits later (a held limit warning).
   void claim() { ++events_; }
   // Notes line `index` of the block (once; later notes of the same line are ignored).
-  void note(size_t index, LineFate fate, std::string_view reason);
-  void finish(std::string_view fallback_reason);
+  void note(size_t index, LineReason reason);
+  void finish(LineReason fallback_reason);
 
  private:
   EventSink& sink_;

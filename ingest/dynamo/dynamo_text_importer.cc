@@ -355,16 +355,16 @@ bool ends_block(DynamoBlockKind kind, std::string_view text) {
          (kind == DynamoBlockKind::kCudagraphSkip && is_whole_cudagraph_skip(text));
 }
 
-std::string_view empty_block_reason(DynamoBlockKind kind) {
+LineReason empty_block_reason(DynamoBlockKind kind) {
   switch (kind) {
     case DynamoBlockKind::kCompileTimes:
-      return "empty_compile_times";
+      return reason::kEmptyCompileTimes;
     case DynamoBlockKind::kExplain:
-      return "explain_without_breaks";
+      return reason::kExplainWithoutBreaks;
     case DynamoBlockKind::kProfilerTable:
-      return "empty_compile_profiler_table";
+      return reason::kEmptyCompileProfilerTable;
     default:
-      return "unused_dynamo_message";
+      return reason::kUnusedDynamoMessage;
   }
 }
 
@@ -395,14 +395,14 @@ class DynamoTextImporter : public Importer {
     ref.rank = rank;
     if (start_cut_repr(CutRepr::Kind::kGuardFail, text, ref, line, line_no)) return;
     if (!guard_fails_.read(text, rank, line_no))
-      sink_.note(line_no, LineFate::kRejected, "bad_guard_fail_repr", line);
+      sink_.note(line_no, reason::kBadGuardFailRepr, line);
   }
 
   void read_recompile_tuple(std::string_view text, const CompileRef& ref, std::string_view line,
                             int64_t line_no) {
     if (start_cut_repr(CutRepr::Kind::kRecompileTuple, text, ref, line, line_no)) return;
     if (!parse_recompile_tuple(text, ref, line_no, sink_))
-      sink_.note(line_no, LineFate::kRejected, "bad_recompile_tuple", line);
+      sink_.note(line_no, reason::kBadRecompileTuple, line);
   }
 
   // A repr that a wrap cut is gathered from the lines after it (ingest/dynamo/cut_repr.h).
@@ -455,13 +455,13 @@ class DynamoTextImporter : public Importer {
     }
     if (read) {
       for (size_t i = 0; i < lines.size(); ++i)
-        sink_.note(cut.continuation_lines[i], LineFate::kFramed, "rejoined_cut_record", lines[i]);
+        sink_.note(cut.continuation_lines[i], reason::kRejoinedCutRecord, lines[i]);
       return;
     }
-    sink_.note(
-        cut.line_no, LineFate::kRejected,
-        cut.kind == CutRepr::Kind::kRecompileTuple ? "bad_recompile_tuple" : "bad_guard_fail_repr",
-        cut.first_line);
+    sink_.note(cut.line_no,
+               cut.kind == CutRepr::Kind::kRecompileTuple ? reason::kBadRecompileTuple
+                                                          : reason::kBadGuardFailRepr,
+               cut.first_line);
     for (size_t i = 0; i < lines.size(); ++i) on_line(lines[i], cut.continuation_lines[i]);
   }
 
@@ -559,17 +559,16 @@ class DynamoTextImporter : public Importer {
       return;
     }
     if (guard_errors_.read(message, p.rank, line, line_no)) return;
-    if (module) return sink_.note(line_no, LineFate::kSkipped, "unused_dynamo_message", line);
-    user_text(message, line, line_no, "other_logger");
+    if (module) return sink_.note(line_no, reason::kUnusedDynamoMessage, line);
+    user_text(message, line, line_no, reason::kOtherLogger);
   }
 
   // A line of the user's own output: a training-progress line becomes a step marker
   // (docs/training_steps.md), anything else is counted under `reason`.
-  void user_text(std::string_view text, std::string_view line, int64_t line_no,
-                 std::string_view reason) {
+  void user_text(std::string_view text, std::string_view line, int64_t line_no, LineReason why) {
     if (auto progress = read_step_line(text))
       return emit_progress(sink_, line_no, std::move(*progress), line);
-    sink_.note(line_no, LineFate::kSkipped, reason, line);
+    sink_.note(line_no, why, line);
   }
 
   void on_unprefixed(const LogPrefix& p, std::string_view line, int64_t line_no) {
@@ -592,7 +591,7 @@ class DynamoTextImporter : public Importer {
         // stdout and stderr interleave: the record may go on after this line.
         ++adjacent->interleaved;
         adjacent->unrelated_last = true;
-        user_text(text, line, line_no, is_blank(text) ? "blank" : "unprefixed_text");
+        user_text(text, line, line_no, is_blank(text) ? reason::kBlank : reason::kUnprefixedText);
         return;
       }
       adjacent_ = nullptr;
@@ -634,7 +633,7 @@ class DynamoTextImporter : public Importer {
       return;
     }
     if (guard_errors_.read(text, p.rank, line, line_no)) return;
-    user_text(text, line, line_no, is_blank(text) ? "blank" : "unprefixed_text");
+    user_text(text, line, line_no, is_blank(text) ? reason::kBlank : reason::kUnprefixedText);
   }
 
   // The prefixed limit warning of worker `rank` whose last line is the line before `line_no`.
@@ -656,10 +655,10 @@ class DynamoTextImporter : public Importer {
     }
     auto parsed = parse_compilation_metrics(text, rank);
     if (!parsed) {
-      sink_.note(line_no, LineFate::kRejected, "bad_compilation_metrics", line);
+      sink_.note(line_no, reason::kBadCompilationMetrics, line);
       return;
     }
-    if (!parsed->complete) sink_.note(line_no, LineFate::kWarning, "truncated_block", line);
+    if (!parsed->complete) sink_.note(line_no, reason::kTruncatedBlock, line);
     drop_implausible_times(parsed->compile, sink_, line_no, line);
     parsed->compile.line = line_no;
     sink_.emit(std::move(parsed->compile));
@@ -716,7 +715,7 @@ class DynamoTextImporter : public Importer {
   void append(OpenDynamoBlock* open, std::string_view text, std::string_view line,
               int64_t line_no) {
     if (open->block.lines.size() >= kMaxBlockLines || open->bytes + text.size() > kMaxBlockBytes) {
-      sink_.note(line_no, LineFate::kRejected, "block_too_long", line);
+      sink_.note(line_no, reason::kBlockTooLong, line);
       return;
     }
     open->bytes += text.size();
@@ -744,9 +743,7 @@ class DynamoTextImporter : public Importer {
         block.lines.pop_back();
       }
     }
-    if (at_eof)
-      sink_.note(block.lines[0].line_no, LineFate::kWarning, "truncated_block",
-                 block.lines[0].text);
+    if (at_eof) sink_.note(block.lines[0].line_no, reason::kTruncatedBlock, block.lines[0].text);
     BlockOutput out(sink_, block);
     switch (block.kind) {
       case DynamoBlockKind::kRecompile:
@@ -781,7 +778,7 @@ class DynamoTextImporter : public Importer {
     }
     out.finish(empty_block_reason(block.kind));
     for (auto it = trailing_blanks.rbegin(); it != trailing_blanks.rend(); ++it)
-      sink_.note(it->line_no, LineFate::kSkipped, "blank", it->text);
+      sink_.note(it->line_no, reason::kBlank, it->text);
   }
 
   void hold_hit(RecompileLimitHit hit, int64_t last_line) {

@@ -126,19 +126,18 @@ std::optional<CudagraphSkip> parse_cudagraph_skip_text(std::string_view text) {
 void parse_cudagraph_skip_block(const DynamoBlock& block, BlockOutput& out) {
   std::string_view header = block.lines[0].text;
   if (ltrim(header).starts_with(kPartitionSummary)) {
-    for (size_t i = 0; i < block.lines.size(); ++i)
-      out.note(i, LineFate::kSkipped, "cudagraph_partition_summary");
+    for (size_t i = 0; i < block.lines.size(); ++i) out.note(i, reason::kCudagraphPartitionSummary);
     return;
   }
   std::optional<CudagraphSkip> skip = parse_cudagraph_skip_text(header);
   if (!skip) {
-    out.note(0, LineFate::kRejected, "bad_cudagraph_skip");
+    out.note(0, reason::kBadCudagraphSkip);
     return;
   }
   std::vector<std::string_view> rest;
   for (size_t i = 1; i < block.lines.size(); ++i) {
     if (is_blank(block.lines[i].text))
-      out.note(i, LineFate::kSkipped, "blank");
+      out.note(i, reason::kBlank);
     else
       rest.push_back(block.lines[i].text);
   }

@@ -315,7 +315,7 @@ Parse parse_compile(std::string_view msg, int64_t line_no, EventSink& sink) {
   if (util::plausible_duration_ms(seconds * 1000))
     c.seconds = seconds;
   else
-    sink.note(line_no, LineFate::kWarning, "implausible_duration", msg);
+    sink.note(line_no, reason::kImplausibleDurationWarning, msg);
   sink.emit(std::move(c));
   return Parse::kParsed;
 }
@@ -385,7 +385,7 @@ Parse parse_persistent_cache(std::string_view msg, int64_t line_no, EventSink& s
       if (open != std::string_view::npos)
         p.seconds = parse_double(rest.substr(open + 1, rest.size() - open - 3));
       if (p.seconds && !util::plausible_duration_ms(*p.seconds * 1000)) {
-        sink.note(line_no, LineFate::kWarning, "implausible_duration", msg);
+        sink.note(line_no, reason::kImplausibleDurationWarning, msg);
         p.seconds.reset();
       }
     }
@@ -682,13 +682,13 @@ class JaxLogImporter : public Importer {
     interleaved_ = 0;
     if (is_blank(line)) {
       close();
-      sink_.note(line_no, LineFate::kSkipped, "blank", line);
+      sink_.note(line_no, reason::kBlank, line);
       return;
     }
     Body b = split_line(line);
     if (b.pytest_only) {
       close();
-      sink_.note(line_no, LineFate::kSkipped, "pytest_noise", line);
+      sink_.note(line_no, reason::kPytestNoise, line);
       return;
     }
     std::string_view msg = b.message;
@@ -710,14 +710,15 @@ class JaxLogImporter : public Importer {
     if (r == Parse::kNotMine) r = parse_persistent_cache(msg, line_no, sink_);
     if (r == Parse::kParsed) return;
     if (r == Parse::kBad) {
-      sink_.note(line_no, LineFate::kRejected,
-                 contains(msg, "ersistent") ? "bad_persistent_cache_line" : "bad_jax_compile_line",
-                 line);
+      sink_.note(
+          line_no,
+          contains(msg, "ersistent") ? reason::kBadPersistentCacheLine : reason::kBadJaxCompileLine,
+          line);
       return;
     }
     if (msg.starts_with("Cache miss for key: ") || msg.starts_with("Cache hit for key: ")) {
       // lru_cache.py repeats what the compiler.py hit/miss line says.
-      sink_.note(line_no, LineFate::kSkipped, "lru_cache_detail", line);
+      sink_.note(line_no, reason::kLruCacheDetail, line);
       return;
     }
     other_output(line, msg, line_no, b.logger.starts_with("jax") || b.logger == "absl");
@@ -728,13 +729,12 @@ class JaxLogImporter : public Importer {
  private:
   // A line that is no JAX record: the user's `step N` line, or output counted and skipped.
   void other_output(std::string_view line, std::string_view msg, int64_t line_no, bool jax_logger) {
-    if (is_blank(line)) return sink_.note(line_no, LineFate::kSkipped, "blank", line);
+    if (is_blank(line)) return sink_.note(line_no, reason::kBlank, line);
     if (!jax_logger) {
       if (auto progress = read_step_line(msg))  // the user's own `step N` line
         return emit_progress(sink_, line_no, std::move(*progress), line);
     }
-    sink_.note(line_no, LineFate::kSkipped, jax_logger ? "other_jax_message" : "other_output",
-               line);
+    sink_.note(line_no, jax_logger ? reason::kOtherJaxMessage : reason::kOtherOutput, line);
   }
 
   // A line of other output inside an open explanation: blank, or unprefixed text that starts no
@@ -760,10 +760,10 @@ class JaxLogImporter : public Importer {
     } else if (!is_blank(callsite)) {
       // A header a terminal or an excerpt cut: still a miss; its call site is read when the cut
       // left it whole, else unknown.
-      sink_.note(line_no, LineFate::kWarning, "cut_cache_miss_header", line);
+      sink_.note(line_no, reason::kCutCacheMissHeader, line);
       if (!starts_with_file_line(callsite)) callsite = {};
     } else {
-      sink_.note(line_no, LineFate::kRejected, "bad_cache_miss_header", line);
+      sink_.note(line_no, reason::kBadCacheMissHeader, line);
       return;
     }
     // jax 0.6-0.8: `TRACING CACHE MISS at <callsite> costing <t> ms because:`.
@@ -781,7 +781,7 @@ class JaxLogImporter : public Importer {
     JaxCacheMiss miss;
     bool complete = build_cache_miss(*open_, &miss);
     if (!complete)
-      sink_.note(open_last_line_, LineFate::kWarning, "truncated_block",
+      sink_.note(open_last_line_, reason::kTruncatedBlock,
                  open_->body.empty() ? std::string_view() : std::string_view(open_->body.back()));
     sink_.emit(std::move(miss));
     open_.reset();

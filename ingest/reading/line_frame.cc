@@ -6,6 +6,7 @@
 #include <array>
 #include <deque>
 
+#include "ingest/line_reasons.h"
 #include "ingest/reading/text_util.h"
 
 namespace rcf::ingest {
@@ -510,7 +511,7 @@ std::string LineFramer::describe() const {
 }
 
 std::string LineFramer::note_reason() const {
-  std::string out = "wrapper";
+  std::string out(family_stem(reason::kWrapperFamily));
   if (lead_indent_ > 0) out += "_indent";
   for (WrapperToken t : tokens_) out += "_" + std::string(token_name(t));
   if (indent_ > 0) out += "_indent";

@@ -64,7 +64,8 @@ class LineFramer {
   bool has_wrapper() const { return lead_indent_ > 0 || !tokens_.empty() || indent_ > 0; }
   // Human-readable wrapper, e.g. "reply quote, launcher tag, indent 2"; "" when none.
   std::string describe() const;
-  // snake_case name of the wrapper for line notes, e.g. "wrapper_reply_quote".
+  // snake_case name of the wrapper for line notes, e.g. "wrapper_reply_quote": a name of the
+  // catalogue's `wrapper_*` family (ingest/line_reasons.h), noted under its fate.
   std::string note_reason() const;
 
  private:

@@ -447,26 +447,26 @@ std::string LineReflow::describe() const {
   return out;
 }
 
-std::string_view LineReflow::join_reason(std::string_view pending, std::string_view last,
-                                         bool single, std::string_view next,
-                                         std::string* joined) const {
+const LineReason* LineReflow::join_reason(std::string_view pending, std::string_view last,
+                                          bool single, std::string_view next,
+                                          std::string* joined) const {
   std::string_view rest;
   if (word_widths_.first > 0 &&
       word_wrap_break(last, next, word_widths_, reflow_wants_message(pending), &rest)) {
     joined->assign(pending).append(" ").append(rest);
-    return "rejoined_word_wrap";
+    return &reason::kRejoinedWordWrap;
   }
   if (hard_width_ > 0 && display_width(last) == hard_width_ && may_continue_hard(last, next)) {
     joined->assign(pending).append(next);
-    return "rejoined_hard_wrap";
+    return &reason::kRejoinedHardWrap;
   }
   // The message may start with the rest of the prefix (`[0/8] [__recompiles] ...`).
   if (prefix_lines_ && single && reflow_is_prefix_alone(pending) &&
       !reflow_starts_with_whole_prefix(next)) {
     joined->assign(pending).append(" ").append(next);
-    return "rejoined_prefix_line";
+    return &reason::kRejoinedPrefixLine;
   }
-  return "";
+  return nullptr;
 }
 
 std::string LineReflow::rejoin_head(std::string_view head) const {
@@ -477,7 +477,7 @@ std::string LineReflow::rejoin_head(std::string_view head) const {
   for (std::string_view line : reflow_head_lines(head)) {
     blank_run = is_blank(line) ? blank_run + 1 : 0;
     if (blank_run > 0 && is_spacer(blank_run)) continue;
-    if (have && !join_reason(pending, last, single, line, &joined).empty()) {
+    if (have && join_reason(pending, last, single, line, &joined)) {
       std::swap(pending, joined);
       single = false;
     } else {

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "ingest/line_reasons.h"
+
 namespace rcf::ingest {
 
 struct ReflowCutCounts;  // line_reflow.cc: what the candidate cuts of a hard wrap look like
@@ -35,10 +37,11 @@ class LineReflow {
 
   // Whether `next` (framed) continues `pending`, the logical line read so far, whose last
   // physical line was `last` (raw, as the source holds it); `single`: `pending` is one physical
-  // line. Returns the line-note reason of the join (`rejoined_hard_wrap`, `rejoined_word_wrap`,
-  // `rejoined_prefix_line`) and sets `*joined` to the logical line; "" when it does not continue.
-  std::string_view join_reason(std::string_view pending, std::string_view last, bool single,
-                               std::string_view next, std::string* joined) const;
+  // line. Returns the line-note reason of the join (`reason::kRejoinedHardWrap`,
+  // `kRejoinedWordWrap`, `kRejoinedPrefixLine`) and sets `*joined` to the logical line; null
+  // when it does not continue.
+  const LineReason* join_reason(std::string_view pending, std::string_view last, bool single,
+                                std::string_view next, std::string* joined) const;
   // `head` (whole framed lines) with its broken lines joined and its spacers dropped, for
   // sniffing: a marker a wrap cut in two is whole again.
   std::string rejoin_head(std::string_view head) const;

@@ -31,11 +31,11 @@ class PlainTextImporter : public Importer {
  public:
   explicit PlainTextImporter(EventSink& sink) : sink_(sink) {}
   void on_line(std::string_view line, int64_t line_no) override {
-    if (line.empty()) return sink_.note(line_no, LineFate::kSkipped, "blank", line);
+    if (line.empty()) return sink_.note(line_no, reason::kBlank, line);
     if (auto progress = read_step_line(line)) {  // a training-progress line: a step marker
       return emit_progress(sink_, line_no, std::move(*progress), line);
     }
-    sink_.note(line_no, LineFate::kSkipped, "plain_text", line);
+    sink_.note(line_no, reason::kPlainText, line);
   }
   void finish() override {}
 

@@ -151,16 +151,17 @@ StepMarker progress_marker(int64_t line_no, StepLine&& progress) {
                     progress.time_s, progress.time_zoned};
 }
 
-const char* implausible_progress_reason(const StepLine& progress) {
+const LineReason* implausible_progress_reason(const StepLine& progress) {
   // The step has at most 12 digits (number_end), always within 0..2^53; only the time can be
   // out of range.
-  if (progress.time_s && !util::plausible_epoch_s(*progress.time_s)) return "implausible_timestamp";
+  if (progress.time_s && !util::plausible_epoch_s(*progress.time_s))
+    return &reason::kImplausibleTimestampSkipped;
   return nullptr;
 }
 
 void emit_progress(EventSink& sink, int64_t line_no, StepLine&& progress, std::string_view line) {
-  if (const char* why = implausible_progress_reason(progress))
-    return sink.note(line_no, LineFate::kSkipped, why, line);
+  if (const LineReason* why = implausible_progress_reason(progress))
+    return sink.note(line_no, *why, line);
   sink.emit(progress_marker(line_no, std::move(progress)));
 }
 

@@ -37,8 +37,8 @@ StepMarker progress_marker(int64_t line_no, StepLine&& progress);
 
 // Why progress line `progress` is no step marker, or nullptr: the time that opens it lies before
 // 2000 or after 2100 (util/plausible.h; `1970-01-01 00:00:05 step 3`, a clock never set), so
-// the step's end time it gives would be wrong.
-const char* implausible_progress_reason(const StepLine& progress);
+// the step's end time it gives would be wrong (`reason::kImplausibleTimestampSkipped`).
+const LineReason* implausible_progress_reason(const StepLine& progress);
 
 // Emits progress line `line_no` (`line` as read) as a step marker, or skips it under its
 // implausible_progress_reason, as a line that is no progress line is skipped

@@ -13,9 +13,9 @@ namespace {
 
 // Why a matched step number is no step (util/plausible.h), or nullptr. Judged on the double:
 // converting one outside int64_t's range (`1e30`, `nan`) would be undefined.
-const char* implausible_step_number_reason(double step) {
+const LineReason* implausible_step_number_reason(double step) {
   if (step >= 0 && step <= static_cast<double>(util::kMaxId)) return nullptr;
-  return "implausible_step";
+  return &reason::kImplausibleStepRejected;
 }
 
 }  // namespace
@@ -47,7 +47,7 @@ std::unique_ptr<StepPatternTap> StepPatternTap::create(const std::string& patter
 StepPatternTap::~StepPatternTap() = default;
 
 std::optional<StepTiming> StepPatternTap::match(std::string_view line, int64_t line_no,
-                                                const char** implausible) const {
+                                                const LineReason** implausible) const {
   int groups = re_->NumberOfCapturingGroups() + 1;
   std::vector<re2::StringPiece> m(groups);
   if (!re_->Match(re2::StringPiece(line.data(), line.size()), 0, line.size(), re2::RE2::UNANCHORED,
@@ -59,7 +59,7 @@ std::optional<StepTiming> StepPatternTap::match(std::string_view line, int64_t l
   };
   auto step = group(step_group_);
   if (!step) return std::nullopt;
-  const char* why = implausible_step_number_reason(*step);
+  const LineReason* why = implausible_step_number_reason(*step);
   StepTiming t;
   t.line = line_no;
   if (!why) {

@@ -22,10 +22,11 @@ class StepPatternTap {
   ~StepPatternTap();
   // A StepTiming when `line` matches (`step` must parse as a number), else nullopt. A match
   // with a number out of range (util/plausible.h) is no timing either: nullopt, and
-  // `*implausible` (when given) names why (`implausible_step`, `implausible_duration`,
-  // `implausible_timestamp`), for the caller to reject the line (docs/reasons.md).
+  // `*implausible` (when given) names why: `reason::kImplausibleStepRejected`, or the rejected
+  // `implausible_duration` or `implausible_timestamp` entry, for the caller to note
+  // (docs/reasons.md).
   std::optional<StepTiming> match(std::string_view line, int64_t line_no,
-                                  const char** implausible = nullptr) const;
+                                  const LineReason** implausible = nullptr) const;
 
  private:
   StepPatternTap() = default;

@@ -248,7 +248,7 @@ class StepTimingImporter : public Importer {
     std::string_view text = line;
     if (first_) text = strip_bom(text);
     if (is_blank(text)) {
-      sink_.note(line_no, LineFate::kSkipped, "blank", line);
+      sink_.note(line_no, reason::kBlank, line);
       return;
     }
     first_ = false;
@@ -258,7 +258,7 @@ class StepTimingImporter : public Importer {
       return;
     }
     if (t.starts_with("#")) {
-      sink_.note(line_no, LineFate::kSkipped, "comment", line);
+      sink_.note(line_no, reason::kComment, line);
       return;
     }
     // A header row (also a repeated one, where files were concatenated) sets the columns.
@@ -267,7 +267,7 @@ class StepTimingImporter : public Importer {
       return;
     }
     if (!header_) {
-      sink_.note(line_no, LineFate::kRejected, "no_step_header", line);
+      sink_.note(line_no, reason::kNoStepHeader, line);
       return;
     }
     on_row(text, line, line_no);
@@ -278,7 +278,7 @@ class StepTimingImporter : public Importer {
  private:
   void on_row(std::string_view text, std::string_view line, int64_t line_no) {
     if (!split_fields(text, header_->sep, &fields_)) {
-      sink_.note(line_no, LineFate::kRejected, "bad_step_row", line);
+      sink_.note(line_no, reason::kBadStepRow, line);
       return;
     }
     StepTiming t;
@@ -292,7 +292,7 @@ class StepTimingImporter : public Importer {
       if (ok) ok = set_value(c, fields_[i], &have_step, &t);
     }
     if (!ok || !have_step) {
-      sink_.note(line_no, LineFate::kRejected, "bad_step_row", line);
+      sink_.note(line_no, reason::kBadStepRow, line);
       return;
     }
     emit_plausible(std::move(t), line, line_no);
@@ -301,21 +301,20 @@ class StepTimingImporter : public Importer {
   // A row whose numbers are out of range is rejected under the reason that says which
   // (util/plausible.h): a negative compile time would turn a failing compile share into a pass.
   void emit_plausible(StepTiming t, std::string_view line, int64_t line_no) {
-    const char* reason = implausible_step_timing_reason(t);
-    if (reason)
-      sink_.note(line_no, LineFate::kRejected, reason, line);
+    if (const LineReason* why = implausible_step_timing_reason(t))
+      sink_.note(line_no, *why, line);
     else
       sink_.emit(std::move(t));
   }
 
   void on_json(std::string_view text, std::string_view line, int64_t line_no) {
     if (util::json_too_deep_at(text) != std::string_view::npos) {
-      sink_.note(line_no, LineFate::kRejected, "json_too_deep", line);
+      sink_.note(line_no, reason::kJsonTooDeepRejected, line);
       return;
     }
     nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) {
-      sink_.note(line_no, LineFate::kRejected, "bad_step_row", line);
+      sink_.note(line_no, reason::kBadStepRow, line);
       return;
     }
     StepTiming t;
@@ -335,11 +334,11 @@ class StepTimingImporter : public Importer {
     }
     if (!has_step_key && ok) {
       // A record of another kind (run metadata, eval results) in the same stream.
-      sink_.note(line_no, LineFate::kSkipped, "no_step_key", line);
+      sink_.note(line_no, reason::kNoStepKey, line);
       return;
     }
     if (!ok || !have_step) {
-      sink_.note(line_no, LineFate::kRejected, "bad_step_row", line);
+      sink_.note(line_no, reason::kBadStepRow, line);
       return;
     }
     emit_plausible(std::move(t), line, line_no);
@@ -388,12 +387,13 @@ ImporterInfo step_timing_importer_info() {
           kTimingScore};
 }
 
-const char* implausible_step_timing_reason(const StepTiming& t) {
-  if (!util::plausible_id(t.step)) return "implausible_step";
+const LineReason* implausible_step_timing_reason(const StepTiming& t) {
+  if (!util::plausible_id(t.step)) return &reason::kImplausibleStepRejected;
   if ((t.wall_ms && !util::plausible_duration_ms(*t.wall_ms)) ||
       (t.compile_ms && !util::plausible_duration_ms(*t.compile_ms)))
-    return "implausible_duration";
-  if (t.timestamp_s && !util::plausible_epoch_s(*t.timestamp_s)) return "implausible_timestamp";
+    return &reason::kImplausibleDurationRejected;
+  if (t.timestamp_s && !util::plausible_epoch_s(*t.timestamp_s))
+    return &reason::kImplausibleTimestampRejected;
   return nullptr;
 }
 

@@ -182,7 +182,7 @@ void CompileTracker::settle_compile_id(const Record& r, const MetricsFields& f,
       compile.ref.id = *parsed;
     } else if (!(*parsed == compile.ref.id)) {
       sink_.note(
-          r.line, LineFate::kWarning, "compile_id_mismatch",
+          r.line, reason::kCompileIdMismatch,
           "compile_id " + f.compile_id_field + " in an envelope of " + compile.ref.id.text());
     }
   }
@@ -284,7 +284,7 @@ void CompileTracker::flush_incomplete_compiles() {
     if (auto it = dynamo_errors_.find(key_of(started->ref)); it != dynamo_errors_.end())
       compile.fail_reason = it->second;
     compile.user_stack = std::move(started->user_stack);
-    sink_.note(started->line, LineFate::kWarning, "truncated_compile",
+    sink_.note(started->line, reason::kTruncatedCompile,
                "dynamo_start of " + started->ref.id.text() + " without compilation_metrics");
     sink_.emit(std::move(compile));
   }

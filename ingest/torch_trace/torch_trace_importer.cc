@@ -108,7 +108,7 @@ class TorchTraceImporter : public Importer {
       // must not escape the importer.
       pending_active_ = false;
       payload_owner_ = PayloadOwner::kRejectedRecord;
-      sink_.note(line_no, LineFate::kWarning, "internal_error", e.what());
+      sink_.note(line_no, reason::kInternalError, e.what());
     }
   }
 
@@ -116,11 +116,11 @@ class TorchTraceImporter : public Importer {
     try {
       finish_pending();
       for (const PayloadChecksums::Mismatch& m : checksums_.finish())
-        sink_.note(m.line, LineFate::kWarning, "payload_md5_mismatch", m.excerpt);
+        sink_.note(m.line, reason::kPayloadMd5Mismatch, m.excerpt);
       compiles_.flush_incomplete_compiles();
       flush_chromium_cache_outcomes();
     } catch (const std::exception& e) {
-      sink_.note(0, LineFate::kWarning, "internal_error", e.what());
+      sink_.note(0, reason::kInternalError, e.what());
     }
   }
 
@@ -152,7 +152,7 @@ class TorchTraceImporter : public Importer {
 
   void dispatch_line(std::string_view line, int64_t line_no) {
     if (line.empty()) {
-      sink_.note(line_no, LineFate::kSkipped, "blank", line);
+      sink_.note(line_no, reason::kBlank, line);
       return;
     }
     if (line.front() == '\t') {
@@ -161,10 +161,10 @@ class TorchTraceImporter : public Importer {
           append_payload_line(line.substr(1), line_no);
           return;
         case PayloadOwner::kRejectedRecord:
-          sink_.note(line_no, LineFate::kSkipped, "payload_of_rejected_record", line);
+          sink_.note(line_no, reason::kPayloadOfRejectedRecord, line);
           return;
         case PayloadOwner::kNone:
-          sink_.note(line_no, LineFate::kRejected, "orphan_payload", line);
+          sink_.note(line_no, reason::kOrphanPayload, line);
           return;
       }
     }
@@ -207,7 +207,7 @@ class TorchTraceImporter : public Importer {
   void on_record_line(std::string_view line, int64_t line_no) {
     size_t offset = envelope_offset(line);
     if (offset == kNpos) {
-      sink_.note(line_no, LineFate::kRejected, "no_glog_prefix", line);
+      sink_.note(line_no, reason::kNoGlogPrefix, line);
       return;
     }
     std::string_view envelope = rtrim(line.substr(offset));
@@ -237,7 +237,7 @@ class TorchTraceImporter : public Importer {
       }
     }
 
-    if (r.kind == Kind::kUnknown) sink_.note(line_no, LineFate::kSkipped, "unknown_event", line);
+    if (r.kind == Kind::kUnknown) sink_.note(line_no, reason::kUnknownEvent, line);
     r.version_lines = r.event_key == "artifact" && r.artifact_name == "fx_graph_runnable";
 
     r.has_payload = has_payload;
@@ -366,7 +366,7 @@ class TorchTraceImporter : public Importer {
 
   void reject_bad_json(std::string_view envelope, std::string_view line, int64_t line_no) {
     bool too_deep = util::json_too_deep_at(envelope) != kNpos;
-    sink_.note(line_no, LineFate::kRejected, too_deep ? "json_too_deep" : "bad_json", line);
+    sink_.note(line_no, too_deep ? reason::kJsonTooDeepRejected : reason::kBadJson, line);
     // Its payload lines (if it announced any) go down with it instead of becoming orphans.
     if (envelope.find("\"has_payload\"") != kNpos) payload_owner_ = PayloadOwner::kRejectedRecord;
   }
@@ -380,7 +380,7 @@ class TorchTraceImporter : public Importer {
     if (r.keep_payload) r.payload = r.payload_held ? checksums_.open_record() : r.payload_storage;
     // A held payload stays where it is until the hold ends, end_record() included.
     checksums_.end_record(r.line, r.excerpt, r.expected_md5_valid ? &r.expected_md5 : nullptr);
-    if (r.payload_overflow) sink_.note(r.line, LineFate::kWarning, "payload_too_large", r.excerpt);
+    if (r.payload_overflow) sink_.note(r.line, reason::kPayloadTooLarge, r.excerpt);
     handle_record(r);
     r.payload = {};
     checksums_.hold_record(false);
@@ -428,7 +428,7 @@ class TorchTraceImporter : public Importer {
   // Items nullopt: the payload was not what its name promises.
   void emit_graph_fact(const Record& r, const char* kind,
                        std::optional<std::vector<std::string>> items) {
-    if (!items) return sink_.note(r.line, LineFate::kWarning, "bad_payload_json", r.excerpt);
+    if (!items) return sink_.note(r.line, reason::kBadPayloadJsonWarning, r.excerpt);
     sink_.emit(GraphFact{r.line, ref_for(r.ids), kind, std::move(*items)});
   }
 
@@ -469,7 +469,7 @@ class TorchTraceImporter : public Importer {
   // malformed one.
   json parse_payload(const Record& r) {
     if (util::json_too_deep_at(r.payload) == kNpos) return parse_json(r.payload);
-    sink_.note(r.line, LineFate::kWarning, "json_too_deep", r.excerpt);
+    sink_.note(r.line, reason::kJsonTooDeepWarning, r.excerpt);
     return json(json::value_t::discarded);
   }
 
@@ -484,7 +484,7 @@ class TorchTraceImporter : public Importer {
         if (item.is_string()) items.push_back(item.get<std::string>());
     } else {
       // Unparseable (e.g. cut off): one item per line, each line a JSON string if it parses.
-      sink_.note(r.line, LineFate::kWarning, "bad_payload_json", r.excerpt);
+      sink_.note(r.line, reason::kBadPayloadJsonWarning, r.excerpt);
       for_each_line(r.payload, [&](std::string_view line) {
         std::string_view t = trim(line);
         if (t.ends_with(',')) t.remove_suffix(1);
@@ -519,7 +519,7 @@ class TorchTraceImporter : public Importer {
             outcome.detail = skim_string(value);
           }
         });
-    if (!valid) sink_.note(r.line, LineFate::kWarning, "bad_payload_json", r.excerpt);
+    if (!valid) sink_.note(r.line, reason::kBadPayloadJsonWarning, r.excerpt);
     cache_artifacts_seen_.insert({key_of(outcome.ref), outcome.cache});
     sink_.emit(std::move(outcome));
   }
@@ -539,7 +539,7 @@ class TorchTraceImporter : public Importer {
         }
       }
     } else {
-      sink_.note(r.line, LineFate::kWarning, "bad_guards_json", r.excerpt);
+      sink_.note(r.line, reason::kBadGuardsJson, r.excerpt);
       for_each_line(r.payload, [&](std::string_view line) {
         std::string_view t = trim(line);
         if (t.ends_with(',')) t.remove_suffix(1);
@@ -569,7 +569,7 @@ class TorchTraceImporter : public Importer {
     ChromiumEvent e;
     bool valid = read_chromium_event(event, &e);
     if (!valid) {
-      if (r.has_payload) sink_.note(r.line, LineFate::kRejected, "bad_payload_json", r.excerpt);
+      if (r.has_payload) sink_.note(r.line, reason::kBadPayloadJsonRejected, r.excerpt);
       return;
     }
     CompileRef ref = ref_for(r.ids);

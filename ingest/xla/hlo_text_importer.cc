@@ -36,11 +36,11 @@ class HloTextImporter : public Importer {
     }
     std::string_view text = trim(line);
     if (text.empty()) {
-      sink_.note(line_no, LineFate::kSkipped, "blank", line);
+      sink_.note(line_no, reason::kBlank, line);
     } else if (!seen_hlo_) {
-      sink_.note(line_no, LineFate::kSkipped, "not_hlo", line);
+      sink_.note(line_no, reason::kNotHlo, line);
     } else {
-      sink_.note(line_no, LineFate::kRejected, rejection_reason(text), line);
+      sink_.note(line_no, rejection_reason(text), line);
     }
   }
 
@@ -58,17 +58,17 @@ class HloTextImporter : public Importer {
   }
 
  private:
-  static std::string_view rejection_reason(std::string_view text) {
-    if (text.find('=') != std::string_view::npos) return "bad_instruction";
-    if (text.back() == '{') return "bad_computation_header";
-    return "unexpected_text";
+  static LineReason rejection_reason(std::string_view text) {
+    if (text.find('=') != std::string_view::npos) return reason::kBadInstruction;
+    if (text.back() == '{') return reason::kBadComputationHeader;
+    return reason::kUnexpectedText;
   }
 
   void emit_done() {
     for (HloModule& module : parser_.take_modules()) {
       if (module.truncated) {
         std::string excerpt = "HloModule " + module.module_name;
-        sink_.note(module.line, LineFate::kWarning, "truncated_module", excerpt);
+        sink_.note(module.line, reason::kTruncatedModule, excerpt);
       }
       if (dump_name_) {
         module.module_id = dump_name_->module_id;

@@ -224,8 +224,8 @@ constexpr PostField kPostFields[] = {
 
 // Why a Post Compilation size is no evidence, or nullptr: a size below zero or not finite
 // (`-1 GB`, `nan GB`), judged as an XLA metrics size is (docs/reasons.md, `implausible_count`).
-const char* implausible_size_reason(std::optional<double> gb) {
-  if (gb && !(std::isfinite(*gb) && *gb >= 0)) return "implausible_count";
+const LineReason* implausible_size_reason(std::optional<double> gb) {
+  if (gb && !(std::isfinite(*gb) && *gb >= 0)) return &reason::kImplausibleCountRejected;
   return nullptr;
 }
 
@@ -234,7 +234,7 @@ class PtXlaDebugImporter : public Importer {
   explicit PtXlaDebugImporter(EventSink& sink) : sink_(sink) {}
 
   void on_line(std::string_view line, int64_t line_no) override {
-    if (line.empty()) return skip(line_no, "blank", line);
+    if (line.empty()) return sink_.note(line_no, reason::kBlank, line);
     switch (line[0]) {
       case 'E':
         if (starts_with(line, kExecutePrefix))
@@ -276,21 +276,11 @@ class PtXlaDebugImporter : public Importer {
 
  private:
   // ---- line fates -------------------------------------------------------------------------------
-  void skip(int64_t line_no, std::string_view reason, std::string_view line) {
-    sink_.note(line_no, LineFate::kSkipped, reason, line);
-  }
-  void reject(int64_t line_no, std::string_view reason, std::string_view line) {
-    sink_.note(line_no, LineFate::kRejected, reason, line);
-  }
-  void warn(int64_t line_no, std::string_view reason, std::string_view line) {
-    sink_.note(line_no, LineFate::kWarning, reason, line);
-  }
-
   // A line that starts with no known prefix: a step marker, a bare exit summary line, a block or
   // profiler line glued after other output, or other output.
   void other_line(std::string_view line, int64_t line_no) {
     std::string_view text = rtrim(line);
-    if (text.empty()) return skip(line_no, "blank", line);
+    if (text.empty()) return sink_.note(line_no, reason::kBlank, line);
     if (is_step_marker(text)) {
       // A step boundary: the segment's execution groups are complete.
       executions_.end_segment(sink_);
@@ -302,18 +292,18 @@ class PtXlaDebugImporter : public Importer {
       return;
     }
     if (summary_ == Summary::kBare) {
-      if (text == kSummaryTitle) return skip(line_no, "summary_decoration", line);
+      if (text == kSummaryTitle) return sink_.note(line_no, reason::kSummaryDecoration, line);
       if (summary_line(text, line, line_no)) return;
     } else if (text == kSummaryTitle) {
       // PT_XLA_DEBUG_FILE set: the exit summary is written without the logger prefix.
       flush_summary_frame();
       summary_ = Summary::kBare;
-      return skip(line_no, "summary_decoration", line);
+      return sink_.note(line_no, reason::kSummaryDecoration, line);
     }
     if (glued_line(line, line_no)) return;
     if (auto progress = read_step_line(text))  // the user's own `step N` line
       return emit_progress(sink_, line_no, std::move(*progress), line);
-    skip(line_no, "other_output", line);
+    sink_.note(line_no, reason::kOtherOutput, line);
   }
 
   // XLA_EMIT_STEPLOG marker, alone or glued after a progress bar (`...\rtorch_xla...`).
@@ -335,14 +325,14 @@ class PtXlaDebugImporter : public Importer {
       DebugBlockKind kind = kind_before(line.substr(0, at));
       std::string_view rest = line.substr(at + 10);
       if (kind != DebugBlockKind::kNone && (is_rule(rest, '=') || kind == open_kind_)) {
-        warn(line_no, "glued_output", line);
+        sink_.note(line_no, reason::kGluedOutput, line);
         block_line(kind, rest, line_no);
         return true;
       }
     }
     size_t profiler = line.find("pt-xla-profiler: ");
     if (profiler != std::string_view::npos) {
-      warn(line_no, "glued_output", line);
+      sink_.note(line_no, reason::kGluedOutput, line);
       profiler_line(line.substr(profiler + kProfilerPrefix.size()), line, line_no);
       return true;
     }
@@ -359,7 +349,7 @@ class PtXlaDebugImporter : public Importer {
       // A fragment whose head is missing opens a block only if the line looks like block content;
       // anything else with the prefix (a user print) is malformed and leaves state alone.
       if (!header && !is_fragment_start(kind, rest))
-        return reject(line_no, "unexpected_block_line", rest);
+        return sink_.note(line_no, reason::kUnexpectedBlockLine, rest);
       close_block(/*truncated=*/true);
       open_block(kind, line_no, /*headless=*/!header, rest);
       if (header) return;
@@ -377,7 +367,7 @@ class PtXlaDebugImporter : public Importer {
     open_headless_ = headless;
     after_dashes_ = false;
     section_ = DebugSection::kNone;
-    if (headless) warn(line_no, "headless_block", line);
+    if (headless) sink_.note(line_no, reason::kHeadlessBlock, line);
     if (kind == DebugBlockKind::kPost) {
       post_ = XlaPostCompile{};
       post_.line = line_no;
@@ -419,7 +409,7 @@ class PtXlaDebugImporter : public Importer {
     DebugBlockKind kind = open_kind_;
     open_kind_ = DebugBlockKind::kNone;
     int64_t line = kind == DebugBlockKind::kPost ? post_.line : block_.line;
-    if (truncated) warn(line, "truncated_block", kind_name(kind));
+    if (truncated) sink_.note(line, reason::kTruncatedBlock, kind_name(kind));
     if (kind == DebugBlockKind::kPost) {
       sink_.emit(std::move(post_));
       post_ = XlaPostCompile{};
@@ -440,14 +430,14 @@ class PtXlaDebugImporter : public Importer {
 
   void analysis_line(std::string_view rest, int64_t line_no) {
     std::string_view text = rtrim(rest);
-    if (after_dashes_) return reject(line_no, "line_after_block_end", rest);
+    if (after_dashes_) return sink_.note(line_no, reason::kLineAfterBlockEnd, rest);
     if (is_rule(text, '-')) {
       after_dashes_ = true;
       return;
     }
     bool indented = !text.empty() && text[0] == ' ';
     std::string_view content = ltrim(text);
-    if (content.empty()) return reject(line_no, "unexpected_block_line", rest);
+    if (content.empty()) return sink_.note(line_no, reason::kUnexpectedBlockLine, rest);
     if (!indented) {
       // DebugSection headers; `Graph Info: ` and `Python Frame Triggered Execution: ` lose their
       // trailing space when users paste them (rtrim above).
@@ -468,12 +458,12 @@ class PtXlaDebugImporter : public Importer {
       case DebugSection::kFrames:
         return frame_line(content, rest, line_no);
       case DebugSection::kCause:
-        if (!block_.cause.empty()) return reject(line_no, "extra_cause_line", rest);
+        if (!block_.cause.empty()) return sink_.note(line_no, reason::kExtraCauseLine, rest);
         block_.cause.assign(content);
         return;
       case DebugSection::kGraphInfo:
         if (!graph_info_line(content, rest, line_no))
-          reject(line_no, "unexpected_block_line", rest);
+          sink_.note(line_no, reason::kUnexpectedBlockLine, rest);
         return;
       case DebugSection::kNone:
         // Headless fragment (or a block missing its section headers): guess from the content.
@@ -485,7 +475,7 @@ class PtXlaDebugImporter : public Importer {
           section_ = DebugSection::kFrames;
           return frame_line(content, rest, line_no);
         }
-        return reject(line_no, "unexpected_block_line", rest);
+        return sink_.note(line_no, reason::kUnexpectedBlockLine, rest);
     }
   }
 
@@ -517,7 +507,8 @@ class PtXlaDebugImporter : public Importer {
     }
     std::string_view function, file;
     int64_t line = 0;
-    if (!parse_frame(content, &function, &file, &line)) return reject(line_no, "bad_frame", rest);
+    if (!parse_frame(content, &function, &file, &line))
+      return sink_.note(line_no, reason::kBadFrame, rest);
     if (frames_used_ >= kMaxDebugFrames) {
       block_.frames_cut = true;
       return;
@@ -537,7 +528,7 @@ class PtXlaDebugImporter : public Importer {
     if (starts_with(content, "Graph Hash:")) {
       std::string_view hash = trim(content.substr(11));
       if (!is_lower_hex(hash)) {
-        reject(line_no, "bad_graph_hash", rest);
+        sink_.note(line_no, reason::kBadGraphHash, rest);
         return true;
       }
       block_.graph_hash.assign(hash);
@@ -570,12 +561,12 @@ class PtXlaDebugImporter : public Importer {
     if (!target) return false;
     auto count = parse_int64(value);
     if (!count) {
-      reject(line_no, "bad_count", rest);
+      sink_.note(line_no, reason::kBadCount, rest);
       return true;
     }
     // A count out of range is no evidence (util/plausible.h): its line is rejected.
     if (!util::plausible_id(*count)) {
-      reject(line_no, "implausible_count", rest);
+      sink_.note(line_no, reason::kImplausibleCountRejected, rest);
       return true;
     }
     *target = *count;
@@ -584,7 +575,7 @@ class PtXlaDebugImporter : public Importer {
 
   void post_line(std::string_view rest, int64_t line_no) {
     std::string_view text = trim(rest);
-    if (after_dashes_) return reject(line_no, "line_after_block_end", rest);
+    if (after_dashes_) return sink_.note(line_no, reason::kLineAfterBlockEnd, rest);
     if (is_rule(text, '-')) {
       after_dashes_ = true;
       return;
@@ -593,18 +584,19 @@ class PtXlaDebugImporter : public Importer {
       if (!starts_with(text, field.label)) continue;
       std::optional<double> gb;
       if (!parse_size_gb(text.substr(field.label.size()), &gb))
-        return reject(line_no, "bad_size", rest);
-      if (const char* why = implausible_size_reason(gb)) return reject(line_no, why, rest);
+        return sink_.note(line_no, reason::kBadSize, rest);
+      if (const LineReason* why = implausible_size_reason(gb))
+        return sink_.note(line_no, *why, rest);
       post_.*field.member = gb;
       return;
     }
-    reject(line_no, "unexpected_block_line", rest);
+    sink_.note(line_no, reason::kUnexpectedBlockLine, rest);
   }
 
   // `Computation hash: <hex>` (v2.7+), printed before its Post Compilation block.
   void computation_hash(std::string_view line, int64_t line_no) {
     std::string_view hash = trim(line.substr(kComputationHash.size()));
-    if (!is_lower_hex(hash)) return reject(line_no, "bad_computation_hash", line);
+    if (!is_lower_hex(hash)) return sink_.note(line_no, reason::kBadComputationHash, line);
     close_block(/*truncated=*/true);
     flush_pending_hash();
     pending_hash_.assign(hash);
@@ -619,7 +611,7 @@ class PtXlaDebugImporter : public Importer {
     post.computation_hash = std::move(pending_hash_);
     pending_hash_.clear();
     pending_hash_line_ = 0;
-    warn(post.line, "truncated_block", "Computation hash");
+    sink_.note(post.line, reason::kTruncatedBlock, "Computation hash");
     sink_.emit(std::move(post));
   }
 
@@ -631,10 +623,11 @@ class PtXlaDebugImporter : public Importer {
     if (text == kSummaryTitle) {
       flush_summary_frame();
       summary_ = Summary::kPrefixed;
-      return skip(line_no, "summary_decoration", line);
+      return sink_.note(line_no, reason::kSummaryDecoration, line);
     }
     if (summary_ == Summary::kPrefixed && summary_line(text, line, line_no)) return;
-    if (is_rule(text, '=')) return skip(line_no, "summary_decoration", line);  // summary opening
+    if (is_rule(text, '='))
+      return sink_.note(line_no, reason::kSummaryDecoration, line);  // summary opening
 
     XlaProfilerNote note;
     note.line = line_no;
@@ -652,7 +645,7 @@ class PtXlaDebugImporter : public Importer {
       note.kind = "not_lowered";
       note.text.assign(ops);
     } else {
-      return reject(line_no, "unknown_profiler_message", line);
+      return sink_.note(line_no, reason::kUnknownProfilerMessage, line);
     }
     sink_.emit(std::move(note));
   }
@@ -673,17 +666,17 @@ class PtXlaDebugImporter : public Importer {
       count = parse_int64(rest.substr(0, rest.size() - 7));
     }
     if (!count) {
-      reject(line_no, "bad_profiler_line", line);
+      sink_.note(line_no, reason::kBadProfilerLine, line);
       return false;
     }
     // Out of range (util/plausible.h): the count is the note itself, so the line is rejected; a
     // step count is dropped and warned, the note kept (as from a build that prints none).
     if (!util::plausible_id(*count)) {
-      reject(line_no, "implausible_count", line);
+      sink_.note(line_no, reason::kImplausibleCountRejected, line);
       return false;
     }
     if (steps && !util::plausible_id(*steps)) {
-      warn(line_no, "implausible_step", line);
+      sink_.note(line_no, reason::kImplausibleStepWarning, line);
       steps.reset();
     }
     note->kind = "too_frequent";
@@ -705,13 +698,13 @@ class PtXlaDebugImporter : public Importer {
     note->metric.assign(text.substr(0, slow));
     note->seconds = parse_metric_time(trim(rest.substr(0, end)));
     if (!note->seconds) {
-      reject(line_no, "bad_profiler_line", line);
+      sink_.note(line_no, reason::kBadProfilerLine, line);
       return false;
     }
     // A time longer than a year is no evidence (util/plausible.h): the note is kept without it,
     // as a JAX compile is (docs/reasons.md, `implausible_duration`).
     if (!util::plausible_duration_ms(*note->seconds * 1000)) {
-      warn(line_no, "implausible_duration", line);
+      sink_.note(line_no, reason::kImplausibleDurationWarning, line);
       note->seconds.reset();
     }
     note->text.assign(text);
@@ -723,7 +716,7 @@ class PtXlaDebugImporter : public Importer {
     if (is_rule(text, '=')) {  // closing rule
       flush_summary_frame();
       summary_ = Summary::kOff;
-      skip(line_no, "summary_decoration", line);
+      sink_.note(line_no, reason::kSummaryDecoration, line);
       return true;
     }
     if (starts_with(text, "FRAME (count=")) {
@@ -735,10 +728,10 @@ class PtXlaDebugImporter : public Importer {
       if (count.ends_with("):")) count.remove_suffix(2);
       frame_note_.count = parse_int64(count);
       if (!frame_note_.count) {
-        warn(line_no, "bad_frame_count", line);
+        sink_.note(line_no, reason::kBadFrameCount, line);
       } else if (!util::plausible_id(*frame_note_.count)) {
         // Out of range (util/plausible.h): the frame is kept without its count.
-        warn(line_no, "implausible_count", line);
+        sink_.note(line_no, reason::kImplausibleCountWarning, line);
         frame_note_.count.reset();
       }
       frame_open_ = true;
@@ -746,11 +739,11 @@ class PtXlaDebugImporter : public Importer {
     }
     if (!frame_open_) {
       if (is_rule(text, '-') || starts_with(text, "Note: ") || text.empty()) {
-        skip(line_no, "summary_decoration", line);
+        sink_.note(line_no, reason::kSummaryDecoration, line);
         return true;
       }
       if (summary_ == Summary::kBare) return false;  // other output after a bare summary
-      reject(line_no, "unexpected_summary_line", line);
+      sink_.note(line_no, reason::kUnexpectedSummaryLine, line);
       return true;
     }
     if (!text.empty() && frame_note_.text.size() < kMaxSummaryText) {

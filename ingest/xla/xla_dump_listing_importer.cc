@@ -40,10 +40,9 @@ class XlaDumpListingImporter : public Importer {
   explicit XlaDumpListingImporter(EventSink& sink) : sink_(sink) {}
 
   void on_line(std::string_view line, int64_t line_no) override {
-    if (is_blank(line)) return sink_.note(line_no, LineFate::kSkipped, "blank", line);
+    if (is_blank(line)) return sink_.note(line_no, reason::kBlank, line);
     DumpFileName name;
-    if (!is_dump_file_line(line, &name))
-      return sink_.note(line_no, LineFate::kSkipped, "not_dump_file_name", line);
+    if (!is_dump_file_line(line, &name)) return sink_.note(line_no, reason::kNotDumpFileName, line);
     XlaDumpFile f;
     f.line = line_no;
     f.module_id = name.module_id;

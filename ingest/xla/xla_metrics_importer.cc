@@ -62,7 +62,7 @@ class XlaMetricsImporter : public Importer {
     std::string_view line = trim(raw_line);
     if (line.empty()) {
       close_block();
-      sink_.note(line_no, LineFate::kSkipped, "blank", raw_line);
+      sink_.note(line_no, reason::kBlank, raw_line);
       return;
     }
     if (line.starts_with("[MetricsData")) return on_step_header(line, raw_line, line_no);
@@ -89,8 +89,8 @@ class XlaMetricsImporter : public Importer {
   }
 
   void on_field_2019_sum(std::string_view value, std::string_view raw_line, int64_t line_no) {
-    if (const char* reason = field_rejection_reason("Accumulator", trim(value), line_no))
-      sink_.note(line_no, LineFate::kRejected, reason, raw_line);
+    if (const LineReason* why = field_rejection_reason("Accumulator", trim(value), line_no))
+      sink_.note(line_no, *why, raw_line);
   }
 
   void on_step_header(std::string_view line, std::string_view raw_line, int64_t line_no) {
@@ -102,7 +102,7 @@ class XlaMetricsImporter : public Importer {
     if (!step || !util::plausible_id(*step)) {
       // Still a report boundary: what follows is not part of the previous report.
       step_.reset();
-      sink_.note(line_no, LineFate::kRejected, "bad_step_header", raw_line);
+      sink_.note(line_no, reason::kBadStepHeader, raw_line);
       return;
     }
     step_ = step;
@@ -114,7 +114,7 @@ class XlaMetricsImporter : public Importer {
     close_block();
     name = trim(name);
     if (name.empty() || name.find_first_of(" \t") != std::string_view::npos) {
-      sink_.note(line_no, LineFate::kRejected, "bad_block_name", raw_line);
+      sink_.note(line_no, reason::kBadBlockName, raw_line);
       return;
     }
     std::string key(kind == MetricBlockKind::kMetric ? "m:" : "c:");
@@ -141,21 +141,21 @@ class XlaMetricsImporter : public Importer {
       // Indented `Key: value` inside a block is a field we do not know; the rest is other text.
       bool indented = raw_line.size() > 0 && (raw_line[0] == ' ' || raw_line[0] == '\t');
       if (indented && colon != std::string_view::npos && block_.kind != MetricBlockKind::kNone)
-        sink_.note(line_no, LineFate::kRejected, "unknown_field", raw_line);
+        sink_.note(line_no, reason::kUnknownField, raw_line);
       else
-        sink_.note(line_no, LineFate::kSkipped, "other_output", raw_line);
+        sink_.note(line_no, reason::kOtherOutput, raw_line);
       return;
     }
     if (block_.kind == MetricBlockKind::kNone) {
-      sink_.note(line_no, LineFate::kSkipped, "orphan_field", raw_line);
+      sink_.note(line_no, reason::kOrphanField, raw_line);
       return;
     }
     if ((block_.kind == MetricBlockKind::kMetric) != metric_field) {
-      sink_.note(line_no, LineFate::kRejected, "field_of_other_kind", raw_line);
+      sink_.note(line_no, reason::kFieldOfOtherKind, raw_line);
       return;
     }
-    if (const char* reason = field_rejection_reason(key, value, line_no))
-      sink_.note(line_no, LineFate::kRejected, reason, raw_line);
+    if (const LineReason* why = field_rejection_reason(key, value, line_no))
+      sink_.note(line_no, *why, raw_line);
   }
 
   // One value a field line holds, before it is emitted.
@@ -168,12 +168,12 @@ class XlaMetricsImporter : public Importer {
   // Emits the samples of one field line. Returns why nothing was emitted (docs/reasons.md):
   // `bad_metric_value` when a value is malformed, `implausible_count` / `implausible_duration`
   // when one is out of range (util/plausible.h); nullptr when the samples were emitted.
-  const char* field_rejection_reason(std::string_view key, std::string_view value,
-                                     int64_t line_no) {
+  const LineReason* field_rejection_reason(std::string_view key, std::string_view value,
+                                           int64_t line_no) {
     std::vector<FieldValue> values;
-    if (!read_field_values(key, value, &values)) return "bad_metric_value";
+    if (!read_field_values(key, value, &values)) return &reason::kBadMetricValue;
     for (const FieldValue& v : values)
-      if (const char* reason = implausible_value_reason(v.field, v.value, v.unit)) return reason;
+      if (const LineReason* why = implausible_value_reason(v.field, v.value, v.unit)) return why;
     for (const FieldValue& v : values) emit(line_no, v.field, v.value, v.unit);
     if (key == "Value" || key == "Percentiles") block_.complete = true;
     return nullptr;
@@ -182,14 +182,16 @@ class XlaMetricsImporter : public Importer {
   // Why a value is out of range, or nullptr: counts are ids (0 to 2^53), times durations (no
   // more than a year), sizes and rates not negative; every one finite. A plain value
   // (`MetricFnValue`) may be negative.
-  static const char* implausible_value_reason(std::string_view field, double value,
-                                              std::string_view unit) {
+  static const LineReason* implausible_value_reason(std::string_view field, double value,
+                                                    std::string_view unit) {
+    constexpr const LineReason* kCount = &reason::kImplausibleCountRejected;
     if (field == "TotalSamples" || field == "Value")
-      return value >= 0 ? nullptr : "implausible_count";  // read_field_values checked the range
-    if (!std::isfinite(value)) return "implausible_count";
+      return value >= 0 ? nullptr : kCount;  // read_field_values checked the range
+    if (!std::isfinite(value)) return kCount;
     if (unit == "ns" && field != "ValueRate")
-      return util::plausible_duration_ms(value / 1e6) ? nullptr : "implausible_duration";
-    if (unit != "" && value < 0) return "implausible_count";
+      return util::plausible_duration_ms(value / 1e6) ? nullptr
+                                                      : &reason::kImplausibleDurationRejected;
+    if (unit != "" && value < 0) return kCount;
     return nullptr;
   }
 
@@ -265,7 +267,7 @@ class XlaMetricsImporter : public Importer {
   // Ends the open block; a block without its last line was cut off (paste, crash, end of file).
   void close_block() {
     if (block_.kind != MetricBlockKind::kNone && !block_.complete)
-      sink_.note(block_.line, LineFate::kWarning, "truncated_block", block_.name);
+      sink_.note(block_.line, reason::kTruncatedBlock, block_.name);
     block_ = {};
   }
 

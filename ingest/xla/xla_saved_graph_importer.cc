@@ -179,7 +179,7 @@ class XlaSavedGraphImporter : public Importer {
         return;
       }
       if (!block_title(t)) {
-        if (t.empty()) sink_.note(line_no, LineFate::kSkipped, "blank", line);
+        if (t.empty()) sink_.note(line_no, reason::kBlank, line);
         return;
       }
       in_sharding_ = false;
@@ -236,7 +236,7 @@ class XlaSavedGraphImporter : public Importer {
     }
     if (!b.in_graph) return on_header_line(line, t, line_no);
     if (t.empty()) {
-      sink_.note(line_no, LineFate::kSkipped, "blank", line);
+      sink_.note(line_no, reason::kBlank, line);
       return true;
     }
     // After the body only the trailer may follow; anything else means the trailer was lost.
@@ -249,7 +249,7 @@ class XlaSavedGraphImporter : public Importer {
     if (b.graph.format.empty()) {
       std::string_view format = detect_format(line, t);
       if (format.empty()) {
-        sink_.note(line_no, LineFate::kRejected, "unknown_graph_format", line);
+        sink_.note(line_no, reason::kUnknownGraphFormat, line);
         return true;
       }
       b.graph.format = std::string(format);
@@ -263,7 +263,7 @@ class XlaSavedGraphImporter : public Importer {
     Block& b = *block_;
     if (t.empty()) {
       b.frames_open = false;
-      sink_.note(line_no, LineFate::kSkipped, "blank", line);
+      sink_.note(line_no, reason::kBlank, line);
       return true;
     }
     bool hashes_seen = b.old_hashes || b.root_hashes;
@@ -287,7 +287,7 @@ class XlaSavedGraphImporter : public Importer {
         b.frames_open = false;
         auto hashes = parse_hash_list(t.substr(t.find(':') + 1));
         if (!hashes) {
-          sink_.note(line_no, LineFate::kRejected, "bad_hashes", line);
+          sink_.note(line_no, reason::kBadHashes, line);
           return true;
         }
         b.graph.root_hashes = std::move(*hashes);
@@ -311,9 +311,9 @@ class XlaSavedGraphImporter : public Importer {
   void on_frame_line(Block& b, std::string_view line, int64_t line_no) {
     auto frame = parse_frame(line);
     if (!frame) {
-      sink_.note(line_no, LineFate::kRejected, "bad_frame", line);
+      sink_.note(line_no, reason::kBadFrame, line);
     } else if (b.graph.frames.size() >= kMaxSavedGraphFrames) {
-      sink_.note(line_no, LineFate::kRejected, "too_many_frames", line);
+      sink_.note(line_no, reason::kTooManyFrames, line);
     } else {
       b.graph.frames.push_back(std::move(*frame));
     }
@@ -324,7 +324,7 @@ class XlaSavedGraphImporter : public Importer {
     b.body_closed = true;
     std::string_view hex = trim(t.substr(11));
     if (!is_hex(hex) || !b.graph.graph_hash.empty()) {
-      sink_.note(line_no, LineFate::kRejected, "bad_graph_hash", line);
+      sink_.note(line_no, reason::kBadGraphHash, line);
       return;
     }
     b.graph.graph_hash = lower(hex);
@@ -333,8 +333,7 @@ class XlaSavedGraphImporter : public Importer {
   void on_body_line(Block& b, std::string_view line, std::string_view t, int64_t line_no) {
     const std::string& format = b.graph.format;
     if (format == "hlo") {
-      if (!b.hlo->feed(line, line_no))
-        sink_.note(line_no, LineFate::kRejected, "bad_hlo_line", line);
+      if (!b.hlo->feed(line, line_no)) sink_.note(line_no, reason::kBadHloLine, line);
       return;
     }
     // text, dot and stablehlo bodies end with a closing brace in column 0.
@@ -346,14 +345,14 @@ class XlaSavedGraphImporter : public Importer {
     if (is_ir_node(line)) {
       ++b.graph.ir_node_count;
     } else if (t != "IR {") {
-      sink_.note(line_no, LineFate::kRejected, "bad_ir_line", line);
+      sink_.note(line_no, reason::kBadIrLine, line);
     }
   }
 
   void on_outside_line(std::string_view line, std::string_view t, int64_t line_no) {
     if (t.empty()) {
       grab_frames_ = false;
-      sink_.note(line_no, LineFate::kSkipped, "blank", line);
+      sink_.note(line_no, reason::kBlank, line);
       return;
     }
     if (header_line(t) != HeaderLine::kNone) {
@@ -364,28 +363,28 @@ class XlaSavedGraphImporter : public Importer {
       return;
     }
     if (t == "## END_GRAPH" || t.starts_with("Graph Hash:")) {
-      sink_.note(line_no, LineFate::kRejected, "graph_trailer_without_block", line);
+      sink_.note(line_no, reason::kGraphTrailerWithoutBlock, line);
       return;
     }
     // grab_graphs.py summaries have no SavedGraph of their own (they count blocks).
     if (is_grab_graphs_count(t) || is_grab_graphs_frame_header(t)) {
       grab_frames_ = is_grab_graphs_frame_header(t);
-      sink_.note(line_no, LineFate::kSkipped, "grab_graphs_summary", line);
+      sink_.note(line_no, reason::kGrabGraphsSummary, line);
       return;
     }
     if (grab_frames_ && parse_frame(line)) {
-      sink_.note(line_no, LineFate::kSkipped, "grab_graphs_summary", line);
+      sink_.note(line_no, reason::kGrabGraphsSummary, line);
       return;
     }
     grab_frames_ = false;
-    sink_.note(line_no, LineFate::kSkipped, "other_output", line);
+    sink_.note(line_no, reason::kOtherOutput, line);
   }
 
   void close_block(bool complete) {
     std::unique_ptr<Block> b = std::move(block_);
     SavedGraph& g = b->graph;
     g.truncated = !complete || b->headless;
-    if (g.truncated) sink_.note(g.line, LineFate::kWarning, "truncated_block", b->excerpt);
+    if (g.truncated) sink_.note(g.line, reason::kTruncatedBlock, b->excerpt);
     if (b->old_hashes) {
       g.header_kind = "old";
     } else if (b->root_hashes || !g.graph_hash.empty()) {

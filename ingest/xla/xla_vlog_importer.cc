@@ -57,19 +57,19 @@ class XlaVlogImporter : public Importer {
   void on_line(std::string_view line, int64_t line_no) override {
     VlogLine v;
     if (!split_vlog_line(line, &v)) {
-      sink_.note(line_no, LineFate::kSkipped, is_blank(line) ? "blank" : "other_output", line);
+      sink_.note(line_no, is_blank(line) ? reason::kBlank : reason::kOtherOutput, line);
       return;
     }
     VlogMessage m = classify_vlog_message(v.message);
     switch (m.kind) {
       case VlogKind::kNone:
-        return sink_.note(line_no, LineFate::kSkipped, "other_vlog_message", line);
+        return sink_.note(line_no, reason::kOtherVlogMessage, line);
       case VlogKind::kBadHash:
-        return sink_.note(line_no, LineFate::kRejected, "bad_vlog_graph_line", line);
+        return sink_.note(line_no, reason::kBadVlogGraphLine, line);
       case VlogKind::kDeviceBarrier:
-        return sink_.note(line_no, LineFate::kSkipped, "device_barrier", line);
+        return sink_.note(line_no, reason::kDeviceBarrier, line);
       case VlogKind::kExecuteDone:
-        return sink_.note(line_no, LineFate::kSkipped, "execute_done", line);
+        return sink_.note(line_no, reason::kExecuteDone, line);
       case VlogKind::kCompileStart:
         return open_compile(m, v, line_no);
       case VlogKind::kCompileDone:
@@ -81,7 +81,7 @@ class XlaVlogImporter : public Importer {
 
   void finish() override {
     for (OpenCompile& c : open_) {
-      sink_.note(c.record.line, LineFate::kWarning, "compile_not_finished", c.record.graph_hash);
+      sink_.note(c.record.line, reason::kCompileNotFinished, c.record.graph_hash);
       sink_.emit(std::move(c.record));
     }
     open_.clear();
@@ -134,7 +134,7 @@ class XlaVlogImporter : public Importer {
   }
 
   void close_unfinished(std::vector<OpenCompile>::iterator it) {
-    sink_.note(it->record.line, LineFate::kWarning, "compile_not_finished", it->record.graph_hash);
+    sink_.note(it->record.line, reason::kCompileNotFinished, it->record.graph_hash);
     sink_.emit(std::move(it->record));
     open_.erase(it);
   }
