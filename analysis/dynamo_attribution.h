@@ -161,8 +161,8 @@ MergedCompiles merge_dynamo_compiles(const RunInputs& inputs);
 std::vector<AttributedCompile> attribute_dynamo_run(const RunInputs& inputs);
 // The same, handing each compile to `emit` in ordinal order (ordinals from 1) instead of holding
 // them; returns how many were emitted. `emit` may leave anything in the compile it is handed (it
-// is reset before the next one): CompileWriter::write leaves an older compile there, whose
-// strings' buffers are then refilled.
+// is reset before the next one): store::CompileResultWriter::write leaves an older compile
+// there, whose strings' buffers are then refilled.
 int64_t attribute_dynamo_run(const RunInputs& inputs,
                              const std::function<void(AttributedCompile&&)>& emit);
 // The same, from the compiles of `inputs` merged beforehand (inputs.compiles is not read: it may

@@ -10,7 +10,6 @@
 #include <set>
 #include <tuple>
 
-#include "analysis/compile_writer.h"
 #include "analysis/dynamo_attribution.h"
 #include "analysis/rank_divergence.h"
 #include "analysis/run_rollup.h"
@@ -20,8 +19,10 @@
 #include "analysis/training_steps.h"
 #include "analysis/xla_compiles.h"
 #include "analysis/xla_run_loader.h"
-#include "store/batch_insert.h"
-#include "store/store.h"
+#include "store/compile_result_writer.h"
+#include "store/derived_results_writer.h"
+#include "store/dynamo_row_reader.h"
+#include "store/execute_time_query.h"
 #include "store/string_interner.h"
 #include "util/base_name.h"
 #include "util/batch_worker.h"
@@ -30,49 +31,21 @@
 namespace rcf::analysis {
 namespace {
 
-// Columns shared by every raw table: rank, epoch, frame_id, frame_compile_id, ca_id, source_id.
-constexpr const char* kKeyColumns = "source_id, rank, epoch, ca_id, frame_id, frame_compile_id";
+// The raw Dynamo rows of a run, as the store reads them.
+using DynamoRows = store::DynamoRowReader;
 
-DynamoKey read_key(const store::Statement& st, int first, int64_t line) {
+// The key of a raw row at `line`: a record of an era without compile ids is told apart by its
+// line. The ids are 32-bit in the logs (analysis/attributed_compile.h).
+DynamoKey dynamo_key_of(const DynamoRows::Key& raw, int64_t line) {
   DynamoKey k;
-  k.source_id = st.int64(first);
-  k.rank = st.int64(first + 1);
-  k.epoch = st.int64(first + 2);
-  k.ca_id = st.int64(first + 3);
-  k.frame_id = st.int64(first + 4);
-  k.frame_compile_id = st.int64(first + 5);
+  k.source_id = static_cast<int32_t>(raw.source_id);
+  k.rank = static_cast<int32_t>(raw.rank);
+  k.epoch = static_cast<int32_t>(raw.epoch);
+  k.ca_id = static_cast<int32_t>(raw.ca_id);
+  k.frame_id = static_cast<int32_t>(raw.frame_id);
+  k.frame_compile_id = static_cast<int32_t>(raw.frame_compile_id);
   if (k.frame_id < 0 && k.ca_id < 0) k.line_if_no_id = line;
   return k;
-}
-
-// The rows of `run_id` in `table`. The rows of a run are written together, so they are read as a
-// range scan of the run's rowids, where a search through the run_id index would look each row up
-// in the table; unless the range is mostly other runs' rows (a run ingested again after others),
-// then through the index. `where` is the WHERE clause, `rows` at least the run's row count (for
-// reserving memory). When the run is the store's only one, every row is its own: the range is
-// the table's, from two rowid seeks, where counting the run's rows reads its whole index.
-struct RunRows {
-  std::string where;
-  size_t rows = 0;
-};
-RunRows run_rows(store::Database& db, const char* table, int64_t run_id, bool only_run) {
-  if (only_run) {
-    auto range = db.prepare(
-        fmt::format("SELECT (SELECT min(rowid) FROM {0}), (SELECT max(rowid) FROM {0})", table));
-    if (!range.step() || !range.opt_int64(0)) return {"0", 0};
-    int64_t first = range.int64(0), last = range.int64(1);
-    return {fmt::format("rowid BETWEEN {} AND {}", first, last),
-            static_cast<size_t>(last - first + 1)};
-  }
-  auto range = db.prepare(
-      fmt::format("SELECT min(rowid), max(rowid), count(*) FROM {} WHERE run_id=?", table));
-  range.bind(1, run_id);
-  if (!range.step() || !range.opt_int64(0)) return {fmt::format("run_id = {}", run_id), 0};
-  int64_t first = range.int64(0), last = range.int64(1), rows = range.int64(2);
-  if (rows * 2 < last - first + 1)
-    return {fmt::format("run_id = {}", run_id), static_cast<size_t>(rows)};
-  return {fmt::format("rowid BETWEEN {} AND {} AND +run_id = {}", first, last, run_id),
-          static_cast<size_t>(rows)};
 }
 
 // Appends records to a run's array on a second thread, a batch at a time: filling a large array
@@ -108,12 +81,6 @@ void read_break_stack(std::string_view stack_json, RunInputs& in, BreakRecord& b
     in.break_frames.push_back(f);
   }
   b.frames_end = static_cast<uint32_t>(in.break_frames.size());
-}
-
-// Whether `run_id` is the store's only run: then every row of every table is its own.
-bool only_run_in_store(store::Database& db, int64_t run_id) {
-  auto runs = db.prepare("SELECT count(*), min(run_id) FROM run_table");
-  return runs.step() && runs.int64(0) == 1 && runs.int64(1) == run_id;
 }
 
 // Drops the reasons that a text log of the same process as a TORCH_TRACE log gave for compiles
@@ -181,23 +148,18 @@ struct CompileIntake {
   }
 };
 
-// Reads the Dynamo records of one run into a RunInputs, one named loader per table. The
-// loaders scan in row order (no sort, no joins); texts and labels are read through the memos
-// here, so that a text repeated over a run is read and held once.
+// Reads the Dynamo records of one run into a RunInputs, one named loader per table, from the
+// rows store::DynamoRowReader hands over (in row order: no sort, no joins); texts and labels are
+// read through the memos here, so that a text repeated over a run is read and held once.
 class DynamoRunLoader {
  public:
   DynamoRunLoader(store::Database& db, int64_t run_id, bool only_run, RunInputs& in)
-      : db_(db),
-        run_id_(run_id),
-        in_(in),
+      : in_(in),
         // A text log of the same process as a TORCH_TRACE log is read under the trace's keys.
         same_process_(SameProcessSources::find(db, run_id)),
-        text_query_(db.prepare("SELECT text FROM strings WHERE string_id=?")) {
+        rows_(db, run_id, only_run) {
     in_.merged_sources = same_process_.aliases();
     load_sources();
-    compile_rows_ = run_rows(db_, "dynamo_compile_raw", run_id_, only_run);
-    reason_rows_ = run_rows(db_, "guard_failure", run_id_, only_run);
-    break_rows_ = run_rows(db_, "graph_break", run_id_, only_run);
     read_all_texts_if_few();
   }
 
@@ -206,7 +168,7 @@ class DynamoRunLoader {
   // compile whose own record is in the log: only the first record of a compile without one is
   // taken, so that the work follows the number of compiles, not of log lines.
   void load_compiles(CompileIntake& intake) {
-    intake.merger = DynamoCompileMerger(compile_rows_.rows);
+    intake.merger = DynamoCompileMerger(rows_.compile_rows());
     load_own_compiles(intake);
     load_referenced_compiles(intake);
   }
@@ -218,11 +180,7 @@ class DynamoRunLoader {
   // go to RunInputs::reasons.
   void load_reasons(MergedCompiles& merged) {
     const bool held = !in_.merged_sources.empty();
-    if (held) in_.reasons.reserve(reason_rows_.rows);
-    auto reasons = db_.prepare(std::string("SELECT ") + kKeyColumns +
-                               ", line, entry_index, old_compile_id, reason_sid, origin "
-                               "FROM guard_failure WHERE " +
-                               reason_rows_.where);
+    if (held) in_.reasons.reserve(rows_.guard_failure_rows());
     // Each reason text is classified on a thread of its own, from here until the attribution
     // needs it: the attributing thread has no time to spare, and this one is busy with SQLite.
     in_.classified.start_background();
@@ -236,23 +194,23 @@ class DynamoRunLoader {
         },
         /*batch_items=*/2048, /*max_queued=*/4);
     std::vector<bool> reason_from_alias;  // filled only when the run has an alias
-    while (reasons.step()) {
+    rows_.each_guard_failure([&](const DynamoRows::GuardFailureRow& row) {
       ReasonRecord r;
-      r.line = reasons.int64(6);
-      r.key = read_key(reasons, 0, r.line);
+      r.line = row.line;
+      r.key = dynamo_key_of(row.key, r.line);
       if (!in_.merged_sources.empty()) {
         reason_from_alias.push_back(same_process_.is_alias(r.key.source_id));
         same_process_.apply(&r.key);
       }
       r.key.line_if_no_id = 0;  // resolved by attribute_dynamo_run
-      r.entry_index = reasons.int64(7);
-      r.old_compile_id = reasons.str(8);
-      r.reason_sid = reasons.int64(9);
+      r.entry_index = row.entry_index;
+      r.old_compile_id = std::string(row.old_compile_id);
+      r.reason_sid = row.reason_sid;
       r.reason = text_of(r.reason_sid);
-      r.origin = label(reasons.text(10));
+      r.origin = label(row.origin);
       if (explains_compile(r.origin)) in_.classified.add(*r.reason_sid, r.reason);
       reasons_out.add(std::move(r));
-    }
+    });
     reasons_out.finish();
     if (held) drop_repeated_reasons(in_, reason_from_alias);
   }
@@ -260,27 +218,22 @@ class DynamoRunLoader {
   // Graph breaks in log order (GraphBreakIndex prefers the first): row order is log order unless
   // sources were ingested out of order.
   void load_breaks() {
-    in_.breaks.reserve(break_rows_.rows);
-    auto breaks =
-        db_.prepare(std::string("SELECT ") + kKeyColumns +
-                    ", line, user_file_sid, user_function_sid, gb_type_sid, reason_sid, "
-                    "user_line, sync_signature, origin, user_stack FROM graph_break WHERE " +
-                    break_rows_.where);
+    in_.breaks.reserve(rows_.graph_break_rows());
     RecordAppender<BreakRecord> breaks_out(in_.breaks);
-    while (breaks.step()) {
+    rows_.each_graph_break([this, &breaks_out](const DynamoRows::GraphBreakRow& row) {
       BreakRecord b;
-      b.line = breaks.int64(6);
-      b.key = key_at(breaks, 0);
-      b.user_file = text_of(breaks.opt_int64(7));
-      b.user_function = text_of(breaks.opt_int64(8));
-      b.gb_type = text_of(breaks.opt_int64(9));
-      b.reason = text_of(breaks.opt_int64(10));
-      b.user_line = breaks.opt_int64(11).value_or(-1);
-      b.sync_signature = breaks.int64(12) != 0;
-      b.origin = label(breaks.text(13));
-      if (!breaks.is_null(14)) read_break_stack(breaks.text(14), in_, b);
+      b.line = row.line;
+      b.key = key_at(row.key, b.line);
+      b.user_file = text_of(row.user_file_sid);
+      b.user_function = text_of(row.user_function_sid);
+      b.gb_type = text_of(row.gb_type_sid);
+      b.reason = text_of(row.reason_sid);
+      b.user_line = row.user_line.value_or(-1);
+      b.sync_signature = row.sync_signature;
+      b.origin = label(row.origin);
+      if (row.user_stack) read_break_stack(*row.user_stack, in_, b);
       breaks_out.add(std::move(b));
-    }
+    });
     breaks_out.finish();
     auto log_order = [](const BreakRecord& x, const BreakRecord& y) {
       return std::tie(x.key.source_id, x.line) < std::tie(y.key.source_id, y.line);
@@ -290,30 +243,20 @@ class DynamoRunLoader {
   }
 
   void load_caches() {
-    auto caches = db_.prepare(std::string("SELECT ") + kKeyColumns +
-                              ", cache, state FROM cache_outcome WHERE run_id=?");
-    caches.bind(1, run_id_);
-    while (caches.step()) {
+    rows_.each_cache_outcome([this](const DynamoRows::CacheOutcomeRow& row) {
       CacheRecord c;
-      c.key = key_at(caches, 0);
-      c.cache = label(caches.text(6));
-      c.state = label(caches.text(7));
+      c.key = key_at(row.key, 0);
+      c.cache = label(row.cache);
+      c.state = label(row.state);
       in_.caches.push_back(c);
-    }
+    });
   }
 
  private:
-  static constexpr const char* kCompileColumns =
-      ", line, attempt, kind, co_name_sid, co_filename_sid, co_firstlineno, start_us, "
-      "duration_ms, cache_size, accumulated_cache_size, has_guarded_code, fail_type_sid, "
-      "recompile_reason_sid FROM dynamo_compile_raw WHERE ";
-
   void load_sources() {
-    auto sources = db_.prepare("SELECT source_id, path, file_rank FROM source WHERE run_id=?");
-    sources.bind(1, run_id_);
-    while (sources.step()) {
-      in_.source_names.emplace_back(sources.int64(0), base_name(sources.str(1)));
-      file_rank_[sources.int64(0)] = sources.opt_int64(2);
+    for (const DynamoRows::SourceRow& s : rows_.sources()) {
+      in_.source_names.emplace_back(s.source_id, base_name(s.path));
+      file_rank_[s.source_id] = s.file_rank;
     }
   }
 
@@ -324,16 +267,15 @@ class DynamoRunLoader {
   // scan instead (0.07 s), its ids indexing an array. Memory then follows the run's rows either
   // way, and a run without Dynamo rows reads no text.
   void read_all_texts_if_few() {
-    auto max_id = db_.prepare("SELECT max(string_id) FROM strings");
-    std::optional<int64_t> max_sid = max_id.step() ? max_id.opt_int64(0) : std::nullopt;
-    const size_t naming_rows = compile_rows_.rows + reason_rows_.rows + break_rows_.rows;
+    const std::optional<int64_t> max_sid = rows_.max_string_id();
+    const size_t naming_rows =
+        rows_.compile_rows() + rows_.guard_failure_rows() + rows_.graph_break_rows();
     const auto most_texts = 2 * static_cast<int64_t>(naming_rows) + 4096;
     if (naming_rows > 0 && max_sid && *max_sid >= 0 && *max_sid <= most_texts) {
       all_texts_ = true;
       in_.texts.use_dense_ids(*max_sid + 1);
       in_.classified.use_dense_ids(*max_sid + 1);
-      auto every = db_.prepare("SELECT string_id, text FROM strings");
-      while (every.step()) in_.texts.add(every.int64(0), every.text(1));
+      rows_.each_string([this](int64_t sid, std::string_view text) { in_.texts.add(sid, text); });
     }
   }
 
@@ -341,15 +283,13 @@ class DynamoRunLoader {
   // for a new compile a page of the array faulted in now and then) then overlaps SQLite's stepping
   // of the next rows on this one. `intake` is not touched here until the thread has finished.
   void load_own_compiles(CompileIntake& intake) {
-    auto own =
-        db_.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns + compile_rows_.where +
-                    " AND kind NOT IN ('runtime', 'backward', 'referenced')");
     util::BatchFeeder<CompileRecord> out(
         [&intake](std::vector<CompileRecord>& batch) {
           for (const CompileRecord& r : batch) intake.take(r);
         },
         /*batch_items=*/2048, /*max_queued=*/4);
-    while (own.step()) out.add(read_compile(own));
+    rows_.each_own_compile(
+        [this, &out](const DynamoRows::CompileRow& row) { out.add(compile_record(row)); });
     out.finish();
   }
 
@@ -358,36 +298,36 @@ class DynamoRunLoader {
   // earlier reference) is skipped by its key before its other columns are read, and a point
   // lookup per record kept (182 000 at a million compiles) cost more than the scan.
   void load_referenced_compiles(CompileIntake& intake) {
-    auto refs = db_.prepare(std::string("SELECT ") + kKeyColumns + kCompileColumns +
-                            compile_rows_.where + " AND kind = 'referenced' ORDER BY raw_id");
-    while (refs.step()) {
-      DynamoKey key = key_at(refs, refs.int64(6));
-      if (!intake.merger.contains(key)) intake.take(read_compile(refs));
-    }
+    rows_.each_referenced_compile(
+        [this, &intake](const DynamoRows::Key& key, int64_t line) {
+          return !intake.merger.contains(key_at(key, line));
+        },
+        [this, &intake](const DynamoRows::CompileRow& row) { intake.take(compile_record(row)); });
   }
 
-  CompileRecord read_compile(store::Statement& st) {
+  CompileRecord compile_record(const DynamoRows::CompileRow& row) {
     CompileRecord r;
-    r.line = st.int64(6);
-    r.key = key_at(st, r.line);
-    r.kind = label(st.text(8));
-    r.attempt = st.int64(7);
-    r.co_name = text_of(st.opt_int64(9));
-    r.co_filename = text_of(st.opt_int64(10));
-    r.co_firstlineno = st.opt_int64(11);
-    r.start_us = st.opt_int64(12);
-    r.duration_ms = st.opt_real(13);
-    r.cache_size = st.opt_int64(14);
-    r.accumulated_cache_size = st.opt_int64(15);
-    r.has_guarded_code = st.opt_int64(16);
-    r.fail_type = text_of(st.opt_int64(17));
-    r.recompile_reason = text_of(st.opt_int64(18));
+    r.line = row.line;
+    r.key = key_at(row.key, r.line);
+    r.kind = label(row.kind);
+    r.attempt = row.attempt;
+    r.co_name = text_of(row.co_name_sid);
+    r.co_filename = text_of(row.co_filename_sid);
+    r.co_firstlineno = row.co_firstlineno;
+    r.start_us = row.start_us;
+    r.duration_ms = row.duration_ms;
+    r.cache_size = row.cache_size;
+    r.accumulated_cache_size = row.accumulated_cache_size;
+    r.has_guarded_code = row.has_guarded_code;
+    r.fail_type = text_of(row.fail_type_sid);
+    r.recompile_reason = text_of(row.recompile_reason_sid);
     r.display_rank = r.key.rank >= 0 ? r.key.rank : file_rank_[r.key.source_id].value_or(-1);
     return r;
   }
 
-  DynamoKey key_at(const store::Statement& st, int64_t line) const {
-    DynamoKey key = read_key(st, 0, line);
+  // The row's key, read under the trace's key when its source is the same process as a trace.
+  DynamoKey key_at(const DynamoRows::Key& raw, int64_t line) const {
+    DynamoKey key = dynamo_key_of(raw, line);
     same_process_.apply(&key);
     return key;
   }
@@ -403,20 +343,13 @@ class DynamoRunLoader {
     if (!sid) return {};
     if (std::optional<std::string_view> known = in_.texts.find(*sid)) return *known;
     if (all_texts_) return {};  // an id without a text, read as empty
-    text_query_.bind(1, *sid);
-    std::string_view text =
-        in_.texts.add(*sid, text_query_.step() ? text_query_.text(0) : std::string_view());
-    text_query_.reset();
-    return text;
+    return in_.texts.add(*sid, rows_.string_text(*sid));
   }
 
-  store::Database& db_;
-  const int64_t run_id_;
   RunInputs& in_;
   const SameProcessSources same_process_;
-  store::Statement text_query_;
+  DynamoRows rows_;
   std::map<int64_t, std::optional<int64_t>> file_rank_;
-  RunRows compile_rows_, reason_rows_, break_rows_;
   bool all_texts_ = false;
   std::string_view last_label_;
 };
@@ -434,90 +367,44 @@ void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
   loader.load_caches();
 }
 
-void write_convergence(store::Database& db, int64_t run_id,
-                       const std::vector<ConvergencePoint>& convergence) {
-  auto insert_point = db.prepare(
-      "INSERT INTO convergence_point(run_id, step, programs_cached, compiles_in_step, compile_ms, "
-      "wall_ms) VALUES (?,?,?,?,?,?)");
-  for (const auto& p : convergence) {
-    insert_point.bind(1, run_id)
-        .bind(2, p.step)
-        .bind(3, p.programs_cached)
-        .bind(4, p.compiles_in_step)
-        .bind(5, p.compile_ms)
-        .bind(6, p.wall_ms);
-    insert_point.run();
-  }
+// The run's convergence facts as its run_convergence row: without a curve, its steps are NULL.
+store::RunConvergenceRow run_convergence_row(const RunRollup& r) {
+  const ConvergenceSummary& c = r.convergence;
+  const bool curve = c.state != SettleState::kNoData;
+  auto opt = [curve](int64_t v) { return curve ? std::optional<int64_t>(v) : std::nullopt; };
+  store::RunConvergenceRow row;
+  row.state = settle_state_name(c.state);
+  row.first_step = opt(c.first_step);
+  row.last_step = opt(c.last_step);
+  row.settle_step = opt(c.settle_step);
+  row.programs_at_settle = opt(c.programs_at_settle);
+  row.final_programs = opt(c.final_programs);
+  row.new_after_growth_step = opt(c.new_after_growth_step);
+  row.growth_step = c.growth_step;
+  row.compiles = r.compiles;
+  row.programs = r.programs;
+  row.recompiles = r.recompiles;
+  row.compile_ms = r.compile_ms;
+  row.wall_ms = r.wall_ms;
+  row.execute_ms = r.execute_ms;
+  row.compile_share = r.compile_share;
+  return row;
 }
 
-// Writes the run's cause groups as the builder hands them over, then its convergence facts.
+// Writes the run's cause groups as the builder hands them over (each group's detail is taken),
+// then its convergence facts.
 void write_rollup(store::Database& db, store::StringInterner& strings, int64_t run_id,
                   RollupBuilder&& rollup) {
-  // 32 rows per statement (hundreds of thousands of groups at a million compiles); a group's
-  // detail is taken, the other texts are ids or copied.
-  store::BatchInsert groups(
-      db, "cause_group",
-      {"run_id", "site_sid", "cause", "recompiles", "compile_ms_lost", "compile_ms_basis",
-       "first_step", "last_step", "detail", "subject_sid", "remedy_variant", "rank"},
-      nullptr, 32);
-  const RunRollup r = std::move(rollup).finish([&](CauseGroup&& g) {
-    groups.val(run_id)
-        .val(g.site_sid != 0 ? g.site_sid : strings.id(g.site))
-        .val(g.cause)
-        .val(g.recompiles)
-        .val(g.compile_ms_lost)
-        .val(g.compile_ms_basis)
-        .val(g.first_step)
-        .val(g.last_step);
-    if (g.detail.empty())
-      groups.null();
-    else
-      groups.val(std::move(g.detail));
-    groups.val(strings.id_or_null(g.subject)).val(g.remedy_variant).val(g.rank);
-  });
-  groups.flush();
-
-  const ConvergenceSummary& c = r.convergence;
-  bool curve = c.state != SettleState::kNoData;
-  auto opt = [curve](int64_t v) { return curve ? std::optional<int64_t>(v) : std::nullopt; };
-  auto insert_run = db.prepare(
-      "INSERT INTO run_convergence(run_id, state, first_step, last_step, settle_step, "
-      "programs_at_settle, final_programs, new_after_growth_step, growth_step, compiles, programs, "
-      "recompiles, compile_ms, wall_ms, execute_ms, compile_share) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  insert_run.bind(1, run_id)
-      .bind(2, settle_state_name(c.state))
-      .bind(3, opt(c.first_step))
-      .bind(4, opt(c.last_step))
-      .bind(5, opt(c.settle_step))
-      .bind(6, opt(c.programs_at_settle))
-      .bind(7, opt(c.final_programs))
-      .bind(8, opt(c.new_after_growth_step))
-      .bind(9, c.growth_step)
-      .bind(10, r.compiles)
-      .bind(11, r.programs)
-      .bind(12, r.recompiles)
-      .bind(13, r.compile_ms)
-      .bind(14, r.wall_ms)
-      .bind(15, r.execute_ms)
-      .bind(16, r.compile_share);
-  insert_run.run();
-}
-
-// The compile count a metrics report gives (docs/xla_formats.md), next to the run's facts.
-void write_counted_compiles(store::Database& db, int64_t run_id, const CountedCompiles& counted) {
-  auto st = db.prepare(
-      "UPDATE run_convergence SET counted_compiles = ?, counted_by = ? WHERE run_id = ?");
-  st.bind(1, counted.count).bind(2, counted.counted_by).bind(3, run_id);
-  st.run();
+  store::CauseGroupWriter groups(db, strings, run_id);
+  const RunRollup r =
+      std::move(rollup).finish([&groups](CauseGroup&& g) { groups.write(std::move(g)); });
+  groups.finish();
+  store::write_run_convergence(db, run_id, run_convergence_row(r));
 }
 
 // What the run's steps count and what decided it (analysis/training_steps.h), on its facts row.
-void write_step_axis(store::Database& db, int64_t run_id, const StepAxis& axis) {
-  auto st = db.prepare(
-      "UPDATE run_convergence SET step_axis = ?, step_basis = ?, step_detail = ? WHERE run_id = ?");
-  st.bind(1, axis.axis).bind(2, axis.basis).bind(3, axis.detail).bind(4, run_id);
-  st.run();
+void record_step_axis(store::Database& db, int64_t run_id, const StepAxis& axis) {
+  store::write_step_axis(db, run_id, {axis.axis, axis.basis, axis.detail});
 }
 
 // The torch_xla compiles take their training steps where the run's evidence decides them (they
@@ -561,11 +448,11 @@ class DynamoStepLines {
     // A `referenced` row is where a later record names a compile, not where it happened.
     for (int64_t source : sources) {
       if (!aliased(source)) continue;
-      for (const char* rows :
-           {"graph_break WHERE", "dynamo_compile_raw WHERE kind <> 'referenced' AND"})
+      for (DynamoRows::KeyedLines rows :
+           {DynamoRows::KeyedLines::kGraphBreaks, DynamoRows::KeyedLines::kOwnCompiles})
         read(db, run_id, rows, source, in.merged_sources, first_seen_);
-      read(db, run_id, "dynamo_compile_raw WHERE kind = 'referenced' AND", source,
-           in.merged_sources, named_later_);
+      read(db, run_id, DynamoRows::KeyedLines::kReferencedCompiles, source, in.merged_sources,
+           named_later_);
     }
     keep_first(first_seen_);
     keep_first(named_later_);
@@ -602,19 +489,17 @@ class DynamoStepLines {
   static bool is_run_first(const DynamoKey& k) {
     return k.epoch == 0 && k.frame_id == 0 && k.frame_compile_id == 0 && k.ca_id < 0;
   }
-  static void read(store::Database& db, int64_t run_id, const char* rows, int64_t source,
+  static void read(store::Database& db, int64_t run_id, DynamoRows::KeyedLines rows, int64_t source,
                    const std::vector<SourceAlias>& aliases, Places& places) {
-    auto st = db.prepare(
-        fmt::format("SELECT {}, line FROM {} run_id = ? AND source_id = ?", kKeyColumns, rows));
-    st.bind(1, run_id).bind(2, source);
-    while (st.step()) {
-      const int64_t line = st.int64(6);
-      DynamoKey key = read_key(st, 0, line);
+    auto place = [&](const DynamoRows::Key& raw, int64_t line) {
+      DynamoKey key = dynamo_key_of(raw, line);
       for (const SourceAlias& a : aliases)
         if (a.source_id == key.source_id) key.source_id = a.to_source_id, key.rank = a.to_rank;
       places.push_back({key, {source, line}});
-    }
+    };
+    DynamoRows::each_keyed_line(db, run_id, source, rows, place);
   }
+
   // Sorted by key, the smallest line of each key kept.
   static void keep_first(Places& places) {
     std::sort(places.begin(), places.end(), [](const auto& a, const auto& b) {
@@ -633,62 +518,16 @@ class DynamoStepLines {
   Places first_seen_, named_later_;
 };
 
-// ExecuteTime accumulator of the run's last metrics report, in milliseconds.
-std::optional<double> load_execute_ms(store::Database& db, int64_t run_id) {
-  // The IN term repeats the WHERE of the metric_fields index (store/store.h), so it is used.
-  auto st = db.prepare(fmt::format(
-      "SELECT value FROM metric_sample m JOIN strings n ON n.string_id = m.name_sid WHERE "
-      "run_id=? AND n.text='ExecuteTime' AND {} AND field='Accumulator' ORDER BY source_id DESC, "
-      "line DESC LIMIT 1",
-      store::kMetricFieldsTerm));
-  st.bind(1, run_id);
-  if (st.step()) return st.real(0) / 1e6;
-  return std::nullopt;
-}
-
 // Says which logs of the run were read as one process (the merged_sources view).
 void record_merged_sources(store::Database& db, int64_t run_id,
                            const std::vector<SourceAlias>& dynamo_merged,
                            const std::vector<SourceAlias>& xla_copies) {
-  auto clear = db.prepare("DELETE FROM source_merge WHERE run_id=?");
-  clear.bind(1, run_id);
-  clear.run();
-  auto insert = db.prepare(
-      "INSERT INTO source_merge(run_id, source_id, same_process_as, evidence) VALUES (?,?,?,?)");
+  std::vector<store::SourceMergeRow> merges;
   for (const auto* merged : {&dynamo_merged, &xla_copies})
-    for (const SourceAlias& a : *merged) {
-      insert.bind(1, run_id).bind(2, int64_t{a.source_id}).bind(3, int64_t{a.to_source_id});
-      insert.bind(4, a.evidence);
-      insert.run();
-    }
+    for (const SourceAlias& a : *merged)
+      merges.push_back({a.source_id, a.to_source_id, a.evidence});
+  store::write_source_merges(db, run_id, merges);
 }
-
-// Deletes the derived rows of `run_id`. When the run is the store's only one (a store of one
-// run, analysed again by each `rcf ingest` of more of its logs), the two large tables are emptied
-// whole, which SQLite does by dropping their pages instead of deleting a million rows one by one
-// from each table and index.
-void clear_analysis(store::Database& db, int64_t run_id, bool only_run) {
-  std::vector<const char*> deletes;
-  if (only_run) {
-    db.exec("DELETE FROM attribution");
-    db.exec("DELETE FROM compile_event");
-  } else {
-    deletes = {
-        "DELETE FROM attribution WHERE compile_row IN (SELECT compile_row FROM compile_event "
-        "WHERE run_id=?)",
-        "DELETE FROM compile_event WHERE run_id=?"};
-  }
-  for (const char* sql :
-       {"DELETE FROM convergence_point WHERE run_id=?",
-        "DELETE FROM run_convergence WHERE run_id=?", "DELETE FROM cause_group WHERE run_id=?"})
-    deletes.push_back(sql);
-  for (const char* sql : deletes) {
-    auto st = db.prepare(sql);
-    st.bind(1, run_id);
-    st.run();
-  }
-}
-
 }  // namespace
 
 namespace {
@@ -734,7 +573,7 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     // The XLA side first: its convergence curve prices the recompiles of the rollup. Dynamo
     // compiles are then written as they are attributed (never all held), and the XLA compiles
     // follow them in ordinal order.
-    const bool only_run = only_run_in_store(db, run_id);
+    const bool only_run = store::only_run_in_store(db, run_id);
     // Each compile record is merged as it is read and never held, and the merge is finished
     // before the run's reasons are read, each then attached to its compile as it is read: at a
     // million compiles the records were the largest part of the run's memory
@@ -755,15 +594,16 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     std::vector<ConvergencePoint> curve = std::move(xla.convergence);  // + the Dynamo side's
     StepCurve dynamo_curve;
     const DynamoStepLines dynamo_lines(db, run_id, steps, dynamo);
-    RollupBuilder rollup(curve, load_execute_ms(db, run_id), kDefaultGrowthStep,
+    RollupBuilder rollup(curve, store::last_execute_ms(db, run_id), kDefaultGrowthStep,
                          dynamo_records + xla.compiles.size());
     // The run's previous analysis is deleted on the writer thread, while the first compiles
     // are prepared here (nothing reads the derived tables in between). The rollup is built here,
     // as each compile is handed to the writer: at a million compiles the writer's inserts are
     // the longer task (the rollup on the writer thread made attributing 0.3 s longer), and the
     // sites' string ids, which the writer interns, are told to the rollup once it is done.
-    CompileWriter writer(db, strings, run_id,
-                         [&db, run_id, only_run] { clear_analysis(db, run_id, only_run); });
+    store::CompileResultWriter writer(db, strings, run_id, [&db, run_id, only_run] {
+      store::clear_derived_results(db, run_id, only_run);
+    });
     lap(t.xla_s);
     bool first = true;
     int64_t unplaced_compiles = 0;
@@ -793,10 +633,10 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
       curve = merge_curves(curve, dynamo_curve.finish(steps.last_step().value_or(0), wall_ms));
       rollup.replace_curve(curve);
     }
-    write_convergence(db, run_id, curve);
+    store::write_convergence_points(db, run_id, curve);
     write_rollup(db, strings, run_id, std::move(rollup));
-    if (xla.counted) write_counted_compiles(db, run_id, *xla.counted);
-    write_step_axis(db, run_id, axis_of(steps, unplaced_compiles));
+    if (xla.counted) store::write_counted_compiles(db, run_id, *xla.counted);
+    record_step_axis(db, run_id, axis_of(steps, unplaced_compiles));
     write_rank_divergence(db, run_id);  // reads the compiles written above
     lap(t.finish_s);
   }

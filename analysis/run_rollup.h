@@ -1,7 +1,7 @@
 // Per-run rollups of the attributed compiles: recompiles grouped by site x cause and ranked into
 // the fix-first list, and the run's convergence facts (settle step, compile share). Pure over the
-// analysis results, so it is unit-tested on small inputs; run_analysis.cc writes the result to
-// cause_group and run_convergence.
+// analysis results, so it is unit-tested on small inputs; run_analysis.cc hands the result to the
+// store's derived-results writer (store/derived_results_writer.h: cause_group, run_convergence).
 #pragma once
 
 #include <cstdint>
@@ -18,25 +18,15 @@
 #include "analysis/attributed_compile.h"
 #include "analysis/convergence_summary.h"
 #include "analysis/xla_compiles.h"
+#include "store/derived_rows.h"
 #include "util/distinct_text_counter.h"
 #include "util/large_array_allocator.h"
 #include "util/text_table.h"
 
 namespace rcf::analysis {
 
-struct CauseGroup {
-  std::string site;
-  int64_t site_sid = 0;  // strings.string_id of `site` when the builder was told it, else 0
-  std::string cause;
-  int64_t recompiles = 0;
-  std::optional<double> compile_ms_lost;  // NULL when no compile time of the group is known
-  std::string compile_ms_basis;           // measured, step_share or unknown
-  std::optional<int64_t> first_step, last_step;
-  std::string detail;          // detail of the group's latest recompile
-  std::string subject;         // most frequent subject (ties: smallest)
-  std::string remedy_variant;  // remedy_variant(cause, subject, detail)
-  int64_t rank = 0;            // 1 = fix first
-};
+// A site x cause group of the fix-first list (store/derived_rows.h).
+using CauseGroup = store::CauseGroup;
 
 // Which of its cause's remedies (sql/schema.sql cause_remedy) a group shows, from the group's
 // representative subject and detail (the fix-first row shows that detail as its example):

@@ -24,6 +24,7 @@
 #include "analysis/op_attribute_diff.h"
 #include "analysis/program_diff.h"
 #include "analysis/source_alias.h"
+#include "store/derived_rows.h"
 
 namespace rcf::analysis {
 
@@ -89,13 +90,7 @@ struct StepTimeRecord {  // one row of a step-timing file
   std::optional<double> wall_ms, compile_ms;
 };
 
-struct ConvergencePoint {
-  int64_t step = 0;
-  int64_t programs_cached = 0;
-  int64_t compiles_in_step = 0;
-  std::optional<double> compile_ms;  // see convergence_point.compile_ms in sql/schema.sql
-  std::optional<double> wall_ms;
-};
+using ConvergencePoint = store::ConvergencePoint;  // a convergence_point row
 
 // Runtime counts that a host sync happened, independent of the compile block's own cause line:
 // the metrics report's `aten::_local_scalar_dense` counter (one per `.item()`) and
@@ -116,12 +111,8 @@ struct ExecutionSpan {
   int64_t first_step = 0, last_step = 0;
 };
 
-// How many compiles a runtime counter says the run did, whether or not records name them
-// (docs/xla_formats.md): a metrics report alone gives a count and nothing else.
-struct CountedCompiles {
-  int64_t count = 0;
-  std::string counted_by;  // "metrics CompileTime TotalSamples at report.txt:3"
-};
+// How many compiles a runtime counter says the run did (store/derived_rows.h).
+using CountedCompiles = store::CountedCompiles;
 
 struct XlaRunInputs {
   std::vector<XlaBlockRecord> blocks;  // compile blocks in (source_id, line) order

@@ -12,6 +12,7 @@
 
 #include "analysis/run_analysis.h"
 #include "store/store.h"
+#include "store/write_transaction.h"
 #include "util/error.h"
 #include "util/safe_text.h"
 
@@ -101,31 +102,9 @@ class RemoveUnlessKept {
   struct sigaction previous_[3] = {};
 };
 
-// The merge's one transaction: rolled back unless committed.
-class WriteTransaction {
- public:
-  explicit WriteTransaction(store::Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
-  ~WriteTransaction() {
-    if (committed_) return;
-    try {
-      db_.exec("ROLLBACK");
-    } catch (const Error&) {
-      // SQLite may have rolled it back already (a disk error).
-    }
-  }
-  void commit() {
-    db_.exec("COMMIT");
-    committed_ = true;
-  }
-
- private:
-  store::Database& db_;
-  bool committed_ = false;
-};
-
 // The merge proper, on an open OUT: copy every shard, analyse the touched runs, index, commit.
 void fold_shards(store::Database& out, const MergeRequest& request, MergeSummary& summary) {
-  WriteTransaction transaction(out);
+  store::WriteTransaction transaction(out);  // the merge's one transaction
   std::vector<int64_t> touched_runs;
   {
     store::StoreMerger merger(out);

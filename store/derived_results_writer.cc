@@ -2,6 +2,125 @@
 
 namespace rcf::store {
 
+// ---- analyze_runs' derived results: begin ----
+
+void clear_derived_results(Database& db, int64_t run_id, bool only_run) {
+  std::vector<const char*> deletes;
+  if (only_run) {
+    db.exec("DELETE FROM attribution");
+    db.exec("DELETE FROM compile_event");
+  } else {
+    deletes = {
+        "DELETE FROM attribution WHERE compile_row IN (SELECT compile_row FROM compile_event "
+        "WHERE run_id=?)",
+        "DELETE FROM compile_event WHERE run_id=?"};
+  }
+  for (const char* sql :
+       {"DELETE FROM convergence_point WHERE run_id=?",
+        "DELETE FROM run_convergence WHERE run_id=?", "DELETE FROM cause_group WHERE run_id=?"})
+    deletes.push_back(sql);
+  for (const char* sql : deletes) {
+    auto st = db.prepare(sql);
+    st.bind(1, run_id);
+    st.run();
+  }
+}
+
+void write_source_merges(Database& db, int64_t run_id, const std::vector<SourceMergeRow>& merges) {
+  auto clear = db.prepare("DELETE FROM source_merge WHERE run_id=?");
+  clear.bind(1, run_id);
+  clear.run();
+  auto insert = db.prepare(
+      "INSERT INTO source_merge(run_id, source_id, same_process_as, evidence) VALUES (?,?,?,?)");
+  for (const SourceMergeRow& m : merges) {
+    insert.bind(1, run_id).bind(2, m.source_id).bind(3, m.same_process_as);
+    insert.bind(4, m.evidence);
+    insert.run();
+  }
+}
+
+void write_convergence_points(Database& db, int64_t run_id,
+                              const std::vector<ConvergencePoint>& points) {
+  auto insert_point = db.prepare(
+      "INSERT INTO convergence_point(run_id, step, programs_cached, compiles_in_step, compile_ms, "
+      "wall_ms) VALUES (?,?,?,?,?,?)");
+  for (const auto& p : points) {
+    insert_point.bind(1, run_id)
+        .bind(2, p.step)
+        .bind(3, p.programs_cached)
+        .bind(4, p.compiles_in_step)
+        .bind(5, p.compile_ms)
+        .bind(6, p.wall_ms);
+    insert_point.run();
+  }
+}
+
+CauseGroupWriter::CauseGroupWriter(Database& db, StringInterner& strings, int64_t run_id)
+    : strings_(strings),
+      run_id_(run_id),
+      groups_(db, "cause_group",
+              {"run_id", "site_sid", "cause", "recompiles", "compile_ms_lost", "compile_ms_basis",
+               "first_step", "last_step", "detail", "subject_sid", "remedy_variant", "rank"},
+              nullptr, 32) {}
+
+void CauseGroupWriter::write(CauseGroup&& g) {
+  groups_.val(run_id_)
+      .val(g.site_sid != 0 ? g.site_sid : strings_.id(g.site))
+      .val(g.cause)
+      .val(g.recompiles)
+      .val(g.compile_ms_lost)
+      .val(g.compile_ms_basis)
+      .val(g.first_step)
+      .val(g.last_step);
+  if (g.detail.empty())
+    groups_.null();
+  else
+    groups_.val(std::move(g.detail));
+  groups_.val(strings_.id_or_null(g.subject)).val(g.remedy_variant).val(g.rank);
+}
+
+void write_run_convergence(Database& db, int64_t run_id, const RunConvergenceRow& row) {
+  auto insert_run = db.prepare(
+      "INSERT INTO run_convergence(run_id, state, first_step, last_step, settle_step, "
+      "programs_at_settle, final_programs, new_after_growth_step, growth_step, compiles, programs, "
+      "recompiles, compile_ms, wall_ms, execute_ms, compile_share) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  insert_run.bind(1, run_id)
+      .bind(2, row.state)
+      .bind(3, row.first_step)
+      .bind(4, row.last_step)
+      .bind(5, row.settle_step)
+      .bind(6, row.programs_at_settle)
+      .bind(7, row.final_programs)
+      .bind(8, row.new_after_growth_step)
+      .bind(9, row.growth_step)
+      .bind(10, row.compiles)
+      .bind(11, row.programs)
+      .bind(12, row.recompiles)
+      .bind(13, row.compile_ms)
+      .bind(14, row.wall_ms)
+      .bind(15, row.execute_ms)
+      .bind(16, row.compile_share);
+  insert_run.run();
+}
+
+void write_counted_compiles(Database& db, int64_t run_id, const CountedCompiles& counted) {
+  auto st = db.prepare(
+      "UPDATE run_convergence SET counted_compiles = ?, counted_by = ? WHERE run_id = ?");
+  st.bind(1, counted.count).bind(2, counted.counted_by).bind(3, run_id);
+  st.run();
+}
+
+void write_step_axis(Database& db, int64_t run_id, const StepAxisRow& axis) {
+  auto st = db.prepare(
+      "UPDATE run_convergence SET step_axis = ?, step_basis = ?, step_detail = ? WHERE run_id = ?");
+  st.bind(1, axis.axis).bind(2, axis.basis).bind(3, axis.detail).bind(4, run_id);
+  st.run();
+}
+
+// ---- analyze_runs' derived results: end ----
+
+
 void write_rank_divergence_rows(Database& db, int64_t run_id,
                                 const std::vector<RankDivergenceRow>& rows) {
   auto clear = db.prepare("DELETE FROM rank_divergence_row WHERE run_id = ?");

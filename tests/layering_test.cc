@@ -66,5 +66,42 @@ TEST(Layering, TheScanFindsAnUpwardInclude) {
   EXPECT_EQ(upward_includes("#include \"ingest/events.h\"\n", rank_of("store"), "store/y.cc"), "");
 }
 
+// Lines of `text` that run SQL themselves: a statement prepared or executed on a database, or a
+// batch insert built. Outside store/ none may (docs/architecture.md, "Where SQL lives").
+std::string sql_calls(const std::string& text, const std::string& file) {
+  std::string found;
+  size_t line_start = 0;
+  for (size_t line = 1; line_start < text.size(); ++line) {
+    size_t end = text.find('\n', line_start);
+    if (end == std::string::npos) end = text.size();
+    std::string_view l = std::string_view(text).substr(line_start, end - line_start);
+    for (std::string_view call : {".prepare(", "->prepare(", ".exec(", "->exec(", "BatchInsert"})
+      if (l.find(call) != std::string_view::npos) {
+        found += "\n  " + file + ":" + std::to_string(line) + ": " + std::string(l);
+        break;
+      }
+    line_start = end + 1;
+  }
+  return found;
+}
+
+TEST(Layering, OnlyTheStoreRunsSql) {
+  std::string found;
+  for (std::string_view layer : {"analysis", "report", "pipeline", "cli"})
+    for (const auto& entry : fs::recursive_directory_iterator(kSourceDir / layer)) {
+      const std::string ext = entry.path().extension().string();
+      if (ext != ".cc" && ext != ".h") continue;
+      found += sql_calls(testing::read_file(entry.path().string()),
+                         entry.path().lexically_relative(kSourceDir).string());
+    }
+  EXPECT_EQ(found, "") << "SQL run outside store/";
+}
+
+TEST(Layering, TheSqlScanFindsACall) {
+  EXPECT_EQ(sql_calls("int x;\n  auto st = db.prepare(\"SELECT 1\");\n", "analysis/a.cc"),
+            "\n  analysis/a.cc:2:   auto st = db.prepare(\"SELECT 1\");");
+  EXPECT_EQ(sql_calls("auto rows = store::read_rows(db, run);\n", "analysis/a.cc"), "");
+}
+
 }  // namespace layering_test
 }  // namespace rcf

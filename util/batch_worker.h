@@ -12,7 +12,7 @@
 //
 // Used by the single SQLite writer of an ingest (store/ingest_writer.cc), and through BatchFeeder
 // (below: one item at a time) by the writer of a run's attributed compiles
-// (analysis/compile_writer.cc) and the loader of a run's records (analysis/run_analysis.cc).
+// (store/compile_result_writer.cc) and the loader of a run's records (analysis/run_analysis.cc).
 #pragma once
 
 #include <condition_variable>

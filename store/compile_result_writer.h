@@ -1,33 +1,34 @@
-// Writes a run's attributed compiles to compile_event and attribution. The inserts run on a
+// Writes a run's attributed compiles to compile_event and attribution: the compile part of the
+// derived-results writer (store/derived_results_writer.h). The inserts run on a
 // writer thread, so that SQLite's work overlaps the attribution of the next compiles (at a
 // million compiles the two cost about the same), and go kRowsPerInsert rows to a statement
-// (store::BatchInsert: a statement per row cost a third more), with the compiles' texts bound
+// (BatchInsert: a statement per row cost a third more), with the compiles' texts bound
 // where they are. compile_row is assigned here, from the table's largest, as SQLite would. While
-// a CompileWriter lives, only its thread uses the database and the interner.
+// a CompileResultWriter lives, only its thread uses the database and the interner.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <vector>
 
-#include "analysis/attributed_compile.h"
 #include "store/batch_insert.h"
 #include "store/database.h"
+#include "store/derived_rows.h"
 #include "store/string_interner.h"
 #include "util/batch_worker.h"
 
-namespace rcf::analysis {
+namespace rcf::store {
 
-class CompileWriter {
+class CompileResultWriter {
  public:
   // `db` and `strings` must outlive the writer. `before_first_write`, when given, runs on the
   // writer thread as soon as it starts, before any insert: clearing a run's previous analysis
   // there overlaps the caller's preparation of the first compiles. From construction on, only
   // the writer's thread may use `db` and `strings`, until finish() returns.
-  CompileWriter(store::Database& db, store::StringInterner& strings, int64_t run_id,
-                std::function<void()> before_first_write = nullptr);
-  CompileWriter(const CompileWriter&) = delete;
-  CompileWriter& operator=(const CompileWriter&) = delete;
+  CompileResultWriter(Database& db, StringInterner& strings, int64_t run_id,
+                      std::function<void()> before_first_write = nullptr);
+  CompileResultWriter(const CompileResultWriter&) = delete;
+  CompileResultWriter& operator=(const CompileResultWriter&) = delete;
 
   // Queues `c` (in ordinal order); blocks while the thread is a few batches behind. Leaves in `c`
   // a compile written earlier, or a default one: a caller that reset()s and refills it reuses
@@ -55,15 +56,15 @@ class CompileWriter {
   void insert(const std::vector<AttributedCompile>& compiles);
   int64_t site_sid(const AttributedCompile& c);
 
-  store::Database& db_;
-  store::StringInterner& strings_;
+  Database& db_;
+  StringInterner& strings_;
   int64_t run_id_;
   std::function<void()> before_first_write_;
   int64_t next_row_ = 0;                  // compile_row of the next compile
   std::vector<int64_t> site_sids_;        // strings.string_id by site_number - 1; 0: not known yet
   std::vector<int64_t> batch_site_sids_;  // the site ids of the batch being inserted
-  store::BatchInsert compiles_, attributions_;
+  BatchInsert compiles_, attributions_;
   util::BatchFeeder<AttributedCompile> feeder_;  // last: its thread uses the members above
 };
 
-}  // namespace rcf::analysis
+}  // namespace rcf::store

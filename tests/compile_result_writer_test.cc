@@ -1,6 +1,6 @@
-// CompileWriter: a run's attributed compiles written on a writer thread, in order, with errors
-// handed back to the caller.
-#include "analysis/compile_writer.h"
+// CompileResultWriter: a run's attributed compiles written on a writer thread, in order, with
+// errors handed back to the caller.
+#include "store/compile_result_writer.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include "tests/support/temp_files.h"
 #include "util/error.h"
 
-namespace rcf::analysis {
-namespace compile_writer_test {
+namespace rcf::store {
+namespace compile_result_writer_test {
 
 AttributedCompile compile(int64_t ordinal) {
   AttributedCompile c;
@@ -34,7 +34,7 @@ AttributedCompile compile(int64_t ordinal) {
   return c;
 }
 
-class CompileWriterTest : public ::testing::Test {
+class CompileResultWriterTest : public ::testing::Test {
  protected:
   void SetUp() override {
     db_ = store::open_store(tmp_.file("rcf.db"), store::OpenMode::kCreateOrWrite);
@@ -48,9 +48,9 @@ class CompileWriterTest : public ::testing::Test {
   std::unique_ptr<store::Database> db_;
 };
 
-TEST_F(CompileWriterTest, WritesEveryCompileInOrderAcrossBatches) {
+TEST_F(CompileResultWriterTest, WritesEveryCompileInOrderAcrossBatches) {
   store::StringInterner strings(*db_);
-  CompileWriter writer(*db_, strings, 1);
+  CompileResultWriter writer(*db_, strings, 1);
   const int n = 5000;  // several batches, so the writer thread lags the caller
   for (int i = 1; i <= n; ++i) writer.write(compile(i));
   writer.finish();
@@ -65,9 +65,9 @@ TEST_F(CompileWriterTest, WritesEveryCompileInOrderAcrossBatches) {
 }
 
 // After finish(), the writer tells the string id it gave each numbered site, as its rows carry.
-TEST_F(CompileWriterTest, SiteIdsByNumberAreThoseOfTheRows) {
+TEST_F(CompileResultWriterTest, SiteIdsByNumberAreThoseOfTheRows) {
   store::StringInterner strings(*db_);
-  CompileWriter writer(*db_, strings, 1);
+  CompileResultWriter writer(*db_, strings, 1);
   const int n = 1500;  // three batches
   for (int i = 1; i <= n; ++i) {
     AttributedCompile c = compile(i);
@@ -90,11 +90,11 @@ TEST_F(CompileWriterTest, SiteIdsByNumberAreThoseOfTheRows) {
   EXPECT_EQ(writer.site_sid_of(8), 0);
 }
 
-TEST_F(CompileWriterTest, AWriteErrorIsRethrownByFinish) {
+TEST_F(CompileResultWriterTest, AWriteErrorIsRethrownByFinish) {
   // A constraint the second write of one ordinal breaks, on the writer thread.
   db_->exec("CREATE UNIQUE INDEX one_per_ordinal ON compile_event(run_id, ordinal)");
   store::StringInterner strings(*db_);
-  CompileWriter writer(*db_, strings, 1);
+  CompileResultWriter writer(*db_, strings, 1);
   for (int i = 1; i <= 40; ++i) writer.write(compile(i));
   for (int i = 0; i < 2000; ++i) writer.write(compile(2));  // the caller is never blocked
   EXPECT_THROW(writer.finish(), Error);
@@ -109,10 +109,10 @@ TEST_F(CompileWriterTest, AWriteErrorIsRethrownByFinish) {
 
 // compile_row is assigned by the writer: a second run's rows follow the first run's, and each
 // attribution row belongs to its own compile (the partial last statement included).
-TEST_F(CompileWriterTest, ASecondRunsRowsFollowTheFirstsWithTheirAttributions) {
+TEST_F(CompileResultWriterTest, ASecondRunsRowsFollowTheFirstsWithTheirAttributions) {
   store::StringInterner strings(*db_);
   for (auto [run, count] : {std::pair<int64_t, int>{1, 1000}, {2, 45}}) {
-    CompileWriter writer(*db_, strings, run);
+    CompileResultWriter writer(*db_, strings, run);
     for (int i = 1; i <= count; ++i) writer.write(compile(i));
     writer.finish();
   }
@@ -128,15 +128,15 @@ TEST_F(CompileWriterTest, ASecondRunsRowsFollowTheFirstsWithTheirAttributions) {
 
 // before_first_write runs once, before the first row is numbered (here it empties the table, so
 // numbering starts again at 1), and also when nothing is written.
-TEST_F(CompileWriterTest, BeforeFirstWriteRunsOnceBeforeTheRowsAreNumbered) {
+TEST_F(CompileResultWriterTest, BeforeFirstWriteRunsOnceBeforeTheRowsAreNumbered) {
   store::StringInterner strings(*db_);
   {
-    CompileWriter writer(*db_, strings, 1);
+    CompileResultWriter writer(*db_, strings, 1);
     for (int i = 1; i <= 100; ++i) writer.write(compile(i));
     writer.finish();
   }
   int calls = 0;
-  CompileWriter writer(*db_, strings, 1, [&] {
+  CompileResultWriter writer(*db_, strings, 1, [&] {
     ++calls;
     db_->exec("DELETE FROM attribution");
     db_->exec("DELETE FROM compile_event");
@@ -149,17 +149,17 @@ TEST_F(CompileWriterTest, BeforeFirstWriteRunsOnceBeforeTheRowsAreNumbered) {
             "1500 1 1500");
 
   int empty_calls = 0;
-  CompileWriter nothing(*db_, strings, 2, [&] { ++empty_calls; });
+  CompileResultWriter nothing(*db_, strings, 2, [&] { ++empty_calls; });
   nothing.finish();
   EXPECT_EQ(empty_calls, 1);
 }
 
 // Destroyed without finish(): returns (does not wait for a batch that never comes) and writes
 // what was handed over: the full batches of 512, in order; the last partial batch is dropped.
-TEST_F(CompileWriterTest, DestroyedWithoutFinishWritesTheHandedOverBatches) {
+TEST_F(CompileResultWriterTest, DestroyedWithoutFinishWritesTheHandedOverBatches) {
   store::StringInterner strings(*db_);
   {
-    CompileWriter writer(*db_, strings, 1);
+    CompileResultWriter writer(*db_, strings, 1);
     for (int i = 1; i <= 3000; ++i) writer.write(compile(i));
   }
   EXPECT_EQ(scalar("SELECT count(*) || ' ' || min(ordinal) || ' ' || max(ordinal) FROM "
@@ -169,5 +169,5 @@ TEST_F(CompileWriterTest, DestroyedWithoutFinishWritesTheHandedOverBatches) {
   EXPECT_EQ(scalar("SELECT count(*) FROM compiles"), "2560");
 }
 
-}  // namespace compile_writer_test
-}  // namespace rcf::analysis
+}  // namespace compile_result_writer_test
+}  // namespace rcf::store

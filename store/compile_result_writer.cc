@@ -1,20 +1,20 @@
-#include "analysis/compile_writer.h"
+#include "store/compile_result_writer.h"
 
-namespace rcf::analysis {
+namespace rcf::store {
 namespace {
 
 constexpr size_t kBatchCompiles = 512;
-constexpr size_t kMaxQueuedBatches = 4;
+constexpr size_t kMaxQueuedCompileBatches = 4;
 
-int64_t first_free_row(store::Database& db) {
+int64_t first_free_compile_row(Database& db) {
   auto st = db.prepare("SELECT max(compile_row) FROM compile_event");
   return st.step() ? st.opt_int64(0).value_or(0) + 1 : 1;
 }
 
 }  // namespace
 
-CompileWriter::CompileWriter(store::Database& db, store::StringInterner& strings, int64_t run_id,
-                             std::function<void()> before_first_write)
+CompileResultWriter::CompileResultWriter(Database& db, StringInterner& strings, int64_t run_id,
+                                         std::function<void()> before_first_write)
     : db_(db),
       strings_(strings),
       run_id_(run_id),
@@ -48,22 +48,22 @@ CompileWriter::CompileWriter(store::Database& db, store::StringInterner& strings
                      "subject_sid", "reason_sid", "other_reasons"},
                     nullptr, kRowsPerInsert),
       feeder_([this](std::vector<AttributedCompile>& batch) { insert(batch); }, kBatchCompiles,
-              kMaxQueuedBatches, [this] { start(); }, /*reuse_items=*/true) {}
+              kMaxQueuedCompileBatches, [this] { start(); }, /*reuse_items=*/true) {}
 
-void CompileWriter::write(AttributedCompile&& c) {
+void CompileResultWriter::write(AttributedCompile&& c) {
   feeder_.exchange(c);
 }
 
-void CompileWriter::finish() {
+void CompileResultWriter::finish() {
   feeder_.finish();
 }
 
-void CompileWriter::start() {
+void CompileResultWriter::start() {
   if (before_first_write_) before_first_write_();
-  next_row_ = first_free_row(db_);
+  next_row_ = first_free_compile_row(db_);
 }
 
-int64_t CompileWriter::site_sid(const AttributedCompile& c) {
+int64_t CompileResultWriter::site_sid(const AttributedCompile& c) {
   if (c.site_number == 0) return strings_.id(c.site);
   if (c.site_number > site_sids_.size()) site_sids_.resize(c.site_number, 0);
   int64_t& sid = site_sids_[c.site_number - 1];
@@ -71,7 +71,7 @@ int64_t CompileWriter::site_sid(const AttributedCompile& c) {
   return sid;
 }
 
-void CompileWriter::insert(const std::vector<AttributedCompile>& compiles) {
+void CompileResultWriter::insert(const std::vector<AttributedCompile>& compiles) {
   batch_site_sids_.clear();
   for (const AttributedCompile& c : compiles) {
     int64_t row = next_row_++;
@@ -112,4 +112,4 @@ void CompileWriter::insert(const std::vector<AttributedCompile>& compiles) {
   attributions_.flush();
 }
 
-}  // namespace rcf::analysis
+}  // namespace rcf::store
