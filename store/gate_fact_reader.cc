@@ -47,11 +47,11 @@ std::vector<CurveCounts> curve_counts_of_run(Database& db, int64_t run_id) {
   return curve;
 }
 
-std::optional<StepAxisRow> step_axis_of_run(Database& db, int64_t run_id) {
+std::optional<StepAxisText> step_axis_of_run(Database& db, int64_t run_id) {
   auto st = db.prepare("SELECT step_axis, step_detail FROM convergence_summary WHERE run_id = ?");
   st.bind(1, run_id);
   if (!st.step()) return std::nullopt;
-  return StepAxisRow{st.str(0), st.str(1)};
+  return StepAxisText{st.str(0), st.str(1)};
 }
 
 CompileTimeRow summary_compile_time(Database& db, int64_t run_id) {

@@ -39,11 +39,11 @@ struct CurveCounts {
 // The convergence points of the run, by step.
 std::vector<CurveCounts> curve_counts_of_run(Database& db, int64_t run_id);
 
-struct StepAxisRow {
+struct StepAxisText {
   std::string step_axis, step_detail;
 };
 // convergence_summary's step axis, nullopt when the run has no summary row.
-std::optional<StepAxisRow> step_axis_of_run(Database& db, int64_t run_id);
+std::optional<StepAxisText> step_axis_of_run(Database& db, int64_t run_id);
 
 // Compile time and wall time, each nullopt where the rows hold none; compile_share only where a
 // row records one.
