@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/watch_printer.h"
 #include "pipeline/capture.h"
 #include "util/error.h"
 
@@ -57,11 +58,15 @@ Command add_capture_command(CLI::App& app) {
   cmd->add_flag("--print-env", *print_env,
                 "Print the variables capture would set (NAME=VALUE, one per line, for --out and "
                 "--level and this environment) and exit without running anything");
+  auto watch = std::make_shared<bool>(false);
+  cmd->add_flag("--watch", *watch,
+                "Watch the command's logs while it runs and print alerts (recompiles, limit "
+                "hits, storms) to stderr as they happen, as rcf watch does");
   cmd->add_option("command", req->command, "The command to run, after --");
   // With prefix_command, CLI11 leaves the "--" separator in remaining(): it tells a command given
   // after "--" from words it would otherwise have parsed as rcf's own options.
   cmd->prefix_command();
-  return {cmd, [cmd, req, level, print_env]() {
+  return {cmd, [cmd, req, level, print_env, watch]() {
             req->level = *pipeline::parse_capture_level(*level);
             if (*print_env) return print_capture_env(*req, stdout);
             std::vector<std::string> rest = cmd->remaining();
@@ -69,6 +74,15 @@ Command add_capture_command(CLI::App& app) {
               throw Error(
                   "give the command after --: rcf capture [options] -- CMD ARGS... (e.g. rcf "
                   "capture --lane mtp1 -- python train.py --steps 40)");
+            std::shared_ptr<WatchPrinter> printer;
+            if (*watch) {
+              // Alerts go to stderr with capture's messages: the command's stdout stays its own.
+              printer = std::make_shared<WatchPrinter>(false, std::set<analysis::AlertKind>{},
+                                                       stderr, /*status_line=*/false);
+              req->on_watch_round = [printer](const pipeline::WatchRound& r,
+                                              const analysis::RunStatus& status,
+                                              bool final) { printer->round(r, status, final); };
+            }
             return pipeline::run_capture(*req, stderr);
           }};
 }

@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "cli/print_text.h"
+#include "cli/watch_printer.h"
 #include "pipeline/watch_loop.h"
 #include "report/explain.h"
 #include "report/watch_output.h"
@@ -73,41 +74,6 @@ double parse_share(const std::string& text) {
   return percent ? v / 100 : v;
 }
 
-// Prints each round's alerts and warnings, and on a terminal keeps the status line under them.
-class WatchPrinter {
- public:
-  WatchPrinter(const WatchOptions& o, std::set<analysis::AlertKind> fail_on)
-      : o_(o), fail_on_(std::move(fail_on)), tty_(!o.json && ::isatty(STDOUT_FILENO)) {}
-
-  void round(const pipeline::WatchRound& r, const analysis::RunStatus& status, bool final) {
-    if (tty_ && status_shown_) print_text("\r\033[K");
-    for (const auto& w : r.warnings)
-      if (warned_.insert(w).second) print_text(stderr, "rcf watch: warning: " + w + "\n");
-    for (const auto& a : r.alerts) {
-      const auto& q = o_.request;
-      print_text(o_.json ? report::render_alert_json(a, q.lane, q.run)
-                         : report::render_alert_text(a, q.lane, q.run));
-      matched_ = matched_ || fail_on_.count(a.kind) > 0;
-    }
-    if (tty_ && !final) {
-      print_text(report::render_watch_status(status, o_.request.lane, o_.request.run));
-      status_shown_ = true;
-    } else {
-      status_shown_ = false;
-    }
-    std::fflush(stdout);
-  }
-  bool matched() const { return matched_; }
-
- private:
-  const WatchOptions& o_;
-  std::set<analysis::AlertKind> fail_on_;
-  bool tty_;
-  bool status_shown_ = false;
-  bool matched_ = false;
-  std::set<std::string> warned_;
-};
-
 void print_summary(const WatchOptions& o) {
   auto db = store::open_store(o.request.db_path, store::OpenMode::kRead);
   auto model = report::build_explain(*db, o.request.lane, {});
@@ -116,7 +82,8 @@ void print_summary(const WatchOptions& o) {
 
 int run_watch(WatchOptions& o) {
   o.request.budgets.compile_share = parse_share(o.storm_share);
-  WatchPrinter printer(o, parse_fail_on(o.fail_on));
+  WatchPrinter printer(o.json, parse_fail_on(o.fail_on), stdout,
+                       /*status_line=*/!o.json && ::isatty(STDOUT_FILENO));
   pipeline::WatchSession session(o.request);
   pipeline::WatchLoopOptions loop;
   if (o.run_for > 0) loop.run_for = std::chrono::duration<double>(o.run_for);

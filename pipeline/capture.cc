@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include "ingest/importer.h"
@@ -346,8 +347,12 @@ int run_capture(const CaptureRequest& req, std::FILE* messages) {
 
   // Files the user's own settings write count from now (less a margin: file times are coarse).
   auto started = fs::file_time_type::clock::now() - std::chrono::seconds(2);
+  std::optional<CaptureWatch> watch;
+  if (req.on_watch_round)
+    watch.emplace(layout, names.lane, names.run, req.step_pattern, req.on_watch_round, messages);
   CommandOutcome ran = run_teed(req.command, environment_strings(plan.env), layout.stdout_log(),
                                 layout.stderr_log());
+  watch.reset();  // its last round reads what the command left
   if (!ran.started) {
     say(messages, fmt::format("rcf capture: error: cannot run '{}': {}\n",
                               util::field_text(req.command[0]), std::strerror(ran.spawn_error)));

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "pipeline/capture_env.h"
+#include "pipeline/capture_watch.h"
 
 namespace rcf::pipeline {
 
@@ -34,6 +35,9 @@ struct CaptureRequest {
   std::vector<std::string> command;
   std::chrono::milliseconds probe_timeout{20000};
   size_t explain_lines = 60;  // the explanation printed is cut after this many lines
+  // --watch: the command's logs are watched while it runs (pipeline/capture_watch.h) and each
+  // round is handed here, on the watch's thread. Empty: no watch.
+  WatchRoundHandler on_watch_round;
 };
 
 // The lane a command's logs belong to when --lane is not given: the module of `python -m M`, else

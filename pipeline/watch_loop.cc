@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <fstream>
+#include <string>
 #include <thread>
 
 namespace rcf::pipeline {
@@ -35,7 +37,13 @@ std::optional<WatchEnd> ended(const WatchLoopOptions& o, Clock::time_point deadl
 bool process_alive(pid_t pid) {
   int status = 0;
   if (::waitpid(pid, &status, WNOHANG) == pid) return false;  // our child, and it ended
-  return ::kill(pid, 0) == 0 || errno == EPERM;
+  if (::kill(pid, 0) != 0 && errno != EPERM) return false;
+  // An ended process that its parent has not reaped yet (a zombie) still answers kill().
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  std::getline(stat, text);
+  size_t close = text.rfind(')');  // the name in parentheses may hold spaces
+  return close == std::string::npos || close + 2 >= text.size() || text[close + 2] != 'Z';
 }
 
 WatchEnd run_watch_loop(WatchSession& session, const WatchLoopOptions& o) {

@@ -28,7 +28,7 @@ enum class WatchEnd { kTimeUp, kProcessExited, kStopRequested };
 
 WatchEnd run_watch_loop(WatchSession& session, const WatchLoopOptions& options);
 
-// Whether process `pid` still runs (a zombie child of ours counts as ended).
+// Whether process `pid` still runs (a zombie, ours or another's, counts as ended).
 bool process_alive(pid_t pid);
 
 }  // namespace rcf::pipeline

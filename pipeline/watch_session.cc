@@ -23,6 +23,8 @@ WatchSession::WatchSession(WatchRequest request)
 
 WatchRound WatchSession::poll(bool final, bool walk) {
   WatchRound round;
+  round.lane = request_.lane;
+  round.run = request_.run;
   std::vector<FileToRead> ready = files_.changed(final, walk);
   for (auto& w : files_.take_warnings()) round.warnings.push_back(std::move(w));
   if (walk) signal_.follow(request_.paths, files_.paths());

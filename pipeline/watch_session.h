@@ -28,6 +28,7 @@ struct WatchRequest {
 
 // What one round found.
 struct WatchRound {
+  std::string lane, run;  // the run the alerts are about
   std::vector<analysis::Alert> alerts;
   std::vector<std::string> warnings;  // files that could not be read, a batch that failed
   int64_t files_read = 0;             // files ingested in this round

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "ingest/reading/byte_source.h"
@@ -91,11 +92,13 @@ std::vector<std::string> alert_causes(const std::vector<Alert>& alerts, AlertKin
 // What must be equal between the store a watch left and a one-shot ingest of the same files.
 const std::vector<std::string> kSameQueries = {
     "SELECT path, format, lines, bytes, events, rejected, skipped FROM source ORDER BY path",
-    "SELECT ordinal, step, site, program_key, kind, cause_reported, compile_ms, cache FROM compiles",
+    "SELECT ordinal, step, site, program_key, kind, cause_reported, compile_ms, cache FROM "
+    "compiles",
     "SELECT ordinal, step, site, program_key, cause, detail, confidence FROM recompiles",
     "SELECT s.path, fate, reason, count, first_line FROM line_note n JOIN source s USING "
     "(source_id) ORDER BY 1, 2, 3",
-    "SELECT source, line, limit_type, function, last_reason FROM recompile_limit_hits ORDER BY 1, 2",
+    "SELECT source, line, limit_type, function, last_reason FROM recompile_limit_hits ORDER BY 1, "
+    "2",
     "SELECT source, line, gb_type, reason FROM graph_breaks ORDER BY 1, 2",
     "SELECT state, settle_step, compiles, programs, recompiles, step_axis FROM convergence_summary",
 };
@@ -133,7 +136,9 @@ TEST_P(WatchAppendTest, AlertsOnceEachAndLeavesTheOneShotStore) {
   std::sort(sorted_causes.begin(), sorted_causes.end());
   std::sort(sorted_alerted.begin(), sorted_alerted.end());
   EXPECT_EQ(sorted_alerted, sorted_causes);
-  if (GetParam().logs.size() == 1) EXPECT_EQ(alerted, causes);
+  if (GetParam().logs.size() == 1) {
+    EXPECT_EQ(alerted, causes);  // one log: in the run's order
+  }
   EXPECT_EQ(alert_causes(alerts, AlertKind::kLimitHit).size(),
             std::stoul(rcf::testing::scalar(*once, "SELECT count(*) FROM recompile_limit_hits")));
   EXPECT_EQ(alert_causes(alerts, AlertKind::kGraphBreak).size(),
@@ -197,11 +202,10 @@ std::vector<AlertKind> kinds_of(const std::vector<Alert>& alerts) {
 TEST(WatchAlertRules, SiteStormOncePerCrossing) {
   rcf::analysis::AlertTracker tracker;
   rcf::store::WatchRunRows rows;
-  rows.compiles = {compile_row(1, 1, "a.py:1", "first_compile", 10),
-                   compile_row(2, 2, "a.py:1", "shape", 20),
-                   compile_row(3, 3, "b.py:1", "dtype", 30),
-                   compile_row(4, 4, "a.py:1", "shape", 40),
-                   compile_row(5, 5, "b.py:1", "dtype", 50)};
+  rows.compiles = {
+      compile_row(1, 1, "a.py:1", "first_compile", 10), compile_row(2, 2, "a.py:1", "shape", 20),
+      compile_row(3, 3, "b.py:1", "dtype", 30), compile_row(4, 4, "a.py:1", "shape", 40),
+      compile_row(5, 5, "b.py:1", "dtype", 50)};
   auto first = tracker.advance(rows, true);
   EXPECT_EQ(kinds_of(first), std::vector<AlertKind>(4, AlertKind::kRecompile));
   rows.compiles.push_back(compile_row(6, 9, "a.py:1", "constant", 60));
@@ -303,7 +307,8 @@ TEST(WatchOutput, AlertAsJsonAndTextIsSanitised) {
   EXPECT_EQ(json_line.find('\n'), json_line.size() - 1);
   EXPECT_EQ(json_line.find('\x1b'), std::string::npos);
   auto doc = nlohmann::json::parse(json_line);
-  for (const char* key : {"kind", "lane", "run", "step", "site", "cause", "detail", "source", "line"})
+  for (const char* key :
+       {"kind", "lane", "run", "step", "site", "cause", "detail", "source", "line"})
     EXPECT_TRUE(doc.contains(key)) << key;
   EXPECT_EQ(doc["kind"], "limit_hit");
   EXPECT_TRUE(doc["step"].is_null());
@@ -376,6 +381,89 @@ TEST(WatchFiles, FilesThatAppearLater) {
             std::vector<std::string>{"key_subset"});
   auto db = rcf::testing::read_store(dir.file("logs/watch.db"));
   EXPECT_EQ(rcf::testing::scalar(*db, "SELECT count(*) FROM source"), "1");
+}
+
+}  // namespace watch_test
+
+namespace watch_test {
+
+// Appends `text` to `path` in `pieces` writes, `pause` apart, on a thread of its own.
+std::thread append_slowly(const std::string& path, const std::string& text, int pieces,
+                          std::chrono::milliseconds pause) {
+  return std::thread([=] {
+    std::ofstream out(path, std::ios::binary);
+    for (int i = 0; i < pieces; ++i) {
+      size_t from = text.size() * i / pieces, to = text.size() * (i + 1) / pieces;
+      out.write(text.data() + from, static_cast<std::streamsize>(to - from));
+      out.flush();
+      std::this_thread::sleep_for(pause);
+    }
+  });
+}
+
+// The command end to end: a log written while `rcf watch --json --for` runs gives one JSON
+// object per alert with the documented keys, the summary goes to stderr, and --fail-on makes an
+// alert of that kind exit 1.
+TEST(WatchCli, JsonAlertsWhileALogIsWritten) {
+  TempDir dir;
+  fs::create_directories(dir.file("logs"));
+  rcf::testing::RcfChild watch({"watch", "--db", dir.file("rcf.db"), "--lane", "zoo", "--run", "r1",
+                                "--json", "--for", "4", "--fail-on", "limit_hit",
+                                dir.file("logs")});
+  std::thread writer = append_slowly(dir.file("logs/stderr.log"),
+                                     fixture_text("real_runs/recompile_limit/run1/stderr.log"), 5,
+                                     std::chrono::milliseconds(300));
+  writer.join();
+  rcf::testing::RcfRun run = watch.wait();
+  EXPECT_EQ(run.rc, 1) << run.err;
+  std::vector<std::string> kinds;
+  std::istringstream lines(run.out);
+  for (std::string line; std::getline(lines, line);) {
+    auto doc = nlohmann::json::parse(line);
+    for (const char* key :
+         {"kind", "lane", "run", "step", "site", "cause", "detail", "source", "line"})
+      EXPECT_TRUE(doc.contains(key)) << key << " in " << line;
+    EXPECT_EQ(doc["lane"], "zoo");
+    kinds.push_back(doc["kind"]);
+  }
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), "recompile"), 4) << run.out;
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), "limit_hit"), 1) << run.out;
+  EXPECT_NE(run.err.find("== lane zoo / run r1"), std::string::npos) << run.err;
+}
+
+// SIGTERM ends the watch like --for: the last round and the summary still run, exit 0 without
+// --fail-on. So does the end of the process given with --pid.
+TEST(WatchCli, EndsOnSigtermAndWhenThePidExits) {
+  TempDir dir;
+  rcf::testing::write_file(dir.file("train.log"),
+                           fixture_text("real_runs/dtype_flip/run1/stderr.log"));
+  rcf::testing::RcfChild by_signal({"watch", "--db", dir.file("a.db"), dir.file("train.log")});
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  by_signal.kill(SIGTERM);
+  rcf::testing::RcfRun ended = by_signal.wait();
+  EXPECT_EQ(ended.rc, 0) << ended.err;
+  EXPECT_NE(ended.out.find("[recompile] default/default"), std::string::npos) << ended.out;
+  EXPECT_NE(ended.out.find("== lane default / run default"), std::string::npos) << ended.out;
+
+  pid_t sleeper = fork();
+  if (sleeper == 0) {
+    usleep(800 * 1000);
+    _exit(0);
+  }
+  rcf::testing::RcfRun by_pid = rcf::testing::run_rcf(
+      {"watch", "--db", dir.file("b.db"), "--pid", std::to_string(sleeper), dir.file("train.log")});
+  waitpid(sleeper, nullptr, 0);
+  EXPECT_EQ(by_pid.rc, 0) << by_pid.err;
+  EXPECT_NE(by_pid.out.find("dtype"), std::string::npos) << by_pid.out;
+  EXPECT_LT(by_pid.wall_s, 60.0);  // it ended with the process, not never
+}
+
+TEST(WatchCli, UnknownFailOnKindIsAUsageError) {
+  TempDir dir;
+  auto run = rcf::testing::run_rcf(
+      {"watch", "--db", dir.file("rcf.db"), "--fail-on", "recompile,storms", dir.path()});
+  EXPECT_EQ(run.rc, 2);
+  EXPECT_NE(run.err.find("unknown alert kind 'storms'"), std::string::npos) << run.err;
 }
 
 }  // namespace watch_test
