@@ -53,12 +53,12 @@ bool is_recompile(const store::WatchCompileRow& c) {
   return !c.cause.empty() && c.cause != "first_compile";
 }
 
-// The recompiles of each site whose step is known, by site.
+// The recompiles among `said` (compiles already alerted on) whose step is known, by site.
 std::map<std::string, std::vector<const store::WatchCompileRow*>> recompiles_by_site(
-    const store::WatchRunRows& rows) {
+    const std::vector<const store::WatchCompileRow*>& said) {
   std::map<std::string, std::vector<const store::WatchCompileRow*>> by_site;
-  for (const auto& c : rows.compiles)
-    if (is_recompile(c) && c.step) by_site[c.site].push_back(&c);
+  for (const auto* c : said)
+    if (is_recompile(*c) && c->step) by_site[c->site].push_back(c);
   for (auto& [site, list] : by_site)
     std::stable_sort(list.begin(), list.end(),
                      [](const auto* x, const auto* y) { return *x->step < *y->step; });
@@ -162,6 +162,7 @@ void AlertTracker::see_breaks(const store::WatchRunRows& rows, std::vector<Alert
 // Each compile not seen before: a recompile alert when its cause is not first_compile, and a
 // new-program alert when the curve had settled at the last look and this program is new.
 void AlertTracker::see_compiles(const store::WatchRunRows& rows, std::vector<Alert>& out) {
+  said_.clear();
   bool settled_before = settled_;
   std::map<std::string, int64_t> nth_of_program;
   std::set<std::string> held;  // programs with a compile held back: their later ones wait too
@@ -171,12 +172,16 @@ void AlertTracker::see_compiles(const store::WatchRunRows& rows, std::vector<Ale
     // (two logs not yet known to be one process). A program key can be compiled again.
     int64_t nth = c.frame_id >= 0 ? 1 : ++nth_of_program[identity];
     int64_t& alerted = compiles_of_program_[identity];
-    if (nth <= alerted) continue;
+    if (nth <= alerted) {
+      said_.push_back(&c);
+      continue;
+    }
     if (held.count(c.program_key) || !settled(c.source, c.line)) {
       held.insert(c.program_key);
       continue;
     }
     alerted = nth;
+    said_.push_back(&c);
     bool new_program = programs_.insert(c.program_key).second;
     if (is_recompile(c)) {
       out.push_back(recompile_alert(c));
@@ -218,7 +223,7 @@ void AlertTracker::see_limit_hits(const store::WatchRunRows& rows, std::vector<A
 // raised when it goes over, again only after it fell back under.
 void AlertTracker::see_site_storms(const store::WatchRunRows& rows, std::vector<Alert>& out) {
   std::set<std::string> storming;
-  for (const auto& [site, list] : recompiles_by_site(rows)) {
+  for (const auto& [site, list] : recompiles_by_site(said_)) {
     int64_t last = *list.back()->step;
     std::vector<const store::WatchCompileRow*> window;
     for (const auto* c : list)

@@ -88,6 +88,9 @@ class AlertTracker {
   bool share_storming_ = false;
   bool settled_ = false;  // the curve had settled at the last look
   bool holds_back_ = false;
+  // The compiles of the current call's rows alerted on, now or before: storms count only these,
+  // so that a storm never comes before the recompiles that make it. Valid during advance().
+  std::vector<const store::WatchCompileRow*> said_;
   bool complete_ = false;                     // of the current call
   std::map<std::string, int64_t> last_line_;  // per log, the line of its last record read
 };

@@ -1,6 +1,6 @@
 // `rcf watch` while a log grows (docs/watch.md, "Budgets"): a writer appends a Dynamo console log
-// (a recompile of a new frame every `--record-ms`, filler lines between them up to `--rate`
-// MB/s) to a watched directory for `--seconds`, while `rcf watch --json` runs in a child process.
+// (a recompile of a new frame every `--record-ms`, bytecode-trace lines of a chatty `+dynamo`
+// log between them up to `--rate` MB/s) to a watched directory for `--seconds`, while `rcf watch --json` runs in a child process.
 // Prints the latency from each recompile's write to its alert (p50, p90, p99, max), the alerts
 // missing, and the child's CPU time per wall second and peak RSS.
 // Usage: watch_bench [--rate MB_PER_S] [--seconds S] [--record-ms MS] [--dir DIR]
@@ -63,8 +63,10 @@ void write_log(const Options& o, const std::string& path, std::mutex& mu,
     if (Clock::now() - start >= std::chrono::duration<double>(o.seconds)) break;
     std::string chunk;
     for (int64_t i = 0; static_cast<double>(chunk.size()) < bytes_per_record - 300; ++i) {
-      chunk += fmt::format("step {} loss 1.{:04} lr 3e-4 tokens/s 123456 (filler {})\n", frame,
-                           i % 10000, i);
+      chunk += fmt::format(
+          "V1126 20:42:45.142000 1003 torch/_dynamo/symbolic_convert.py:1234] [{}/1] "
+          "[__trace_bytecode] TRACE LOAD_FAST x{} [TensorVariable()]\n",
+          frame, i);
       ++line;
     }
     std::fwrite(chunk.data(), 1, chunk.size(), f);
