@@ -478,6 +478,19 @@ TEST_F(CaptureCli, DynamoLogOnStderrAfterLongOutputIsRead) {
   EXPECT_NE(b["versions_probe"].get<std::string>().find("/nonexistent/py"), std::string::npos);
 }
 
+// --watch: the alerts of rcf watch on stderr while the command runs, the command's stdout left
+// alone, and the same run recorded as without it (the watch's own store is gone afterwards).
+TEST_F(CaptureCli, WatchPrintsAlertsWhileTheCommandRuns) {
+  CliRun r = rcf(capture({"--lane", "dynw", "--watch"}),
+                 {{"FAKE_STACK", "dynamo"}, {"PYTHON", "/nonexistent/py"}});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("[recompile] dynw/run1"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("[recompile]"), std::string::npos) << r.out;
+  EXPECT_EQ(formats("run1"), "dynamo_text torch_trace");
+  EXPECT_GT(std::stoi(scalar(*db(), "SELECT count(*) FROM recompiles WHERE lane='dynw'")), 0);
+  EXPECT_FALSE(fs::exists(dir("dynw", "run1") + "/watch.db"));
+}
+
 TEST_F(CaptureCli, JaxLogIsRead) {
   CliRun r = rcf(capture({"--lane", "jax"}), {{"FAKE_STACK", "jax"}});
   ASSERT_EQ(r.rc, 0) << r.err;
