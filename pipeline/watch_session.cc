@@ -18,6 +18,9 @@ WatchSession::WatchSession(WatchRequest request)
     : request_(std::move(request)),
       files_(request_.paths, request_.db_path),
       tracker_(request_.budgets) {
+  // A store that cannot be written (not an rcf database, a newer schema, a read-only place) is
+  // an input error now, not a warning at every round.
+  store::open_store(request_.db_path, store::OpenMode::kCreateOrWrite);
   signal_.follow(request_.paths, {});
 }
 

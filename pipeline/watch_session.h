@@ -37,6 +37,8 @@ struct WatchRound {
 
 class WatchSession {
  public:
+  // Opens (or creates) the store to check it; throws rcf::Error when it is not a store rcf can
+  // write.
   explicit WatchSession(WatchRequest request);
 
   // Ingests what became readable since the last round and returns the new alerts. `final`: the

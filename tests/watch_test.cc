@@ -458,6 +458,16 @@ TEST(WatchCli, EndsOnSigtermAndWhenThePidExits) {
   EXPECT_LT(by_pid.wall_s, 60.0);  // it ended with the process, not never
 }
 
+TEST(WatchCli, AStoreThatIsNotOneIsAnInputErrorAtOnce) {
+  TempDir dir;
+  rcf::testing::write_file(dir.file("notes.db"), "not a database\n");
+  auto run = rcf::testing::run_rcf({"watch", "--db", dir.file("notes.db"), "--for", "30",
+                                    dir.path()});
+  EXPECT_EQ(run.rc, 2) << run.err;
+  EXPECT_LT(run.wall_s, 20.0);
+  EXPECT_EQ(rcf::testing::read_file(dir.file("notes.db")), "not a database\n");
+}
+
 TEST(WatchCli, UnknownFailOnKindIsAUsageError) {
   TempDir dir;
   auto run = rcf::testing::run_rcf(
