@@ -75,6 +75,7 @@ bool WatchedFiles::look(const std::string& path, Followed& f, bool final, FileTo
     out->anew = true;  // rotated, replaced or truncated: what is there now is another log
     f.read_bytes = -1;
     f.read_whole = false;
+    f.scanned_to = f.complete_to = 0;
   }
   if (f.read_bytes < 0 && size >= 2) f.gzip = starts_with_gzip_magic(path);
   f.dev = st.st_dev;
@@ -89,9 +90,14 @@ bool WatchedFiles::look(const std::string& path, Followed& f, bool final, FileTo
     out->bytes = -1;
     return size != f.read_bytes && now - f.size_since >= kGzipQuiet;
   }
-  int64_t end = complete_line_end(path, std::max<int64_t>(f.read_bytes, 0), size);
-  out->bytes = end;
-  return end > std::max<int64_t>(f.read_bytes, 0);
+  // Only the bytes not scanned at an earlier look are scanned for the last newline.
+  const int64_t read = std::max<int64_t>(f.read_bytes, 0);
+  const int64_t from = std::max(f.scanned_to, read);
+  const int64_t end = complete_line_end(path, from, size);
+  if (end > from) f.complete_to = end;
+  f.scanned_to = size;
+  out->bytes = f.complete_to;
+  return f.complete_to > read;
 }
 
 std::vector<FileToRead> WatchedFiles::changed(bool final, bool walk_now) {

@@ -47,6 +47,10 @@ class WatchedFiles {
     int64_t read_bytes = -1;  // read up to here; -1: never read
     bool read_whole = false;  // the last read took the whole file
     bool gzip = false;
+    // Bytes up to here were scanned for newlines, and the last complete line found ends at
+    // complete_to: a line still being written is scanned once, not again at every look.
+    int64_t scanned_to = 0;
+    int64_t complete_to = 0;
     std::chrono::steady_clock::time_point size_since;  // when `size` was first seen
   };
   void walk();

@@ -339,6 +339,26 @@ TEST(WatchFiles, PartialLineWaitsAndGzipIsReadWhole) {
   for (const auto& f : last) EXPECT_EQ(f.bytes, -1) << f.path;
 }
 
+// A line still being written is waited for however many looks it takes, and read once its
+// newline comes, up to that newline.
+TEST(WatchFiles, ALongLineIsReadWhenItsNewlineComes) {
+  TempDir dir;
+  rcf::testing::write_file(dir.file("train.log"), "step 1\n");
+  rcf::pipeline::WatchedFiles files({dir.file("train.log")}, dir.file("rcf.db"));
+  auto first = files.changed(false, true);
+  ASSERT_EQ(first.size(), 1u);
+  files.mark_read(first[0]);
+  std::ofstream out(dir.file("train.log"), std::ios::binary | std::ios::app);
+  for (int i = 0; i < 3; ++i) {
+    out << std::string(100000, 'x') << std::flush;
+    EXPECT_TRUE(files.changed(false, false).empty()) << i;
+  }
+  out << "\nstep 2 par" << std::flush;
+  auto ready = files.changed(false, false);
+  ASSERT_EQ(ready.size(), 1u);
+  EXPECT_EQ(ready[0].bytes, 7 + 300000 + 1);
+}
+
 // A rotated log (renamed away, a new file under its name) is read anew: the new file's
 // recompiles are alerted, the renamed one is the same content as what was read.
 TEST(WatchFiles, RotatedLogIsReadAnew) {
