@@ -95,16 +95,25 @@ int64_t implausible_rows_of_run(Database& db, int64_t run_id) {
   return st.step() ? st.int64(0) : 0;
 }
 
-std::vector<CauseGroupRow> fix_first_groups(Database& db, int64_t run_id) {
-  auto st = db.prepare(
-      "SELECT site, cause, recompiles, coalesce(detail, ''), first_step, last_step "
-      "FROM fix_first WHERE run_id = ? ORDER BY rank, site, cause");
-  st.bind(1, run_id);
+namespace {
+
+// The rows of a statement that selects site, cause, recompiles, detail, first and last step.
+std::vector<CauseGroupRow> cause_group_rows(Statement& st) {
   std::vector<CauseGroupRow> groups;
   while (st.step())
     groups.push_back(
         {st.str(0), st.str(1), st.int64(2), st.str(3), st.opt_int64(4), st.opt_int64(5)});
   return groups;
+}
+
+}  // namespace
+
+std::vector<CauseGroupRow> fix_first_groups(Database& db, int64_t run_id) {
+  auto st = db.prepare(
+      "SELECT site, cause, recompiles, coalesce(detail, ''), first_step, last_step "
+      "FROM fix_first WHERE run_id = ? ORDER BY rank, site, cause");
+  st.bind(1, run_id);
+  return cause_group_rows(st);
 }
 
 std::vector<CauseGroupRow> recompile_groups(Database& db, int64_t run_id) {
@@ -116,11 +125,7 @@ std::vector<CauseGroupRow> recompile_groups(Database& db, int64_t run_id) {
       "LEFT JOIN recompiles r ON r.run_id = ?1 AND r.ordinal = g.latest "
       "ORDER BY g.n DESC, g.site, g.cause");
   st.bind(1, run_id);
-  std::vector<CauseGroupRow> groups;
-  while (st.step())
-    groups.push_back(
-        {st.str(0), st.str(1), st.int64(2), st.str(3), st.opt_int64(4), st.opt_int64(5)});
-  return groups;
+  return cause_group_rows(st);
 }
 
 std::vector<ArrivalRow> program_arrivals(Database& db, int64_t run_id) {
