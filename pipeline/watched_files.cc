@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "ingest/input_walker.h"
 #include "pipeline/store_files.h"

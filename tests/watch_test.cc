@@ -168,7 +168,9 @@ INSTANTIATE_TEST_SUITE_P(
         WatchCase{"pt_xla_debug", {{"xla/pt_xla_debug_issue6614.txt", "xla_debug.log"}}},
         WatchCase{"jax_shapes", {{"real_runs/jax_shape_change/run1/stderr.log", "jax.log"}}},
         WatchCase{"jax_static_args", {{"real_runs/jax_static_arg/run1/stderr.log", "jax.log"}}}),
-    [](const ::testing::TestParamInfo<WatchCase>& info) { return std::string(info.param.name); });
+    [](const ::testing::TestParamInfo<WatchCase>& param_info) {
+      return std::string(param_info.param.name);
+    });
 
 }  // namespace watch_test
 
@@ -481,8 +483,8 @@ TEST(WatchCli, EndsOnSigtermAndWhenThePidExits) {
 TEST(WatchCli, AStoreThatIsNotOneIsAnInputErrorAtOnce) {
   TempDir dir;
   rcf::testing::write_file(dir.file("notes.db"), "not a database\n");
-  auto run = rcf::testing::run_rcf({"watch", "--db", dir.file("notes.db"), "--for", "30",
-                                    dir.path()});
+  auto run =
+      rcf::testing::run_rcf({"watch", "--db", dir.file("notes.db"), "--for", "30", dir.path()});
   EXPECT_EQ(run.rc, 2) << run.err;
   EXPECT_LT(run.wall_s, 20.0);
   EXPECT_EQ(rcf::testing::read_file(dir.file("notes.db")), "not a database\n");
