@@ -1,5 +1,7 @@
 #include "pipeline/watch_session.h"
 
+#include <fmt/format.h>
+
 #include "pipeline/ingest_pipeline.h"
 #include "store/run_bundle.h"
 #include "store/store.h"
@@ -11,6 +13,9 @@ namespace {
 
 // How long the logs must stay unchanged before a log's last record is taken as complete.
 constexpr std::chrono::milliseconds kQuietForUndecided{1500};
+// A batch that takes longer than this to read makes alerts late: said, at most once a minute.
+constexpr std::chrono::duration<double> kBehindAfter{1.0};
+constexpr std::chrono::seconds kBehindWarningEvery{60};
 
 }  // namespace
 
@@ -66,8 +71,16 @@ void WatchSession::ingest(const std::vector<FileToRead>& files, WatchRound& roun
     round.warnings.push_back(std::string("this batch was not ingested: ") + e.what());
     return;
   }
-  round.ingest_seconds = std::chrono::steady_clock::now() - started;
+  const auto now = std::chrono::steady_clock::now();
+  round.ingest_seconds = now - started;
   for (const auto& f : files) files_.mark_read(f);
+  if (round.ingest_seconds > kBehindAfter && now - last_behind_warning_ >= kBehindWarningEvery) {
+    last_behind_warning_ = now;
+    round.warnings.push_back(fmt::format(
+        "falling behind: reading the last batch took {:.1f} s (each round reads a grown log from "
+        "its start, docs/watch.md); alerts come about that much after their lines",
+        round.ingest_seconds.count()));
+  }
   round.files_read = static_cast<int64_t>(files.size());
 }
 

@@ -59,6 +59,7 @@ class WatchSession {
   ChangeSignal signal_;
   analysis::AlertTracker tracker_;
   std::chrono::steady_clock::time_point last_read_;  // the last batch ingested
+  std::chrono::steady_clock::time_point last_behind_warning_;
 };
 
 }  // namespace rcf::pipeline
