@@ -240,6 +240,13 @@ void render_cudagraph_skips_text(const RunSummary& run, const ExplainListing& li
   }
 }
 
+nlohmann::json hosts_json(const RunSummary& run) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const store::SourceHostRow& h : run.hosts)
+    out.push_back({{"host", h.host}, {"sources", h.sources}});
+  return out;
+}
+
 nlohmann::json merged_sources_json(const RunSummary& run) {
   nlohmann::json merged = nlohmann::json::array();
   for (const MergedSourceInfo& m : run.merged_sources)
@@ -322,6 +329,7 @@ ExplainModel build_explain(store::Database& db, const std::string& lane,
     load_graph_breaks(db, run);
     load_cudagraph_skips(db, run);
     load_merged_sources(db, run);
+    run.hosts = store::hosts_of_run(db, run.run_id);
     run.rank_divergence = store::rank_divergence_of_run(db, run.run_id);
     load_convergence(db, run);
     load_fix_first(db, run, loaded.rows);
@@ -386,6 +394,15 @@ std::string compile_count_text(const RunSummary& run) {
 
 }  // namespace
 
+std::string hosts_text(const RunSummary& run) {
+  std::string text;
+  for (const store::SourceHostRow& h : run.hosts)
+    text +=
+        fmt::format("{}{} ({} log{})", text.empty() ? "" : ", ",
+                    h.host.empty() ? "unrecorded" : h.host, h.sources, h.sources == 1 ? "" : "s");
+  return text;
+}
+
 std::optional<double> other_step_ms(const RunSummary& run) {
   if (!run.wall_ms || !run.compile_ms || !run.execute_ms) return std::nullopt;
   double other = *run.wall_ms - *run.compile_ms - *run.execute_ms;
@@ -408,6 +425,7 @@ void render_run_header_text(const RunSummary& run, std::string& out) {
   for (const MergedSourceInfo& m : run.merged_sources)
     out += fmt::format("   one process, two logs: {} read with {} ({})\n", safe(m.source),
                        safe(m.same_process_as), safe(m.evidence));
+  if (run.hosts.size() > 1) out += fmt::format("   hosts: {}\n", safe(hosts_text(run)));
   if (!run.convergence_text.empty()) {
     out += fmt::format("   convergence: {}\n", safe(run.convergence_text));
     out += fmt::format("   {}\n", safe(step_axis_text(run)));
@@ -578,6 +596,7 @@ std::string render_explain_json(const ExplainModel& model, const ExplainListing&
          {"no_evidence", run.no_evidence.empty() ? json() : json(run.no_evidence)},
          {"missing_record", run.missing_record.empty() ? json() : json(run.missing_record)},
          {"merged_sources", merged_sources_json(run)},
+         {"hosts", hosts_json(run)},
          {"compiles", run.compiles},
          {"counted_compiles", run.counted_compiles ? json(*run.counted_compiles) : json()},
          {"counted_by", run.counted_by.empty() ? json() : json(run.counted_by)},

@@ -12,6 +12,7 @@
 
 #include "store/fix_first_queries.h"
 #include "store/rank_divergence_queries.h"
+#include "store/source_queries.h"
 
 namespace rcf::report {
 
@@ -101,6 +102,8 @@ struct RunSummary {
   std::vector<BreakInfo> graph_breaks;
   std::vector<CudagraphSkipInfo> cudagraph_skips;  // most messages first
   std::vector<MergedSourceInfo> merged_sources;    // logs read as one process
+  // The machines its logs came from (after `rcf merge` of several hosts' stores, docs/merge.md).
+  std::vector<store::SourceHostRow> hosts;
   // Where the run's ranks stopped doing the same thing (docs/rank_divergence.md).
   std::vector<store::RankDivergenceRow> rank_divergence;
   int64_t rejected_lines = 0;
@@ -128,6 +131,9 @@ struct RunSummary {
 struct ExplainModel {
   std::vector<RunSummary> runs;
 };
+
+// "host-a (3 logs), host-b (2 logs)": the run's hosts, "unrecorded" for sources without one.
+std::string hosts_text(const RunSummary& run);
 
 // Step wall time spent neither compiling nor executing (host work, input pipeline, syncs):
 // wall - compile - execute, when all three are known and that is not negative (ExecuteTime may

@@ -195,6 +195,7 @@ std::string bundle_block(const LaneReport& lane) {
     for (const auto& f : run.formats) formats += (formats.empty() ? "" : ", ") + f;
     out += fmt::format("<p>{} ingested ({}).</p>", plural(run.summary.sources, "source"),
                        esc(formats.empty() ? "none" : formats));
+    if (run.summary.hosts.size() > 1) out += "<p>Hosts: " + esc(hosts_text(run.summary)) + ".</p>";
     if (!run.summary.no_evidence.empty())
       out += "<p><strong>No evidence:</strong> " + esc(run.summary.no_evidence) +
              "; nothing is known about this run's compiles.</p>";

@@ -128,6 +128,7 @@ std::string sources_line(const RunReport& run) {
                                 formats.empty() ? "none" : formats);
   if (run.summary.rejected_lines)
     out += fmt::format(", {} rejected", plural(run.summary.rejected_lines, "input line"));
+  if (run.summary.hosts.size() > 1) out += "; hosts: " + md_text(hosts_text(run.summary));
   return out;
 }
 

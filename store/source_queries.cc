@@ -66,4 +66,13 @@ std::vector<MergedSourceRow> merged_sources_of_run(Database& db, int64_t run_id)
   return out;
 }
 
+std::vector<SourceHostRow> hosts_of_run(Database& db, int64_t run_id) {
+  auto st = db.prepare(
+      "SELECT coalesce(host, ''), count(*) FROM source WHERE run_id = ? GROUP BY 1 ORDER BY 1");
+  st.bind(1, run_id);
+  std::vector<SourceHostRow> out;
+  while (st.step()) out.push_back({st.str(0), st.int64(1)});
+  return out;
+}
+
 }  // namespace rcf::store

@@ -44,4 +44,13 @@ struct MergedSourceRow {
 
 std::vector<MergedSourceRow> merged_sources_of_run(Database& db, int64_t run_id);
 
+// A machine the run's logs came from (source.host, docs/merge.md) and how many of its sources.
+struct SourceHostRow {
+  std::string host;  // "" when the store recorded none (an older rcf)
+  int64_t sources = 0;
+};
+
+// The hosts of the run's sources, by name.
+std::vector<SourceHostRow> hosts_of_run(Database& db, int64_t run_id);
+
 }  // namespace rcf::store

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
@@ -135,6 +136,33 @@ TEST_F(MergeTest, ShardsOfOneRankEachMergeIntoTheViewsOfOneIngest) {
   EXPECT_GT(std::stoll(scalar(*out, "SELECT count(*) FROM recompiles")), 0);
   EXPECT_EQ(column(*out, "SELECT DISTINCT kind FROM rank_divergence ORDER BY kind"),
             (std::vector<std::string>{"cache", "compile_ids", "recompiles"}));
+}
+
+// After a merge of several hosts' stores, explain (text and JSON) and the reports name the hosts
+// of a run that spans more than one; a run of one host says nothing of it in text.
+TEST_F(MergeTest, ExplainAndReportsNameTheHostsOfARunThatSpansSeveral) {
+  const std::string merged = path("merged.db");
+  expect_ok(merge(merged, shards()));
+  RcfRun text = run_rcf({"explain", "--db", merged});
+  expect_ok(text);
+  EXPECT_NE(text.out.find("   hosts: host0 (1 log), host1 (1 log), host2 (1 log), host3 (1 log)\n"),
+            std::string::npos)
+      << text.out;
+  RcfRun json_run = run_rcf({"explain", "--db", merged, "--json"});
+  expect_ok(json_run);
+  auto hosts = nlohmann::json::parse(json_run.out)["runs"][0]["hosts"];
+  ASSERT_EQ(hosts.size(), 4u);
+  EXPECT_EQ(hosts[2]["host"], "host2");
+  EXPECT_EQ(hosts[2]["sources"], 1);
+  RcfRun md = run_rcf({"report", "--db", merged, "--format", "md", "-o", "-"});
+  expect_ok(md);
+  EXPECT_NE(md.out.find("hosts: host0 (1 log), host1 (1 log)"), std::string::npos) << md.out;
+  RcfRun html = run_rcf({"report", "--db", merged, "-o", "-"});
+  expect_ok(html);
+  EXPECT_NE(html.out.find("<p>Hosts: host0 (1 log), host1 (1 log)"), std::string::npos);
+  RcfRun one = run_rcf({"explain", "--db", one_store()});
+  expect_ok(one);
+  EXPECT_EQ(one.out.find("hosts:"), std::string::npos) << one.out;
 }
 
 TEST_F(MergeTest, MergingAShardAgainAddsNothing) {
