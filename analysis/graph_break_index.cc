@@ -17,12 +17,13 @@ bool can_decide(int compared) {
 
 }  // namespace
 
-GraphBreakIndex::Location::Location(int64_t line, std::string_view function, std::string_view file)
-    : line(line),
-      function(function),
-      file(file),
-      function_hash(std::hash<std::string_view>{}(function)),
-      file_hash(std::hash<std::string_view>{}(file)) {}
+GraphBreakIndex::Location::Location(int64_t at_line, std::string_view in_function,
+                                    std::string_view in_file)
+    : line(at_line),
+      function(in_function),
+      file(in_file),
+      function_hash(std::hash<std::string_view>{}(in_function)),
+      file_hash(std::hash<std::string_view>{}(in_file)) {}
 
 int GraphBreakIndex::Location::known() const {
   return (line >= 0 ? kLine : 0) | (function.empty() ? 0 : kFunction) | (file.empty() ? 0 : kFile);

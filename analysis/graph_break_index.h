@@ -66,7 +66,7 @@ class GraphBreakIndex {
     int64_t line;
     std::string_view function, file;
     size_t function_hash, file_hash;
-    Location(int64_t line, std::string_view function, std::string_view file);
+    Location(int64_t at_line, std::string_view in_function, std::string_view in_file);
     int known() const;  // the attributes it knows (8 line, 4 function, 2 file)
   };
   static Key key(int compared, int unknown_to_probe, const Location& at, int64_t source_id);

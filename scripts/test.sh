@@ -23,7 +23,8 @@ bash scripts/install_deps.sh
 # The DuckDB load test's engine (npm @duckdb/node-api); offline, the test skips and says why.
 bash scripts/install_duckdb_test.sh
 phase install
-bash scripts/build.sh
+# -Werror (RCF_WERROR): a change that makes the compiler warn fails the test command.
+RCF_WERROR=ON bash scripts/build.sh
 phase build
 ctest --test-dir build --output-on-failure -j"$(($(nproc) * 2))" | tee build/ctest.log
 phase tests

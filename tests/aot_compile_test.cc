@@ -89,8 +89,8 @@ INSTANTIATE_TEST_SUITE_P(Tlparse, AotLogs,
                                            "inductor_provenance_aot_cuda_log.txt",
                                            "inductor_provenance_aot_debug_handle_log.txt",
                                            "inductor_provenance_extended_log.txt"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           std::string name = info.param;
+                         [](const ::testing::TestParamInfo<const char*>& param_info) {
+                           std::string name = param_info.param;
                            name = name.substr(0, name.find('.'));
                            return name;
                          });

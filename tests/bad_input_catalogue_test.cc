@@ -278,7 +278,7 @@ TEST_F(BadInputCatalogue, InvalidUtf8) {
     EXPECT_EQ(scalar(*db, "SELECT detail FROM recompiles WHERE site LIKE '/w/good.py%'"),
               "tensor 'y' dim 0: 4 -> 5");
   }
-  // Every machine-readable output is valid JSON (nlohmann::json::parse rejects invalid UTF-8),
+  // Every machine-readable output is valid JSON (nlohmann::json::accept rejects invalid UTF-8),
   // and the HTML and Markdown are valid UTF-8 with the bad bytes replaced.
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"explain", "--json"},
@@ -287,8 +287,7 @@ TEST_F(BadInputCatalogue, InvalidUtf8) {
     r = rcf(args);
     EXPECT_EQ(r.signal, 0) << args[0];
     EXPECT_EQ(r.rc, args[0] == "gate" ? 1 : 0) << args[0] << ": " << r.err;
-    EXPECT_NO_THROW(static_cast<void>(json::parse(r.out)))
-        << args[0] << ": " << r.out.substr(0, 300);
+    EXPECT_TRUE(json::accept(r.out)) << args[0] << ": " << r.out.substr(0, 300);
     EXPECT_NE(r.out.find("\xEF\xBF\xBD"), std::string::npos) << args[0];  // U+FFFD
   }
   for (const char* format : {"html", "md"}) {

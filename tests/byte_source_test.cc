@@ -112,8 +112,9 @@ class GzipSourceTest : public ::testing::TestWithParam<GzipEngine> {
 
 INSTANTIATE_TEST_SUITE_P(Engines, GzipSourceTest,
                          ::testing::Values(GzipEngine::kZlib, GzipEngine::kIsal),
-                         [](const ::testing::TestParamInfo<GzipEngine>& info) {
-                           return std::string(info.param == GzipEngine::kZlib ? "zlib" : "isal");
+                         [](const ::testing::TestParamInfo<GzipEngine>& param_info) {
+                           return std::string(param_info.param == GzipEngine::kZlib ? "zlib"
+                                                                                    : "isal");
                          });
 
 TEST_P(GzipSourceTest, GzipDetectedByMagicBytesNotByName) {

@@ -170,8 +170,8 @@ TEST_P(DynamoCorpusCauses, MatchesTheCorpusReadme) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, DynamoCorpusCauses, ::testing::ValuesIn(kCases),
-                         [](const ::testing::TestParamInfo<CorpusCase>& info) {
-                           std::string name = info.param.file;
+                         [](const ::testing::TestParamInfo<CorpusCase>& param_info) {
+                           std::string name = param_info.param.file;
                            name = name.substr(0, name.find('.'));
                            for (char& ch : name)
                              if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';

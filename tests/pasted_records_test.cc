@@ -123,7 +123,7 @@ TEST(PastedRecords, PasteMarksBeforeOneRecordAreLookedPast) {
       "the following guard failures: [['___check_tensors(x)'], ['___check_tensors(x)']]";
   TempDir dir;
   int n = 0;
-  for (const std::string& mark : {"", "> ", "# ", "    ", "> **", "`", ">> # "}) {
+  for (const std::string mark : {"", "> ", "# ", "    ", "> **", "`", ">> # "}) {
     std::string closing = mark.ends_with("**") ? "**" : (mark == "`" ? "`" : "");
     std::string text = "Epoch 1/3\nsome output of the user\n" + mark + header + closing +
                        "\nmore output\nstep 3 loss 0.2\n";
@@ -132,7 +132,7 @@ TEST(PastedRecords, PasteMarksBeforeOneRecordAreLookedPast) {
     EXPECT_EQ(got.format, "dynamo_text") << "mark '" << mark << "'";
   }
   // A recompile header and its reasons indented in other text.
-  for (const std::string& indent : {"", "  ", "    "}) {
+  for (const std::string indent : {"", "  ", "    "}) {
     std::string text = "Epoch 1/3\n" + indent + "Recompiling function step in /srv/t.py:10\n" +
                        indent + "    triggered by the following guard failure(s):\n" + indent +
                        "    - 0/0: L['n'] == 7\nEpoch 2/3\n";
@@ -236,7 +236,7 @@ TEST(PastedRecords, BracketDateRecordsBehindJunkAndOtherDates) {
       "[2023-07-19 13:23:03,735] torch._dynamo.convert_frame: [WARNING]    reasons:  L['n'] == 3"};
   TempDir dir;
   int n = 0;
-  for (const std::string& junk : {"    ", "\t", " 40%|####      | 4/10 "}) {
+  for (const std::string junk : {"    ", "\t", " 40%|####      | 4/10 "}) {
     std::string text = "Epoch 1/3\n";
     for (const auto& l : warning) text += junk + l + "\n";
     text += "loss 0.31\n";
@@ -246,7 +246,7 @@ TEST(PastedRecords, BracketDateRecordsBehindJunkAndOtherDates) {
   const std::string record =
       "torch._dynamo.convert_frame.__recompiles: [DEBUG] ('Recompiling function f in /a/m.py', "
       "\"triggered by the following guard failure: L['k'] == 3\")";
-  for (const std::string& date :
+  for (const std::string date :
        {"[2025-03-04 05:06:00.000] ", "2025-03-04T05:06:07.123456789Z stderr F "}) {
     EXPECT_EQ(answers_of(dir, date + record + "\n", "d" + std::to_string(n++)).causes, "constant,")
         << date;
@@ -276,7 +276,9 @@ TEST(PastedRecords, JaxExplanationsSurviveLostIndentationAndWraps) {
   int n = 0;
   for (const auto& [lines, cause] : explanations) {
     const RecordAnswers plain = answers_of(dir, joined(lines), "x" + std::to_string(n++));
-    if (!cause.empty()) EXPECT_EQ(plain.causes, cause);
+    if (!cause.empty()) {
+      EXPECT_EQ(plain.causes, cause);
+    }
     std::vector<NamedReflow> all = wraps();
     all.push_back({"dedented", dedented});
     for (const auto& wrap : all) {

@@ -345,8 +345,8 @@ TEST(ScenarioDetails, ItemSyncFragmentsAreConfirmedByTheMetricsCounter) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, Scenario, ::testing::ValuesIn(scenario_names()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           return info.param;
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                           return param_info.param;
                          });
 
 // Every file under `root`, by path relative to it (generate.py itself and Python caches aside).

@@ -123,9 +123,10 @@ TEST(XlaAttribution, AnAttributeOnlyChangeIsAConstantEvenWhenItsInstructionsCann
       std::string::npos)
       << c.detail;
 
-  failing.describe_op_attributes = [](int64_t before, int64_t after, std::string* error) {
-    EXPECT_EQ(before, 1);
-    EXPECT_EQ(after, 2);
+  failing.describe_op_attributes = [](int64_t before_module, int64_t after_module,
+                                      std::string* error) {
+    EXPECT_EQ(before_module, 1);
+    EXPECT_EQ(after_module, 2);
     *error = "/gone/save_tensors.hlo.0: No such file or directory";
     return std::optional<OpAttributeChanges>();
   };

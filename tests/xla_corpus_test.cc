@@ -130,8 +130,8 @@ TEST_P(XlaCorpus, MatchesTheFixtureReadme) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, XlaCorpus, ::testing::ValuesIn(kCases),
-                         [](const ::testing::TestParamInfo<XlaCase>& info) {
-                           std::string name = info.param.file;
+                         [](const ::testing::TestParamInfo<XlaCase>& param_info) {
+                           std::string name = param_info.param.file;
                            for (char& ch : name)
                              if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
                            return name;

@@ -57,10 +57,10 @@ Column column_of(std::string_view name) {
   // `<base>_<unit>`, compared in place: a string built per base and unit made sniffing every
   // file's first line (a long HLO module header splits into dozens of fields) cost 56 us.
   auto wall_with_unit = [&n](std::string_view unit) {
-    std::string_view name = n;
-    if (!name.ends_with(unit)) return false;
-    name.remove_suffix(unit.size());
-    return std::find(std::begin(kWallBases), std::end(kWallBases), name) != std::end(kWallBases);
+    std::string_view base = n;
+    if (!base.ends_with(unit)) return false;
+    base.remove_suffix(unit.size());
+    return std::find(std::begin(kWallBases), std::end(kWallBases), base) != std::end(kWallBases);
   };
   if (wall_with_unit("_ms")) return Column::kWallMs;
   if (wall_with_unit("_s") || wall_with_unit("_sec") || wall_with_unit("_seconds"))
