@@ -128,7 +128,7 @@ std::vector<Alert> AlertTracker::advance(const store::WatchRunRows& rows, bool c
   see_breaks(rows, out);
   see_compiles(rows, out);
   see_limit_hits(rows, out);
-  see_site_storms(rows, out);
+  see_site_storms(out);
   see_share_storm(rows, out);
   settled_ = rows.convergence_state == "settled";
   return out;
@@ -221,7 +221,7 @@ void AlertTracker::see_limit_hits(const store::WatchRunRows& rows, std::vector<A
 
 // A site whose recompiles within the last site_steps steps (up to its latest) reach the budget;
 // raised when it goes over, again only after it fell back under.
-void AlertTracker::see_site_storms(const store::WatchRunRows& rows, std::vector<Alert>& out) {
+void AlertTracker::see_site_storms(std::vector<Alert>& out) {
   std::set<std::string> storming;
   for (const auto& [site, list] : recompiles_by_site(said_)) {
     int64_t last = *list.back()->step;

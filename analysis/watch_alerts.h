@@ -75,7 +75,7 @@ class AlertTracker {
   void see_breaks(const store::WatchRunRows& rows, std::vector<Alert>& out);
   void see_compiles(const store::WatchRunRows& rows, std::vector<Alert>& out);
   void see_limit_hits(const store::WatchRunRows& rows, std::vector<Alert>& out);
-  void see_site_storms(const store::WatchRunRows& rows, std::vector<Alert>& out);
+  void see_site_storms(std::vector<Alert>& out);  // over said_
   void see_share_storm(const store::WatchRunRows& rows, std::vector<Alert>& out);
 
   StormBudgets budgets_;

@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <set>
@@ -16,7 +15,6 @@
 #include "cli/watch_printer.h"
 #include "pipeline/watch_loop.h"
 #include "report/explain.h"
-#include "report/watch_output.h"
 #include "store/store.h"
 #include "util/error.h"
 
