@@ -9,6 +9,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "analysis/jax_module_links.h"
 #include "analysis/program_loader.h"
 
 namespace rcf::analysis {
@@ -194,6 +195,10 @@ class JaxAttributor {
       if (c.phase == "compile") functions_with_finish_.insert(c.function);
     std::vector<Event> events = merged_events();
     pair_misses(events);
+    std::map<std::string, size_t> compiles_per_function;
+    for (const Event& e : events)
+      if (e.record && is_compile(*e.record)) ++compiles_per_function[e.record->function];
+    links_.emplace(in_.hlo_modules, compiles_per_function);
     for (const Event& e : events) {
       if (e.miss)
         on_miss(*e.miss, e.paired);
@@ -329,8 +334,85 @@ class JaxAttributor {
     } else {
       unexplained(a, c, sig);
     }
+    with_dumped_hlo(a, c.function, record_compiles_[c.function]++);
     if (!sig.empty()) last_signature_compiled_[c.function] = sig;
     finish(std::move(a));
+  }
+
+  // The n-th compile of `function` with its module of an --xla_dump_to directory, when the dump
+  // and the log agree (analysis/jax_module_links.h): the program diff with the function's previous
+  // module decides what the log left open and names the parameter, dimension or literal.
+  void with_dumped_hlo(AttributedCompile& a, const std::string& function, size_t n) {
+    std::optional<int64_t> now_id = links_->module_of(function, n);
+    if (!now_id) {
+      std::string why = links_->why_not_linked(function);
+      if (!why.empty() && n > 0) a.detail += "; HLO dump: " + why;
+      return;
+    }
+    a.hlo_module_id = now_id;
+    if (n == 0 || a.cause == "first_compile") return;
+    std::optional<int64_t> before_id = links_->module_of(function, n - 1);
+    auto now = in_.hlo_programs.find(*now_id);
+    auto before = before_id ? in_.hlo_programs.find(*before_id) : in_.hlo_programs.end();
+    if (now == in_.hlo_programs.end() || before == in_.hlo_programs.end() || !now->second.has_hlo ||
+        !before->second.has_hlo)
+      return;
+    ProgramDiff d = diff_programs(before->second, now->second);
+    if (d.op_attributes_only) name_op_attribute_changes(in_, before->second, now->second, d);
+    const bool same_program = before->second.full_fingerprint == now->second.full_fingerprint &&
+                              input_signature(before->second) == input_signature(now->second);
+    a.evidence +=
+        fmt::format("; {} (--xla_dump_to modules of {}, compiles {} and {})",
+                    d.evidence.empty() ? "HLO" : d.evidence, jax_module_name(function), n, n + 1);
+    join_hlo_diff(a, d, same_program, function);
+  }
+
+  // What the log said, with what the two dumped modules show. The log's explanation is the cause
+  // (why JAX traced again); the HLO is the effect, which decides when the log could not, names
+  // the parameter or literal, and tells a function object made again with the same program from
+  // one that carries a new value.
+  static void join_hlo_diff(AttributedCompile& a, const ProgramDiff& d, bool same_program,
+                            const std::string& function) {
+    if (a.cause == "object_identity") {
+      if (same_program) {
+        a.detail +=
+            "; its dumped HLO is identical to the previous compile's: only the function "
+            "object is new";
+      } else {
+        a.cause = d.cause == "unknown" ? "graph_structure" : d.cause;
+        a.confidence = "high";
+        a.subject = d.subject;
+        a.detail = fmt::format(
+            "{} is defined again (a closure or jax.jit made anew) and its program changed: {}",
+            function, d.detail);
+      }
+      return;
+    }
+    const bool log_decided = a.confidence == "high" && a.cause != "unknown";
+    if (same_program) {
+      a.detail += "; its dumped HLO is identical to the previous compile's";
+      return;
+    }
+    if (a.cause == "constant" && (d.cause == "graph_structure" || d.cause == "constant")) {
+      // A static argument or a value read at trace time; the HLO shows what it changed.
+      a.confidence = "high";
+      a.detail += "; the dumped HLO shows it: " + d.detail;
+      return;
+    }
+    if (log_decided) {
+      if (d.cause == a.cause) {
+        a.subject = d.subject;
+        a.detail += "; HLO: " + d.detail;
+      } else {
+        a.detail += "; the dumped HLO shows: " + d.detail;
+      }
+      return;
+    }
+    if (d.cause == "unknown") return;
+    a.cause = d.cause;
+    a.confidence = d.confidence;
+    a.subject = d.subject;
+    a.detail = d.detail + " (from the dumped HLO; the log did not decide it)";
   }
 
   // A miss JAX could not explain (`cache miss explanation unavailable`) of a function whose
@@ -384,6 +466,8 @@ class JaxAttributor {
   std::map<std::string, std::string> last_signature_compiled_;  // function -> its last compile's
   std::map<std::string, size_t> seen_;                          // function -> compiles so far
   std::map<std::string, std::string> last_key_;
+  std::optional<JaxModuleLinks> links_;
+  std::map<std::string, size_t> record_compiles_;  // function -> compile records so far
 };
 
 // Where a compile belongs: the innermost user frame, else the first frame, else (VLOG lines

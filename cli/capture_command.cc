@@ -45,8 +45,8 @@ Command add_capture_command(CLI::App& app) {
   cmd->add_option("--out", req->out_dir,
                   "Capture directory, empty or new (default: rcf-capture/<lane>/<run>)");
   cmd->add_option("--level", *level,
-                  "light: compile records and metrics; full: also every execution, graphs as "
-                  "HLO and --xla_dump_to (large logs)")
+                  "light: compile records, metrics and XLA's module dump; full: also every "
+                  "execution and saved graphs as HLO (large logs)")
       ->check(CLI::IsMember({"light", "full"}))
       ->capture_default_str();
   cmd->add_option("--step-pattern", req->step_pattern,

@@ -5,7 +5,7 @@
 //
 // Capture directory (default rcf-capture/<lane>/<run>/):
 //   logs/          everything the tools write: pt_xla_debug.log, metrics.txt, torch_trace/,
-//                  save_tensors.hlo.0 and xla_dump/ (full level)
+//                  xla_dump/, and save_tensors.hlo.0 (full level)
 //   stdout.log, stderr.log   the command's console output, byte for byte
 //   bundle.json    the bundle (also stored in the database, runs.bundle)
 //   explain.txt, report.html, report.md   what rcf found (written after the command ends)

@@ -115,22 +115,22 @@ CaptureEnv plan_capture_env(const std::map<std::string, std::string>& parent,
     // torch_xla appends the device ordinal: save_tensors.hlo.0
     p.set_path("XLA_SAVE_TENSORS_FILE", logs + "/save_tensors.hlo");
     p.set_unless_user("XLA_SAVE_TENSORS_FMT", "hlo");
-    const std::string* flags = p.user("XLA_FLAGS");
-    std::string dump = "--xla_dump_to=" + logs + "/xla_dump";
-    if (!flags) {
-      p.record("XLA_FLAGS", dump, "", EnvAction::kSet);
-    } else if (std::string dir = xla_dump_dir(*flags); !dir.empty()) {
-      p.record("XLA_FLAGS", *flags, *flags, EnvAction::kKept);
-      out.external_outputs.push_back(dir);
-    } else {
-      p.record("XLA_FLAGS", *flags + " " + dump, *flags, EnvAction::kAppended);
-    }
-  } else {
+  } else if (const std::string* saved = p.user("XLA_SAVE_TENSORS_FILE")) {
     // Not managed at this level, but what the user's own settings write is read all the same.
-    if (const std::string* saved = p.user("XLA_SAVE_TENSORS_FILE"))
-      out.external_outputs.push_back(*saved);
-    if (const std::string* flags = p.user("XLA_FLAGS"))
-      if (std::string dir = xla_dump_dir(*flags); !dir.empty()) out.external_outputs.push_back(dir);
+    out.external_outputs.push_back(*saved);
+  }
+  // XLA's own dump of every module it compiles (torch_xla and JAX alike), as text: the programs
+  // whose diff names the changed parameter, dimension or literal (docs/capture.md). A dump the
+  // user already directs elsewhere is kept and read from there.
+  const std::string* flags = p.user("XLA_FLAGS");
+  std::string dump = "--xla_dump_to=" + logs + "/xla_dump --xla_dump_hlo_as_text";
+  if (!flags) {
+    p.record("XLA_FLAGS", dump, "", EnvAction::kSet);
+  } else if (std::string dir = xla_dump_dir(*flags); !dir.empty()) {
+    p.record("XLA_FLAGS", *flags, *flags, EnvAction::kKept);
+    out.external_outputs.push_back(dir);
+  } else {
+    p.record("XLA_FLAGS", *flags + " " + dump, *flags, EnvAction::kAppended);
   }
 
   // torch.compile: the Dynamo text log goes to stderr (kept in stderr.log); TORCH_TRACE is a

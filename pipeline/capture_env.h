@@ -15,8 +15,9 @@
 namespace rcf::pipeline {
 
 enum class CaptureLevel {
-  kLight,  // compile records: PT_XLA_DEBUG level 1, metrics per step, Dynamo and JAX compile logs
-  kFull,   // also level-2 execution records, saved graphs as HLO and --xla_dump_to (large)
+  kLight,  // compile records: PT_XLA_DEBUG level 1, metrics per step, Dynamo and JAX compile logs,
+           // and XLA's text dump of every compiled module
+  kFull,   // also level-2 execution records and saved graphs as HLO (large)
 };
 
 std::optional<CaptureLevel> parse_capture_level(std::string_view name);

@@ -79,7 +79,7 @@ const pipeline::EnvSetting* setting(const CaptureEnv& env, const std::string& na
 
 // ---- the environment plan ---------------------------------------------------------------------
 
-TEST(CaptureEnvPlan, LightLevelSetsCompileLogsOnly) {
+TEST(CaptureEnvPlan, LightLevelSetsCompileLogsAndTheHloDump) {
   CaptureLayout layout{"/cap"};
   CaptureEnv env = pipeline::plan_capture_env({{"PATH", "/bin"}}, layout, CaptureLevel::kLight);
   std::map<std::string, std::string> expected = {
@@ -87,6 +87,7 @@ TEST(CaptureEnvPlan, LightLevelSetsCompileLogsOnly) {
       {"PT_XLA_DEBUG_LEVEL", "1"},
       {"PT_XLA_DEBUG_FILE", "/cap/logs/pt_xla_debug.log"},
       {"XLA_METRICS_FILE", "/cap/logs/metrics.txt"},
+      {"XLA_FLAGS", "--xla_dump_to=/cap/logs/xla_dump --xla_dump_hlo_as_text"},
       {"TORCH_LOGS", "recompiles,graph_breaks"},
       {"TORCH_TRACE", "/cap/logs/torch_trace"},
       {"JAX_LOG_COMPILES", "1"},
@@ -101,16 +102,15 @@ TEST(CaptureEnvPlan, LightLevelSetsCompileLogsOnly) {
   EXPECT_EQ(got, expected);
   EXPECT_EQ(env.env.at("PATH"), "/bin");  // everything else passes through
   EXPECT_EQ(env.env.count("XLA_SAVE_TENSORS_FILE"), 0u);
-  EXPECT_EQ(env.env.count("XLA_FLAGS"), 0u);
   EXPECT_TRUE(env.external_outputs.empty());
 }
 
-TEST(CaptureEnvPlan, FullLevelAddsExecutionsSavedGraphsAndHloDumps) {
+TEST(CaptureEnvPlan, FullLevelAddsExecutionsAndSavedGraphs) {
   CaptureEnv env = pipeline::plan_capture_env({}, CaptureLayout{"/cap"}, CaptureLevel::kFull);
   EXPECT_EQ(env.env.at("PT_XLA_DEBUG_LEVEL"), "2");
   EXPECT_EQ(env.env.at("XLA_SAVE_TENSORS_FILE"), "/cap/logs/save_tensors.hlo");
   EXPECT_EQ(env.env.at("XLA_SAVE_TENSORS_FMT"), "hlo");
-  EXPECT_EQ(env.env.at("XLA_FLAGS"), "--xla_dump_to=/cap/logs/xla_dump");
+  EXPECT_EQ(env.env.at("XLA_FLAGS"), "--xla_dump_to=/cap/logs/xla_dump --xla_dump_hlo_as_text");
 }
 
 TEST(CaptureEnvPlan, UserValuesAreKeptAndListsAppended) {
@@ -129,7 +129,8 @@ TEST(CaptureEnvPlan, UserValuesAreKeptAndListsAppended) {
   EXPECT_EQ(setting(env, "TORCH_LOGS")->action, EnvAction::kAppended);
   EXPECT_EQ(setting(env, "TORCH_LOGS")->previous, "+dynamo,recompiles");
   EXPECT_EQ(env.env.at("XLA_FLAGS"),
-            "--xla_force_host_platform_device_count=8 --xla_dump_to=/cap/logs/xla_dump");
+            "--xla_force_host_platform_device_count=8 --xla_dump_to=/cap/logs/xla_dump "
+            "--xla_dump_hlo_as_text");
   EXPECT_EQ(setting(env, "XLA_FLAGS")->action, EnvAction::kAppended);
   for (const char* kept : {"PT_XLA_DEBUG_LEVEL", "PT_XLA_DEBUG_FILE", "XLA_METRICS_FILE",
                            "TORCH_TRACE", "JAX_LOG_COMPILES"}) {
@@ -146,7 +147,7 @@ TEST(CaptureEnvPlan, LightLevelStillReadsWhatTheUsersOwnSettingsWrite) {
   CaptureEnv env = pipeline::plan_capture_env(
       {{"XLA_FLAGS", "--xla_dump_to /dumps"}, {"XLA_SAVE_TENSORS_FILE", "/g/graphs.txt"}},
       CaptureLayout{"/cap"}, CaptureLevel::kLight);
-  EXPECT_EQ(setting(env, "XLA_FLAGS"), nullptr);  // not managed at the light level
+  EXPECT_EQ(setting(env, "XLA_FLAGS")->action, EnvAction::kKept);  // the user's dump
   EXPECT_EQ(env.env.at("XLA_FLAGS"), "--xla_dump_to /dumps");
   EXPECT_EQ(env.external_outputs, (std::vector<std::string>{"/g/graphs.txt", "/dumps"}));
 }
@@ -183,7 +184,9 @@ TEST(CaptureBundle, RecordsVersionsLevelSettingsAndUserFlags) {
   EXPECT_EQ(bundle["capture_level"], "light");
   EXPECT_EQ(bundle["command"], "python train.py --name 'a b'");
   EXPECT_EQ(bundle["PT_XLA_DEBUG_FILE"], "<capture>/logs/pt_xla_debug.log");
-  EXPECT_EQ(bundle["XLA_FLAGS"], "--xla_foo=1");  // the user's flags: not managed at light
+  // The user's flags, with the dump appended.
+  EXPECT_EQ(bundle["XLA_FLAGS"],
+            "--xla_foo=1 --xla_dump_to=<capture>/logs/xla_dump --xla_dump_hlo_as_text");
   EXPECT_EQ(bundle["LIBTPU_INIT_ARGS"], "--xla_tpu_bar");
   EXPECT_FALSE(bundle.contains("HOME"));
   EXPECT_FALSE(bundle.contains("versions_probe"));
@@ -405,7 +408,8 @@ TEST_F(CaptureCli, PrintEnvListsTheManagedVariablesAndIsWhatTheZooUses) {
   r = rcf({"capture", "--print-env", "--out", "/c", "--level", "full"},
           {{"TORCH_LOGS", "+dynamo"}});
   EXPECT_NE(r.out.find("TORCH_LOGS=+dynamo,recompiles,graph_breaks\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("XLA_FLAGS=--xla_dump_to=/c/logs/xla_dump\n"), std::string::npos);
+  EXPECT_NE(r.out.find("XLA_FLAGS=--xla_dump_to=/c/logs/xla_dump --xla_dump_hlo_as_text\n"),
+            std::string::npos);
   EXPECT_EQ(rcf({"capture", "--print-env"}).rc, 2) << "--out is required";
 }
 
@@ -449,7 +453,7 @@ TEST_F(CaptureCli, FullCaptureAlsoReadsSavedGraphsAndHloDumps) {
   json b = bundle("xla-full", "run1");
   EXPECT_EQ(b["capture_level"], "full");
   EXPECT_EQ(b["XLA_SAVE_TENSORS_FMT"], "hlo");
-  EXPECT_EQ(b["XLA_FLAGS"], "--xla_dump_to=<capture>/logs/xla_dump");
+  EXPECT_EQ(b["XLA_FLAGS"], "--xla_dump_to=<capture>/logs/xla_dump --xla_dump_hlo_as_text");
   EXPECT_TRUE(fs::exists(dir("xla-full", "run1") + "/logs/save_tensors.hlo.0"));
 }
 
@@ -534,7 +538,8 @@ TEST_F(CaptureCli, UserSettingsAreRespectedAndTheirFilesIngested) {
   json b = bundle("mine", "run1");
   EXPECT_EQ(b["PT_XLA_DEBUG_FILE"], mine);
   EXPECT_EQ(b["TORCH_LOGS"], "+dynamo,recompiles,graph_breaks");
-  EXPECT_EQ(b["XLA_FLAGS"], "--xla_x=1");
+  EXPECT_EQ(b["XLA_FLAGS"],
+            "--xla_x=1 --xla_dump_to=<capture>/logs/xla_dump --xla_dump_hlo_as_text");
   EXPECT_NE(r.err.find("PT_XLA_DEBUG_FILE (kept)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("TORCH_LOGS (appended)"), std::string::npos) << r.err;
 }

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
 
 namespace rcf {
 namespace layering_test {
