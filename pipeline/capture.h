@@ -7,6 +7,8 @@
 //   logs/          everything the tools write: pt_xla_debug.log, metrics.txt, torch_trace/,
 //                  xla_dump/, and save_tensors.hlo.0 (full level)
 //   stdout.log, stderr.log   the command's console output, byte for byte
+//   stdout.log.times, stderr.log.times   when each console line arrived
+//                  (pipeline/console_line_times.h)
 //   bundle.json    the bundle (also stored in the database, runs.bundle)
 //   explain.txt, report.html, report.md   what rcf found (written after the command ends)
 #pragma once

@@ -15,6 +15,7 @@
 #include <initializer_list>
 #include <optional>
 
+#include "pipeline/console_line_times.h"
 #include "util/error.h"
 
 namespace rcf::pipeline {
@@ -225,13 +226,15 @@ pid_t wait_for(pid_t pid, int* status, int flags) {
   }
 }
 
-// Copies the command's stdout and stderr pipes to the log files and to rcf's own outputs.
+// Copies the command's stdout and stderr pipes to the log files and to rcf's own outputs, and
+// notes when each line arrived in the logs' line-time sidecars (pipeline/console_line_times.h).
 class OutputCopy {
  public:
-  OutputCopy(const int pipes[2], const int logs[2], const int pass[2]) {
+  OutputCopy(const int pipes[2], const int logs[2], const int times[2], const int pass[2]) {
     for (int i = 0; i < 2; ++i) {
       pipes_[i] = pipes[i];
       logs_[i] = logs[i];
+      times_[i] = times[i];
       pass_[i] = pass[i];
       open_[i] = true;
     }
@@ -256,10 +259,19 @@ class OutputCopy {
       return;
     }
     write_all(logs_[i], buffer, static_cast<size_t>(r));
+    note_line_times(i, std::count(buffer, buffer + r, '\n'));
     if (pass_[i] >= 0 && !write_all(pass_[i], buffer, static_cast<size_t>(r)))
       pass_[i] = -1;  // our stdout/stderr went away: keep logging
   }
-  int pipes_[2], logs_[2], pass_[2];
+  // Every line completed by this read arrived now.
+  void note_line_times(int i, int64_t completed) {
+    if (completed == 0 || times_[i] < 0) return;
+    lines_[i] += completed;
+    std::string row = format_line_time(lines_[i], wall_clock_ms());
+    if (!write_all(times_[i], row.data(), row.size())) times_[i] = -1;
+  }
+  int pipes_[2], logs_[2], times_[2], pass_[2];
+  int64_t lines_[2] = {0, 0};
   bool open_[2];
 };
 
@@ -311,6 +323,9 @@ CommandOutcome run_teed(const std::vector<std::string>& argv, const std::vector<
   CommandOutcome outcome;
   Fd logs[2] = {Fd(::open(stdout_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)),
                 Fd(::open(stderr_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644))};
+  // The sidecars are a help, not the record: one that cannot be created is left out.
+  Fd times[2] = {Fd(open_line_times(line_times_path(stdout_log))),
+                 Fd(open_line_times(line_times_path(stderr_log)))};
   for (int i = 0; i < 2; ++i)
     if (logs[i].get() < 0)
       throw Error(fmt::format("cannot create {}: {}", i == 0 ? stdout_log : stderr_log,
@@ -347,7 +362,8 @@ CommandOutcome run_teed(const std::vector<std::string>& argv, const std::vector<
   const int pipe_fds[2] = {pipes[0].read.get(), pipes[1].read.get()};
   const int log_fds[2] = {logs[0].get(), logs[1].get()};
   const int pass_fds[2] = {out_fd, err_fd};
-  OutputCopy copy(pipe_fds, log_fds, pass_fds);
+  const int times_fds[2] = {times[0].get(), times[1].get()};
+  OutputCopy copy(pipe_fds, log_fds, times_fds, pass_fds);
   int status = 0;
   std::optional<Clock::time_point> first_signal;
   bool killed = false;

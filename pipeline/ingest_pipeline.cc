@@ -13,6 +13,8 @@
 #include "ingest/input_walker.h"
 #include "ingest/line_reasons.h"
 #include "ingest/steps/step_pattern_tap.h"
+#include "pipeline/console_line_times.h"
+#include "pipeline/line_time_stamper.h"
 #include "pipeline/parse_ahead.h"
 #include "pipeline/store_files.h"
 #include "store/ingest_writer.h"
@@ -75,8 +77,9 @@ std::vector<ingest::InputFile> expand_request_inputs(const IngestRequest& reques
   std::vector<ingest::WalkProblem> problems;
   auto inputs = ingest::expand_inputs(request.paths, &problems);
   for (const auto& p : problems) {
-    bool named = !request.named_paths_as_walked &&
-                 std::find(request.paths.begin(), request.paths.end(), p.path) != request.paths.end();
+    bool named =
+        !request.named_paths_as_walked &&
+        std::find(request.paths.begin(), request.paths.end(), p.path) != request.paths.end();
     if (named) throw Error(fmt::format("cannot read {}: {}", p.path, p.message));
     summary.warnings.push_back(fmt::format("skipped {}: {}", p.path, p.message));
   }
@@ -197,6 +200,17 @@ void settle_outcome(ingest::SourceOutcome outcome, const ingest::InputFile& inpu
   }
 }
 
+// The line-time sidecar of `path`, if it has one that reads; one that does not is a warning.
+std::optional<ConsoleLineTimes> line_times_of(const std::map<std::string, std::string>& sidecars,
+                                              const std::string& path, IngestSummary& summary) {
+  auto it = sidecars.find(path);
+  if (it == sidecars.end()) return std::nullopt;
+  std::string error;
+  auto times = ConsoleLineTimes::read(it->second, &error);
+  if (!times) summary.warnings.push_back("line times not used: " + error);
+  return times;
+}
+
 // Ends the source in the store (a duplicate of a file already there is dropped; a log that grew
 // replaces its earlier prefix) and counts it in the summary.
 void record_source(store::IngestWriter& writer,
@@ -232,7 +246,8 @@ IngestSummary run_ingest(const IngestRequest& request) {
   const bool bundle_only = request.paths.empty() && request.bundle.is_object();
   check_request(request, bundle_only);
   IngestSummary summary;
-  const auto inputs = expand_request_inputs(request, bundle_only, summary);
+  auto inputs = expand_request_inputs(request, bundle_only, summary);
+  const std::map<std::string, std::string> sidecars = take_line_time_sidecars(inputs);
   auto db = open_ingest_store(request, bundle_only);
   store::IngestWriter writer(*db, request.host.empty() ? util::this_host() : request.host);
   int64_t run_id = writer.run_id(request.lane, request.run);
@@ -243,7 +258,12 @@ IngestSummary run_ingest(const IngestRequest& request) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     IngestedSource src;
     ingest::EventSink& sink = writer.begin_source(run_id);
-    settle_outcome(ahead.consume(i, sink, &src.stats), inputs[i], src, summary);
+    std::optional<ConsoleLineTimes> times = line_times_of(sidecars, inputs[i].path, summary);
+    std::optional<LineTimeStamper> stamper;
+    if (times) stamper.emplace(sink, *times);
+    settle_outcome(ahead.consume(i, stamper ? *stamper : sink, &src.stats), inputs[i], src,
+                   summary);
+    if (stamper) src.lines_timed = stamper->stamped();
     if (request.strict && src.stats.rejected > 0)
       throw Error(fmt::format("--strict: {} rejected line(s), first at {}", src.stats.rejected,
                               src.stats.first_error));
@@ -280,6 +300,10 @@ std::string render_ingest_summary(const IngestSummary& s) {
                          safe(src.duplicate_run));
       continue;
     }
+    if (src.lines_timed > 0)
+      out +=
+          fmt::format("  {}: {} progress line(s) timed by when they were printed ({})\n",
+                      safe(src.stats.path), src.lines_timed, safe(line_times_path(src.stats.path)));
     if (src.grew_from_bytes >= 0) {
       out += fmt::format(
           "  {}: grew from {} to {} bytes since it was ingested; read again whole, replacing "

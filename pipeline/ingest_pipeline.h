@@ -48,6 +48,9 @@ struct IngestedSource {
   // >= 0: the file grew since it was ingested into this run with this many bytes; it was read
   // again whole and replaced that earlier version.
   int64_t grew_from_bytes = -1;
+  // Progress lines given the time they were printed by the log's line-time sidecar
+  // (pipeline/console_line_times.h).
+  int64_t lines_timed = 0;
 };
 
 struct IngestSummary {

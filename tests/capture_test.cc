@@ -22,6 +22,7 @@
 #include "pipeline/capture_bundle.h"
 #include "pipeline/capture_env.h"
 #include "pipeline/capture_process.h"
+#include "pipeline/console_line_times.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
 #include "tests/support/temp_files.h"
@@ -423,6 +424,14 @@ TEST_F(CaptureCli, LightCaptureOfAnXlaRunIsIngestedAndExplained) {
   EXPECT_NE(r.err.find("exited with code 0"), std::string::npos);
   const std::string d = dir("fake_train", "run1");
   EXPECT_EQ(read_file(d + "/stdout.log"), kXlaStdout);
+  // When each complete line arrived, beside the log (the partial last line has no time yet).
+  std::string error;
+  auto times = pipeline::ConsoleLineTimes::read(d + "/stdout.log.times", &error);
+  ASSERT_TRUE(times) << error;
+  ASSERT_TRUE(times->time_of(5));
+  EXPECT_NEAR(*times->time_of(5), pipeline::wall_clock_ms() / 1000.0, 120);
+  EXPECT_FALSE(times->time_of(6));
+  EXPECT_TRUE(pipeline::ConsoleLineTimes::read(d + "/stderr.log.times", &error)) << error;
   // The console's own `step N` lines are a progress console (plain_text): its steps.
   EXPECT_EQ(formats("run1"), "plain_text pt_xla_debug xla_metrics");
   EXPECT_EQ(scalar(*db(), "SELECT group_concat(DISTINCT host) FROM ingest_stats"),

@@ -20,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -137,15 +138,46 @@ def run_one(name, spec, args, env_template):
     if args.dry_run:
         cmd.append("--dry-run")
     started = time.time()
-    with open(os.path.join(capture_dir, "stdout.log"), "wb") as out, \
-            open(os.path.join(capture_dir, "stderr.log"), "wb") as err:
-        try:
-            rc = subprocess.run(cmd, env=env, stdout=out, stderr=err, cwd=HERE,
-                                timeout=args.timeout).returncode
-        except subprocess.TimeoutExpired:
-            rc = "timeout"
+    rc = run_teed(cmd, env, capture_dir, args.timeout)
     return {"scenario": name, "lane": lane, "run": run, "rc": rc,
             "seconds": round(time.time() - started, 1), "command": " ".join(cmd[1:])}
+
+
+LINE_TIMES_HEADER = b"# rcf console line times v1: lines\tunix_ms\n"
+
+
+def copy_with_line_times(pipe, log_path):
+    """Copies a child's stream to log_path and, as `rcf capture` does, notes when each line
+    arrived in log_path + ".times" (docs/capture.md, "Console line times")."""
+    lines = 0
+    with open(log_path, "wb") as log, open(log_path + ".times", "wb") as times:
+        times.write(LINE_TIMES_HEADER)
+        for chunk in iter(lambda: pipe.read1(65536), b""):
+            log.write(chunk)
+            log.flush()
+            completed = chunk.count(b"\n")
+            if completed:
+                lines += completed
+                times.write(b"%d\t%d\n" % (lines, int(time.time() * 1000)))
+
+
+def run_teed(cmd, env, capture_dir, timeout):
+    """Runs cmd with its stdout and stderr kept in capture_dir as `rcf capture` keeps them."""
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=HERE)
+    copies = [threading.Thread(target=copy_with_line_times,
+                               args=(stream, os.path.join(capture_dir, name)))
+              for stream, name in ((proc.stdout, "stdout.log"), (proc.stderr, "stderr.log"))]
+    for c in copies:
+        c.start()
+    try:
+        rc = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        rc = "timeout"
+    for c in copies:
+        c.join()
+    return rc
 
 
 def run_group(names, specs, args, env_template):
