@@ -26,6 +26,12 @@ TEST(StepLine, ReadsTheFormsTrainingLoopsPrint) {
   EXPECT_EQ(read("Iteration 3, loss 0.5"), "3 `Iteration #`");
   EXPECT_EQ(read(" [ 12/500] loss 1.0"), "12 `[ #/#`");
   EXPECT_EQ(read("120/500 [00:10<00:40, 12.0it/s]"), "120 `#/#`");
+  // A metric writer's scalars (CLU's LoggingWriter, JAX training loops): `[step] key=value`.
+  EXPECT_EQ(read("[1200] learning_rate=0.001, train/loss=2.5"), "1200 `[#]`");
+  EXPECT_EQ(read("[40] collection=eval accuracy=0.91"), "40 `[#]`");
+  EXPECT_EQ(read("[40] Got images: {'samples': (4, 64, 64, 3)}."), "40 `[#]`");
+  EXPECT_EQ(read("train[300] loss=1.25"), "300 `train[#]`");
+  EXPECT_EQ(read("2024-07-22 11:56:03,008 [7] loss=0.5"), "7 `[#]`");
 }
 
 TEST(StepLine, LooksAlikesAreNotSteps) {
@@ -40,6 +46,13 @@ TEST(StepLine, LooksAlikesAreNotSteps) {
   EXPECT_EQ(read("11/26/2026 started"), "-");
   EXPECT_EQ(read("500/12 exceeds the total"), "-");
   EXPECT_EQ(read(""), "-");
+  // Brackets that are no metric writer's step: a rank prefix, a list, a log level.
+  EXPECT_EQ(read("[0]: loss=1.0"), "-");
+  EXPECT_EQ(read("[rank0] loss=1.0"), "-");
+  EXPECT_EQ(read("[3] 0.5 0.25"), "-");
+  EXPECT_EQ(read("got [3] items=4"), "-");  // two words before the bracket
+  EXPECT_EQ(read("[3]loss=1"), "-");
+  EXPECT_EQ(read("[1.5] loss=1"), "-");
 }
 
 // The keyword is searched 16 bytes at a time: found at every offset across block boundaries, in

@@ -721,7 +721,9 @@ class JaxLogImporter : public Importer {
       sink_.note(line_no, reason::kLruCacheDetail, line);
       return;
     }
-    other_output(line, msg, line_no, b.logger.starts_with("jax") || b.logger == "absl");
+    // absl is the logger of the user's own training loop in JAX programs (CLU's metric writer,
+    // `logging.info("step %d", ...)`); JAX's own records through it were claimed above.
+    other_output(line, msg, line_no, b.logger.starts_with("jax"));
   }
 
   void finish() override { close(); }

@@ -126,11 +126,42 @@ std::optional<std::pair<int64_t, size_t>> opening_progress(std::string_view text
   return std::make_pair(n, after);
 }
 
+// A `key=value` (CLU's scalars: `loss=0.52`, `train/loss=0.5`, `collection=train`) or `Got `
+// (CLU's `Got raw tensors: ...`, `Got images: ...`) at `at`.
+bool metric_values_at(std::string_view text, size_t at) {
+  if (text.substr(at).starts_with("Got ")) return true;
+  size_t p = at;
+  while (p < text.size() && (is_alpha(text[p]) || is_digit(text[p]) || text[p] == '_' ||
+                             text[p] == '/' || text[p] == '.' || text[p] == '-'))
+    ++p;
+  return p > at && is_alpha(text[at]) && p < text.size() && text[p] == '=';
+}
+
+// A metric writer's line: `[100] loss=0.52, lr=0.001` (CLU's LoggingWriter, through absl:
+// `[%d]%s %s`), `train[100] loss=...` (its earlier `%s[%d] %s` with a prefix), after an optional
+// time. The number in brackets is the step.
+std::optional<std::pair<int64_t, size_t>> metric_writer_step(std::string_view text) {
+  size_t p = 0;
+  if (auto t = leading_wall_time(text)) p = t->length;
+  while (p < text.size() && text[p] == ' ') ++p;
+  size_t open = text.find('[', p);
+  if (open == std::string_view::npos || open - p > 32) return std::nullopt;
+  for (size_t i = p; i < open; ++i)  // a prefix is one word
+    if (!is_alpha(text[i]) && !is_digit(text[i]) && text[i] != '_' && text[i] != '/')
+      return std::nullopt;
+  auto end = number_end(text, open + 1);
+  if (!end || *end + 2 >= text.size() || text[*end] != ']' || text[*end + 1] != ' ')
+    return std::nullopt;
+  if (!metric_values_at(text, *end + 2)) return std::nullopt;
+  return std::make_pair(digits_value(text.substr(open + 1, *end - open - 1)), *end + 1);
+}
+
 }  // namespace
 
 std::optional<StepLine> read_step_line(std::string_view text) {
   auto found = keyword_step(text);
   if (!found) found = opening_progress(text);
+  if (!found) found = metric_writer_step(text);
   if (!found) return std::nullopt;
   // A metrics block header counts syncs, not training steps (docs/training_steps.md). Looked for
   // only on a match: most lines of a training log match nothing.

@@ -29,7 +29,8 @@ struct StepLine {
 
 // The step of a progress line, or nullopt. A keyword (`step`, `iter`, `iteration`, any case,
 // a whole word or after `_`) followed by an optional `:`, `=` or `#` and a number; or a line
-// that opens with `N/M` or `[N/M]` (M >= N > 0).
+// that opens with `N/M` or `[N/M]` (M >= N > 0); or a metric writer's line that opens with
+// `[N] key=value` or `[N] Got ...` (JAX's CLU LoggingWriter, also `prefix[N] ...`).
 std::optional<StepLine> read_step_line(std::string_view text);
 
 // The step marker (origin "step_line") of progress line `line_no`.
