@@ -646,11 +646,25 @@ class XlaAttributor {
         "graph cut mid-step by a host sync in {}: .item(), .cpu(), print(tensor) or a "
         "data-dependent Python branch forced execution before the step-end sync",
         culprit);
+    if (b.value_read_line > 0) {
+      // VLOG: the GetTensor read names no frame; its line is the evidence.
+      a.subject = "value read on the host";
+      a.evidence = fmt::format("GetTensor `Trying to get the value of {} tensor(s)` at {}:{}; {}",
+                               b.value_read_tensors.value_or(0), source_name_[b.source_id],
+                               b.value_read_line, a.evidence);
+      a.detail = fmt::format(
+          "graph compiled for a value read on the host (torch_xla VLOG line {}: `Trying to get "
+          "the value of {} tensor(s)`): .item(), .cpu(), print(tensor) or a data-dependent "
+          "Python branch forced execution before the step-end sync; VLOG names no Python frame, "
+          "PT_XLA_DEBUG=1 would name the line that read it",
+          b.value_read_line, b.value_read_tensors.value_or(0));
+    }
     // The cause line alone is one artifact's word: `medium` until a runtime count agrees.
     std::string corroboration = host_sync_corroboration(in_.host_syncs, b.step);
     if (corroboration.empty()) {
       a.confidence = "medium";
-      a.detail += "; seen only in PT_XLA_DEBUG (an XLA_METRICS_FILE report would confirm it)";
+      a.detail += fmt::format("; seen only in {} (an XLA_METRICS_FILE report would confirm it)",
+                              b.origin == "vlog" ? "the VLOG output" : "PT_XLA_DEBUG");
     } else {
       a.confidence = "high";
       a.evidence += "; " + corroboration;

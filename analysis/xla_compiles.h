@@ -50,6 +50,10 @@ struct XlaBlockRecord {
   std::string cause, cause_class, graph_name, graph_hash;
   std::optional<int64_t> inputs, outputs;
   std::vector<FrameRecord> frames;  // innermost first
+  // vlog: the GetTensor line whose value this graph was compiled for (0: none) and how many
+  // tensors it read.
+  int64_t value_read_line = 0;
+  std::optional<int64_t> value_read_tensors;
 };
 
 struct JaxCompileRecord {

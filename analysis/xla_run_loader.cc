@@ -80,14 +80,36 @@ std::string source_line(const std::vector<std::pair<int64_t, std::string>>& sour
 }
 
 // `Compiling IR graph hash` records of torch_xla VLOG output, as compile blocks without frames.
+// A GetTensor read (`Trying to get the value of N tensor(s)`: user code read a tensor's value)
+// makes torch_xla build and run the graph of that value at once: the next graph of the same
+// thread, compiled or executed, is the read's. One compiled for a read is a graph cut mid-step by
+// a host sync (cause class tensor_value_access, docs/causes.md).
 void load_vlog_compiles(store::Database& db, int64_t run_id, std::vector<XlaBlockRecord>& out) {
-  store::for_each_xla_vlog_compile(db, run_id, [&](const store::XlaVlogCompileRow& row) {
+  std::map<std::pair<int64_t, int64_t>, store::XlaVlogGraphRow> pending_read;  // source, thread
+  store::for_each_xla_vlog_graph_row(db, run_id, [&](const store::XlaVlogGraphRow& row) {
+    const std::pair<int64_t, int64_t> thread{row.source_id, row.thread.value_or(-1)};
+    if (row.kind == "get_tensor") {
+      pending_read[thread] = row;
+      return;
+    }
+    auto read = pending_read.find(thread);
+    std::optional<store::XlaVlogGraphRow> for_read;
+    if (read != pending_read.end()) {
+      for_read = read->second;
+      pending_read.erase(read);
+    }
+    if (row.kind != "compile") return;
     XlaBlockRecord r;
     r.source_id = row.source_id;
     r.line = row.line;
     r.kind = "compile";
     r.origin = "vlog";
     r.cause_class = "unknown";
+    if (for_read) {
+      r.cause_class = "tensor_value_access";
+      r.value_read_line = for_read->line;
+      r.value_read_tensors = for_read->count;
+    }
     r.graph_hash = row.graph_hash;
     r.device = row.device;
     r.compile_ms = row.compile_ms;

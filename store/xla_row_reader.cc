@@ -80,14 +80,16 @@ void for_each_xla_compile_block(Database& db, int64_t run_id,
   }
 }
 
-void for_each_xla_vlog_compile(Database& db, int64_t run_id,
-                               const std::function<void(const XlaVlogCompileRow&)>& visit) {
+void for_each_xla_vlog_graph_row(Database& db, int64_t run_id,
+                                 const std::function<void(const XlaVlogGraphRow&)>& visit) {
   auto rows = db.prepare(
-      "SELECT source_id, line, graph_hash, device, compile_ms FROM xla_vlog WHERE run_id = ? AND "
-      "kind = 'compile' ORDER BY source_id, line");
+      "SELECT source_id, line, kind, graph_hash, device, thread, count, compile_ms FROM xla_vlog "
+      "WHERE run_id = ? AND kind IN ('compile', 'execute', 'get_tensor') ORDER BY source_id, "
+      "line");
   rows.bind(1, run_id);
   while (rows.step())
-    visit({rows.int64(0), rows.int64(1), rows.text(2), rows.text(3), rows.opt_real(4)});
+    visit({rows.int64(0), rows.int64(1), rows.text(2), rows.text(3), rows.text(4),
+           rows.opt_int64(5), rows.opt_int64(6), rows.opt_real(7)});
 }
 
 void for_each_jax_compile(Database& db, int64_t run_id,

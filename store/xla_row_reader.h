@@ -59,16 +59,20 @@ void for_each_xla_compile_block(Database& db, int64_t run_id,
                                 const std::function<void(const XlaCompileBlockRow&)>& visit);
 
 // A `Compiling IR graph hash` record of torch_xla VLOG output.
-struct XlaVlogCompileRow {
+struct XlaVlogGraphRow {
   int64_t source_id = 0;
   int64_t line = 0;
+  std::string_view kind;  // compile, execute, get_tensor
   std::string_view graph_hash, device;
-  std::optional<double> compile_ms;
+  std::optional<int64_t> thread;     // glog thread id, when printed
+  std::optional<int64_t> count;      // get_tensor: tensors read
+  std::optional<double> compile_ms;  // compile: start to done
 };
 
-// The VLOG compiles of the run, by (source_id, line).
-void for_each_xla_vlog_compile(Database& db, int64_t run_id,
-                               const std::function<void(const XlaVlogCompileRow&)>& visit);
+// The VLOG compiles, executions and GetTensor reads (`Trying to get the value of N tensor(s)`)
+// of the run, by (source_id, line).
+void for_each_xla_vlog_graph_row(Database& db, int64_t run_id,
+                                 const std::function<void(const XlaVlogGraphRow&)>& visit);
 
 struct JaxCompileRow {
   int64_t source_id = 0;

@@ -7,6 +7,7 @@
 // Wrappers (an app-log line, a shell prompt, a stray backtick, the xla_dist `date IP [N] ` prefix)
 // are removed by line framing (ingest/reading/line_frame.h) before the importers see the lines; the
 // rows that depend on it say so.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -86,7 +87,7 @@ const XlaCase kCases[] = {
     {"vlog_graph_hash_issue1400_2019_decimal_hash.txt", "xla_vlog", 1, "", ""},
     {"vlog_get_tensor_pr3036_pdb_noise.txt", "xla_vlog", 0, "", ""},  // no Compiling line
     // New hash (no HLO: unknown), then the first hash again (same-hash recompile: unknown).
-    {"vlog_recompile_constructed.txt", "xla_vlog", 3, "", "unknown,unknown"},
+    {"vlog_recompile_constructed.txt", "xla_vlog", 3, "", "sync_fragment,unknown"},
     // JAX.
     {"jax_log_compiles_desc1191.txt", "jax_log", 4, "", ""},
     {"jax_log_compiles_issue25768.txt", "jax_log", 1, "", ""},
@@ -181,13 +182,41 @@ TEST(XlaCorpus, VlogSameHashAndNewHashAreToldApart) {
             "5b2e1b7c0d8a4f2e9a31c6d7e8f90a1b|<no python frames> device TPU:0");
   auto details = column(*db, "SELECT detail FROM recompiles ORDER BY ordinal");
   ASSERT_EQ(details.size(), 2u);
-  EXPECT_NE(details[0].find("no HLO captured"), std::string::npos) << details[0];
+  // The new hash is the graph of the GetTensor read just before it (line 6): a host sync.
+  EXPECT_NE(details[0].find("graph compiled for a value read on the host (torch_xla VLOG line 6: "
+                            "`Trying to get the value of 1 tensor(s)`)"),
+            std::string::npos)
+      << details[0];
+  EXPECT_NE(details[0].find("seen only in the VLOG output"), std::string::npos) << details[0];
   EXPECT_NE(details[1].find("was already compiled earlier"), std::string::npos) << details[1];
   EXPECT_NE(details[1].find("PT_XLA_DEBUG_LEVEL=1"), std::string::npos) << details[1];
   // Compile time from the start and done timestamps (3.2505 s).
   EXPECT_EQ(scalar(*db, "SELECT round(compile_ms) FROM compiles WHERE ordinal = 1"), "3250.0");
   EXPECT_EQ(scalar(*db, "SELECT count(*) FROM xla_vlog WHERE kind = 'get_tensor' AND count = 1"),
             "1");
+}
+
+// A read whose graph was cached executes without a compile: a later compile of the same thread is
+// not the read's. Another thread's read says nothing of this thread's graphs.
+TEST(XlaCorpus, VlogValueReadOwnsOnlyTheNextGraphOfItsThread) {
+  auto line = [&](int second, int thread, const std::string& text) {
+    return fmt::format(
+        "2024-03-05 09:12:0{}.000000: I0000 00:00:170962992{}.000000   {} "
+        "xla_graph_executor.cpp:1398] {}\n",
+        second, second, thread, text);
+  };
+  std::string log = line(1, 7, "Compiling IR graph hash aaaa on device TPU:0 ...") +
+                    line(2, 7, "Compiling IR graph hash aaaa on device TPU:0 done!") +
+                    line(3, 7, "Trying to get the value of 2 tensor(s)") +
+                    line(3, 7, "Executing IR graph hash aaaa on device TPU:0 ...") +
+                    line(4, 9, "Trying to get the value of 1 tensor(s)") +
+                    line(5, 7, "Compiling IR graph hash bbbb on device TPU:0 ...") +
+                    line(6, 7, "Compiling IR graph hash bbbb on device TPU:0 done!");
+  TempDir dir;
+  testing::write_file(dir.file("vlog.txt"), log);
+  testing::ingest_logs(dir.file("rcf.db"), {dir.file("vlog.txt")});
+  auto db = testing::read_store(dir.file("rcf.db"));
+  EXPECT_EQ(scalar(*db, "SELECT group_concat(cause) FROM recompiles"), "unknown");
 }
 
 TEST(XlaCorpus, JaxStaticArgumentSaysOldAndNewValue) {
