@@ -2,13 +2,15 @@
 
 The metadata is in pyproject.toml. This file adds the binary (docs/python.md):
 - RCF_BINARY=PATH takes a binary already built (scripts/test_python.sh passes build/rcf_portable);
-- otherwise CMake builds the target rcf_portable into build-python/cmake (RCF_WHEEL_BUILD_DIR).
+- otherwise CMake builds the target rcf_portable into build-python/cmake (RCF_WHEEL_BUILD_DIR),
+  with CMAKE_BUILD_PARALLEL_LEVEL jobs (default: one per core).
 The binary is stripped into the package as rcf/_bin/rcf. It must need no shared library but
 glibc's (a wheel with the dynamically linked build/rcf would not run elsewhere), and the wheel is
 tagged manylinux_2_NN_x86_64 with 2.NN the newest glibc symbol version it uses.
 """
 
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -43,8 +45,9 @@ def build_binary():
         configure += ["-G", "Ninja"]
     log("building rcf_portable in " + build_dir)
     subprocess.check_call(configure)
+    jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
     subprocess.check_call(["cmake", "--build", build_dir, "--target", "rcf_portable", "--parallel",
-                           str(os.cpu_count() or 1)])
+                           jobs])
     return os.path.join(build_dir, "rcf_portable")
 
 
@@ -96,7 +99,8 @@ class BinaryDistribution(Distribution):
 
 
 class BdistWheelManylinux(bdist_wheel):
-    """One wheel for every Python 3 on x86-64 Linux with glibc at least the binary's floor."""
+    """One wheel for every Python 3 on this architecture (x86-64: manylinux_2_NN_x86_64) with
+    glibc at least the binary's floor."""
 
     def get_tag(self):
         binary = os.path.join(self.bdist_dir, "rcf", "_bin", "rcf")
@@ -104,7 +108,7 @@ class BdistWheelManylinux(bdist_wheel):
             binary = os.path.join(self.get_finalized_command("build_py").build_lib, "rcf", "_bin",
                                   "rcf")
         major, minor = glibc_floor(binary)
-        return "py3", "none", f"manylinux_{major}_{minor}_x86_64"
+        return "py3", "none", f"manylinux_{major}_{minor}_{platform.machine()}"
 
 
 setup(distclass=BinaryDistribution,

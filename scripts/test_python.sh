@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Python package's tests (docs/python.md): builds the wheel offline from the checkout with the
-# portable binary of BUILD_DIR (default build/: scripts/build.sh with RCF_PORTABLE=ON), installs it
+# portable binary of BUILD_DIR (default build/: scripts/build.sh, RCF_PORTABLE=ON), installs it
 # into a fresh virtual environment and runs tests/python there with pytest. Results:
 # BUILD_DIR/python/pytest.xml (scripts/test_summary.py counts them).
 # usage: scripts/test_python.sh [BUILD_DIR]
@@ -8,7 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 binary=$build/rcf_portable
-[ -x "$binary" ] || { echo "test_python: no $binary (configure with -DRCF_PORTABLE=ON)" >&2; exit 2; }
+if [ ! -x "$binary" ]; then
+  echo "test_python: no $binary (configure with -DRCF_PORTABLE=ON)" >&2
+  exit 2
+fi
 # A Python with what the build needs: setuptools 61 or newer, wheel, venv, pip and pytest.
 # Debian's (/usr/bin/python3, from scripts/install_deps.sh) first: the python3 first on the PATH may
 # be another (pyenv, conda) that lacks them, and nothing outside Debian's archive is installed.
@@ -23,7 +26,11 @@ PY
     break
   fi
 done
-[ -n "$python" ] || { echo "test_python: no python3 with setuptools>=61, wheel, venv, pip and pytest (scripts/install_deps.sh)" >&2; exit 2; }
+if [ -z "$python" ]; then
+  echo "test_python: no python3 with setuptools>=61, wheel, venv, pip and pytest" \
+    "(scripts/install_deps.sh installs Debian's)" >&2
+  exit 2
+fi
 out=$build/python
 rm -rf "$out"
 mkdir -p "$out"
@@ -36,4 +43,5 @@ echo "test_python: $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
 "$python" -m venv --system-site-packages "$out/venv"
 "$out/venv/bin/python" -m pip install --no-index --no-deps -q "$wheel"
 # The venv's bin/ first on the PATH, as `activate` does: the tests run the `rcf` command from it.
-PATH="$(cd "$out/venv/bin" && pwd):$PATH" "$out/venv/bin/python" -m pytest -q -p no:cacheprovider --junitxml="$out/pytest.xml" tests/python
+PATH="$(cd "$out/venv/bin" && pwd):$PATH" "$out/venv/bin/python" -m pytest -q -p no:cacheprovider \
+  --junitxml="$out/pytest.xml" tests/python

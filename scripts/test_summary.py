@@ -73,8 +73,8 @@ def main():
     python = python_counts() if "python" in ran else None
     asan = asan_counts() if "asan_tests" in ran else None
     passed = failed = 0
-    for label, counts in (("normal pass", normal), ("Python tests", python),
-                          ("ASan+UBSan pass", asan)):
+    passes = (("normal pass", normal), ("Python tests", python), ("ASan+UBSan pass", asan))
+    for label, counts in passes:
         if counts:
             print(f"  {label}: {counts[0]} tests passed, {counts[1]} failed")
             passed, failed = passed + counts[0], failed + counts[1]

@@ -176,7 +176,8 @@ def query(db: PathLike, sql_or_view: str, *,
 
 def report_html(db: PathLike = "rcf.db", lane: Optional[str] = None) -> str:
     """The self-contained HTML report (``rcf report --format html``) as a string."""
-    return _run_binary(["report", "--db", os.fspath(db), "--format", "html", "-o", "-"] + _lane(lane)).stdout
+    args = ["report", "--db", os.fspath(db), "--format", "html", "-o", "-"] + _lane(lane)
+    return _run_binary(args).stdout
 
 
 class Report:

@@ -1,5 +1,5 @@
-"""The example notebook's outputs are what its code produces with this rcf (tests/python/make_notebook.py
-runs it; nothing in it is typed by hand)."""
+"""The example notebook's outputs are what its code produces with this rcf
+(tests/python/make_notebook.py runs it; nothing in it is typed by hand)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import make_notebook
 def test_committed_notebook_is_what_its_code_produces() -> None:
     fresh = make_notebook.render()
     committed = make_notebook.NOTEBOOK.read_text()
-    assert committed == fresh, ("examples/rcf_in_jupyter.ipynb is stale: rewrite it with "
-                                "`python tests/python/make_notebook.py --write` in the wheel's venv")
+    assert committed == fresh, (
+        "examples/rcf_in_jupyter.ipynb is stale: rewrite it with "
+        "`python tests/python/make_notebook.py --write` in the wheel's venv (docs/python.md)")
 
 
 def test_notebook_shows_the_explanation_and_the_report() -> None:
