@@ -16,7 +16,7 @@ NAMES = {
     "install": "install (apt, npm)",
     "build": "build (build/)",
     "tests": "tests (build/)",
-    "python": "Python wheel + tests (build/python/)",
+    "python": "Python wheel, venv, tests",
     "asan_build": "ASan+UBSan build (build-asan/)",
     "asan_tests": "ASan+UBSan tests (build-asan/)",
 }
