@@ -79,6 +79,8 @@ TEST_F(QueryCommandTest, TextIsAsciiJsonWithEveryControlCharacterEscaped) {
 TEST_F(QueryCommandTest, RefusesWritesSeveralStatementsAndUnknownNames) {
   const std::vector<std::pair<std::string, std::string>> refused = {
       {"DELETE FROM source", "only statements that read are run"},
+      // A read-only connection may still write a copy elsewhere: refused before it runs.
+      {"VACUUM INTO '" + tmp_.file("copy.db") + "'", "only statements that read are run"},
       {"SELECT 1; DELETE FROM source", "more than one SQL statement"},
       {"no_such_view",
        "the store has no view or table named 'no_such_view' (public views: compile_artifacts, "},
@@ -93,6 +95,7 @@ TEST_F(QueryCommandTest, RefusesWritesSeveralStatementsAndUnknownNames) {
   }
   auto sources = run_rcf({"query", "--db", db_, "SELECT count(*) AS n FROM source"});
   EXPECT_EQ(sources.out, "[\n{\"n\":2}\n]\n");
+  EXPECT_FALSE(std::filesystem::exists(tmp_.file("copy.db")));
   auto missing = run_rcf({"query", "--db", tmp_.file("none.db"), "runs"});
   EXPECT_EQ(missing.rc, 2);
   EXPECT_FALSE(std::filesystem::exists(tmp_.file("none.db")));
