@@ -32,7 +32,8 @@ if [ -z "$python" ]; then
   exit 2
 fi
 out=$build/python
-rm -rf "$out"
+# setuptools' build folder (setup.cfg) afresh too, so no file of an earlier build is packaged.
+rm -rf "$out" build-python/setuptools
 mkdir -p "$out"
 echo "test_python: wheel with $binary, built by $python ($("$python" --version 2>&1))"
 RCF_BINARY=$binary "$python" -m pip wheel --no-build-isolation --no-deps --no-index -q \
