@@ -135,7 +135,11 @@ class Explanation(Dict[str, Any]):
         return explain_text(self._db, self._lane, all=self._all)
 
     def _repr_html_(self) -> str:
-        return '<pre class="rcf-explain">' + html.escape(self.text) + "</pre>"
+        try:
+            text = self.text
+        except RcfError as e:  # the store went away since: say so instead of failing the display
+            text = e.message
+        return '<pre class="rcf-explain">' + html.escape(text) + "</pre>"
 
 
 def explain(db: PathLike = "rcf.db", lane: Optional[str] = None, *,

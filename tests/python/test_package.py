@@ -178,6 +178,9 @@ def test_report_html_and_inline_display(store: str) -> None:
     text = rcf.explain_text(store)
     assert explained == '<pre class="rcf-explain">' + html.escape(text) + "</pre>"
     assert text.startswith("== lane counter / run r1")
+    # A store that went away after the explanation was read: the display says so.
+    gone = rcf.Explanation({}, str(Path(store).with_name("gone.db")), None, False)
+    assert gone._repr_html_().startswith('<pre class="rcf-explain">rcf: error: no database at ')
 
 
 def test_report_save(store: str, tmp_path: Path) -> None:
