@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README command 2: install what is missing, build, run the whole test suite with CTest, the Python
-# package's tests in a fresh venv (scripts/test_python.sh), then the suite again under AddressSanitizer + UndefinedBehaviorSanitizer (scripts/test_asan.sh). Ends with the
-# wall time of each phase and the number of tests each pass ran.
+# package's tests in a fresh venv (scripts/test_python.sh), then the suite again under
+# AddressSanitizer + UndefinedBehaviorSanitizer (scripts/test_asan.sh). Ends with the wall time of
+# each phase and the number of tests each pass ran.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export RCF_PHASE_LOG
