@@ -118,7 +118,7 @@ def ingest(paths: Union[PathLike, Iterable[PathLike]], db: PathLike = "rcf.db",
         args.append("--strict")
     names = _paths(paths)
     if not names:
-        raise RcfError("ingest: no path given", 2, ["rcf"] + args)
+        raise RcfError("rcf: error: ingest needs at least one path", 2, ["rcf"] + args)
     return _run_binary(args + ["--"] + names).stdout
 
 
