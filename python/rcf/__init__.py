@@ -173,7 +173,7 @@ def query(db: PathLike, sql_or_view: str, *,
         return rows
     try:
         import pandas as pd
-    except ImportError as e:  # pragma: no cover - depends on the environment
+    except ImportError as e:
         raise ImportError("rcf.query(..., dataframe=True) needs pandas: pip install pandas") from e
     return pd.DataFrame.from_records(rows)
 

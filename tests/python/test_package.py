@@ -75,7 +75,8 @@ def test_rcf_command_and_python_m_rcf_run_the_binary(tmp_path: Path) -> None:
     assert Path(command).parent == Path(sysconfig.get_path("scripts"))
     for argv in ([command], [sys.executable, "-m", "rcf"]):
         done = subprocess.run(argv + ["--version"], capture_output=True, text=True)
-        assert (done.returncode, done.stdout.strip()) == (0, "rcf 0.1.0")
+        # The binary's version is the package's.
+        assert (done.returncode, done.stdout.strip()) == (0, f"rcf {rcf.__version__}")
         # Exit codes and messages are the binary's own.
         bad = subprocess.run(argv + ["explain", "--db", str(tmp_path / "none.db")],
                              capture_output=True, text=True)
@@ -139,6 +140,10 @@ def test_query_as_dataframe(store: str, monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setitem(sys.modules, "pandas", types.SimpleNamespace(DataFrame=frame))
     assert rcf.query(store, "recompiles", dataframe=True) == "frame"
     assert handed == [rcf.query(store, "recompiles")]
+    # Without pandas, asking for a DataFrame says what to install.
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ImportError, match="needs pandas"):
+        rcf.query(store, "recompiles", dataframe=True)
 
 
 def test_errors_carry_rcfs_message_and_exit_code(tmp_path: Path, store: str) -> None:
