@@ -19,8 +19,8 @@ python=""
 for candidate in /usr/bin/python3 "$(command -v python3 || true)"; do
   [ -n "$candidate" ] && [ -x "$candidate" ] || continue
   if "$candidate" - <<'PY' 2>/dev/null; then
-import ensurepip, pytest, setuptools, venv, wheel
-raise SystemExit(int(setuptools.__version__.split(".")[0]) < 61)
+import importlib.util, pytest, setuptools, venv, wheel
+raise SystemExit(int(setuptools.__version__.split(".")[0]) < 61 or not importlib.util.find_spec("pip"))
 PY
     python=$candidate
     break
@@ -40,8 +40,10 @@ RCF_BINARY=$binary "$python" -m pip wheel --no-build-isolation --no-deps --no-in
   -w "$out/dist" .
 wheel=$(ls "$out"/dist/rcf-*.whl)
 echo "test_python: $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
-# --system-site-packages: the venv sees Debian's pytest; rcf itself comes from the wheel only.
-"$python" -m venv --system-site-packages "$out/venv"
+# --system-site-packages: the venv sees Debian's pytest and pip; rcf itself comes from the wheel
+# only. --without-pip: the venv's Python runs Debian's pip, which installs into the venv, so the
+# venv is made in 0.1 s instead of the 5-9 s that copying pip into it takes on the 2-core VM.
+"$python" -m venv --without-pip --system-site-packages "$out/venv"
 "$out/venv/bin/python" -m pip install --no-index --no-deps -q "$wheel"
 # The venv's bin/ first on the PATH, as `activate` does: the tests run the `rcf` command from it.
 PATH="$(cd "$out/venv/bin" && pwd):$PATH" "$out/venv/bin/python" -m pytest -q -p no:cacheprovider \
