@@ -12,14 +12,15 @@ if [ ! -x "$binary" ]; then
   echo "test_python: no $binary (configure with -DRCF_PORTABLE=ON)" >&2
   exit 2
 fi
-# A Python with what the build needs: setuptools 61 or newer, wheel, venv, pip and pytest.
+# A Python with what the build and the tests need: setuptools 61 or newer, wheel, venv, pip,
+# pytest and nbformat.
 # Debian's (/usr/bin/python3, from scripts/install_deps.sh) first: the python3 first on the PATH may
 # be another (pyenv, conda) that lacks them, and nothing outside Debian's archive is installed.
 python=""
 for candidate in /usr/bin/python3 "$(command -v python3 || true)"; do
   [ -n "$candidate" ] && [ -x "$candidate" ] || continue
   if "$candidate" - <<'PY' 2>/dev/null; then
-import importlib.util, pytest, setuptools, venv, wheel
+import importlib.util, nbformat, pytest, setuptools, venv, wheel
 raise SystemExit(int(setuptools.__version__.split(".")[0]) < 61 or not importlib.util.find_spec("pip"))
 PY
     python=$candidate
@@ -27,7 +28,7 @@ PY
   fi
 done
 if [ -z "$python" ]; then
-  echo "test_python: no python3 with setuptools>=61, wheel, venv, pip and pytest" \
+  echo "test_python: no python3 with setuptools>=61, wheel, venv, pip, pytest and nbformat" \
     "(scripts/install_deps.sh installs Debian's)" >&2
   exit 2
 fi

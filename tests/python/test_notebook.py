@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import nbformat
+
 import make_notebook
 
 
@@ -14,6 +16,16 @@ def test_committed_notebook_is_what_its_code_produces() -> None:
     assert committed == fresh, (
         "examples/rcf_in_jupyter.ipynb is stale: rewrite it with "
         "`python tests/python/make_notebook.py --write` in the wheel's venv (docs/python.md)")
+
+
+def test_notebook_is_valid_nbformat_as_jupyter_writes_it() -> None:
+    # Valid against nbformat 4's schema, and byte for byte what Jupyter's writer makes of it, so
+    # opening and saving it in Jupyter changes nothing.
+    text = make_notebook.NOTEBOOK.read_text()
+    notebook = nbformat.reads(text, as_version=4)
+    nbformat.validate(notebook)
+    assert (notebook.nbformat, notebook.nbformat_minor) == (4, 4)
+    assert nbformat.writes(notebook) + "\n" == text
 
 
 def test_notebook_shows_the_explanation_and_the_report() -> None:
