@@ -13,15 +13,16 @@ if [ ! -x "$binary" ]; then
   exit 2
 fi
 # A Python with what the build and the tests need: setuptools 61 or newer, wheel, venv, pip,
-# pytest and nbformat.
-# Debian's (/usr/bin/python3, from scripts/install_deps.sh) first: the python3 first on the PATH may
-# be another (pyenv, conda) that lacks them, and nothing outside Debian's archive is installed.
+# pytest and nbformat. Debian's (/usr/bin/python3, from scripts/install_deps.sh) first: the
+# python3 first on the PATH may be another (pyenv, conda) that lacks them, and nothing outside
+# Debian's archive is installed.
 python=""
 for candidate in /usr/bin/python3 "$(command -v python3 || true)"; do
   [ -n "$candidate" ] && [ -x "$candidate" ] || continue
   if "$candidate" - <<'PY' 2>/dev/null; then
 import importlib.util, nbformat, pytest, setuptools, venv, wheel
-raise SystemExit(int(setuptools.__version__.split(".")[0]) < 61 or not importlib.util.find_spec("pip"))
+old = int(setuptools.__version__.split(".")[0]) < 61
+raise SystemExit(old or importlib.util.find_spec("pip") is None)
 PY
     python=$candidate
     break
