@@ -24,6 +24,7 @@ Command add_capture_command(CLI::App& app);
 Command add_export_command(CLI::App& app);
 Command add_merge_command(CLI::App& app);
 Command add_watch_command(CLI::App& app);
+Command add_query_command(CLI::App& app);
 
 // Exit codes of the public contract.
 inline constexpr int kExitOk = 0;

@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
       rcf::cli::add_gate_command(app),   rcf::cli::add_report_command(app),
       rcf::cli::add_diff_command(app),   rcf::cli::add_capture_command(app),
       rcf::cli::add_export_command(app), rcf::cli::add_merge_command(app),
-      rcf::cli::add_watch_command(app),
+      rcf::cli::add_watch_command(app),  rcf::cli::add_query_command(app),
   };
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;

@@ -13,12 +13,16 @@ fi
 packages=(g++ cmake ninja-build ccache pkg-config libsqlite3-dev nlohmann-json3-dev libre2-dev
   libfmt-dev zlib1g-dev libcli11-dev)
 # The test suite and the benchmarks; chromium runs the HTML report's browser test (headless);
-# clang and its sanitizer runtime build the ASan+UBSan pass (scripts/test_asan.sh).
+# clang and its sanitizer runtime build the ASan+UBSan pass (scripts/test_asan.sh); Python's venv,
+# pip, setuptools, wheel and pytest build the wheel and run its tests (scripts/test_python.sh),
+# nbformat validates the example notebook;
+# binutils' readelf, objdump and strip check and strip its binary.
 # Node and npm for the export's DuckDB load test are best effort (scripts/install_duckdb_test.sh):
 # an image whose node does not come from Debian must not fail here.
 if [ "$build_only" -eq 0 ]; then
   packages+=(libgtest-dev libgmock-dev libbenchmark-dev sqlite3 python3 chromium clang
-    libclang-rt-dev)
+    libclang-rt-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
+    python3-nbformat binutils)
 fi
 # Extra packages a caller needs (scripts/fuzz.sh: clang and its libFuzzer runtime).
 packages+=("$@")

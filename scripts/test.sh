@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# README command 2: install what is missing, build, run the whole test suite with CTest, then
-# again under AddressSanitizer + UndefinedBehaviorSanitizer (scripts/test_asan.sh). Ends with the
-# wall time of each phase and the number of tests each pass ran.
+# README command 2: install what is missing, build, run the whole test suite with CTest, the Python
+# package's tests in a fresh venv (scripts/test_python.sh), then the suite again under
+# AddressSanitizer + UndefinedBehaviorSanitizer (scripts/test_asan.sh). Ends with the wall time of
+# each phase and the number of tests each pass ran.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export RCF_PHASE_LOG
@@ -24,10 +25,15 @@ bash scripts/install_deps.sh
 bash scripts/install_duckdb_test.sh
 phase install
 # -Werror (RCF_WERROR): a change that makes the compiler warn fails the test command.
-RCF_WERROR=ON bash scripts/build.sh
+# RCF_PORTABLE: rcf_portable too, the wheel's binary (a link of the same objects).
+RCF_WERROR=ON RCF_PORTABLE=ON bash scripts/build.sh
 phase build
 ctest --test-dir build --output-on-failure -j"$(($(nproc) * 2))" | tee build/ctest.log
 phase tests
+# The Python package: the wheel built offline with build/rcf_portable, installed into a fresh
+# venv, tests/python run there with pytest (docs/python.md).
+bash scripts/test_python.sh build
+phase python
 # The same suite under ASan+UBSan (build-asan); RCF_SKIP_SANITIZERS=1 skips it for a quick run.
 if [ "${RCF_SKIP_SANITIZERS:-0}" != 1 ]; then bash scripts/test_asan.sh; fi
 python3 scripts/test_summary.py "$RCF_PHASE_LOG"

@@ -3,7 +3,8 @@
 
 usage: test_summary.py PHASE_LOG
 PHASE_LOG holds lines `NAME EPOCH_SECONDS`, one written as each phase ends (the first: `start`).
-The normal pass's count comes from CTest's summary in build/ctest.log; the sanitizer pass's from
+The normal pass's count comes from CTest's summary in build/ctest.log; the Python tests' from
+pytest's JUnit XML, build/python/pytest.xml (scripts/test_python.sh); the sanitizer pass's from
 the GoogleTest XML files its shards write under build-asan/test-results/.
 """
 import glob
@@ -15,6 +16,7 @@ NAMES = {
     "install": "install (apt, npm)",
     "build": "build (build/)",
     "tests": "tests (build/)",
+    "python": "Python wheel, venv, tests",
     "asan_build": "ASan+UBSan build (build-asan/)",
     "asan_tests": "ASan+UBSan tests (build-asan/)",
 }
@@ -33,6 +35,19 @@ def normal_counts():
         return None
     m = re.search(r"(\d+)% tests passed, (\d+) tests failed out of (\d+)", text)
     return (int(m.group(3)) - int(m.group(2)), int(m.group(2))) if m else None
+
+
+def python_counts():
+    try:
+        root = ET.parse("build/python/pytest.xml").getroot()
+    except (OSError, ET.ParseError):
+        return None
+    suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+    run = failed = 0
+    for s in suites:
+        run += int(s.get("tests", 0)) - int(s.get("skipped", 0))
+        failed += int(s.get("failures", 0)) + int(s.get("errors", 0))
+    return run - failed, failed
 
 
 def asan_counts():
@@ -55,9 +70,11 @@ def main():
     print(f"  {'total':34} {total // 60:3d} min {total % 60:02d} s")
     ran = {name for name, _ in steps}
     normal = normal_counts() if "tests" in ran else None
+    python = python_counts() if "python" in ran else None
     asan = asan_counts() if "asan_tests" in ran else None
     passed = failed = 0
-    for label, counts in (("normal pass", normal), ("ASan+UBSan pass", asan)):
+    passes = (("normal pass", normal), ("Python tests", python), ("ASan+UBSan pass", asan))
+    for label, counts in passes:
         if counts:
             print(f"  {label}: {counts[0]} tests passed, {counts[1]} failed")
             passed, failed = passed + counts[0], failed + counts[1]
