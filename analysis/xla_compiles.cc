@@ -298,6 +298,13 @@ class JaxAttributor {
                      : fmt::format("a static argument took a new value: {}", change);
     }
     a.confidence = a.cause == "unknown" ? "low" : "high";
+    if (a.cause == "unknown")
+      a.detail += fmt::format(
+          "\n(JAX's explanation names no change rcf can classify. What would decide it: "
+          "JAX_LOG_COMPILES=1, whose `Compiling {} with global shapes and types` lines show "
+          "whether the argument types changed, and XLA_FLAGS=--xla_dump_to=DIR, whose modules "
+          "show what changed in the program; rcf capture sets both)",
+          miss.function.empty() ? std::string("<function>") : miss.function);
   }
 
   // A miss no compile record follows: the retrace is the compile's only record.
