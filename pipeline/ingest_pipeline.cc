@@ -158,6 +158,25 @@ ParsePlan plan_parses(const IngestRequest& request, const std::vector<ingest::In
   return plan;
 }
 
+// Workers for parsing ahead: none below about 1 MiB of input, where starting threads costs more
+// than they save (docs/performance.md, "Small logs"). The size is what stat() says before
+// reading: a .gz file counts 4 times its size (gzip -1 of a log inflates about that much), any
+// file at least 16 KiB (its open, sniff and source row), stdin and unreadable sizes as large.
+int parse_workers(const std::vector<ingest::InputFile>& inputs) {
+  constexpr int64_t kWorthThreads = int64_t{1} << 20;
+  constexpr int64_t kFileFloor = int64_t{16} << 10;
+  int64_t work = 0;
+  for (const auto& input : inputs) {
+    std::error_code ec;
+    const auto size = input.path == "-" ? 0 : std::filesystem::file_size(input.path, ec);
+    if (input.path == "-" || ec) return ParseAhead::default_workers(inputs.size());
+    const int64_t bytes = static_cast<int64_t>(size) * (input.path.ends_with(".gz") ? 4 : 1);
+    work += std::max(bytes, kFileFloor);
+    if (work >= kWorthThreads) return ParseAhead::default_workers(inputs.size());
+  }
+  return 0;
+}
+
 // Counts every line of an unrecognised source once, under `unrecognized_format` (skipped).
 void count_unrecognized_lines(ingest::SourceStats& stats) {
   const ingest::LineReason why = ingest::reason::kUnrecognizedFormat;
@@ -250,7 +269,7 @@ void ingest_into(store::Database& db, const IngestRequest& request,
   if (request.bundle.is_object()) store::merge_declared_bundle(db, run_id, request.bundle);
 
   ParsePlan plan = plan_parses(request, inputs, writer, run_id);
-  ParseAhead ahead(std::move(plan.inputs), ParseAhead::default_workers(inputs.size()));
+  ParseAhead ahead(std::move(plan.inputs), parse_workers(inputs));
   for (size_t i = 0; i < inputs.size(); ++i) {
     IngestedSource src;
     ingest::EventSink& sink = writer.begin_source(run_id);
