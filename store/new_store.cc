@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <climits>
 #include <cstring>
 
 #include "store/store.h"
@@ -33,11 +34,12 @@ std::string base_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// The host part of a temporary name: letters, digits, '.' and '-' only.
+// The host part of a temporary name: letters, digits, '.' and '-' only, at most 32 of them.
 std::string host_tag() {
   std::string host;
   for (char c : util::this_host())
-    if (isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-') host += c;
+    if ((isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-') && host.size() < 32)
+      host += c;
   return host.empty() ? "host" : host;
 }
 
@@ -102,8 +104,9 @@ std::unique_ptr<NewStore> NewStore::create(const std::string& path) {
     throw Error(
         fmt::format("cannot write database {}: its directory {} {}", path, dir,
                     ::access(dir.c_str(), F_OK) == 0 ? "is not writable" : "does not exist"));
-  remove_stale_temp_files(path);
   std::string temp = fmt::format("{}{}{}-{}", path, kTempMark, host_tag(), ::getpid());
+  if (base_of(temp).size() > NAME_MAX) return nullptr;  // a long name: created in place
+  remove_stale_temp_files(path);
   remove_with_side_files(temp);  // a pid reused since a kill on this host
   std::unique_ptr<NewStore> store(new NewStore(path, temp));
   store->db_ = std::make_unique<Database>(temp, Database::Mode::kReadWrite);

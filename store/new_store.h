@@ -15,8 +15,9 @@ namespace rcf::store {
 
 class NewStore {
  public:
-  // Null when something is at `path` (a store, an empty file, a dangling link): that is opened
-  // with open_store as before. Otherwise the temporary file, with the schema written and the
+  // Null when something is at `path` (a store, an empty file, a dangling link), or when the
+  // temporary name would be longer than a file name may be: that path is opened with open_store
+  // as before. Otherwise the temporary file, with the schema written and the
   // transaction open. Throws rcf::Error when the directory cannot be written.
   static std::unique_ptr<NewStore> create(const std::string& path);
   // Removes the temporary file unless publish() gave it its final name.
