@@ -72,7 +72,7 @@ tlparse_run() { tlparse "$1" -o "$dir/tl" --overwrite --no-browser; }
 have_tlparse=0
 command -v tlparse >/dev/null && have_tlparse=1
 
-declare -a rcf_totals=() wc_totals=() tl_totals=() single_times=()
+declare -a rcf_totals=() wc_totals=() tl_totals=() single_times=() single_wc=()
 declare -a rcf_per=() wc_per=() tl_per=()
 # The loops alternate within each round, so that a change in the machine's load hits all alike.
 for ((r = 0; r < rounds; ++r)); do
@@ -89,6 +89,9 @@ for ((r = 0; r < rounds; ++r)); do
     t0=$(now_us)
     "$rcf" ingest --db "$dir/s.db" "$single" >/dev/null 2>&1
     single_times+=($(($(now_us) - t0)))
+    t0=$(now_us)
+    wc -l "$single" >/dev/null
+    single_wc+=($(($(now_us) - t0)))
   done
 done
 
@@ -101,7 +104,11 @@ echo "rounds: $rounds (totals are the median round)"
 printf 'rcf ingest, one per file:   total %s, per-file median %s, over `wc -l` %.1fx (wc -l loop %s)\n' \
   "$(ms "$rcf_total")" "$(ms "$(median "${rcf_per[@]}")")" \
   "$(awk -v a="$rcf_total" -v b="$wc_total" 'BEGIN {print a / b}')" "$(ms "$wc_total")"
-echo "rcf ingest of $(basename "$single") ($(stat -c %s "$single") bytes): median $(ms "$(median "${single_times[@]}")") of ${#single_times[@]}"
+single_rcf=$(median "${single_times[@]}")
+single_wc_median=$(median "${single_wc[@]}")
+printf 'rcf ingest of %s (%s bytes): median %s of %s, over `wc -l` %.1fx (wc -l %s)\n' \
+  "$(basename "$single")" "$(stat -c %s "$single")" "$(ms "$single_rcf")" "${#single_times[@]}" \
+  "$(awk -v a="$single_rcf" -v b="$single_wc_median" 'BEGIN {print a / b}')" "$(ms "$single_wc_median")"
 if [ "$have_tlparse" = 1 ]; then
   tl_total=$(median "${tl_totals[@]}")
   printf 'tlparse, one per file:      total %s, per-file median %s, over `wc -l` %.1fx\n' \
