@@ -13,7 +13,8 @@ struct ClassifiedReasons::Background {
               for (const Pending& p : batch) to.classify(p.sid, p.reason);
             },
             // Never blocks the loader: what waits is a few hundred thousand small items at most.
-            /*batch_items=*/1024, /*max_queued=*/size_t{1} << 20) {}
+            /*batch_items=*/1024, /*max_queued=*/size_t{1} << 20, nullptr, false,
+            util::kInlineBatches) {}
   util::BatchFeeder<Pending> feeder;
 };
 

@@ -802,9 +802,12 @@ int64_t attribute_dynamo_run(const RunInputs& in,
 int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles,
                              const std::function<void(AttributedCompile&&)>& emit) {
   // The graph-break index needs only the breaks: it is built on a second thread while the
-  // reasons are attached to the compiles and the compiles ordered.
+  // reasons are attached to the compiles and the compiles ordered. A run with few breaks builds
+  // it when it is needed, on this thread: a thread would cost more than the index.
+  constexpr size_t kBreaksForAThread = 4096;
   std::future<GraphBreakIndex> break_index_built =
-      std::async(std::launch::async, [&in] { return GraphBreakIndex(in.breaks, in.break_frames); });
+      std::async(in.breaks.size() >= kBreaksForAThread ? std::launch::async : std::launch::deferred,
+                 [&in] { return GraphBreakIndex(in.breaks, in.break_frames); });
   util::LargeVector<Merged>& merged = merged_compiles.impl_->merged;
   if (merged.empty()) return 0;
 

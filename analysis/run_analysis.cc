@@ -59,7 +59,7 @@ class RecordAppender : public util::BatchFeeder<Record> {
             [&to](std::vector<Record>& batch) {
               for (Record& r : batch) to.push_back(std::move(r));
             },
-            /*batch_items=*/2048, /*max_queued=*/4) {}
+            /*batch_items=*/2048, /*max_queued=*/4, nullptr, false, util::kInlineBatches) {}
 };
 
 // The frames of a graph break's user_stack JSON (written by store/ingest_writer.cc, outermost
@@ -192,7 +192,7 @@ class DynamoRunLoader {
             else
               merged.add_reason(r);
         },
-        /*batch_items=*/2048, /*max_queued=*/4);
+        /*batch_items=*/2048, /*max_queued=*/4, nullptr, false, util::kInlineBatches);
     std::vector<bool> reason_from_alias;  // filled only when the run has an alias
     rows_.each_guard_failure([&](const DynamoRows::GuardFailureRow& row) {
       ReasonRecord r;
@@ -287,7 +287,7 @@ class DynamoRunLoader {
         [&intake](std::vector<CompileRecord>& batch) {
           for (const CompileRecord& r : batch) intake.take(r);
         },
-        /*batch_items=*/2048, /*max_queued=*/4);
+        /*batch_items=*/2048, /*max_queued=*/4, nullptr, false, util::kInlineBatches);
     rows_.each_own_compile(
         [this, &out](const DynamoRows::CompileRow& row) { out.add(compile_record(row)); });
     out.finish();

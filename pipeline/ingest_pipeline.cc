@@ -18,6 +18,7 @@
 #include "pipeline/parse_ahead.h"
 #include "pipeline/store_files.h"
 #include "store/ingest_writer.h"
+#include "store/new_store.h"
 #include "store/run_bundle.h"
 #include "store/store.h"
 #include "util/error.h"
@@ -157,6 +158,25 @@ ParsePlan plan_parses(const IngestRequest& request, const std::vector<ingest::In
   return plan;
 }
 
+// Workers for parsing ahead: none below about 1 MiB of input, where starting threads costs more
+// than they save (docs/performance.md, "Small logs"). The size is what stat() says before
+// reading: a .gz file counts 4 times its size (gzip -1 of a log inflates about that much), any
+// file at least 16 KiB (its open, sniff and source row), stdin and unreadable sizes as large.
+int parse_workers(const std::vector<ingest::InputFile>& inputs) {
+  constexpr int64_t kWorthThreads = int64_t{1} << 20;
+  constexpr int64_t kFileFloor = int64_t{16} << 10;
+  int64_t work = 0;
+  for (const auto& input : inputs) {
+    std::error_code ec;
+    const auto size = input.path == "-" ? 0 : std::filesystem::file_size(input.path, ec);
+    if (input.path == "-" || ec) return ParseAhead::default_workers(inputs.size());
+    const int64_t bytes = static_cast<int64_t>(size) * (input.path.ends_with(".gz") ? 4 : 1);
+    work += std::max(bytes, kFileFloor);
+    if (work >= kWorthThreads) return ParseAhead::default_workers(inputs.size());
+  }
+  return 0;
+}
+
 // Counts every line of an unrecognised source once, under `unrecognized_format` (skipped).
 void count_unrecognized_lines(ingest::SourceStats& stats) {
   const ingest::LineReason why = ingest::reason::kUnrecognizedFormat;
@@ -238,23 +258,18 @@ void record_source(store::IngestWriter& writer,
   summary.sources.push_back(std::move(src));
 }
 
-}  // namespace
-
-// The phases: check the request, expand its paths, open the store and the run, parse the inputs
-// ahead on workers while writing each in order, then analyse the touched runs and commit.
-IngestSummary run_ingest(const IngestRequest& request) {
-  const bool bundle_only = request.paths.empty() && request.bundle.is_object();
-  check_request(request, bundle_only);
-  IngestSummary summary;
-  auto inputs = expand_request_inputs(request, bundle_only, summary);
-  const std::map<std::string, std::string> sidecars = take_line_time_sidecars(inputs);
-  auto db = open_ingest_store(request, bundle_only);
-  store::IngestWriter writer(*db, request.host.empty() ? util::this_host() : request.host);
+// Reads every input into `db` in order (parsed ahead on workers), records the sources, analyses
+// the touched runs and commits. `new_store`: `db` is a NewStore's, which has every index.
+void ingest_into(store::Database& db, const IngestRequest& request,
+                 const std::vector<ingest::InputFile>& inputs,
+                 const std::map<std::string, std::string>& sidecars, bool new_store,
+                 IngestSummary& summary) {
+  store::IngestWriter writer(db, request.host.empty() ? util::this_host() : request.host);
   int64_t run_id = writer.run_id(request.lane, request.run);
-  if (request.bundle.is_object()) store::merge_declared_bundle(*db, run_id, request.bundle);
+  if (request.bundle.is_object()) store::merge_declared_bundle(db, run_id, request.bundle);
 
   ParsePlan plan = plan_parses(request, inputs, writer, run_id);
-  ParseAhead ahead(std::move(plan.inputs), ParseAhead::default_workers(inputs.size()));
+  ParseAhead ahead(std::move(plan.inputs), parse_workers(inputs));
   for (size_t i = 0; i < inputs.size(); ++i) {
     IngestedSource src;
     ingest::EventSink& sink = writer.begin_source(run_id);
@@ -274,10 +289,34 @@ IngestSummary run_ingest(const IngestRequest& request) {
     summary.warnings.push_back(not_created_warning(request, summary));
   }
   writer.finish_sources();  // its memory goes to the analysis
-  analysis::analyze_runs(*db, writer.touched_runs());
-  store::create_indexes(*db);
+  analysis::analyze_runs(db, writer.touched_runs());
+  if (!new_store) store::create_indexes(db);
   writer.commit();
-  // A store created by this ingest was loaded in rollback-journal mode (store.cc).
+}
+
+}  // namespace
+
+// The phases: check the request, expand its paths, open the store and the run, parse the inputs
+// ahead on workers while writing each in order, then analyse the touched runs and commit.
+// A store that does not exist yet is written as a NewStore (store/new_store.h): no syncs but
+// one, no journal file, and never a partial store under its name.
+IngestSummary run_ingest(const IngestRequest& request) {
+  const bool bundle_only = request.paths.empty() && request.bundle.is_object();
+  check_request(request, bundle_only);
+  IngestSummary summary;
+  auto inputs = expand_request_inputs(request, bundle_only, summary);
+  const std::map<std::string, std::string> sidecars = take_line_time_sidecars(inputs);
+  if (!bundle_only) {
+    if (auto fresh = store::NewStore::create(request.db_path)) {
+      IngestSummary created = summary;
+      ingest_into(fresh->db(), request, inputs, sidecars, /*new_store=*/true, created);
+      if (fresh->publish()) return created;
+      // Another process created the store meanwhile: this ingest goes into that one.
+    }
+  }
+  auto db = open_ingest_store(request, bundle_only);
+  ingest_into(*db, request, inputs, sidecars, /*new_store=*/false, summary);
+  // A store created in place by open_store was loaded in rollback-journal mode (store.cc).
   store::switch_to_wal(*db, kWalSwitchWaitMs);
   return summary;
 }

@@ -59,8 +59,9 @@ ParseAhead::ParseAhead(std::vector<Input> inputs, int workers)
   jobs_.reserve(inputs_.size());
   for (size_t i = 0; i < inputs_.size(); ++i) jobs_.push_back(std::make_unique<Job>());
   // One input gains nothing from a worker: consume() parses it on the caller's thread, without
-  // the extra hand-over of every event.
-  if (inputs_.size() <= 1) return;
+  // the extra hand-over of every event. So do small inputs (workers 0: see parse_workers in
+  // pipeline/ingest_pipeline.cc).
+  if (inputs_.size() <= 1 || workers <= 0) return;
   for (int i = 0; i < workers_; ++i) threads_.emplace_back([this] { worker_loop(); });
 }
 

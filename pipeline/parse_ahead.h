@@ -32,8 +32,8 @@ class ParseAhead {
     std::string path;
     ingest::DriverOptions options;  // its own progress callback, if any, is called on a worker
   };
-  // Starts `workers` threads (at least 1) over `inputs`; none for a single input, which
-  // consume() then parses on the caller's thread.
+  // Starts `workers` threads over `inputs`; none for a single input or `workers` 0: consume()
+  // then parses each input on the caller's thread.
   ParseAhead(std::vector<Input> inputs, int workers);
   // Stops the workers; sources not consumed yet are abandoned mid-parse.
   ~ParseAhead();

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "store/new_store.h"
+
 namespace rcf::pipeline {
 namespace {
 
@@ -53,6 +55,7 @@ bool is_side_file_of_database(const std::string& path) {
 
 bool is_sqlite_file(const std::string& path, const std::string& db_path) {
   if (path == "-") return false;
+  if (store::is_new_store_temp_file(path)) return true;
   for (const char* suffix : {"", "-wal", "-shm", "-journal"})
     if (is_same_file(path, db_path + suffix)) return true;
   return is_sqlite_database(path) || is_sqlite_wal(path) || is_side_file_of_database(path);

@@ -48,7 +48,8 @@ CompileResultWriter::CompileResultWriter(Database& db, StringInterner& strings, 
                      "subject_sid", "reason_sid", "other_reasons"},
                     nullptr, kRowsPerInsert),
       feeder_([this](std::vector<AttributedCompile>& batch) { insert(batch); }, kBatchCompiles,
-              kMaxQueuedCompileBatches, [this] { start(); }, /*reuse_items=*/true) {}
+              kMaxQueuedCompileBatches, [this] { start(); }, /*reuse_items=*/true,
+              util::kInlineBatches) {}
 
 void CompileResultWriter::write(AttributedCompile&& c) {
   feeder_.exchange(c);

@@ -232,6 +232,13 @@ Database::~Database() {
   sqlite3_close(db_);
 }
 
+void Database::close() {
+  int rc = sqlite3_close(db_);
+  if (rc != SQLITE_OK)
+    throw Error(fmt::format("cannot close database {}: {}", path_, sqlite3_errstr(rc)));
+  db_ = nullptr;
+}
+
 void Database::exec(std::string_view sql) {
   std::string owned(sql);
   char* err = nullptr;

@@ -107,6 +107,9 @@ class Database {
   Database(const std::string& path, Mode mode);
   ~Database();
   Database(const Database&) = delete;
+  // Closes the connection now (a database in WAL mode is checkpointed and its -wal file
+  // removed); throws when a statement of it is still open. Nothing may be called after it.
+  void close();
   Database& operator=(const Database&) = delete;
 
   void exec(std::string_view sql);

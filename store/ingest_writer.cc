@@ -664,14 +664,16 @@ struct IngestWriter::SourceStatements {
 };
 
 IngestWriter::IngestWriter(Database& db, std::string host) : db_(db), host_(std::move(host)) {
-  db_.exec("BEGIN IMMEDIATE");
+  // A new store's transaction is open already: its schema and rows commit together
+  // (store/new_store.h).
+  if (sqlite3_get_autocommit(db_.handle())) db_.exec("BEGIN IMMEDIATE");
   sources_ = std::make_unique<SourceStatements>(db_);
   rows_ = std::make_unique<EventRowWriter>(db_);
   worker_ = std::make_unique<util::BatchWorker<ingest::Event>>(
       [this](std::vector<ingest::Event>& batch) {
         for (const auto& e : batch) rows_->write(e);
       },
-      kMaxQueuedBatches);
+      kMaxQueuedBatches, nullptr, false, util::kInlineBatches);
   sink_ = std::make_unique<QueueSink>(*this);
 }
 

@@ -1,5 +1,6 @@
 // The single SQLite writer of an ingest. One IngestWriter = one transaction: everything it
-// writes becomes visible at commit() or not at all (destroying it uncommitted rolls back).
+// writes becomes visible at commit() or not at all (destroying it uncommitted rolls back). It
+// begins the transaction, or joins the one a new store opened (store/new_store.h).
 // Each source is a savepoint inside it, rolled back when the same content was ingested before.
 //
 // Events are written by a separate thread: the importer's thread hands over batches through a

@@ -177,27 +177,13 @@ std::unique_ptr<Database> open_connection(const std::string& path, OpenMode mode
 // Phase 3 of open_store, for an empty file: writes the schema. Returns whether this call wrote
 // it (another process may have created it while this one waited for the lock).
 bool create_schema(Database& db) {
-  // 16 KiB pages (SQLite's default is 4 KiB): a store is written in bulk, a page at a time to
-  // the WAL and again at the checkpoint, and each page is a system call, which in a VM costs
-  // more than the bytes (re-analysing 1 M Dynamo compiles: 11.4-11.5 s against 13.1 s with
-  // 4 KiB pages; 64 KiB is no better). Only an empty file takes it; a store created by another
-  // rcf keeps its own.
-  db.exec(fmt::format("PRAGMA page_size={}", kPageSize));
-  // The page cache again, in KiB: SQLite keeps its default as a count of pages of the size the
-  // connection opened with, which at 16 KiB pages would cache 8 MB, a fifth of the TORCH_TRACE
-  // ingest's peak memory (docs/performance.md).
-  db.exec(fmt::format("PRAGMA cache_size=-{}", kCacheKiB));
+  set_page_size_and_cache(db);
   // The write lock first (it waits for a concurrent creator); WAL mode after the commit.
   db.exec("BEGIN IMMEDIATE");
   bool created = false;
   if (table_count(db) == 0) {
     created = true;
-    db.exec(kSchemaSql);
-    create_indexes(db);
-    db.exec(fmt::format(
-        "INSERT INTO schema_info(key, value) VALUES ('schema_version', '{}'), ('created_by', "
-        "'rcf')",
-        kSchemaVersion));
+    write_schema(db);
   }
   db.exec("COMMIT");
   return created;
@@ -272,6 +258,28 @@ bool switch_to_wal(Database& db, int wait_ms) {
     // rollback-journal mode, complete and consistent, and the next open for writing switches it.
     return false;
   }
+}
+
+void set_page_size_and_cache(Database& db) {
+  // 16 KiB pages (SQLite's default is 4 KiB): a store is written in bulk, a page at a time to
+  // the WAL and again at the checkpoint, and each page is a system call, which in a VM costs
+  // more than the bytes (re-analysing 1 M Dynamo compiles: 11.4-11.5 s against 13.1 s with
+  // 4 KiB pages; 64 KiB is no better). Only an empty file takes it; a store created by another
+  // rcf keeps its own.
+  db.exec(fmt::format("PRAGMA page_size={}", kPageSize));
+  // The page cache again, in KiB: SQLite keeps its default as a count of pages of the size the
+  // connection opened with, which at 16 KiB pages would cache 8 MB, a fifth of the TORCH_TRACE
+  // ingest's peak memory (docs/performance.md).
+  db.exec(fmt::format("PRAGMA cache_size=-{}", kCacheKiB));
+}
+
+void write_schema(Database& db) {
+  db.exec(kSchemaSql);
+  create_indexes(db);
+  db.exec(fmt::format(
+      "INSERT INTO schema_info(key, value) VALUES ('schema_version', '{}'), ('created_by', "
+      "'rcf')",
+      kSchemaVersion));
 }
 
 void create_indexes(Database& db) {

@@ -30,6 +30,12 @@ bool switch_to_wal(Database& db, int wait_ms);
 inline constexpr const char* kMetricFieldsTerm =
     "field IN ('TotalSamples', 'Accumulator', 'Value')";
 
+// For an empty database before its first write: rcf's page size and page cache (store.cc).
+void set_page_size_and_cache(Database& db);
+// Writes the schema, its indexes and schema_info into an empty database, inside the caller's
+// transaction.
+void write_schema(Database& db);
+
 // Creates the indexes a store lacks (those of a store from an older rcf; a new store has them).
 void create_indexes(Database& db);
 

@@ -1,4 +1,5 @@
 // BatchWorker: batches consumed on a worker thread in hand-over order; on_start runs there first.
+// With inline_batches, the first ones are consumed on the producer's thread, before any thread.
 #include "util/batch_worker.h"
 
 #include <gtest/gtest.h>
@@ -64,6 +65,68 @@ TEST(BatchWorker, AnErrorInOnStartIsRethrownAndDropsTheBatches) {
   worker.hand_over({1, 2, 3});
   EXPECT_THROW(worker.finish(), std::runtime_error);
   EXPECT_EQ(consumed.load(), 0);
+}
+
+// inline_batches: the first batch (and on_start before it) is consumed on the producer's
+// thread, in hand_over(); the thread starts at the second, which it consumes.
+TEST(BatchWorker, InlineBatchesAreConsumedByTheProducerUntilTheThreadStarts) {
+  std::vector<std::thread::id> threads;  // of on_start, then of each batch
+  std::vector<int> seen;
+  BatchWorker<int> worker(
+      [&](std::vector<int>& batch) {
+        threads.push_back(std::this_thread::get_id());
+        seen.insert(seen.end(), batch.begin(), batch.end());
+      },
+      2, [&] { threads.push_back(std::this_thread::get_id()); }, false, /*inline_batches=*/1);
+  EXPECT_TRUE(threads.empty());  // on_start waits for the first batch
+  std::vector<int> back = worker.hand_over({1, 2});
+  ASSERT_EQ(threads.size(), 2u);  // consumed before hand_over returned
+  EXPECT_EQ(threads[0], std::this_thread::get_id());
+  EXPECT_EQ(threads[1], std::this_thread::get_id());
+  EXPECT_TRUE(back.empty());
+  EXPECT_GE(back.capacity(), 2u);  // the consumed batch, to refill
+  worker.hand_over({3});
+  worker.finish();
+  ASSERT_EQ(threads.size(), 3u);
+  EXPECT_NE(threads[2], std::this_thread::get_id());
+  EXPECT_EQ(seen, (std::vector<int>{1, 2, 3}));
+}
+
+// A worker that never got a batch still runs on_start, once, by finish(); finish_with() consumes
+// its last batch on the producer's thread when no thread runs.
+TEST(BatchWorker, FinishRunsOnStartAndTheLastBatchWithoutAThread) {
+  std::vector<std::thread::id> threads;
+  int starts = 0;
+  BatchWorker<int> idle([&](std::vector<int>&) {}, 2, [&] { ++starts; }, false, 1);
+  idle.finish();
+  EXPECT_EQ(starts, 1);
+  std::vector<int> seen;
+  BatchWorker<int> worker(
+      [&](std::vector<int>& batch) {
+        threads.push_back(std::this_thread::get_id());
+        seen.insert(seen.end(), batch.begin(), batch.end());
+      },
+      2, nullptr, false, 1);
+  worker.hand_over({1});
+  worker.finish_with({2, 3});
+  EXPECT_EQ(seen, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(threads, (std::vector<std::thread::id>(2, std::this_thread::get_id())));
+}
+
+// An error of an inline batch is the worker's error as on its thread: the batches after it are
+// dropped and finish() rethrows it.
+TEST(BatchWorker, AnErrorInAnInlineBatchIsRethrownByFinish) {
+  int consumed = 0;
+  BatchWorker<int> worker(
+      [&](std::vector<int>& batch) {
+        consumed += static_cast<int>(batch.size());
+        throw std::runtime_error("disk full");
+      },
+      2, nullptr, false, 1);
+  worker.hand_over({1, 2});
+  worker.hand_over({3});
+  EXPECT_THROW(worker.finish(), std::runtime_error);
+  EXPECT_EQ(consumed, 2);
 }
 
 // exchange(): every item is consumed once, in order (the last partial batch too); what it leaves

@@ -67,7 +67,7 @@ TEST(ParseAhead, SameEventsAndStatsAsOneAfterTheOtherForAnyWorkerCount) {
   for (const auto& e : expected) big_events = std::max(big_events, e.events.size());
   ASSERT_GT(big_events, 8192u) << "the generated log must overflow one source's queue (8192)";
 
-  for (int workers : {1, 2, 3, 5}) {
+  for (int workers : {0, 1, 2, 3, 5}) {  // 0: no thread, each parsed in consume()
     std::vector<ParseAhead::Input> in;
     for (const auto& p : paths) in.push_back({p, {}});
     ParseAhead ahead(std::move(in), workers);

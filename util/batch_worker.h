@@ -27,6 +27,11 @@
 
 namespace rcf::util {
 
+// The `inline_batches` of a worker whose input may be small (a log of a few KB): one batch is
+// consumed on the producer's thread, and a thread starts only when a second one comes. The last
+// batch handed to finish_with() is consumed there too when no thread runs by then.
+inline constexpr size_t kInlineBatches = 1;
+
 template <typename T>
 class BatchWorker {
  public:
@@ -36,14 +41,21 @@ class BatchWorker {
   // of the first one); an exception from it is handled as one from `consume`.
   // `keep_items`: the batches hand_over() returns keep their consumed items (to be overwritten
   // by the producer) instead of coming back empty.
+  // `inline_batches` > 0: the first that many batches are consumed on the producer's thread, in
+  // hand_over() (on_start first), and the thread starts only at the batch after them. A small
+  // input then costs no thread at all (docs/performance.md, "Small logs"); on_start runs by
+  // finish() at the latest.
   BatchWorker(std::function<void(std::vector<T>&)> consume, size_t max_queued,
-              std::function<void()> on_start = nullptr, bool keep_items = false)
+              std::function<void()> on_start = nullptr, bool keep_items = false,
+              size_t inline_batches = 0)
       : consume_(std::move(consume)),
         on_start_(std::move(on_start)),
         max_queued_(max_queued),
         keep_items_(keep_items),
-        busy_(on_start_ != nullptr),  // wait_idle() waits for on_start
-        thread_([this] { loop(); }) {}
+        inline_left_(inline_batches),
+        on_start_pending_(on_start_ != nullptr) {
+    if (inline_left_ == 0) start_thread();
+  }
   // Consumes what is queued, then stops the thread (errors are dropped: call finish() to see
   // them).
   ~BatchWorker() { stop(); }
@@ -53,8 +65,13 @@ class BatchWorker {
   // Queues `batch` (dropped when empty, or after a consumer error). Returns a consumed batch to
   // fill next, its capacity kept (emptied, unless `keep_items`), or {} when none is free.
   std::vector<T> hand_over(std::vector<T>&& batch) {
-    std::unique_lock lock(mu_);
     if (batch.empty()) return std::move(batch);
+    if (inline_left_ > 0) {
+      --inline_left_;
+      return consume_inline(std::move(batch));
+    }
+    if (!thread_.joinable() && !error_ && !stop_) start_thread();
+    std::unique_lock lock(mu_);
     cv_.wait(lock, [&] { return queue_.size() < max_queued_ || error_ || stop_; });
     if (error_ || stop_) {
       batch.clear();
@@ -72,6 +89,11 @@ class BatchWorker {
 
   // Waits until every batch handed over is consumed; rethrows the consumer's error.
   void wait_idle() {
+    if (!thread_.joinable()) {  // not started (or stopped): nothing is queued
+      run_on_start_inline();
+      if (error_) std::rethrow_exception(error_);
+      return;
+    }
     std::unique_lock lock(mu_);
     cv_.wait(lock, [&] { return (queue_.empty() && !busy_) || error_; });
     if (error_) std::rethrow_exception(error_);
@@ -81,6 +103,16 @@ class BatchWorker {
   void finish() {
     wait_idle();
     stop();
+  }
+
+  // Hands over `last` and finish()es. Without a thread running, `last` is consumed on this
+  // thread: a thread started now would have nothing to overlap with.
+  void finish_with(std::vector<T>&& last) {
+    if (!thread_.joinable() && !last.empty())
+      consume_inline(std::move(last));
+    else
+      hand_over(std::move(last));
+    finish();
   }
 
  private:
@@ -112,8 +144,39 @@ class BatchWorker {
     return lock;
   }
 
+  void start_thread() {
+    busy_ = on_start_pending_;  // wait_idle() waits for on_start
+    thread_ = std::thread([this] { loop(); });
+  }
+
+  // on_start, on the producer's thread, if it has not run yet.
+  void run_on_start_inline() {
+    if (!on_start_pending_) return;
+    on_start_pending_ = false;
+    try {
+      on_start_();
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  }
+
+  // A batch consumed on the producer's thread (no thread yet): returned to be refilled.
+  std::vector<T> consume_inline(std::vector<T>&& batch) {
+    run_on_start_inline();
+    if (!error_) {
+      try {
+        consume_(batch);
+      } catch (...) {
+        error_ = std::current_exception();
+      }
+    }
+    if (!keep_items_ || error_) batch.clear();
+    return std::move(batch);
+  }
+
   void loop() {
-    if (on_start_) {
+    if (on_start_pending_) {
+      on_start_pending_ = false;
       auto lock = run(on_start_);
       cv_.notify_all();
     }
@@ -140,14 +203,16 @@ class BatchWorker {
   std::function<void()> on_start_;
   size_t max_queued_;
   bool keep_items_;
-  std::mutex mu_;  // guards everything below but thread_
+  size_t inline_left_;     // batches still to consume on the producer's thread
+  bool on_start_pending_;  // set before the thread starts; then only the thread changes it
+  std::mutex mu_;          // guards everything below but thread_
   std::condition_variable cv_;
   std::deque<std::vector<T>> queue_;
   std::vector<std::vector<T>> spare_;
   bool busy_ = false;
   bool stop_ = false;
   std::exception_ptr error_;
-  std::thread thread_;  // last: started once everything above exists
+  std::thread thread_;  // started once everything above exists
 };
 
 // Feeds a BatchWorker one item at a time: items gather in a batch of `batch_items`, handed over
@@ -159,10 +224,12 @@ template <typename T>
 class BatchFeeder {
  public:
   // `reuse_items`: consumed items come back to be exchanged (see exchange()).
+  // `inline_batches`: as for BatchWorker.
   BatchFeeder(std::function<void(std::vector<T>&)> consume, size_t batch_items, size_t max_queued,
-              std::function<void()> on_start = nullptr, bool reuse_items = false)
+              std::function<void()> on_start = nullptr, bool reuse_items = false,
+              size_t inline_batches = 0)
       : batch_items_(batch_items),
-        worker_(std::move(consume), max_queued, std::move(on_start), reuse_items) {
+        worker_(std::move(consume), max_queued, std::move(on_start), reuse_items, inline_batches) {
     batch_.reserve(batch_items_);
   }
 
@@ -192,8 +259,8 @@ class BatchFeeder {
   void finish() {
     batch_.resize(filled_);  // a reused batch's items past the last one handed over
     filled_ = 0;
-    batch_ = worker_.hand_over(std::move(batch_));
-    worker_.finish();
+    worker_.finish_with(std::move(batch_));
+    batch_.clear();
   }
 
  private:

@@ -75,11 +75,15 @@ void PayloadChecksums::add_end(int64_t line, std::string_view excerpt, const Md5
   if (!held_ && chunk_full()) hand_over();
 }
 
+void PayloadChecksums::start_worker() {
+  // The first chunk is hashed on the importer's thread: a log of one chunk starts no thread.
+  worker_ = std::make_unique<util::BatchWorker<Chunk>>(
+      [this](std::vector<Chunk>& chunks) { hash(chunks); }, kQueuedChunks, nullptr,
+      /*keep_items=*/true, util::kInlineBatches);
+}
+
 void PayloadChecksums::hand_over() {
-  if (!worker_)
-    worker_ = std::make_unique<util::BatchWorker<Chunk>>(
-        [this](std::vector<Chunk>& chunks) { hash(chunks); }, kQueuedChunks, nullptr,
-        /*keep_items=*/true);
+  if (!worker_) start_worker();
   filling_ = worker_->hand_over(std::move(filling_));
   for (Chunk& chunk : filling_) {  // a consumed chunk: its buffers are reused
     chunk.bytes.clear();
@@ -135,12 +139,14 @@ void PayloadChecksums::hash(std::vector<Chunk>& chunks) {
 
 std::vector<PayloadChecksums::Mismatch> PayloadChecksums::finish() {
   held_ = false;
-  if (!filling_.empty() && (!filling_.front().bytes.empty() || !filling_.front().ends.empty()))
-    hand_over();
-  if (worker_) {
+  if (!filling_.empty() && (!filling_.front().bytes.empty() || !filling_.front().ends.empty())) {
+    if (!worker_) start_worker();
+    worker_->finish_with(std::move(filling_));
+    filling_.clear();
+  } else if (worker_) {
     worker_->finish();
-    worker_.reset();
   }
+  worker_.reset();
   return std::move(mismatches_);
 }
 

@@ -72,6 +72,7 @@ class PayloadChecksums {
 
   Chunk& chunk();
   void add_end(int64_t line, std::string_view excerpt, const Md5Digest* expected, bool check);
+  void start_worker();
   void hand_over();
   bool chunk_full() const;
   void hash(std::vector<Chunk>& chunks);  // on the worker thread
