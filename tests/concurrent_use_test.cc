@@ -20,6 +20,7 @@
 #include "store/schema.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/rcf_in_temp_dir.h"
 #include "tests/support/rcf_process.h"
 #include "tests/support/temp_files.h"
 #include "tests/support/test_paths.h"
@@ -43,16 +44,7 @@ const std::string kCompFailure = kFixtures + "/torch_trace/comp_failure.log";
 const std::string kRank3 =
     kFixtures + "/torch_trace/multi_rank_logs/dedicated_log_torch_trace_rank_3.log";
 
-class ConcurrentUse : public ::testing::Test {
- protected:
-  RcfOptions in_tmp() const {
-    RcfOptions options;
-    options.cwd = tmp_.path();
-    return options;
-  }
-  std::string path(const std::string& name) const { return tmp_.file(name); }
-  TempDir tmp_;
-};
+using ConcurrentUse = testing::RcfInTempDir;
 
 // Before the fix about one round of four in twenty failed with "database is locked (while
 // running `PRAGMA journal_mode=WAL`)": switching to WAL does not wait for the busy timeout.

@@ -16,6 +16,7 @@
 #include "store/database.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/rcf_in_temp_dir.h"
 #include "tests/support/rcf_process.h"
 #include "tests/support/temp_files.h"
 #include "tests/support/test_paths.h"
@@ -40,15 +41,8 @@ const std::string kRank1 = kFixtures + "/torch_trace/multi_rank_logs/" + kRank1N
 const std::string kRank3 =
     kFixtures + "/torch_trace/multi_rank_logs/dedicated_log_torch_trace_rank_3.log";
 
-class IngestAtomicity : public ::testing::Test {
+class IngestAtomicity : public testing::RcfInTempDir {
  protected:
-  RcfOptions in_tmp() const {
-    RcfOptions options;
-    options.cwd = tmp_.path();
-    return options;
-  }
-  RcfRun rcf(const std::vector<std::string>& args) { return testing::run_rcf(args, in_tmp()); }
-  std::string path(const std::string& name) const { return tmp_.file(name); }
   // Every table, every column but the timestamps, read without any rcf checks.
   std::string dump(const std::string& db) const {
     store::Database raw(path(db), store::Database::Mode::kReadOnly);
@@ -58,8 +52,6 @@ class IngestAtomicity : public ::testing::Test {
     store::Database raw(path(db), store::Database::Mode::kReadOnly);
     return scalar(raw, "PRAGMA integrity_check");
   }
-
-  TempDir tmp_;
 };
 
 // The public views a user sees, for comparing two databases built differently.

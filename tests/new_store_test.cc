@@ -19,6 +19,7 @@
 #include "store/database.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/rcf_in_temp_dir.h"
 #include "tests/support/rcf_process.h"
 #include "tests/support/temp_files.h"
 #include "tests/support/test_paths.h"
@@ -39,15 +40,8 @@ const std::string kFixtures = RCF_FIXTURES_DIR;
 const std::string kRank1 =
     kFixtures + "/torch_trace/multi_rank_logs/dedicated_log_torch_trace_rank_1.log";
 
-class NewStore : public ::testing::Test {
+class NewStore : public testing::RcfInTempDir {
  protected:
-  RcfOptions in_tmp() const {
-    RcfOptions options;
-    options.cwd = tmp_.path();
-    return options;
-  }
-  RcfRun rcf(const std::vector<std::string>& args) { return testing::run_rcf(args, in_tmp()); }
-  std::string path(const std::string& name) const { return tmp_.file(name); }
   // The names in the test's directory (and under `sub`), sorted.
   std::vector<std::string> names(const std::string& sub = "") const {
     std::vector<std::string> found;
@@ -60,8 +54,6 @@ class NewStore : public ::testing::Test {
     store::Database raw(path(db), store::Database::Mode::kReadOnly);
     return testing::dump_tables(raw);
   }
-
-  TempDir tmp_;
 };
 
 TEST_F(NewStore, AnIngestLeavesTheCompleteStoreInWalModeAndNothingElse) {
