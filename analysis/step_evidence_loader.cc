@@ -64,6 +64,7 @@ void load_step_lines(store::Database& db, int64_t run_id, StepEvidence& ev) {
       return;
     }
     std::optional<double> time = m.time_s;
+    ev.step_times_on_arrival = ev.step_times_on_arrival || (time && m.time_on_arrival);
     if (time && !m.time_zoned) {
       if (!writer_offset) writer_offset = store::most_common_clock_offset(db, run_id);
       const std::optional<int64_t> offset = *writer_offset;

@@ -240,6 +240,10 @@ class StepDecision {
           "log shows)",
           off < 0 ? '-' : '+', a / 3600, a % 3600 / 60);
     }
+    if (ev_.step_times_on_arrival)
+      zone +=
+          " (the times the progress lines reached rcf capture, from the console's line-time "
+          "sidecar)";
     out_.axis_ = {"step", "step_timestamps",
                   fmt::format("{} timed steps with end times{}; each compile is placed in the "
                               "first step that ended after it started",

@@ -68,6 +68,8 @@ struct StepEvidence {
   // Zone-less step times were read with this offset of the writer's clock (local minus UTC,
   // seconds), which the run's TORCH_TRACE log showed.
   std::optional<int64_t> step_times_offset_s;
+  // Some step times are when the progress lines reached rcf capture (its line-time sidecar).
+  bool step_times_on_arrival = false;
 };
 
 struct StepAxis {

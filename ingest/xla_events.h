@@ -120,6 +120,8 @@ struct StepMarker {
   // step_line: the time that opened the line (ingest/steps/step_line.h), else nullopt.
   std::optional<double> time_s;
   bool time_zoned = false;
+  // time_s is when the line reached rcf capture (pipeline/line_time_stamper.h), not printed in it.
+  bool time_on_arrival = false;
 };
 
 // One parameter of an HLO module's entry computation.

@@ -39,6 +39,7 @@ class LineTimeStamper : public ingest::EventSink {
     if (auto t = times_.time_of(marker->line)) {
       marker->time_s = *t;
       marker->time_zoned = true;
+      marker->time_on_arrival = true;
       ++stamped_;
     }
   }

@@ -423,6 +423,9 @@ CREATE TABLE step_marker (
   time_s REAL,                 -- step_line: the time that opened the line (epoch seconds; the printed
                                -- clock read as UTC when time_zoned = 0), else NULL
   time_zoned INTEGER NOT NULL DEFAULT 0, -- 1 when the line named its time zone
+  time_on_arrival INTEGER NOT NULL DEFAULT 0, -- 1 when time_s is when the line reached rcf
+                               -- capture (its console's line-time sidecar, docs/capture.md), not
+                               -- a time printed in the line
   repeats INTEGER NOT NULL DEFAULT 1,    -- step_line: the row stands for this many lines, line i
   line_stride INTEGER NOT NULL DEFAULT 0,  -- at line + i * line_stride printing step
   step_stride INTEGER NOT NULL DEFAULT 0   -- step + i * step_stride (store/step_marker_series.h)

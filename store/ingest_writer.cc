@@ -205,8 +205,8 @@ class EventRowWriter {
                 with_src({"step", "report_index", "name_sid", "kind", "field", "value", "unit"}),
                 &all_),
         step_marker_(db, "step_marker",
-                     with_src({"step", "origin", "shape_sid", "time_s", "time_zoned", "repeats",
-                               "line_stride", "step_stride"}),
+                     with_src({"step", "origin", "shape_sid", "time_s", "time_zoned",
+                               "time_on_arrival", "repeats", "line_stride", "step_stride"}),
                      &all_),
         hlo_module_(db, "hlo_module", hlo_module_columns(), &all_),
         hlo_param_(db, "hlo_parameter",
@@ -493,6 +493,7 @@ class EventRowWriter {
         .val(strings_.id_or_null(m.shape))
         .val(m.time_s)
         .val(m.time_zoned)
+        .val(m.time_on_arrival)
         .val(int64_t{1})
         .val(int64_t{0})
         .val(int64_t{0});
@@ -503,6 +504,7 @@ class EventRowWriter {
         .val_unowned("step_line")
         .val(r.shape_sid)
         .null()
+        .val(false)
         .val(false)
         .val(r.repeats)
         .val(r.line_stride)

@@ -82,13 +82,13 @@ std::map<int64_t, std::string> step_line_shape_names(Database& db, int64_t run_i
 void for_each_step_line_marker(Database& db, int64_t run_id,
                                const std::function<void(const StepLineMarkerRow&)>& visit) {
   auto rows = db.prepare(
-      "SELECT source_id, line, step, shape_sid, time_s, time_zoned, repeats, line_stride, "
-      "step_stride FROM step_marker "
+      "SELECT source_id, line, step, shape_sid, time_s, time_zoned, time_on_arrival, repeats, "
+      "line_stride, step_stride FROM step_marker "
       "WHERE run_id = ? AND origin = 'step_line' AND step IS NOT NULL");
   rows.bind(1, run_id);
   while (rows.step())
     visit({rows.int64(0), rows.int64(1), rows.int64(2), rows.opt_int64(3), rows.opt_real(4),
-           rows.int64(5) != 0, rows.int64(6), rows.int64(7), rows.int64(8)});
+           rows.int64(5) != 0, rows.int64(6) != 0, rows.int64(7), rows.int64(8), rows.int64(9)});
 }
 
 void for_each_step_timing(Database& db, int64_t run_id,

@@ -52,6 +52,7 @@ struct StepLineMarkerRow {
   std::optional<int64_t> shape_sid;
   std::optional<double> time_s;  // the time the line opened with, when it has one
   bool time_zoned = false;       // that time was printed with its zone (so is in UTC)
+  bool time_on_arrival = false;  // that time is when the line reached rcf capture
   int64_t repeats = 1;
   int64_t line_stride = 0;
   int64_t step_stride = 0;

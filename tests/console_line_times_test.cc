@@ -127,6 +127,11 @@ TEST(ConsoleLineTimes, ARealRunsCompileIsPlacedByWhenItsProgressLinesWerePrinted
   EXPECT_EQ(placed(tmp.file("without.db")), "open none");
   write_file(dir + "/stderr.log.times", sidecar_from_the_runs_clock(run));
   EXPECT_EQ(placed(tmp.file("with.db")), "1 step_timestamps");
+  // The step detail says where the times came from.
+  EXPECT_NE(scalar(*read_store(tmp.file("with.db")), "SELECT step_detail FROM convergence_summary")
+                .find("the times the progress lines reached rcf capture, from the console's "
+                      "line-time sidecar"),
+            std::string::npos);
   // A walk of the capture directory finds the sidecar the same way and reads it as no log.
   testing::ingest_logs(tmp.file("walk.db"), {dir}, "inductor_cache", "cold");
   auto store = read_store(tmp.file("walk.db"));
