@@ -85,15 +85,21 @@ std::string source_line(const std::vector<std::pair<int64_t, std::string>>& sour
 // thread, compiled or executed, is the read's. One compiled for a read is a graph cut mid-step by
 // a host sync (cause class tensor_value_access, docs/causes.md).
 void load_vlog_compiles(store::Database& db, int64_t run_id, std::vector<XlaBlockRecord>& out) {
-  std::map<std::pair<int64_t, int64_t>, store::XlaVlogGraphRow> pending_read;  // source, thread
+  // (source, thread) -> the GetTensor read not yet answered: its line and tensor count. The
+  // row's texts live only until the next row, so only numbers are kept.
+  struct Read {
+    int64_t line = 0;
+    std::optional<int64_t> tensors;
+  };
+  std::map<std::pair<int64_t, int64_t>, Read> pending_read;
   store::for_each_xla_vlog_graph_row(db, run_id, [&](const store::XlaVlogGraphRow& row) {
     const std::pair<int64_t, int64_t> thread{row.source_id, row.thread.value_or(-1)};
     if (row.kind == "get_tensor") {
-      pending_read[thread] = row;
+      pending_read[thread] = {row.line, row.count};
       return;
     }
     auto read = pending_read.find(thread);
-    std::optional<store::XlaVlogGraphRow> for_read;
+    std::optional<Read> for_read;
     if (read != pending_read.end()) {
       for_read = read->second;
       pending_read.erase(read);
@@ -108,7 +114,7 @@ void load_vlog_compiles(store::Database& db, int64_t run_id, std::vector<XlaBloc
     if (for_read) {
       r.cause_class = "tensor_value_access";
       r.value_read_line = for_read->line;
-      r.value_read_tensors = for_read->count;
+      r.value_read_tensors = for_read->tensors;
     }
     r.graph_hash = row.graph_hash;
     r.device = row.device;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -15,20 +16,18 @@ namespace {
 
 constexpr const char* kHeader = "# rcf console line times v1: lines\tunix_ms\n";
 
+// "<lines>\t<unix_ms>", both unsigned decimal numbers and nothing else.
 bool parse_row(const std::string& text, int64_t* lines, int64_t* ms) {
-  size_t tab = text.find('\t');
-  if (tab == std::string::npos || tab == 0 || tab + 1 >= text.size()) return false;
-  auto digits = [](const std::string& s, size_t from, size_t to, int64_t* out) {
-    if (to - from > 18) return false;
-    int64_t v = 0;
-    for (size_t i = from; i < to; ++i) {
-      if (s[i] < '0' || s[i] > '9') return false;
-      v = v * 10 + (s[i] - '0');
-    }
-    *out = v;
-    return true;
+  auto number = [](const char* from, const char* to, int64_t* out) {
+    if (from == to || *from < '0' || *from > '9') return from;  // no sign, no blank
+    auto [end, error] = std::from_chars(from, to, *out);
+    return error == std::errc() ? end : from;  // out of range: no number
   };
-  return digits(text, 0, tab, lines) && digits(text, tab + 1, text.size(), ms);
+  const char* end = text.data() + text.size();
+  const char* p = number(text.data(), end, lines);
+  if (p == text.data() || p == end || *p != '\t') return false;
+  const char* q = number(p + 1, end, ms);
+  return q != p + 1 && q == end;
 }
 
 bool opens_with_header(const std::string& path) {
