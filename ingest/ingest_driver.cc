@@ -243,110 +243,207 @@ void note_source_end(const std::string& path, const LineReader& reader, TallySin
   }
 }
 
-// What reading a recognised source needs, for as long as it is read.
-struct SourceReading {
-  const std::string& path;
-  ByteSource& source;
-  LineReader& reader;
-  const LineFramer& framer;
-  const LineReflow& reflow;
-  const DriverOptions& options;
-  StepPatternTap* tap;  // null without --step-pattern
-};
-
-// Streams every line of `r` through framing and re-flow to `importer`, then ends the source.
-void read_lines(SourceReading& r, Importer& importer, TallySink& tally, StampSink& stamped,
-                SourceStats* stats) {
-  OriginTracker origins;
-  const std::string wrapper_reason = r.framer.note_reason();
-  // One logical line (a physical line, or several that a re-flow broke) to the importer.
-  auto deliver = [&](std::string_view text, int64_t line_no, const LineOrigin& origin,
-                     std::string_view stamp) {
-    origins.follow(origin, importer);
-    if (r.tap) {
-      // A match with a number out of range is rejected as a step-timing row is; the line still
-      // goes to the importer, as a line the pattern does not match (docs/reasons.md).
-      const LineReason* implausible = nullptr;
-      if (auto timing = r.tap->match(text, line_no, &implausible))
-        tally.emit(std::move(*timing));
-      else if (implausible)
-        tally.note(line_no, *implausible, text);
-    }
-    stamped.set_line(line_no, stamp);
-    importer.on_line(text, line_no);
-  };
-  ReflowBuffer buffer(r.reflow);
-  std::string_view line;
-  int64_t next_progress = 0;
-  while (r.reader.next(&line)) {
-    int64_t line_no = r.reader.line_number();
-    if (r.reader.line_was_cut()) {
-      tally.note(line_no, reason::kLineTooLong, line.substr(0, 200));
-      continue;
-    }
-    FramedLine framed = r.framer.frame(line);
-    note_framing(wrapper_reason, framed, line, line_no, tally);
-    if (!r.reflow.active()) {
-      deliver(framed.text, line_no, framed.origin, framed.stamp);
-    } else if (auto done = buffer.push(framed, line, line_no, tally)) {
-      deliver(done->text, done->line_no, done->origin(), done->stamp);
-    }
-    if (r.options.progress && r.reader.bytes_consumed() >= next_progress) {
-      r.options.progress(r.source.raw_bytes_read(), r.source.raw_size());
-      next_progress = r.reader.bytes_consumed() + (int64_t{16} << 20);
-    }
+// Forwards to the sink of the current piece: a growing source outlives the store transaction (and
+// its sink) of each piece it is read in.
+class ForwardSink : public EventSink {
+ public:
+  void set_target(EventSink& target) { target_ = &target; }
+  void emit(Event&& event) override { target_->emit(std::move(event)); }
+  void emit_batch(std::vector<Event>&& batch) override { target_->emit_batch(std::move(batch)); }
+  void note(int64_t line, LineFate fate, std::string_view reason,
+            std::string_view excerpt) override {
+    target_->note(line, fate, reason, excerpt);
   }
-  if (auto done = buffer.finish()) deliver(done->text, done->line_no, done->origin(), done->stamp);
-  note_source_end(r.path, r.reader, tally, stats);
-}
+  using EventSink::note;
+
+ private:
+  EventSink* target_ = nullptr;
+};
 
 }  // namespace
 
+// Everything reading one source needs, from its open to its end. Heap-held and never moved:
+// the sinks and the re-flow buffer refer to members.
+struct GrowingSource::State {
+  State(const std::string& p, const DriverOptions& o) : path(p), options(o) {}
+
+  std::string path;
+  DriverOptions options;
+  SourceStats stats;
+  SourceOutcome outcome = SourceOutcome::kIngested;
+  bool resumable = false;
+  bool finished = false;
+  std::unique_ptr<ByteSource> source;
+  std::unique_ptr<LineReader> reader;
+  std::optional<LineFramer> framer;
+  std::optional<LineReflow> reflow;
+  std::unique_ptr<StepPatternTap> tap;  // null without --step-pattern
+  ForwardSink forward;
+  std::optional<TallySink> tally;
+  std::optional<StampSink> stamped;
+  std::unique_ptr<Importer> importer;
+  OriginTracker origins;
+  std::optional<ReflowBuffer> buffer;
+  std::string wrapper_reason;
+  int64_t next_progress = 0;
+
+  // One logical line (a physical line, or several that a re-flow broke) to the importer.
+  void deliver(std::string_view text, int64_t line_no, const LineOrigin& origin,
+               std::string_view stamp) {
+    origins.follow(origin, *importer);
+    if (tap) {
+      // A match with a number out of range is rejected as a step-timing row is; the line still
+      // goes to the importer, as a line the pattern does not match (docs/reasons.md).
+      const LineReason* implausible = nullptr;
+      if (auto timing = tap->match(text, line_no, &implausible))
+        tally->emit(std::move(*timing));
+      else if (implausible)
+        tally->note(line_no, *implausible, text);
+    }
+    stamped->set_line(line_no, stamp);
+    importer->on_line(text, line_no);
+  }
+
+  // Streams every line the reader has through framing and re-flow to the importer.
+  void pump() {
+    std::string_view line;
+    while (reader->next(&line)) {
+      int64_t line_no = reader->line_number();
+      if (reader->line_was_cut()) {
+        tally->note(line_no, reason::kLineTooLong, line.substr(0, 200));
+        continue;
+      }
+      FramedLine framed = framer->frame(line);
+      note_framing(wrapper_reason, framed, line, line_no, *tally);
+      if (!reflow->active()) {
+        deliver(framed.text, line_no, framed.origin, framed.stamp);
+      } else if (auto done = buffer->push(framed, line, line_no, *tally)) {
+        deliver(done->text, done->line_no, done->origin(), done->stamp);
+      }
+      if (options.progress && reader->bytes_consumed() >= next_progress) {
+        options.progress(source->raw_bytes_read(), source->raw_size());
+        next_progress = reader->bytes_consumed() + (int64_t{16} << 20);
+      }
+    }
+    take_counts();
+  }
+
+  // The counts so far: what was read is all of the source until more is read.
+  void take_counts() {
+    stats.bytes = reader->bytes_consumed();
+    stats.lines = reader->line_number();
+    stats.content_hash = reader->content_hash();
+    stats.prefix_hash = reader->prefix_hash();
+  }
+
+  // Ends the source: the re-flow's last line, a read error or missing final newline, the
+  // importer's open record.
+  void end() {
+    if (auto done = buffer->finish())
+      deliver(done->text, done->line_no, done->origin(), done->stamp);
+    note_source_end(path, *reader, *tally, &stats);
+    importer->finish();
+    take_counts();
+    if (options.progress) options.progress(source->raw_bytes_read(), source->raw_size());
+    finished = true;
+  }
+
+  // Opens the source and reads it as far as it can be read now; false when it ended there (not
+  // opened, not recognised, a device).
+  bool start() {
+    stats.path = path;
+    stats.file_rank = rank_from_file_name(path);
+    std::string error;
+    source = open_byte_source(path, options.open, &error);
+    if (!source) {
+      stats.read_error = error;
+      stats.first_error = path + ": " + error;
+      outcome = SourceOutcome::kOpenFailed;
+      return false;
+    }
+    stats.encoding = source->encoding();
+    reader = std::make_unique<LineReader>(*source, options.buffer_size, options.max_line);
+    if (options.hash_prefix_bytes >= 0) reader->hash_prefix(options.hash_prefix_bytes);
+
+    std::string_view head = reader->head(kSniffBytes);
+    const bool whole_file = head.size() < kSniffBytes;
+    // The wrapper and the re-flow are learned once from the head; sniffers see the head as they
+    // leave it.
+    framer.emplace(LineFramer::learn(whole_lines(head, whole_file)));
+    reflow.emplace(LineReflow::learn(whole_lines(head, whole_file)));
+    if (!options.step_pattern.empty()) {
+      std::string ignored;
+      tap = StepPatternTap::create(options.step_pattern, &ignored);  // validated by the caller
+    }
+    const ImporterInfo* info =
+        choose_importer(head, whole_file, *framer, *reflow, options, tap != nullptr);
+    if (!info && may_be_endless(path)) {
+      outcome = refuse_endless(path, head, &stats);
+      return false;
+    }
+    if (!info) {
+      outcome = read_unrecognized(path, *reader, &stats);
+      return false;
+    }
+    stats.format = info->name;
+    // Reading on later chooses as a read of the whole file would only when the choice was made
+    // on a whole sniffing window of plain text.
+    resumable = !whole_file && stats.encoding == "plain";
+    tally.emplace(forward, stats);
+    stamped.emplace(*tally);
+    importer = info->create(*stamped);
+    importer->set_source_name(path);
+    buffer.emplace(*reflow);
+    wrapper_reason = framer->note_reason();
+    pump();
+    return true;
+  }
+};
+
+GrowingSource::GrowingSource(std::unique_ptr<State> state) : state_(std::move(state)) {}
+GrowingSource::~GrowingSource() = default;
+
+std::unique_ptr<GrowingSource> GrowingSource::open(const std::string& path, EventSink& sink,
+                                                   const DriverOptions& options) {
+  auto state = std::make_unique<State>(path, options);
+  state->forward.set_target(sink);
+  if (state->start() && !state->resumable) state->end();
+  if (!state->importer) state->finished = true;
+  return std::unique_ptr<GrowingSource>(new GrowingSource(std::move(state)));
+}
+
+SourceOutcome GrowingSource::outcome() const {
+  return state_->outcome;
+}
+
+bool GrowingSource::can_read_on() const {
+  return state_->resumable && !state_->finished;
+}
+
+void GrowingSource::read_to(int64_t raw_limit, EventSink& sink) {
+  if (!can_read_on()) return;
+  state_->forward.set_target(sink);
+  if (!state_->source->set_raw_limit(raw_limit)) return;
+  state_->reader->resume();
+  state_->pump();
+}
+
+void GrowingSource::finish(EventSink& sink) {
+  if (state_->finished) return;
+  state_->forward.set_target(sink);
+  state_->end();
+}
+
+const SourceStats& GrowingSource::stats() const {
+  return state_->stats;
+}
+
 SourceOutcome ingest_source(const std::string& path, EventSink& sink, const DriverOptions& options,
                             SourceStats* stats) {
-  stats->path = path;
-  stats->file_rank = rank_from_file_name(path);
-  std::string error;
-  auto source = open_byte_source(path, options.open, &error);
-  if (!source) {
-    stats->read_error = error;
-    stats->first_error = path + ": " + error;
-    return SourceOutcome::kOpenFailed;
-  }
-  stats->encoding = source->encoding();
-  LineReader reader(*source, options.buffer_size, options.max_line);
-  if (options.hash_prefix_bytes >= 0) reader.hash_prefix(options.hash_prefix_bytes);
-
-  std::string_view head = reader.head(kSniffBytes);
-  const bool whole_file = head.size() < kSniffBytes;
-  // The wrapper and the re-flow are learned once from the head; sniffers see the head as they
-  // leave it.
-  const LineFramer framer = LineFramer::learn(whole_lines(head, whole_file));
-  const LineReflow reflow = LineReflow::learn(whole_lines(head, whole_file));
-  std::unique_ptr<StepPatternTap> tap;
-  if (!options.step_pattern.empty()) {
-    std::string ignored;
-    tap = StepPatternTap::create(options.step_pattern, &ignored);  // validated by the caller
-  }
-  const ImporterInfo* info =
-      choose_importer(head, whole_file, framer, reflow, options, tap != nullptr);
-  if (!info && may_be_endless(path)) return refuse_endless(path, head, stats);
-  if (!info) return read_unrecognized(path, reader, stats);
-  stats->format = info->name;
-
-  TallySink tally(sink, *stats);
-  StampSink stamped(tally);
-  auto importer = info->create(stamped);
-  importer->set_source_name(path);
-  SourceReading reading{path, *source, reader, framer, reflow, options, tap.get()};
-  read_lines(reading, *importer, tally, stamped, stats);
-  importer->finish();
-  stats->bytes = reader.bytes_consumed();
-  stats->lines = reader.line_number();
-  stats->content_hash = reader.content_hash();
-  stats->prefix_hash = reader.prefix_hash();
-  if (options.progress) options.progress(source->raw_bytes_read(), source->raw_size());
-  return SourceOutcome::kIngested;
+  auto growing = GrowingSource::open(path, sink, options);
+  growing->finish(sink);
+  *stats = growing->stats();
+  return growing->outcome();
 }
 
 }  // namespace rcf::ingest

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -30,6 +31,37 @@ enum class SourceOutcome {
   kIngested,      // read (maybe with rejected lines or an early read error, see stats)
   kUnrecognized,  // no importer recognised the content: nothing emitted
   kOpenFailed,    // could not be opened (stats.read_error says why)
+};
+
+// A source read in pieces while a run writes it (`rcf watch`, docs/watch.md): the lines read at
+// one time stay read, and reading on later feeds only the lines appended since to the same
+// importer, so that a growing log costs what was appended. The pieces give the events, notes
+// and counts of one read of the whole file: reading on is allowed only where the first piece made
+// every choice as that read makes it (a plain file whose first piece held the whole sniffing
+// window; the wrapper, re-flow and format are learned from it). Otherwise the source is ended at
+// open(). Each piece may go to another sink (the store's transaction of that piece).
+class GrowingSource {
+ public:
+  ~GrowingSource();
+  // Opens `path` and reads it as far as `options.open.max_raw_bytes` allows (all of it when -1),
+  // into `sink`. Never null and never throws on bad input; outcome() says what was read.
+  static std::unique_ptr<GrowingSource> open(const std::string& path, EventSink& sink,
+                                             const DriverOptions& options);
+  SourceOutcome outcome() const;
+  // True while reading on is allowed: the source is resumable and not finished.
+  bool can_read_on() const;
+  // Reads on up to raw byte `raw_limit` (-1: to the end of the file), into `sink`. The limit
+  // should end a complete line; a partial line there is read as a last line without newline.
+  void read_to(int64_t raw_limit, EventSink& sink);
+  // Ends the source: the importer's open record, the last line's notes. Idempotent.
+  void finish(EventSink& sink);
+  // The counts so far (the whole source once finished).
+  const SourceStats& stats() const;
+
+ private:
+  struct State;
+  explicit GrowingSource(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
 };
 
 // Ingests `path` into `sink`. `stats` is filled in every case. Never throws on bad input.

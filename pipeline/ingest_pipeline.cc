@@ -16,6 +16,7 @@
 #include "pipeline/console_line_times.h"
 #include "pipeline/line_time_stamper.h"
 #include "pipeline/parse_ahead.h"
+#include "pipeline/source_recording.h"
 #include "pipeline/store_files.h"
 #include "store/ingest_writer.h"
 #include "store/new_store.h"
@@ -28,37 +29,14 @@
 namespace rcf::pipeline {
 namespace {
 
-// How long the switch of a new store to WAL mode waits for readers that came during its first
-// load: a report reads for a second or two; failing that, the next ingest switches it.
-constexpr int kWalSwitchWaitMs = 3000;
-
 // Paths, excerpts and read errors in the summary: one line each, control characters escaped.
 std::string safe(const std::string& text) {
   return util::field_text(text);
 }
 
-// Why the run of `request` was not created, and where its files' content already is.
-std::string not_created_warning(const IngestRequest& request, const IngestSummary& summary) {
-  std::vector<std::string> places;
-  for (const auto& src : summary.sources) {
-    std::string place = fmt::format("lane '{}', run '{}'", src.duplicate_lane, src.duplicate_run);
-    if (!src.duplicate_of.empty() && std::find(places.begin(), places.end(), place) == places.end())
-      places.push_back(place);
-  }
-  std::string where;
-  for (const auto& p : places) where += (where.empty() ? "" : "; ") + p;
-  return fmt::format(
-      "run '{}' of lane '{}' was not created: every file is already in the store ({}), so it "
-      "would hold no evidence; ingest new logs, or use that lane and run",
-      request.run, request.lane, where.empty() ? "nothing was read" : where);
-}
-
-// The importers' names, each after a space: " torch_trace dynamo_text ...".
-std::string known_formats() {
-  std::string known;
-  for (const auto& info : ingest::importer_registry()) known += " " + info.name;
-  return known;
-}
+// How long the switch of a new store to WAL mode waits for readers that came during its first
+// load: a report reads for a second or two; failing that, the next ingest switches it.
+constexpr int kWalSwitchWaitMs = 3000;
 
 // Rejects a request that names an unknown format, no input, or a bad step pattern.
 void check_request(const IngestRequest& request, bool bundle_only) {
@@ -177,87 +155,6 @@ int parse_workers(const std::vector<ingest::InputFile>& inputs) {
   return 0;
 }
 
-// Counts every line of an unrecognised source once, under `unrecognized_format` (skipped).
-void count_unrecognized_lines(ingest::SourceStats& stats) {
-  const ingest::LineReason why = ingest::reason::kUnrecognizedFormat;
-  stats.skipped = stats.lines;
-  if (stats.lines > 0)
-    stats.reasons[{std::string(ingest::fate_name(why.fate)), std::string(why.name)}] = {stats.lines,
-                                                                                        1, ""};
-}
-
-// What an input that gave no events is: unreadable, empty or of no known format. Named on the
-// command line that is an error; found while walking, a warning.
-void settle_outcome(ingest::SourceOutcome outcome, const ingest::InputFile& input,
-                    IngestedSource& src, IngestSummary& summary) {
-  if (outcome == ingest::SourceOutcome::kOpenFailed) {
-    if (!input.from_walk)
-      throw Error(fmt::format("cannot read {}: {}", input.path, src.stats.read_error));
-    summary.warnings.push_back(fmt::format("skipped {}: {}", input.path, src.stats.read_error));
-    src.stats.format = "unreadable";
-    src.stats.content_hash = "unreadable:" + input.path;
-  } else if (outcome == ingest::SourceOutcome::kUnrecognized && src.stats.bytes == 0 &&
-             !src.stats.read_error.empty()) {
-    // Not a single byte could be read (e.g. corrupt gzip): unreadable, not empty.
-    if (!input.from_walk)
-      throw Error(fmt::format("cannot read {}: {}", input.path, src.stats.read_error));
-    summary.warnings.push_back(fmt::format("skipped {}: {}", input.path, src.stats.read_error));
-    src.stats.format = "unreadable";
-    src.stats.content_hash = "unreadable:" + input.path;
-  } else if (outcome == ingest::SourceOutcome::kUnrecognized) {
-    // Blank lines only (an empty log saved with CRLF, or pasted) is as empty as no byte.
-    if (src.stats.bytes == 0 || src.stats.blank_only) {
-      src.stats.format = "empty";
-    } else if (!input.from_walk) {
-      throw Error(fmt::format("{}: not a recognised log format; name one with --format (known:{})",
-                              input.path, known_formats()));
-    } else {
-      summary.warnings.push_back(
-          fmt::format("{}: not a recognised log format; its {} lines were counted, not read",
-                      input.path, src.stats.lines));
-    }
-    count_unrecognized_lines(src.stats);
-  }
-}
-
-// The line-time sidecar of `path`, if it has one that reads; one that does not is a warning.
-std::optional<ConsoleLineTimes> line_times_of(const std::map<std::string, std::string>& sidecars,
-                                              const std::string& path, IngestSummary& summary) {
-  auto it = sidecars.find(path);
-  if (it == sidecars.end()) return std::nullopt;
-  std::string error;
-  auto times = ConsoleLineTimes::read(it->second, &error);
-  if (!times) summary.warnings.push_back("line times not used: " + error);
-  return times;
-}
-
-// Ends the source in the store (a duplicate of a file already there is dropped; a log that grew
-// replaces its earlier prefix) and counts it in the summary.
-void record_source(store::IngestWriter& writer,
-                   const std::optional<store::IngestWriter::EarlierSource>& earlier,
-                   IngestedSource src, IngestSummary& summary) {
-  int64_t replaces = -1;
-  if (earlier && !src.stats.prefix_hash.empty() && src.stats.prefix_hash == earlier->content_hash &&
-      src.stats.content_hash != earlier->content_hash) {
-    replaces = earlier->source_id;
-    src.grew_from_bytes = earlier->bytes;
-  }
-  if (auto same = writer.end_source(src.stats, replaces)) {
-    src.duplicate_of = same->path;
-    src.duplicate_lane = same->lane;
-    src.duplicate_run = same->run;
-    src.grew_from_bytes = -1;
-    ++summary.duplicates;
-  } else {
-    summary.events += src.stats.events;
-    summary.lines += src.stats.lines;
-    summary.bytes += src.stats.bytes;
-    summary.rejected += src.stats.rejected;
-    ++summary.formats[src.stats.format];
-  }
-  summary.sources.push_back(std::move(src));
-}
-
 // Reads every input into `db` in order (parsed ahead on workers), records the sources, analyses
 // the touched runs and commits. `new_store`: `db` is a NewStore's, which has every index.
 void ingest_into(store::Database& db, const IngestRequest& request,
@@ -286,7 +183,7 @@ void ingest_into(store::Database& db, const IngestRequest& request,
   }
   if (writer.drop_run_if_empty(run_id)) {
     summary.run_created_or_kept = false;
-    summary.warnings.push_back(not_created_warning(request, summary));
+    summary.warnings.push_back(not_created_warning(request.lane, request.run, summary));
   }
   writer.finish_sources();  // its memory goes to the analysis
   analysis::analyze_runs(db, writer.touched_runs());

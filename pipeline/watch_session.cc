@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "pipeline/ingest_pipeline.h"
 #include "store/run_bundle.h"
 #include "store/store.h"
 #include "store/watch_queries.h"
@@ -13,6 +12,9 @@ namespace {
 
 // How long the logs must stay unchanged before a log's last record is taken as complete.
 constexpr std::chrono::milliseconds kQuietForUndecided{1500};
+// A preview of the logs' ends (GrowingLogs::preview_ends) is made again only after this many
+// times its own cost: it reads the open logs whole.
+constexpr double kPreviewCostShare = 20;
 // A batch that takes longer than this to read makes alerts late: said, at most once a minute.
 constexpr std::chrono::duration<double> kBehindAfter{1.0};
 constexpr std::chrono::seconds kBehindWarningEvery{60};
@@ -22,6 +24,8 @@ constexpr std::chrono::seconds kBehindWarningEvery{60};
 WatchSession::WatchSession(WatchRequest request)
     : request_(std::move(request)),
       files_(request_.paths, request_.db_path),
+      logs_(
+          {request_.db_path, request_.lane, request_.run, request_.format, request_.step_pattern}),
       tracker_(request_.budgets) {
   // A store that cannot be written (not an rcf database, a newer schema, a read-only place) is
   // an input error now, not a warning at every round.
@@ -37,36 +41,23 @@ WatchRound WatchSession::poll(bool final, bool walk) {
   for (auto& w : files_.take_warnings()) round.warnings.push_back(std::move(w));
   if (walk) signal_.follow(request_.paths, files_.paths());
   const auto now = std::chrono::steady_clock::now();
-  if (ready.empty()) {
+  if (ready.empty() && (!final || !logs_.has_open())) {
     // Nothing new: what was held back as a log's last record is said once the logs are quiet.
-    if (tracker_.holds_back() && (final || now - last_read_ >= kQuietForUndecided))
-      read_alerts(round, true);
+    if (final || now - last_read_ >= kQuietForUndecided) look_at_ends(round, now);
     return round;
   }
-  ingest(ready, round);
+  ingest(ready, final, round);
   last_read_ = now;
   read_alerts(round, final);
   return round;
 }
 
-// One ingest of the files that have something new, each up to what is readable. A failed batch
-// changes nothing in the store (the ingest is one transaction) and is tried again next round.
-void WatchSession::ingest(const std::vector<FileToRead>& files, WatchRound& round) {
-  IngestRequest in;
-  in.db_path = request_.db_path;
-  in.lane = request_.lane;
-  in.run = request_.run;
-  in.format = request_.format;
-  in.step_pattern = request_.step_pattern;
-  in.named_paths_as_walked = true;
-  for (const auto& f : files) {
-    in.paths.push_back(f.path);
-    if (f.bytes >= 0) in.byte_limit_of_path[f.path] = f.bytes;
-  }
+// One batch of the files that have something new, each up to what is readable. A failed batch
+// changes nothing in the store (it is one transaction) and is tried again next round.
+void WatchSession::ingest(const std::vector<FileToRead>& files, bool final, WatchRound& round) {
   auto started = std::chrono::steady_clock::now();
   try {
-    IngestSummary summary = run_ingest(in);
-    for (auto& w : summary.warnings) round.warnings.push_back(std::move(w));
+    for (auto& w : logs_.read_batch(files, final)) round.warnings.push_back(std::move(w));
   } catch (const Error& e) {
     round.warnings.push_back(std::string("this batch was not ingested: ") + e.what());
     return;
@@ -77,11 +68,34 @@ void WatchSession::ingest(const std::vector<FileToRead>& files, WatchRound& roun
   if (round.ingest_seconds > kBehindAfter && now - last_behind_warning_ >= kBehindWarningEvery) {
     last_behind_warning_ = now;
     round.warnings.push_back(fmt::format(
-        "falling behind: reading the last batch took {:.1f} s (each round reads a grown log from "
-        "its start, docs/watch.md); alerts come about that much after their lines",
+        "falling behind: reading the last batch took {:.1f} s; alerts come about that much "
+        "after their lines",
         round.ingest_seconds.count()));
   }
   round.files_read = static_cast<int64_t>(files.size());
+}
+
+// The logs are quiet: what their last records hold is alerted as if they ended now. The logs
+// kept open hold their last record in their importers: a preview reads them whole (at most once
+// per kPreviewCostShare times its cost, so that a log that pauses often is not read whole
+// often); the rest is in the store.
+void WatchSession::look_at_ends(WatchRound& round, std::chrono::steady_clock::time_point now) {
+  const auto gap = std::chrono::duration<double>(logs_.last_preview_seconds() * kPreviewCostShare);
+  if (now - last_preview_ >= gap) {
+    bool previewed = false;
+    try {
+      previewed = logs_.preview_ends([&](store::Database& db, int64_t run_id) {
+        round.alerts = tracker_.advance(store::read_watch_rows(db, run_id), true);
+      });
+    } catch (const Error& e) {
+      round.warnings.push_back(std::string("the logs' last records were not read: ") + e.what());
+    }
+    if (previewed) {
+      last_preview_ = std::chrono::steady_clock::now();
+      return;
+    }
+  }
+  if (tracker_.holds_back()) read_alerts(round, true);
 }
 
 void WatchSession::read_alerts(WatchRound& round, bool complete) {

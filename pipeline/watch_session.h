@@ -12,6 +12,7 @@
 
 #include "analysis/watch_alerts.h"
 #include "pipeline/change_signal.h"
+#include "pipeline/growing_logs.h"
 #include "pipeline/watched_files.h"
 
 namespace rcf::pipeline {
@@ -51,14 +52,17 @@ class WatchSession {
   const WatchRequest& request() const { return request_; }
 
  private:
-  void ingest(const std::vector<FileToRead>& files, WatchRound& round);
+  void ingest(const std::vector<FileToRead>& files, bool final, WatchRound& round);
+  void look_at_ends(WatchRound& round, std::chrono::steady_clock::time_point now);
   void read_alerts(WatchRound& round, bool complete);
 
   WatchRequest request_;
   WatchedFiles files_;
+  GrowingLogs logs_;
   ChangeSignal signal_;
   analysis::AlertTracker tracker_;
-  std::chrono::steady_clock::time_point last_read_;  // the last batch ingested
+  std::chrono::steady_clock::time_point last_read_;     // the last batch ingested
+  std::chrono::steady_clock::time_point last_preview_;  // of the logs' ends
   std::chrono::steady_clock::time_point last_behind_warning_;
 };
 

@@ -245,12 +245,21 @@ class EventRowWriter {
     next_group_id_ = group.int64(0);
   }
 
-  void set_source(int64_t run_id, int64_t source_id) {
+  // `group_base` >= 0: the source goes on where an earlier transaction left it, with its
+  // execution groups numbered from that base as they were then.
+  // `series`: the progress lines the source's last piece left as a series still open; its row,
+  // written at the end of that piece, is taken back so that the series goes on.
+  void set_source(int64_t run_id, int64_t source_id, int64_t group_base = -1,
+                  const StepMarkerSeries& series = {}) {
     end_step_series();
     run_id_ = run_id;
     source_id_ = source_id;
-    group_base_ = next_group_id_;
+    group_base_ = group_base >= 0 ? group_base : next_group_id_;
+    step_series_ = series;
+    if (auto open = series.peek()) take_back_series_row(*open);
   }
+  const StepMarkerSeries& step_series() const { return step_series_; }
+  int64_t group_base() const { return group_base_; }
 
   void write(const ingest::Event& event) {
     std::visit([this](const auto& e) { this->row(e); }, event);
@@ -513,6 +522,20 @@ class EventRowWriter {
   void end_step_series() {
     if (auto done = step_series_.take()) write_series(*done);
   }
+  void take_back_series_row(const StepMarkerSeries::Row& r) {
+    auto del = db_.prepare(
+        "DELETE FROM step_marker WHERE rowid = (SELECT rowid FROM step_marker WHERE source_id=? "
+        "AND line=? AND step=? AND origin='step_line' AND shape_sid=? AND time_s IS NULL AND "
+        "repeats=? AND line_stride=? AND step_stride=? LIMIT 1)");
+    del.bind(1, source_id_)
+        .bind(2, r.line)
+        .bind(3, r.step)
+        .bind(4, r.shape_sid)
+        .bind(5, r.repeats)
+        .bind(6, r.line_stride)
+        .bind(7, r.step_stride);
+    del.run();
+  }
   void row(const ingest::HloModule& m) {
     int64_t id = next_hlo_id_++;
     hlo_module_.val(id)
@@ -661,8 +684,13 @@ struct IngestWriter::SourceStatements {
             "INSERT INTO line_note(source_id, fate, reason, count, first_line, first_excerpt) "
             "VALUES (?,?,?,?,?,?)")),
         rejected(db.prepare(
-            "INSERT INTO rejected_line(source_id, line, reason, excerpt) VALUES (?,?,?,?)")) {}
-  Statement next_id, duplicate, insert, note, rejected;
+            "INSERT INTO rejected_line(source_id, line, reason, excerpt) VALUES (?,?,?,?)")),
+        update(db.prepare(
+            "UPDATE source SET content_hash=?, bytes=?, lines=?, events=?, skipped=?, rejected=?, "
+            "warnings=?, first_error=?, read_error=? WHERE source_id=?")),
+        drop_notes(db.prepare("DELETE FROM line_note WHERE source_id=?")),
+        drop_rejected(db.prepare("DELETE FROM rejected_line WHERE source_id=?")) {}
+  Statement next_id, duplicate, insert, note, rejected, update, drop_notes, drop_rejected;
 };
 
 IngestWriter::IngestWriter(Database& db, std::string host) : db_(db), host_(std::move(host)) {
@@ -696,6 +724,7 @@ void IngestWriter::flush_and_wait() {
   if (!rows_) return;  // finish_sources() flushed and freed them
   sink_->flush();
   worker_->wait_idle();  // rethrows a write error
+  ended_place_ = {rows_->group_base(), rows_->step_series()};
   rows_->flush();
 }
 
@@ -740,6 +769,20 @@ ingest::EventSink& IngestWriter::begin_source(int64_t run_id) {
   current_run_ = run_id;
   rows_->set_source(run_id, current_source_);
   return *sink_;
+}
+
+ingest::EventSink& IngestWriter::resume_source(int64_t run_id, int64_t source_id,
+                                               const SourcePlace& place) {
+  if (!rows_) throw std::logic_error("IngestWriter::resume_source after finish_sources");
+  db_.exec("SAVEPOINT source");
+  current_source_ = source_id;
+  current_run_ = run_id;
+  rows_->set_source(run_id, source_id, place.group_base, place.series);
+  return *sink_;
+}
+
+IngestWriter::SourcePlace IngestWriter::ended_place() const {
+  return ended_place_;
 }
 
 std::optional<IngestWriter::EarlierSource> IngestWriter::earlier_source(int64_t run_id,
@@ -821,6 +864,48 @@ std::optional<IngestWriter::Duplicate> IngestWriter::end_source(const ingest::So
     insert.bind(14, stats.read_error);
   insert.bind(15, stats.file_rank).bind(16, utc_now()).bind_or_null(17, host_);
   insert.run();
+  write_line_notes(stats);
+  db_.exec("RELEASE source");
+  note_touched();
+  return std::nullopt;
+}
+
+void IngestWriter::update_source(const ingest::SourceStats& stats) {
+  flush_and_wait();
+  Statement& update = sources_->update;
+  update.bind(1, stats.content_hash)
+      .bind(2, stats.bytes)
+      .bind(3, stats.lines)
+      .bind(4, stats.events)
+      .bind(5, stats.skipped)
+      .bind(6, stats.rejected)
+      .bind(7, stats.warnings);
+  if (stats.first_error.empty())
+    update.bind_null(8);
+  else
+    update.bind(8, stats.first_error);
+  if (stats.read_error.empty())
+    update.bind_null(9);
+  else
+    update.bind(9, stats.read_error);
+  update.bind(10, current_source_);
+  update.run();
+  // The notes and rejected lines are the source's so far: written again whole.
+  sources_->drop_notes.bind(1, current_source_);
+  sources_->drop_notes.run();
+  sources_->drop_rejected.bind(1, current_source_);
+  sources_->drop_rejected.run();
+  write_line_notes(stats);
+  db_.exec("RELEASE source");
+  note_touched();
+}
+
+void IngestWriter::note_touched() {
+  if (std::find(touched_runs_.begin(), touched_runs_.end(), current_run_) == touched_runs_.end())
+    touched_runs_.push_back(current_run_);
+}
+
+void IngestWriter::write_line_notes(const ingest::SourceStats& stats) {
   auto known = sources_by_path_.find(current_run_);
   if (known != sources_by_path_.end())
     known->second[stats.path] = {current_source_, stats.content_hash, stats.bytes};
@@ -839,10 +924,6 @@ std::optional<IngestWriter::Duplicate> IngestWriter::end_source(const ingest::So
     reject.bind(1, current_source_).bind(2, r.line).bind(3, r.reason).bind(4, r.excerpt);
     reject.run();
   }
-  db_.exec("RELEASE source");
-  if (std::find(touched_runs_.begin(), touched_runs_.end(), current_run_) == touched_runs_.end())
-    touched_runs_.push_back(current_run_);
-  return std::nullopt;
 }
 
 void IngestWriter::commit() {

@@ -16,6 +16,7 @@
 #include "ingest/events.h"
 #include "ingest/source_stats.h"
 #include "store/database.h"
+#include "store/step_marker_series.h"
 #include "util/batch_worker.h"
 
 namespace rcf::store {
@@ -37,6 +38,27 @@ class IngestWriter {
 
   // Starts a source of `run_id`; returns the sink to give the importer (valid until end_source).
   ingest::EventSink& begin_source(int64_t run_id);
+  // Where the writing of a source stopped, for going on with it in a later transaction: the
+  // base of its execution group ids, and its progress-line series still open (its row is taken
+  // back and the series extended, so that the rows are those of writing the source at once).
+  struct SourcePlace {
+    int64_t group_base = -1;
+    StepMarkerSeries series;
+  };
+  // Goes on writing source `source_id` of `run_id`, which an earlier transaction ended with
+  // end_source() or update_source() (a log read in pieces while it grows, docs/watch.md), from
+  // `place` (ended_place() after that call). Returns the sink.
+  ingest::EventSink& resume_source(int64_t run_id, int64_t source_id, const SourcePlace& place);
+  // Where the source ended by the last end_source() or update_source() stopped.
+  SourcePlace ended_place() const;
+  // Ends a resumed source: its row gets `stats` (the counts of the whole source so far), its line
+  // notes and rejected lines are replaced by those of `stats`. No duplicate check: the source
+  // was already kept.
+  void update_source(const ingest::SourceStats& stats);
+  // Deletes every row of source `source_id` (in this transaction).
+  void drop_source(int64_t source_id) { delete_source(source_id); }
+  // The id of the source begun or resumed last.
+  int64_t current_source() const { return current_source_; }
   // The latest source of `run_id` read from `path`, if any (to tell whether a log grew).
   struct EarlierSource {
     int64_t source_id = 0;
@@ -70,12 +92,15 @@ class IngestWriter {
   struct SourceStatements;
   void flush_and_wait();
   void delete_source(int64_t source_id);
+  void write_line_notes(const ingest::SourceStats& stats);
+  void note_touched();
 
   Database& db_;
   const std::string host_;
   bool committed_ = false;
   int64_t current_run_ = -1;
   int64_t current_source_ = -1;
+  SourcePlace ended_place_;
   std::vector<int64_t> touched_runs_;
   std::vector<int64_t> created_runs_;  // by run_id() in this transaction
   // run -> path -> its latest source, loaded by earlier_source() on first use per run.

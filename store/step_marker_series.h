@@ -26,6 +26,8 @@ class StepMarkerSeries {
   std::optional<Row> add(int64_t line, int64_t step, int64_t shape_sid);
   // The pending series, if any (at the end of a source or of a batch).
   std::optional<Row> take();
+  // The pending series, left pending.
+  const std::optional<Row>& peek() const { return pending_; }
 
  private:
   bool continues(int64_t line, int64_t step, int64_t shape_sid) const;

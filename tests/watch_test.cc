@@ -172,6 +172,134 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(param_info.param.name);
     });
 
+// The consoles of every real torch run and the Dynamo log excerpts, one after the other: a
+// Dynamo console longer than the sniffing window, as a long notebook session leaves.
+std::string real_consoles_one_after_the_other() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(fixture_path("real_runs")))
+    if (fs::exists(entry.path() / "run1" / "stderr.log") &&
+        !entry.path().filename().string().starts_with("jax"))
+      names.push_back("real_runs/" + entry.path().filename().string() + "/run1/stderr.log");
+  for (const auto& entry : fs::directory_iterator(fixture_path("dynamo")))
+    if (entry.path().extension() == ".txt")
+      names.push_back("dynamo/" + entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  std::string text;
+  for (const auto& name : names) text += fixture_text(name);
+  return text;
+}
+
+// Logs longer than the sniffing window are read on where the last batch stopped, never read
+// again: each keeps its source (a read from the start would replace it with a new one), and
+// every table of the store ends as a one-shot ingest leaves it, row for row.
+TEST(WatchReadsOn, AGrownLogKeepsItsSourceAndTheStoreIsTheOneShotStore) {
+  TempDir dir;
+  fs::create_directories(dir.file("logs"));
+  std::vector<Log> logs = {
+      {"trace.log", fixture_text("real_runs/recompile_limit/run1/logs/torch_trace/"
+                                 "dedicated_log_torch_trace_u3ed5hot.log.gz")},
+      {"console.log", real_consoles_one_after_the_other()},
+      {"pt_xla_debug.log", fixture_text("scenarios/multi_sync/pt_xla_debug.log")},
+      {"save_tensors.hlo.0", fixture_text("scenarios/mixed_causes/save_tensors.hlo.0")},
+  };
+  // The first piece holds the whole sniffing window (64 KiB) and ends inside a line.
+  constexpr size_t kFirstPiece = (size_t{66} << 10) + 123;
+  for (const auto& log : logs) ASSERT_GT(log.text.size(), kFirstPiece + 4000) << log.name;
+  WatchRequest request;
+  request.db_path = dir.file("watch.db");
+  request.paths = {dir.file("logs")};
+  WatchSession session(request);
+  std::map<std::string, std::string> first_source;  // path -> its source id when first read
+  int rounds_reading_on = 0;
+  std::vector<std::ofstream> files;
+  for (const auto& log : logs) files.emplace_back(dir.file("logs/" + log.name), std::ios::binary);
+  constexpr int kChunks = 5;
+  for (int i = 0; i < kChunks; ++i) {
+    for (size_t f = 0; f < logs.size(); ++f) {
+      const std::string& t = logs[f].text;
+      auto cut = [&](int k) {
+        return k == 0 ? 0 : kFirstPiece + (t.size() - kFirstPiece) * (k - 1) / (kChunks - 1);
+      };
+      size_t from = cut(i), to = cut(i + 1);
+      files[f].write(t.data() + from, static_cast<std::streamsize>(to - from));
+      files[f].flush();
+    }
+    session.poll(false, true);
+    auto db = rcf::testing::read_store(dir.file("watch.db"));
+    for (const auto& row :
+         rcf::testing::column(*db, "SELECT path || ' ' || source_id FROM source ORDER BY 1")) {
+      std::string path = row.substr(0, row.rfind(' '));
+      auto [it, first] = first_source.emplace(path, row);
+      EXPECT_EQ(it->second, row) << "the log was read again from its start, round " << i;
+      rounds_reading_on += first ? 0 : 1;
+    }
+  }
+  files.clear();
+  session.poll(true, true);
+  EXPECT_EQ(rounds_reading_on, static_cast<int>(logs.size()) * (kChunks - 1));
+
+  rcf::testing::ingest_logs(dir.file("once.db"), {dir.file("logs")});
+  auto watched = rcf::testing::read_store(dir.file("watch.db"));
+  auto once = rcf::testing::read_store(dir.file("once.db"));
+  EXPECT_EQ(rcf::testing::dump_tables_by_text(*watched), rcf::testing::dump_tables_by_text(*once));
+}
+
+// The recompile alerts of a watch over `text` cut at `cut`: what the first piece gave, what a
+// quiet poll after it gave (none when `pause` is false), and what the final poll gave.
+struct PiecesAlerts {
+  std::vector<std::string> read, quiet, rest;
+  std::string store_before_quiet, store_after_quiet;
+};
+PiecesAlerts watch_in_two_pieces(const std::string& dir, const std::string& text, size_t cut,
+                                 bool pause) {
+  fs::create_directories(dir + "/logs");
+  WatchRequest request;
+  request.db_path = dir + "/watch.db";
+  request.paths = {dir + "/logs"};
+  WatchSession session(request);
+  std::ofstream log(dir + "/logs/console.log", std::ios::binary);
+  log.write(text.data(), static_cast<std::streamsize>(cut));
+  log.flush();
+  PiecesAlerts out;
+  out.read = alert_causes(session.poll(false, true).alerts, AlertKind::kRecompile);
+  if (pause) {
+    out.store_before_quiet =
+        rcf::testing::dump_tables_by_text(*rcf::testing::read_store(request.db_path));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1700));
+    out.quiet = alert_causes(session.poll(false, false).alerts, AlertKind::kRecompile);
+    out.store_after_quiet =
+        rcf::testing::dump_tables_by_text(*rcf::testing::read_store(request.db_path));
+  }
+  log.write(text.data() + cut, static_cast<std::streamsize>(text.size() - cut));
+  log.close();
+  out.rest = alert_causes(session.poll(true, true).alerts, AlertKind::kRecompile);
+  return out;
+}
+
+// A log read on holds its last record in its importer until another record follows. Once the
+// logs are quiet, that record is alerted all the same (a preview that ends the log in a
+// transaction rolled back, so the store is unchanged), and not again when it is read for good.
+TEST(WatchReadsOn, TheLastRecordIsAlertedOnceTheLogsAreQuiet) {
+  TempDir dir;
+  const std::string text = real_consoles_one_after_the_other();
+  // Up to the first guard failure of the console's last recompile block: the importer cannot
+  // know that the block ends there until the next line comes.
+  const size_t block = text.rfind("triggered by the following guard failure");
+  ASSERT_NE(block, std::string::npos);
+  const size_t cut = text.find('\n', text.find('\n', block) + 1) + 1;
+  ASSERT_GT(cut, size_t{64} << 10);
+  PiecesAlerts paused = watch_in_two_pieces(dir.file("paused"), text, cut, true);
+  PiecesAlerts straight = watch_in_two_pieces(dir.file("straight"), text, cut, false);
+  EXPECT_EQ(paused.read, straight.read);
+  ASSERT_FALSE(paused.quiet.empty()) << "the last block was alerted once the log was quiet";
+  EXPECT_EQ(paused.store_after_quiet, paused.store_before_quiet) << "the preview is not kept";
+  std::vector<std::string> all_paused = paused.read, all_straight = straight.read;
+  all_paused.insert(all_paused.end(), paused.quiet.begin(), paused.quiet.end());
+  all_paused.insert(all_paused.end(), paused.rest.begin(), paused.rest.end());
+  all_straight.insert(all_straight.end(), straight.rest.begin(), straight.rest.end());
+  EXPECT_EQ(all_paused, all_straight) << "each alert once, in the same order";
+}
+
 }  // namespace watch_test
 
 namespace watch_test {

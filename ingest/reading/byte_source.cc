@@ -18,7 +18,9 @@ namespace {
 class FileSource : public ByteSource {
  public:
   FileSource(int fd, bool owned, int64_t size, int64_t limit)
-      : fd_(fd), owned_(owned), size_(limit >= 0 && size >= 0 ? std::min(size, limit) : size),
+      : fd_(fd),
+        owned_(owned),
+        size_(limit >= 0 && size >= 0 ? std::min(size, limit) : size),
         limit_(limit) {}
   ~FileSource() override {
     if (owned_) ::close(fd_);
@@ -53,6 +55,14 @@ class FileSource : public ByteSource {
   int64_t raw_bytes_read() const override { return raw_read_; }
   int64_t raw_size() const override { return size_; }
   const char* encoding() const override { return "plain"; }
+  bool set_raw_limit(int64_t raw_limit) override {
+    if (!owned_ || (raw_limit >= 0 && raw_limit < raw_read_)) return false;
+    limit_ = raw_limit;
+    struct stat st;
+    if (fstat(fd_, &st) == 0 && S_ISREG(st.st_mode))
+      size_ = limit_ >= 0 ? std::min<int64_t>(st.st_size, limit_) : st.st_size;
+    return true;
+  }
 
  private:
   int fd_;

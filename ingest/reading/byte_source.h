@@ -23,6 +23,9 @@ class ByteSource {
   virtual int64_t raw_size() const = 0;
   // "plain" or "gzip".
   virtual const char* encoding() const = 0;
+  // Moves the end of a plain file: reading goes on up to `raw_limit` bytes of it (-1: to its
+  // end, as it is now). False where the source cannot (gzip, a pipe).
+  virtual bool set_raw_limit(int64_t /*raw_limit*/) { return false; }
 };
 
 struct OpenOptions {

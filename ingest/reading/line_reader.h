@@ -28,6 +28,12 @@ class LineReader {
   // Returns false at end of input or on a read error (see error()).
   bool next(std::string_view* line);
 
+  // After next() returned false at the end of the input (not on an error), reads on when the
+  // source has more: a growing file whose read limit was moved (ByteSource::set_raw_limit).
+  void resume() {
+    if (error_.empty()) eof_ = false;
+  }
+
   int64_t line_number() const { return line_no_; }  // of the line last returned
   bool line_was_cut() const { return cut_; }
   bool last_line_had_no_newline() const { return no_newline_; }

@@ -37,20 +37,45 @@ std::string query_csv(store::Database& db, const std::string& sql) {
   return out;
 }
 
-std::string dump_tables(store::Database& db, const std::vector<std::string>& skip_columns) {
+std::string scalar(store::Database& db, const std::string& sql) {
+  auto st = db.prepare(sql);
+  if (!st.step()) return "<no row>";
+  if (st.is_null(0)) return "<NULL>";
+  return st.str(0);
+}
+
+namespace {
+
+std::string dump_all(store::Database& db, const std::vector<std::string>& skip_columns,
+                     bool resolve_sids) {
   std::string out;
   for (const std::string& table :
        column(db, "SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")) {
     std::vector<std::string> cols;
+    // By text: a row's own id (an INTEGER PRIMARY KEY) depends on the order rows were written.
+    const std::string own_id =
+        resolve_sids ? scalar(db, "SELECT name FROM pragma_table_info('" + table +
+                                      "') WHERE pk = 1 AND upper(type) = 'INTEGER' AND (SELECT "
+                                      "count(*) FROM pragma_table_info('" +
+                                      table + "') WHERE pk > 0) = 1")
+                     : "";
     for (const std::string& col :
          column(db, "SELECT name FROM pragma_table_info('" + table + "') ORDER BY cid")) {
-      if (std::find(skip_columns.begin(), skip_columns.end(), col) == skip_columns.end())
+      if (std::find(skip_columns.begin(), skip_columns.end(), col) == skip_columns.end() &&
+          col != own_id)
         cols.push_back(col);
     }
     std::string list, order;
+    int shown = 0;
     for (size_t i = 0; i < cols.size(); ++i) {
-      list += (i ? ", " : "") + ("\"" + cols[i] + "\"");
-      order += (i ? ", " : "") + std::to_string(i + 1);
+      const bool sid = resolve_sids && (cols[i].ends_with("_sid") ||
+                                        (table == "strings" && cols[i] == "string_id"));
+      if (table == "strings" && sid) continue;  // the texts alone, in text order
+      list += (list.empty() ? "" : ", ") + (sid ? "(SELECT text FROM strings WHERE string_id = \"" +
+                                                      cols[i] + "\") AS \"" + cols[i] + "\""
+                                                : "\"" + cols[i] + "\"");
+      ++shown;
+      order += (order.empty() ? "" : ", ") + std::to_string(shown);
     }
     out += "# table " + table + "\n";
     out += query_csv(db, "SELECT " + list + " FROM \"" + table + "\" ORDER BY " + order);
@@ -58,12 +83,16 @@ std::string dump_tables(store::Database& db, const std::vector<std::string>& ski
   return out;
 }
 
-std::string scalar(store::Database& db, const std::string& sql) {
-  auto st = db.prepare(sql);
-  if (!st.step()) return "<no row>";
-  if (st.is_null(0)) return "<NULL>";
-  return st.str(0);
+}  // namespace
+
+std::string dump_tables(store::Database& db, const std::vector<std::string>& skip_columns) {
+  return dump_all(db, skip_columns, false);
 }
+
+std::string dump_tables_by_text(store::Database& db, const std::vector<std::string>& skip_columns) {
+  return dump_all(db, skip_columns, true);
+}
+
 
 std::vector<std::string> column(store::Database& db, const std::string& sql) {
   auto st = db.prepare(sql);

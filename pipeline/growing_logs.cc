@@ -1,0 +1,150 @@
+#include "pipeline/growing_logs.h"
+
+#include <chrono>
+#include <optional>
+
+#include "analysis/run_analysis.h"
+#include "pipeline/console_line_times.h"
+#include "pipeline/line_time_stamper.h"
+#include "pipeline/source_recording.h"
+#include "store/ingest_writer.h"
+#include "store/store.h"
+#include "util/hostname.h"
+
+namespace rcf::pipeline {
+namespace {
+
+// How long the switch of the store to WAL mode waits for readers (once per watch).
+constexpr int kWatchWalSwitchWaitMs = 1000;
+
+}  // namespace
+
+GrowingLogs::GrowingLogs(GrowingLogsRequest request) : request_(std::move(request)) {}
+GrowingLogs::~GrowingLogs() = default;
+
+ingest::DriverOptions GrowingLogs::options_for(const std::string& /*path*/) const {
+  ingest::DriverOptions options;
+  options.forced_format = request_.format;
+  options.step_pattern = request_.step_pattern;
+  return options;
+}
+
+// One batch's writer and what it reads, for as long as the batch runs.
+struct GrowingLogs::Batch {
+  store::IngestWriter& writer;
+  int64_t run_id;
+  const std::map<std::string, std::string>& sidecars;
+  bool final;
+  IngestSummary& summary;
+};
+
+std::vector<std::string> GrowingLogs::read_batch(const std::vector<FileToRead>& files, bool final) {
+  std::vector<ingest::InputFile> inputs;
+  std::map<std::string, const FileToRead*> by_path;
+  for (const auto& f : files) {
+    inputs.push_back({f.path, true});
+    by_path[f.path] = &f;
+  }
+  // The sidecars are not logs: each times the console it names.
+  const std::map<std::string, std::string> sidecars = take_line_time_sidecars(inputs);
+  IngestSummary summary;
+  auto db = store::open_store(request_.db_path, store::OpenMode::kIngest);
+  store::create_indexes(*db);
+  try {
+    store::IngestWriter writer(*db, util::this_host());
+    Batch batch{writer, writer.run_id(request_.lane, request_.run), sidecars, final, summary};
+    for (const auto& input : inputs) read_file(batch, *by_path[input.path]);
+    // The final batch ends every log kept open, those that did not grow since included.
+    if (final)
+      for (auto it = open_.begin(); it != open_.end();) {
+        FileToRead rest{it->first, -1, false};
+        ++it;  // read_file erases the log it ends
+        read_file(batch, rest);
+      }
+    if (writer.drop_run_if_empty(batch.run_id))
+      summary.warnings.push_back(not_created_warning(request_.lane, request_.run, summary));
+    writer.finish_sources();
+    analysis::analyze_runs(*db, writer.touched_runs());
+    store::create_indexes(*db);
+    writer.commit();
+  } catch (...) {
+    open_.clear();  // the store holds none of this batch: every log is read anew
+    throw;
+  }
+  if (!wal_checked_) wal_checked_ = store::switch_to_wal(*db, kWatchWalSwitchWaitMs);
+  return summary.warnings;
+}
+
+// Reads `file` on from where its open log stopped, or from its start: as a new log, or a new
+// version of the log read before under its path.
+void GrowingLogs::read_file(Batch& batch, const FileToRead& file) {
+  auto it = open_.find(file.path);
+  if (it != open_.end() && (file.anew || !it->second.reader->can_read_on())) {
+    open_.erase(it);
+    it = open_.end();
+  }
+  if (it != open_.end()) {
+    OpenLog& log = it->second;
+    ingest::EventSink& sink = batch.writer.resume_source(batch.run_id, log.source_id, log.place);
+    log.reader->read_to(file.bytes, sink);
+    if (batch.final) log.reader->finish(sink);
+    batch.writer.update_source(log.reader->stats());
+    log.place = batch.writer.ended_place();
+    if (!log.reader->can_read_on()) open_.erase(it);
+    return;
+  }
+  std::optional<store::IngestWriter::EarlierSource> earlier =
+      batch.writer.earlier_source(batch.run_id, file.path);
+  ingest::DriverOptions options = options_for(file.path);
+  options.open.max_raw_bytes = file.bytes;
+  options.hash_prefix_bytes = earlier ? earlier->bytes : -1;
+  ingest::EventSink& sink = batch.writer.begin_source(batch.run_id);
+  const int64_t source_id = batch.writer.current_source();
+  std::optional<ConsoleLineTimes> times = line_times_of(batch.sidecars, file.path, batch.summary);
+  std::optional<LineTimeStamper> stamper;
+  if (times) stamper.emplace(sink, *times);
+  ingest::EventSink& first = stamper ? static_cast<ingest::EventSink&>(*stamper) : sink;
+  auto reader = ingest::GrowingSource::open(file.path, first, options);
+  // A console timed by its sidecar is read whole at every batch: a line read before the
+  // sidecar noted its time would keep no time.
+  if (batch.final || times) reader->finish(first);
+  IngestedSource src;
+  src.stats = reader->stats();
+  settle_outcome(reader->outcome(), ingest::InputFile{file.path, true}, src, batch.summary);
+  if (stamper) src.lines_timed = stamper->stamped();
+  if (record_source(batch.writer, earlier, std::move(src), batch.summary) && reader->can_read_on())
+    open_[file.path] = OpenLog{std::move(reader), source_id, batch.writer.ended_place(), 0};
+}
+
+bool GrowingLogs::preview_ends(const std::function<void(store::Database&, int64_t)>& look) {
+  std::vector<std::string> grown;
+  for (const auto& [path, log] : open_)
+    if (log.reader->stats().bytes > log.previewed_bytes) grown.push_back(path);
+  if (grown.empty()) return false;
+  const auto started = std::chrono::steady_clock::now();
+  auto db = store::open_store(request_.db_path, store::OpenMode::kIngest);
+  {
+    store::IngestWriter writer(*db, util::this_host());
+    const int64_t run_id = writer.run_id(request_.lane, request_.run);
+    for (const auto& path : grown) {
+      OpenLog& log = open_[path];
+      // The open source gives way to a read of the same bytes that ends it.
+      writer.drop_source(log.source_id);
+      ingest::DriverOptions options = options_for(path);
+      options.open.max_raw_bytes = log.reader->stats().bytes;
+      ingest::SourceStats stats;
+      ingest::EventSink& sink = writer.begin_source(run_id);
+      ingest::ingest_source(path, sink, options, &stats);
+      writer.end_source(stats);
+      log.previewed_bytes = log.reader->stats().bytes;
+    }
+    writer.finish_sources();
+    analysis::analyze_runs(*db, writer.touched_runs());
+    look(*db, run_id);
+  }  // not committed: rolled back
+  last_preview_seconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return true;
+}
+
+}  // namespace rcf::pipeline

@@ -1,0 +1,69 @@
+// The logs `rcf watch` reads in pieces (docs/watch.md, "How a batch is read"). Each batch is one
+// store transaction that reads every file with something new up to what is readable, then
+// analyses the run. A log kept open between batches (ingest::GrowingSource) is read on from where
+// the last batch stopped, into the same source, so that a batch costs what was appended; any
+// other file (gzip, shorter than the sniffing window, a console with a line-time sidecar) is read
+// whole again and replaces its earlier version, as `rcf ingest` of a grown log does. The store
+// after the final batch equals a one-shot `rcf ingest` of the same files.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ingest/ingest_driver.h"
+#include "pipeline/watched_files.h"
+#include "store/database.h"
+#include "store/ingest_writer.h"
+
+namespace rcf::pipeline {
+
+struct GrowingLogsRequest {
+  std::string db_path;
+  std::string lane, run;
+  std::string format;        // forced importer; empty = sniff each file
+  std::string step_pattern;  // as `rcf ingest --step-pattern`
+};
+
+class GrowingLogs {
+ public:
+  explicit GrowingLogs(GrowingLogsRequest request);
+  ~GrowingLogs();
+
+  // Reads `files` (each up to FileToRead::bytes) in one transaction, analyses the run and
+  // commits. `final`: every log is read to its end and ended. Returns the warnings of the batch.
+  // Throws rcf::Error when the batch could not be written; the store is then unchanged and every
+  // log is read from its start by the next batch.
+  std::vector<std::string> read_batch(const std::vector<FileToRead>& files, bool final);
+
+  // The store as it would be if every log kept open ended now (what the importers hold as a log's
+  // last record included), shown to `look` inside a transaction that is then rolled back. Only
+  // logs that grew since the last preview are read again, whole; false when none had.
+  bool preview_ends(const std::function<void(store::Database&, int64_t run_id)>& look);
+
+  // Some log is kept open between batches.
+  bool has_open() const { return !open_.empty(); }
+  // Seconds the last preview took (its logs read whole).
+  double last_preview_seconds() const { return last_preview_seconds_; }
+
+ private:
+  struct OpenLog {
+    std::unique_ptr<ingest::GrowingSource> reader;
+    int64_t source_id = 0;
+    store::IngestWriter::SourcePlace place;  // where the last batch stopped writing it
+    int64_t previewed_bytes = 0;             // bytes read when the last preview ended it
+  };
+  struct Batch;
+  ingest::DriverOptions options_for(const std::string& path) const;
+  void read_file(Batch& batch, const FileToRead& file);
+
+  GrowingLogsRequest request_;
+  std::map<std::string, OpenLog> open_;
+  bool wal_checked_ = false;
+  double last_preview_seconds_ = 0;
+};
+
+}  // namespace rcf::pipeline
