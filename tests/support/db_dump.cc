@@ -93,7 +93,6 @@ std::string dump_tables_by_text(store::Database& db, const std::vector<std::stri
   return dump_all(db, skip_columns, true);
 }
 
-
 std::vector<std::string> column(store::Database& db, const std::string& sql) {
   auto st = db.prepare(sql);
   std::vector<std::string> out;

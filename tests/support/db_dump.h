@@ -21,9 +21,9 @@ std::string dump_tables(store::Database& db, const std::vector<std::string>& ski
 
 // dump_tables with every `*_sid` column shown as its text and the strings table as its texts
 // alone: two stores that interned the same texts in another order dump the same.
-std::string dump_tables_by_text(
-    store::Database& db, const std::vector<std::string>& skip_columns = {"ingested_at",
-                                                                          "created_at"});
+std::string dump_tables_by_text(store::Database& db,
+                                const std::vector<std::string>& skip_columns = {"ingested_at",
+                                                                                "created_at"});
 
 // First column of the first row of `sql` as text ("<NULL>" for NULL, "<no row>" for no row).
 std::string scalar(store::Database& db, const std::string& sql);
