@@ -546,8 +546,22 @@ class PhaseClock {
 };
 
 // The run's step axis, saying how many compiles it could not place and what would place them.
-StepAxis axis_of(const TrainingSteps& steps, int64_t unplaced_compiles) {
+// Compiles the trace's clock leaves between steps (docs/training_steps.md, "The trace's clock").
+std::string unclocked_detail(int64_t n) {
+  const bool one = n == 1;
+  return fmt::format(
+      "; {} compile{} not placed in a step: the TORCH_TRACE clock puts {} between compiles of "
+      "different steps or after the last placed one, and the console's lines carry no times; a "
+      "time that opens each progress line, or the line-time sidecar of a console rcf capture "
+      "kept (docs/capture.md), would place {}",
+      n, one ? " is" : "s are", one ? "it" : "them", one ? "it" : "them");
+}
+
+StepAxis axis_of(const TrainingSteps& steps, int64_t unplaced_compiles,
+                 int64_t unclocked_compiles) {
   StepAxis axis = steps.axis();
+  if (axis.basis == "trace_clock" && unclocked_compiles > 0)
+    axis.detail += unclocked_detail(unclocked_compiles);
   if (!steps.decided() || unplaced_compiles <= 0) return axis;
   const bool one = unplaced_compiles == 1;
   axis.detail += fmt::format(
@@ -606,15 +620,20 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     });
     lap(t.xla_s);
     bool first = true;
-    int64_t unplaced_compiles = 0;
+    int64_t unplaced_compiles = 0, unclocked_compiles = 0;
     int64_t dynamo_compiles =
         attribute_dynamo_run(dynamo, std::move(*merged), [&](AttributedCompile&& c) {
           if (first) lap(t.prepare_s), first = false;
           const auto [source, line] = dynamo_lines.place_of(c);
           const bool placed = source != DynamoStepLines::kUnplaced.first;
           if (!placed) ++unplaced_compiles;
-          if (placed && steps.decided() && (c.step = steps.step_of(source, line, {}, c.start_us)))
-            dynamo_curve.add(*c.step, c.compile_ms);
+          if (placed && steps.decided()) {
+            c.step = steps.step_of(source, line, {}, c.start_us);
+            if (c.step)
+              dynamo_curve.add(*c.step, c.compile_ms);
+            else if (c.start_us)
+              ++unclocked_compiles;
+          }
           rollup.add(c);
           writer.write(std::move(c));
         });
@@ -636,7 +655,7 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     store::write_convergence_points(db, run_id, curve);
     write_rollup(db, strings, run_id, std::move(rollup));
     if (xla.counted) store::write_counted_compiles(db, run_id, *xla.counted);
-    record_step_axis(db, run_id, axis_of(steps, unplaced_compiles));
+    record_step_axis(db, run_id, axis_of(steps, unplaced_compiles, unclocked_compiles));
     write_rank_divergence(db, run_id);  // reads the compiles written above
     lap(t.finish_s);
   }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "analysis/xla_run_loader.h"
+#include "ingest/compile_id.h"
 #include "store/step_row_reader.h"
 
 namespace rcf::analysis {
@@ -41,6 +42,43 @@ void load_compile_sources(store::Database& db, int64_t run_id, const DynamoStepF
   ev.metrics_blocks = store::has_metrics_file_markers(db, run_id);
 }
 
+// step -> (the first line printing it, its end time in UTC)
+using Times = std::map<int64_t, std::pair<int64_t, std::optional<double>>>;
+
+// The compile a console line names (` [F/C]` after its location), in the run's one TORCH_TRACE log.
+std::optional<int64_t> named_compile_start(store::Database& db, int64_t run_id, int64_t trace,
+                                           std::string_view text) {
+  const size_t open = text.rfind(" [");
+  if (open == std::string_view::npos || text.back() != ']') return std::nullopt;
+  auto id = ingest::CompileId::parse(text.substr(open + 2, text.size() - open - 3));
+  if (!id || id->frame < 0 || id->compiled_autograd >= 0) return std::nullopt;
+  return store::dynamo_compile_start_us(db, run_id, trace, id->frame, id->compile);
+}
+
+// The trace's clock against a console's order (docs/training_steps.md): only for one console of
+// progress lines with no times, no progress lines in the compiles' own logs, and one TORCH_TRACE
+// log (one process's clock). Its series' rows and the lines compiles caused in it are kept.
+void load_console(store::Database& db, int64_t run_id,
+                  const std::map<int64_t, std::pair<int64_t, const Times*>>& largest,
+                  StepEvidence& ev) {
+  std::vector<StepLineRow> rows = std::move(ev.console_lines);
+  ev.console_lines.clear();
+  if (largest.size() != 1 || !ev.lines.empty() || !ev.compiles_have_start_times) return;
+  const auto& [console, best] = *largest.begin();
+  for (const auto& [step, printed] : *best.second)
+    if (printed.second) return;
+  const std::map<int64_t, int64_t> starts = store::first_dynamo_compile_starts(db, run_id);
+  if (starts.size() != 1) return;
+  const auto [trace, first_start] = *starts.begin();
+  for (const StepLineRow& r : rows)
+    if (r.source_id == console && r.shape == best.first) ev.console_lines.push_back(r);
+  ev.first_compile_start_us = first_start;
+  for (store::CompileLineRow& c : store::compile_lines(db, run_id))
+    if (c.source_id == console)
+      ev.console_compiles.push_back(
+          {c.line, c.text, named_compile_start(db, run_id, trace, c.text)});
+}
+
 // Progress lines: in a compile source they place its compiles; elsewhere (a console of their
 // own) the largest series of a source counts the steps, like a step-timing file, with the time
 // each line opened with (the end of its step) where it is known in UTC.
@@ -53,8 +91,6 @@ void load_step_lines(store::Database& db, int64_t run_id, StepEvidence& ev) {
   // clock offset (ingest/reading/wall_time.h). Asked for only by such a time: the store scans
   // every compile row of the run for it.
   std::optional<std::optional<int64_t>> writer_offset;
-  // step -> (the first line printing it, its end time in UTC)
-  using Times = std::map<int64_t, std::pair<int64_t, std::optional<double>>>;
   std::map<std::pair<int64_t, int64_t>, Times> elsewhere;  // (source, shape) -> steps
   store::for_each_step_line_marker(db, run_id, [&](const store::StepLineMarkerRow& m) {
     StepLineRow r{m.source_id, m.line,        m.step,       m.shape_sid.value_or(-1),
@@ -63,6 +99,7 @@ void load_step_lines(store::Database& db, int64_t run_id, StepEvidence& ev) {
       ev.lines.push_back(r);  // expanded where the series is built
       return;
     }
+    if (!m.time_s) ev.console_lines.push_back(r);  // kept for one console, load_console
     std::optional<double> time = m.time_s;
     ev.step_times_on_arrival = ev.step_times_on_arrival || (time && m.time_on_arrival);
     if (time && !m.time_zoned) {
@@ -78,14 +115,15 @@ void load_step_lines(store::Database& db, int64_t run_id, StepEvidence& ev) {
       if (!fresh && r.line < it->second.first) it->second = {r.line, time};
     }
   });
-  std::map<int64_t, const Times*> largest;
+  std::map<int64_t, std::pair<int64_t, const Times*>> largest;  // source -> (shape, steps)
   for (const auto& [key, steps] : elsewhere) {
     auto& best = largest[key.first];
-    if (!best || steps.size() > best->size()) best = &steps;
+    if (!best.second || steps.size() > best.second->size()) best = {key.second, &steps};
   }
-  for (const auto& [source, steps] : largest)
-    if (steps->size() >= 2)
-      for (const auto& [step, printed] : *steps) ev.timed.push_back({step, printed.second});
+  for (const auto& [source, best] : largest)
+    if (best.second->size() >= 2)
+      for (const auto& [step, printed] : *best.second) ev.timed.push_back({step, printed.second});
+  load_console(db, run_id, largest, ev);
 }
 
 // Step-timing rows: a --step-pattern match in a compile source is a progress line; any other

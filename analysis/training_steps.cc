@@ -59,6 +59,7 @@ class StepDecision {
     if (build_series()) return std::move(out_);
     if (!ev_.timed.empty() && match_timed_syncs()) return std::move(out_);
     if (match_timestamps()) return std::move(out_);
+    if (match_trace_clock()) return std::move(out_);
     undecided();
     return std::move(out_);
   }
@@ -251,6 +252,75 @@ class StepDecision {
     return true;
   }
 
+  // Phase 4: the trace's clock against the order of a console with no times
+  // (docs/training_steps.md, "The trace's clock").
+  bool match_trace_clock() {
+    if (!ev_.first_compile_start_us || ev_.console_lines.empty()) return false;
+    std::vector<const StepLineRow*> rows;
+    for (const StepLineRow& r : ev_.console_lines) rows.push_back(&r);
+    std::sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->line < b->line; });
+    auto series = unroll(rows);
+    if (!series) return false;
+    const StepSeries& p = series->points;
+    // A line a compile caused before the first progress line shows that the lines end their
+    // step; the run's first compile named after the first line shows that they begin it.
+    const ConsoleCompileLine* shown_before = nullptr;
+    bool begins = false;
+    for (const ConsoleCompileLine& c : ev_.console_compiles) {
+      if (c.line < p.line(0) && !shown_before) shown_before = &c;
+      begins = begins || (c.start_us == ev_.first_compile_start_us && c.line > p.line(0));
+    }
+    if (shown_before && begins) return false;
+    out_.clock_.emplace_back(*ev_.first_compile_start_us, p.step(0));
+    int64_t named = 0;
+    for (const ConsoleCompileLine& c : ev_.console_compiles)
+      if (c.start_us && c.start_us != ev_.first_compile_start_us)
+        out_.clock_.emplace_back(*c.start_us, console_step(p, c.line, !begins)), ++named;
+    std::sort(out_.clock_.begin(), out_.clock_.end());
+    for (size_t i = 1; i < out_.clock_.size(); ++i)
+      if (out_.clock_[i].second < out_.clock_[i - 1].second) {  // the order contradicts the clock
+        out_.clock_.clear();
+        return false;
+      }
+    out_.clock_last_step_ = p.last_step();
+    describe_clock(p, rows.front()->shape, shown_before, named, !begins);
+    return true;
+  }
+
+  // The step of a console line at `line` between the progress lines around it.
+  static int64_t console_step(const StepSeries& p, int64_t line, bool printed_at_end) {
+    const auto before = p.count_at_or_before(line);
+    if (printed_at_end) return before == p.size() ? p.last_step() + 1 : p.step(before);
+    return before == 0 ? p.step(0) : p.step(before - 1);
+  }
+
+  void describe_clock(const StepSeries& p, int64_t shape, const ConsoleCompileLine* shown_before,
+                      int64_t named, bool printed_at_end) {
+    auto name = ev_.shape_names.find(shape);
+    std::string shown = shown_before
+                            ? fmt::format(
+                                  ", and the console shows a compile before its first progress "
+                                  "line (`{}`, printed by a compile)",
+                                  shown_before->text)
+                            : "";
+    std::string by_name =
+        named == 0 ? ""
+                   : fmt::format(
+                         "; {} compile{} named by the console's Dynamo / Inductor records "
+                         "placed between the progress lines around the record",
+                         named, named == 1 ? "" : "s");
+    out_.axis_ = {
+        "step", "trace_clock",
+        fmt::format(
+            "{} progress lines `{}` in a console with no times that shares no stream with the "
+            "compiles, steps {}..{}, printed {} the step's compiles: placed by the TORCH_TRACE "
+            "clock where the console's order allows. The run's first compile by that clock is in "
+            "the first step, {}: a run's first step always compiles{}{}; a compile between two "
+            "placed compiles of one step takes that step",
+            p.size(), name != ev_.shape_names.end() ? name->second : "?", p.step(0), p.last_step(),
+            printed_at_end ? "after" : "before", p.step(0), shown, by_name)};
+  }
+
   void undecided() {
     out_.axis_ = {"sync", "none", ""};
     int64_t syncs = static_cast<int64_t>(ev_.syncs.size());
@@ -345,6 +415,7 @@ std::optional<int64_t> TrainingSteps::step_of(int64_t source_id, int64_t line,
     done = std::clamp<int64_t>(done, 0, static_cast<int64_t>(s->second.step_of_sync.size()) - 1);
     return s->second.step_of_sync[done];
   }
+  if (!clock_.empty()) return from_clock(start_us);
   if (!timestamps_.empty() && start_us) {
     double at = static_cast<double>(*start_us) / 1e6;
     auto it =
@@ -366,7 +437,18 @@ std::optional<int64_t> TrainingSteps::last_step() const {
   for (const auto& [source, s] : series_) see(s.points.last_step());
   for (const auto& [source, s] : by_syncs_) see(s.step_of_sync.back());
   for (const auto& [at, step] : timestamps_) see(step);
+  if (clock_last_step_) see(*clock_last_step_);
   return last;
+}
+
+// A placed compile's step; between two placed compiles of one step, that step; else none.
+std::optional<int64_t> TrainingSteps::from_clock(std::optional<int64_t> start_us) const {
+  if (!start_us) return std::nullopt;
+  auto it = std::lower_bound(clock_.begin(), clock_.end(), std::make_pair(*start_us, INT64_MIN));
+  if (it != clock_.end() && it->first == *start_us) return it->second;
+  if (it == clock_.begin() || it == clock_.end() || std::prev(it)->second != it->second)
+    return std::nullopt;
+  return it->second;
 }
 
 // Between two progress lines `gap` steps apart, the syncs in between (when they divide evenly)

@@ -10,7 +10,12 @@
 //   2. step timings of another source (their rows) matched with the sync sites of each compile
 //      source: the site that runs once per timed step ends the step; without sites, a sync count
 //      that is an exact multiple of the timed steps;
-//   3. timed steps with timestamps against compiles with start times (end-of-step times).
+//   3. timed steps with timestamps against compiles with start times (end-of-step times);
+//   4. the trace's clock against a console's order: a console of progress lines without times
+//      that shares no stream with the compiles places the run's first compile (by the TORCH_TRACE
+//      clock) in its first step, a compile its lines name (a Dynamo / Inductor record `[F/C]`)
+//      between the progress lines around that line, and a compile between two placed compiles
+//      of one step in that step; no other.
 // Pure: tests build StepEvidence by hand; analysis/step_evidence_loader.h reads it from a store.
 #pragma once
 
@@ -48,6 +53,12 @@ struct TimedStepRow {  // a step record of a source without compiles (step timin
   std::optional<double> timestamp_s;
 };
 
+struct ConsoleCompileLine {  // a console line a compile caused (ingest/steps/compile_line.h)
+  int64_t line = 0;
+  std::string text;                 // where the code printed it, then ` [F/C]` when it names one
+  std::optional<int64_t> start_us;  // the start of the compile it names, when the trace has it
+};
+
 struct StepEvidence {
   std::vector<StepLineRow> lines;            // any order, as stored (not expanded)
   std::vector<SyncRow> syncs;                // any order
@@ -70,12 +81,19 @@ struct StepEvidence {
   std::optional<int64_t> step_times_offset_s;
   // Some step times are when the progress lines reached rcf capture (its line-time sidecar).
   bool step_times_on_arrival = false;
+  // The one console of progress lines with no times that shares no stream with the compiles:
+  // its series' lines (one shape) and the lines compiles caused in it; empty when there is none.
+  std::vector<StepLineRow> console_lines;
+  std::vector<ConsoleCompileLine> console_compiles;
+  // The start of the first compile (epoch us) of the run's one TORCH_TRACE log, when it has one.
+  std::optional<int64_t> first_compile_start_us;
 };
 
 struct StepAxis {
-  std::string axis = "sync";   // "step" (training steps) or "sync"
-  std::string basis = "none";  // step_pattern, step_lines, step_timings, step_timestamps, none
-  std::string detail;          // how it was decided, or what would decide it
+  std::string axis = "sync";  // "step" (training steps) or "sync"
+  // step_pattern, step_lines, step_timings, step_timestamps, trace_clock, none
+  std::string basis = "none";
+  std::string detail;  // how it was decided, or what would decide it
 };
 
 class TrainingSteps {
@@ -108,11 +126,15 @@ class TrainingSteps {
   std::optional<int64_t> from_series(const Series& s, const std::vector<int64_t>* syncs,
                                      int64_t line, int64_t syncs_before) const;
 
+  std::optional<int64_t> from_clock(std::optional<int64_t> start_us) const;
+
   StepAxis axis_;
   std::map<int64_t, Series> series_;
   std::map<int64_t, std::vector<int64_t>> sync_lines_;  // per source, sorted
   std::map<int64_t, SyncSites> by_syncs_;
   std::vector<std::pair<double, int64_t>> timestamps_;  // (end of step, epoch s; step), sorted
+  std::vector<std::pair<int64_t, int64_t>> clock_;  // (compile start, epoch us; its step), sorted
+  std::optional<int64_t> clock_last_step_;          // the console's last step
   friend class StepDecision;
 };
 

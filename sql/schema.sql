@@ -418,7 +418,9 @@ CREATE TABLE step_marker (
   line INTEGER NOT NULL,       -- line
   step INTEGER,                -- explicit step number, NULL when only the boundary is known
   origin TEXT NOT NULL,        -- steplog (a sync), metrics_file (a sync), step_line (a progress
-                               -- line of the user's output, docs/training_steps.md)
+                               -- line of the user's output, docs/training_steps.md), compile_line
+                               -- (a console line a compile printed: step NULL, shape_sid its
+                               -- location, then ` [F/C]` when it names its compile)
   shape_sid INTEGER,           -- step_line: the line's shape (`[train] step #`), else NULL
   time_s REAL,                 -- step_line: the time that opened the line (epoch seconds; the printed
                                -- clock read as UTC when time_zoned = 0), else NULL
@@ -665,7 +667,8 @@ CREATE TABLE run_convergence (
   step_axis TEXT NOT NULL DEFAULT 'sync',  -- what `step` counts in this run's compiles, curve and
                                -- facts: 'step' (training steps) or 'sync' (undecided: syncs)
   step_basis TEXT NOT NULL DEFAULT 'none', -- the evidence that decided the training step:
-                               -- step_pattern, step_lines, step_timings, step_timestamps, none
+                               -- step_pattern, step_lines, step_timings, step_timestamps,
+                               -- trace_clock, none
   step_detail TEXT             -- how it was decided, or what would decide it (docs/training_steps.md)
 );
 

@@ -107,6 +107,40 @@ void for_each_steplog_marker(Database& db, int64_t run_id,
   while (markers.step()) visit(markers.int64(0), markers.int64(1));
 }
 
+std::vector<CompileLineRow> compile_lines(Database& db, int64_t run_id) {
+  auto rows = db.prepare(
+      "SELECT m.source_id, m.line, s.text FROM step_marker m JOIN strings s "
+      "ON s.string_id = m.shape_sid WHERE m.run_id = ? AND m.origin = 'compile_line' "
+      "ORDER BY m.source_id, m.line");
+  rows.bind(1, run_id);
+  std::vector<CompileLineRow> out;
+  while (rows.step()) out.push_back({rows.int64(0), rows.int64(1), rows.str(2)});
+  return out;
+}
+
+std::optional<int64_t> dynamo_compile_start_us(Database& db, int64_t run_id, int64_t source_id,
+                                               int64_t frame_id, int64_t frame_compile_id) {
+  auto st = db.prepare(
+      "SELECT min(start_us), count(DISTINCT epoch) FROM dynamo_compile_raw WHERE run_id = ? AND "
+      "source_id = ? AND frame_id = ? AND frame_compile_id = ? AND start_us IS NOT NULL");
+  st.bind(1, run_id);
+  st.bind(2, source_id);
+  st.bind(3, frame_id);
+  st.bind(4, frame_compile_id);
+  if (st.step() && st.int64(1) == 1) return st.int64(0);
+  return std::nullopt;
+}
+
+std::map<int64_t, int64_t> first_dynamo_compile_starts(Database& db, int64_t run_id) {
+  auto st = db.prepare(
+      "SELECT source_id, min(start_us) FROM dynamo_compile_raw WHERE run_id = ? AND start_us IS "
+      "NOT NULL GROUP BY source_id");
+  st.bind(1, run_id);
+  std::map<int64_t, int64_t> out;
+  while (st.step()) out.emplace(st.int64(0), st.int64(1));
+  return out;
+}
+
 void for_each_step_end_execution(Database& db, int64_t run_id,
                                  const std::function<void(const StepEndExecutionRow&)>& visit) {
   auto ends = db.prepare(

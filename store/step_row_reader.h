@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "store/database.h"
 
@@ -79,6 +80,24 @@ void for_each_steplog_marker(Database& db, int64_t run_id,
                              const std::function<void(int64_t source_id, int64_t line)>& visit);
 
 // The Execution blocks of a step-end graph in one step segment of a source.
+// A console line a compile caused (step_marker origin 'compile_line', ingest/steps/compile_line.h):
+// its source, line and text (the location, then ` [F/C]` when it names its compile).
+struct CompileLineRow {
+  int64_t source_id = 0;
+  int64_t line = 0;
+  std::string text;
+};
+std::vector<CompileLineRow> compile_lines(Database& db, int64_t run_id);
+
+// The start time (epoch us) of Dynamo compile frame/compile of `source_id`, when exactly one reset
+// epoch of the source has it and a record carries its start.
+std::optional<int64_t> dynamo_compile_start_us(Database& db, int64_t run_id, int64_t source_id,
+                                               int64_t frame_id, int64_t frame_compile_id);
+
+// Each source of the run whose Dynamo compiles carry start times (TORCH_TRACE logs) -> the
+// earliest start (epoch us).
+std::map<int64_t, int64_t> first_dynamo_compile_starts(Database& db, int64_t run_id);
+
 struct StepEndExecutionRow {
   int64_t source_id = 0;
   int64_t first_line = 0, last_line = 0;

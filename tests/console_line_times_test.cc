@@ -124,7 +124,9 @@ TEST(ConsoleLineTimes, ARealRunsCompileIsPlacedByWhenItsProgressLinesWerePrinted
     return scalar(*store, "SELECT group_concat(coalesce(step, 'open')) FROM compiles") + " " +
            scalar(*store, "SELECT step_basis FROM convergence_summary");
   };
-  EXPECT_EQ(placed(tmp.file("without.db")), "open none");
+  // Without the sidecar only the trace's clock places it: the run's first compile, in step 1
+  // (docs/training_steps.md, "The trace's clock"); the sidecar's times outrank it.
+  EXPECT_EQ(placed(tmp.file("without.db")), "1 trace_clock");
   write_file(dir + "/stderr.log.times", sidecar_from_the_runs_clock(run));
   EXPECT_EQ(placed(tmp.file("with.db")), "1 step_timestamps");
   // The step detail says where the times came from.

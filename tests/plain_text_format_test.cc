@@ -92,8 +92,9 @@ TEST(PlainTextFormat, StepPatternReadsAPlainTrainingLog) {
   testing::RcfRun r = run_rcf({"ingest", "--db", db, "--step-pattern", kStepPattern, kPlainLog});
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("(plain_text 1)"), std::string::npos) << r.out;
-  // 24 step timings from the pattern, and 27 progress lines as step markers (docs/plain_text.md).
-  EXPECT_NE(r.out.find(" 51 events, 0 rejected lines"), std::string::npos) << r.out;
+  // 24 step timings from the pattern, 27 progress lines as step markers (docs/plain_text.md), and
+  // Inductor's TF32 UserWarning (line 5), a line a compile printed (docs/training_steps.md).
+  EXPECT_NE(r.out.find(" 52 events, 0 rejected lines"), std::string::npos) << r.out;
 
   auto store = store::open_store(db, store::OpenMode::kRead);
   EXPECT_EQ(scalar(*store, "SELECT format FROM ingest_stats"), "plain_text");
@@ -122,7 +123,11 @@ TEST(PlainTextFormat, ProgressLinesAreStepMarkersAndTheRestIsCounted) {
   EXPECT_NE(r.out.find("(plain_text 1)"), std::string::npos) << r.out;
   auto store = store::open_store(db, store::OpenMode::kRead);
   EXPECT_EQ(scalar(*store, "SELECT count(*) FROM step_timing"), "0");
-  EXPECT_EQ(scalar(*store, "SELECT events || ' ' || rejected FROM ingest_stats"), "27 0");
+  EXPECT_EQ(scalar(*store, "SELECT events || ' ' || rejected FROM ingest_stats"), "28 0");
+  EXPECT_EQ(query_csv(*store,
+                      "SELECT m.line, s.text FROM step_marker m JOIN strings s ON s.string_id = "
+                      "m.shape_sid WHERE m.origin = 'compile_line'"),
+            "line,text\n5,torch/_inductor/compile_fx.py:236\n");
   // The training series and three look-alikes (eval, a data-loader warning), each its own shape.
   EXPECT_EQ(scalar(*store,
                    "SELECT group_concat(n, ' ') FROM (SELECT sum(repeats) AS n FROM step_marker "

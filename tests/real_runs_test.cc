@@ -6,7 +6,8 @@
 // the runtime did not report (one compile counted once, also where a text log and a TORCH_TRACE
 // log saw the same process); the recompile-limit hit; the epochs and training steps; the restart
 // verdicts. Where the logs cannot place a compile in a step, rcf must say so and what would
-// place it (kUndecidedSteps below says which runs and why). examples/recompile_zoo/check.py is
+// place it; where only the TORCH_TRACE clock places them, rcf must say so (kTraceClockSteps).
+// examples/recompile_zoo/check.py is
 // the same comparison for a user's own zoo run.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -40,14 +41,14 @@ using testing::TempDir;
 
 const fs::path kRealRuns = fs::path(RCF_FIXTURES_DIR) / "real_runs";
 
-// Runs whose console shows no Dynamo record, or prints its steps on another stream than the
-// compile log: nothing ties the TORCH_TRACE compiles to the progress lines, so rcf leaves their
-// steps undecided and says what would decide them (the truth still says where they were).
-const std::map<std::string, std::string> kUndecidedSteps = {
-    {"inductor_cache/cold", "nothing places the compiles"},
-    {"inductor_cache/warm", "nothing places the compiles"},
-    {"inductor_cache/broken", "nothing places the compiles"},
-    {"new_module_each_step/run1", "nothing places the compiles"},
+// Runs whose console shows no Dynamo record and no times (progress lines, and Inductor's TF32
+// UserWarning in a cold run): their steps come from the TORCH_TRACE clock against the console's
+// order (docs/training_steps.md, "The trace's clock"). -> whether the console shows the compile.
+const std::map<std::string, bool> kTraceClockSteps = {
+    {"inductor_cache/cold", true},
+    {"inductor_cache/warm", false},  // a warm cache: Inductor warns of nothing
+    {"inductor_cache/broken", true},
+    {"new_module_each_step/run1", true},
 };
 
 // Runs whose steps come from the times their progress lines open with (another stream than the
@@ -200,15 +201,13 @@ TEST_F(RealRuns, EveryScenarioRanAndRecordedItsTruth) {
 TEST_F(RealRuns, EveryCompileHasTheTruthsFunctionStepAndCause) {
   for (const ZooRun& r : *runs_) {
     SCOPED_TRACE(r.name);
-    const bool undecided = kUndecidedSteps.count(r.name) > 0;
     std::vector<const Compile*> left = programs_of(r);
     std::vector<std::string> problems;
     for (const json& want : r.truth.at("intended")) {
       if (want.value("if_observed", false)) continue;
       int64_t step = want.at("step");
       auto hit = std::find_if(left.begin(), left.end(), [&](const Compile* c) {
-        bool step_ok = undecided ? !c->step.has_value() : c->step == step;
-        return same_function(*c, want) && c->cause == want.at("cause") && step_ok;
+        return same_function(*c, want) && c->cause == want.at("cause") && c->step == step;
       });
       // A compile the console names only in a later reason: rcf must leave its step open.
       if (hit == left.end() && r.name == "reset_between_experiments/run1" &&
@@ -316,16 +315,16 @@ TEST_F(RealRuns, TrainingStepsAndEpochsComeFromTheProgressLines) {
     conv.reset();
     conv.bind(1, r.run_id);
     ASSERT_TRUE(conv.step());
-    if (auto undecided = kUndecidedSteps.find(r.name); undecided != kUndecidedSteps.end()) {
-      EXPECT_EQ(conv.str(0), "sync");
-      EXPECT_NE(conv.str(2).find(undecided->second), std::string::npos) << conv.str(2);
-      EXPECT_NE(conv.str(2).find("print the progress lines to the compile log's stream"),
-                std::string::npos)
-          << "says what would decide";
-      continue;
-    }
     EXPECT_EQ(conv.str(0), "step") << conv.str(2);
     EXPECT_EQ(conv.opt_int64(3), static_cast<int64_t>(r.truth.at("steps").size()));
+    if (auto clock = kTraceClockSteps.find(r.name); clock != kTraceClockSteps.end()) {
+      EXPECT_EQ(conv.str(1), "trace_clock");
+      EXPECT_NE(conv.str(2).find("a run's first step always compiles"), std::string::npos);
+      EXPECT_EQ(conv.str(2).find("`torch/_inductor/compile_fx.py:322`") != std::string::npos,
+                clock->second)
+          << conv.str(2);
+      continue;
+    }
     if (kTimestampSteps.count(r.name)) {
       EXPECT_EQ(conv.str(1), "step_timestamps");
       EXPECT_NE(conv.str(2).find("read as UTC+00:00, the clock the TORCH_TRACE log shows"),

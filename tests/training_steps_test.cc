@@ -12,6 +12,7 @@ namespace rcf::analysis {
 namespace training_steps_test {
 
 constexpr int64_t kSource = 7;
+constexpr int64_t kConsole = 8;
 
 // A source whose compile sits at `compile_line` (the run's first, a log that shows it: torch_xla,
 // JAX), with progress lines (line, step) of one shape.
@@ -142,6 +143,75 @@ TEST(TrainingSteps, TimestampsPlaceCompilesWithStartTimes) {
   EXPECT_EQ(t.step_of(kSource, 1, std::nullopt, int64_t{150'000'000}), 2);
   EXPECT_EQ(t.step_of(kSource, 1, std::nullopt, int64_t{50'000'000}), 1);
   EXPECT_EQ(t.step_of(kSource, 1, std::nullopt, std::nullopt), std::nullopt);
+}
+
+// A console of progress lines with no times (steps 1..4 at lines 10, 20, 30, 40) beside a
+// TORCH_TRACE log whose compiles start at the times given (epoch us); `compiles`: the lines
+// compiles caused in the console (line, text, the start of the compile it names).
+StepEvidence console_beside_trace(std::vector<ConsoleCompileLine> compiles) {
+  StepEvidence ev;
+  ev.first_compile[kSource] = 1;
+  ev.compiles_have_start_times = true;
+  ev.shape_names[3] = "step #/#";
+  for (int64_t i = 1; i <= 4; ++i) ev.console_lines.push_back({kConsole, 10 * i, i, 3});
+  ev.timed = {{1, {}}, {2, {}}, {3, {}}, {4, {}}};
+  ev.first_compile_start_us = 1000;
+  ev.console_compiles = std::move(compiles);
+  return ev;
+}
+
+std::string clock_steps(const TrainingSteps& t, const std::vector<int64_t>& starts) {
+  std::string out;
+  for (int64_t start : starts) {
+    auto s = t.step_of(kSource, 1, std::nullopt, start);
+    out += (out.empty() ? "" : " ") + (s ? std::to_string(*s) : std::string("-"));
+  }
+  return out;
+}
+
+TEST(TrainingSteps, TheTraceClockPutsTheRunsFirstCompileInTheFirstStep) {
+  // No line of the console shows a compile (a warm cache): only the first compile is placed.
+  auto t = TrainingSteps::decide(console_beside_trace({}));
+  EXPECT_EQ(t.axis().basis, "trace_clock");
+  EXPECT_EQ(clock_steps(t, {1000, 2000}), "1 -");
+  EXPECT_EQ(t.last_step(), 4);
+  EXPECT_EQ(t.step_of(kSource, 1, std::nullopt, std::nullopt), std::nullopt);
+  // Inductor's warning before the first progress line shows the lines end their steps.
+  auto warned = TrainingSteps::decide(
+      console_beside_trace({{5, "torch/_inductor/compile_fx.py:322", std::nullopt}}));
+  EXPECT_NE(warned.axis().detail.find("`torch/_inductor/compile_fx.py:322`, printed by a compile"),
+            std::string::npos)
+      << warned.axis().detail;
+  EXPECT_EQ(clock_steps(warned, {1000, 1500}), "1 -");
+}
+
+TEST(TrainingSteps, ARecordNamingItsCompilePlacesItAndTheCompilesBetween) {
+  // `[0/1]` between `step 2` and `step 3` (printed at step end: step 3); `[1/0]` before `step 1`.
+  auto t = TrainingSteps::decide(console_beside_trace({
+      {5, "torch/_dynamo/convert_frame.py:900 [1/0]", 1200},
+      {25, "torch/_inductor/utils.py:1250 [0/1]", 5000},
+  }));
+  ASSERT_EQ(t.axis().basis, "trace_clock");
+  // 1100 lies between two step-1 compiles; 3000 between steps 1 and 3; 9000 after the last.
+  EXPECT_EQ(clock_steps(t, {1000, 1100, 1200, 3000, 5000, 9000}), "1 1 1 - 3 -");
+  EXPECT_NE(t.axis().detail.find("2 compiles named by the console's Dynamo / Inductor records"),
+            std::string::npos)
+      << t.axis().detail;
+}
+
+TEST(TrainingSteps, AConsoleOrderThatContradictsTheTraceClockDecidesNothing) {
+  // The record of the later compile comes before the record of the earlier one.
+  StepEvidence ev = console_beside_trace({
+      {15, "torch/_dynamo/guards.py:10 [0/2]", 9000},
+      {35, "torch/_dynamo/guards.py:10 [0/1]", 5000},
+  });
+  EXPECT_FALSE(TrainingSteps::decide(ev).decided());
+  // The run's first compile named after the first progress line: lines open their step.
+  ev.console_compiles = {{15, "torch/_dynamo/convert_frame.py:900 [0/0]", 1000},
+                         {35, "torch/_dynamo/convert_frame.py:900 [0/1]", 5000}};
+  auto t = TrainingSteps::decide(ev);
+  EXPECT_NE(t.axis().detail.find("printed before the step's compiles"), std::string::npos);
+  EXPECT_EQ(clock_steps(t, {1000, 5000}), "1 3");
 }
 
 TEST(TrainingSteps, NothingDecidesSoTheAxisIsSyncAndSaysWhatWould) {

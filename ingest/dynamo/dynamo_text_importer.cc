@@ -32,6 +32,7 @@
 #include "ingest/dynamo/log_prefix.h"
 #include "ingest/dynamo/python_literal.h"
 #include "ingest/reading/text_util.h"
+#include "ingest/steps/compile_line.h"
 #include "ingest/steps/step_line.h"
 
 namespace rcf::ingest {
@@ -559,8 +560,16 @@ class DynamoTextImporter : public Importer {
       return;
     }
     if (guard_errors_.read(message, p.rank, line, line_no)) return;
+    if (module && warned(p))
+      if (auto compile = read_compile_line(line))  // where in the console a compile happened
+        return sink_.emit(compile_line_marker(line_no, *compile));
     if (module) return sink_.note(line_no, reason::kUnusedDynamoMessage, line);
     user_text(message, line, line_no, reason::kOtherLogger);
+  }
+
+  // A warning or error record: few per run, unlike the debug records of TORCH_LOGS=+dynamo.
+  static bool warned(const LogPrefix& p) {
+    return p.level == "W" || p.level == "E" || p.level == "WARNING" || p.level == "ERROR";
   }
 
   // A line of the user's own output: a training-progress line becomes a step marker
@@ -568,6 +577,8 @@ class DynamoTextImporter : public Importer {
   void user_text(std::string_view text, std::string_view line, int64_t line_no, LineReason why) {
     if (auto progress = read_step_line(text))
       return emit_progress(sink_, line_no, std::move(*progress), line);
+    if (auto compile = read_compile_line(text))  // a warning issued from Dynamo / Inductor code
+      return sink_.emit(compile_line_marker(line_no, *compile));
     sink_.note(line_no, why, line);
   }
 

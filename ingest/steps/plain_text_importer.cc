@@ -1,5 +1,6 @@
 #include "ingest/steps/plain_text_importer.h"
 
+#include "ingest/steps/compile_line.h"
 #include "ingest/steps/step_line.h"
 
 namespace rcf::ingest {
@@ -35,6 +36,9 @@ class PlainTextImporter : public Importer {
     if (auto progress = read_step_line(line)) {  // a training-progress line: a step marker
       return emit_progress(sink_, line_no, std::move(*progress), line);
     }
+    // A warning or log record a compile printed: where in the console a compile happened.
+    if (auto compile = read_compile_line(line))
+      return sink_.emit(compile_line_marker(line_no, *compile));
     sink_.note(line_no, reason::kPlainText, line);
   }
   void finish() override {}
