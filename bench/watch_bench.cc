@@ -3,7 +3,9 @@
 // log between them up to `--rate` MB/s) to a watched directory for `--seconds`, while `rcf watch --json` runs in a child process.
 // Prints the latency from each recompile's write to its alert (p50, p90, p99, max), the alerts
 // missing, and the child's CPU time per wall second and peak RSS.
-// Usage: watch_bench [--rate MB_PER_S] [--seconds S] [--record-ms MS] [--dir DIR]
+// `--prefill N` writes N recompiles before the watch starts: a long run's history, which every
+// batch's analysis goes over.
+// Usage: watch_bench [--rate MB_PER_S] [--seconds S] [--record-ms MS] [--prefill N] [--dir DIR]
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -30,6 +32,7 @@ struct Options {
   double rate_mb = 1.0;
   double seconds = 20;
   int record_ms = 100;
+  int64_t prefill = 0;  // recompiles in the log before the watch starts (a long run's history)
   std::string dir = "/tmp/rcf-watch-bench";
 };
 
@@ -50,13 +53,26 @@ std::string recompile_block(int64_t frame) {
 
 // Writes the log: a recompile every record_ms, filler to the rate. Records each recompile's
 // first line number and write time.
-void write_log(const Options& o, const std::string& path, std::mutex& mu,
-               std::map<int64_t, Clock::time_point>& written) {
+// The history of a long run: `count` recompiles of frames numbered from 1 000 000, one after the
+// other. Returns the lines written.
+int64_t write_history(const std::string& path, int64_t count) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) std::exit(1);
+  for (int64_t i = 0; i < count; ++i) {
+    std::string block = recompile_block(1000000 + i);
+    std::fwrite(block.data(), 1, block.size(), f);
+  }
+  std::fclose(f);
+  return count * 3;
+}
+
+void write_log(const Options& o, const std::string& path, int64_t first_line, std::mutex& mu,
+               std::map<int64_t, Clock::time_point>& written) {
+  std::FILE* f = std::fopen(path.c_str(), "ab");
   if (!f) std::exit(1);
   const auto start = Clock::now();
   const double bytes_per_record = o.rate_mb * 1e6 * o.record_ms / 1000.0;
-  int64_t line = 0;
+  int64_t line = first_line;
   for (int64_t frame = 0;; ++frame) {
     auto due = start + std::chrono::milliseconds(o.record_ms * frame);
     std::this_thread::sleep_until(due);
@@ -97,6 +113,8 @@ int main(int argc, char** argv) {
       o.seconds = std::atof(argv[i + 1]);
     else if (!strcmp(argv[i], "--record-ms"))
       o.record_ms = std::atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--prefill"))
+      o.prefill = std::atoll(argv[i + 1]);
     else if (!strcmp(argv[i], "--dir"))
       o.dir = argv[i + 1];
   }
@@ -106,6 +124,7 @@ int main(int argc, char** argv) {
   if (pipe(out_pipe) != 0) return 1;
   const std::string for_s = fmt::format("{}", o.seconds + 2);
   const std::string db = o.dir + "/rcf.db", logs = o.dir + "/logs";
+  const int64_t history_lines = write_history(logs + "/train.log", o.prefill);
   pid_t child = fork();
   if (child == 0) {
     dup2(out_pipe[1], 1);
@@ -117,7 +136,8 @@ int main(int argc, char** argv) {
   close(out_pipe[1]);
   std::mutex mu;
   std::map<int64_t, Clock::time_point> written;
-  std::thread writer(write_log, std::cref(o), logs + "/train.log", std::ref(mu), std::ref(written));
+  std::thread writer(write_log, std::cref(o), logs + "/train.log", history_lines, std::ref(mu),
+                     std::ref(written));
   std::vector<double> latency_ms;
   std::FILE* alerts = fdopen(out_pipe[0], "r");
   char buf[65536];

@@ -22,6 +22,15 @@ constexpr int kWatchWalSwitchWaitMs = 1000;
 GrowingLogs::GrowingLogs(GrowingLogsRequest request) : request_(std::move(request)) {}
 GrowingLogs::~GrowingLogs() = default;
 
+store::Database& GrowingLogs::store() {
+  if (!db_) {
+    db_ = store::open_store(request_.db_path, store::OpenMode::kIngest);
+    // Once: the indexes the writer's lookups need (a store of an older rcf lacks them).
+    store::create_indexes(*db_);
+  }
+  return *db_;
+}
+
 ingest::DriverOptions GrowingLogs::options_for(const std::string& /*path*/) const {
   ingest::DriverOptions options;
   options.forced_format = request_.format;
@@ -48,8 +57,7 @@ std::vector<std::string> GrowingLogs::read_batch(const std::vector<FileToRead>& 
   // The sidecars are not logs: each times the console it names.
   const std::map<std::string, std::string> sidecars = take_line_time_sidecars(inputs);
   IngestSummary summary;
-  auto db = store::open_store(request_.db_path, store::OpenMode::kIngest);
-  store::create_indexes(*db);
+  store::Database* db = &store();
   try {
     store::IngestWriter writer(*db, util::this_host());
     Batch batch{writer, writer.run_id(request_.lane, request_.run), sidecars, final, summary};
@@ -65,10 +73,10 @@ std::vector<std::string> GrowingLogs::read_batch(const std::vector<FileToRead>& 
       summary.warnings.push_back(not_created_warning(request_.lane, request_.run, summary));
     writer.finish_sources();
     analysis::analyze_runs(*db, writer.touched_runs());
-    store::create_indexes(*db);
     writer.commit();
   } catch (...) {
     open_.clear();  // the store holds none of this batch: every log is read anew
+    db_.reset();    // and the connection is opened again, in case it is what failed
     throw;
   }
   if (!wal_checked_) wal_checked_ = store::switch_to_wal(*db, kWatchWalSwitchWaitMs);
@@ -122,7 +130,7 @@ bool GrowingLogs::preview_ends(const std::function<void(store::Database&, int64_
     if (log.reader->stats().bytes > log.previewed_bytes) grown.push_back(path);
   if (grown.empty()) return false;
   const auto started = std::chrono::steady_clock::now();
-  auto db = store::open_store(request_.db_path, store::OpenMode::kIngest);
+  store::Database* db = &store();
   {
     store::IngestWriter writer(*db, util::this_host());
     const int64_t run_id = writer.run_id(request_.lane, request_.run);

@@ -44,6 +44,10 @@ class GrowingLogs {
   // logs that grew since the last preview are read again, whole; false when none had.
   bool preview_ends(const std::function<void(store::Database&, int64_t run_id)>& look);
 
+  // The store, opened for writing at the first use and kept open for the watch (each batch
+  // opening it again cost more than reading what was appended).
+  store::Database& store();
+
   // Some log is kept open between batches.
   bool has_open() const { return !open_.empty(); }
   // Seconds the last preview took (its logs read whole).
@@ -62,6 +66,7 @@ class GrowingLogs {
 
   GrowingLogsRequest request_;
   std::map<std::string, OpenLog> open_;
+  std::unique_ptr<store::Database> db_;
   bool wal_checked_ = false;
   double last_preview_seconds_ = 0;
 };

@@ -20,9 +20,10 @@ constexpr milliseconds kCheckEvery{200};
 // Directories are walked for new files at most this often without a signal.
 constexpr milliseconds kWalkEvery{2000};
 // The least time between two batches, and how many times its last batch's cost the gap is
-// at least: reading a batch costs in proportion to the logs, so a large run is read less often
-// instead of taking every core (docs/watch.md, "Budgets").
-constexpr milliseconds kMinGap{100};
+// at least: a batch has a fixed cost (a transaction, the run's analysis) besides what it reads,
+// so a chatty log is read in batches a quarter second apart, and a large run less often instead
+// of taking every core (docs/watch.md, "Budgets").
+constexpr milliseconds kMinGap{250};
 constexpr double kGapPerCost = 4.0;
 
 std::optional<WatchEnd> ended(const WatchLoopOptions& o, Clock::time_point deadline) {

@@ -11,7 +11,7 @@ namespace rcf::pipeline {
 namespace {
 
 // How long the logs must stay unchanged before a log's last record is taken as complete.
-constexpr std::chrono::milliseconds kQuietForUndecided{1500};
+constexpr std::chrono::milliseconds kQuietForUndecided{600};
 // A preview of the logs' ends (GrowingLogs::preview_ends) is made again only after this many
 // times its own cost: it reads the open logs whole.
 constexpr double kPreviewCostShare = 20;
@@ -99,10 +99,10 @@ void WatchSession::look_at_ends(WatchRound& round, std::chrono::steady_clock::ti
 }
 
 void WatchSession::read_alerts(WatchRound& round, bool complete) {
-  auto db = store::open_store(request_.db_path, store::OpenMode::kRead);
-  std::optional<int64_t> run_id = store::find_run_id(*db, request_.lane, request_.run);
+  store::Database& db = logs_.store();
+  std::optional<int64_t> run_id = store::find_run_id(db, request_.lane, request_.run);
   if (!run_id) return;
-  round.alerts = tracker_.advance(store::read_watch_rows(*db, *run_id), complete);
+  round.alerts = tracker_.advance(store::read_watch_rows(db, *run_id), complete);
 }
 
 }  // namespace rcf::pipeline
