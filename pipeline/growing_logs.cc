@@ -16,6 +16,8 @@ namespace {
 
 // How long the switch of the store to WAL mode waits for readers (once per watch).
 constexpr int kWatchWalSwitchWaitMs = 1000;
+// A console's line-time sidecar is `<log>.times` (pipeline/console_line_times.h).
+constexpr std::string_view kSidecarSuffix = ".times";
 
 }  // namespace
 
@@ -54,7 +56,20 @@ std::vector<std::string> GrowingLogs::read_batch(const std::vector<FileToRead>& 
     inputs.push_back({f.path, true});
     by_path[f.path] = &f;
   }
-  // The sidecars are not logs: each times the console it names.
+  // A changed sidecar's console is read again with it when the console did not change itself
+  // (its lines' times came after its lines). The sidecars are not logs: each times its console.
+  std::vector<FileToRead> timed_again;
+  for (const auto& f : files)
+    if (f.path.ends_with(kSidecarSuffix)) {
+      const std::string log = f.path.substr(0, f.path.size() - kSidecarSuffix.size());
+      auto read = read_to_.find(log);
+      if (!by_path.count(log) && read != read_to_.end())
+        timed_again.push_back({log, read->second, false});
+    }
+  for (const auto& f : timed_again) {
+    inputs.push_back({f.path, true});
+    by_path[f.path] = &f;
+  }
   const std::map<std::string, std::string> sidecars = take_line_time_sidecars(inputs);
   IngestSummary summary;
   store::Database* db = &store();
@@ -86,8 +101,16 @@ std::vector<std::string> GrowingLogs::read_batch(const std::vector<FileToRead>& 
 // Reads `file` on from where its open log stopped, or from its start: as a new log, or a new
 // version of the log read before under its path.
 void GrowingLogs::read_file(Batch& batch, const FileToRead& file) {
+  read_to_[file.path] = file.bytes;
+  // A console with a line-time sidecar (in this batch, or beside it) is read whole at every
+  // batch: a line read before the sidecar noted its time would keep no time.
+  std::optional<ConsoleLineTimes> times = line_times_of(batch.sidecars, file.path, batch.summary);
+  if (!times && !batch.sidecars.count(file.path)) {
+    std::string ignored;  // no sidecar beside it: the usual case
+    times = ConsoleLineTimes::read(line_times_path(file.path), &ignored);
+  }
   auto it = open_.find(file.path);
-  if (it != open_.end() && (file.anew || !it->second.reader->can_read_on())) {
+  if (it != open_.end() && (file.anew || times || !it->second.reader->can_read_on())) {
     open_.erase(it);
     it = open_.end();
   }
@@ -108,18 +131,24 @@ void GrowingLogs::read_file(Batch& batch, const FileToRead& file) {
   options.hash_prefix_bytes = earlier ? earlier->bytes : -1;
   ingest::EventSink& sink = batch.writer.begin_source(batch.run_id);
   const int64_t source_id = batch.writer.current_source();
-  std::optional<ConsoleLineTimes> times = line_times_of(batch.sidecars, file.path, batch.summary);
   std::optional<LineTimeStamper> stamper;
   if (times) stamper.emplace(sink, *times);
   ingest::EventSink& first = stamper ? static_cast<ingest::EventSink&>(*stamper) : sink;
   auto reader = ingest::GrowingSource::open(file.path, first, options);
-  // A console timed by its sidecar is read whole at every batch: a line read before the
-  // sidecar noted its time would keep no time.
   if (batch.final || times) reader->finish(first);
   IngestedSource src;
   src.stats = reader->stats();
   settle_outcome(reader->outcome(), ingest::InputFile{file.path, true}, src, batch.summary);
   if (stamper) src.lines_timed = stamper->stamped();
+  // A timed console read again with more of its times, the same bytes or more: it replaces its
+  // earlier version even where the bytes did not change (a one-shot ingest would call it the
+  // same file).
+  if (times && earlier && !file.anew &&
+      (src.stats.prefix_hash == earlier->content_hash ||
+       src.stats.content_hash == earlier->content_hash)) {
+    batch.writer.drop_source(earlier->source_id);
+    earlier.reset();
+  }
   if (record_source(batch.writer, earlier, std::move(src), batch.summary) && reader->can_read_on())
     open_[file.path] = OpenLog{std::move(reader), source_id, batch.writer.ended_place(), 0};
 }

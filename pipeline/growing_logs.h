@@ -66,6 +66,7 @@ class GrowingLogs {
 
   GrowingLogsRequest request_;
   std::map<std::string, OpenLog> open_;
+  std::map<std::string, int64_t> read_to_;  // every file read: up to where (-1: whole)
   std::unique_ptr<store::Database> db_;
   bool wal_checked_ = false;
   double last_preview_seconds_ = 0;

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "ingest/reading/byte_source.h"
+#include "pipeline/console_line_times.h"
 #include "pipeline/watch_session.h"
 #include "pipeline/watched_files.h"
 #include "report/watch_output.h"
@@ -241,6 +242,49 @@ TEST(WatchReadsOn, AGrownLogKeepsItsSourceAndTheStoreIsTheOneShotStore) {
   rcf::testing::ingest_logs(dir.file("once.db"), {dir.file("logs")});
   auto watched = rcf::testing::read_store(dir.file("watch.db"));
   auto once = rcf::testing::read_store(dir.file("once.db"));
+  EXPECT_EQ(rcf::testing::dump_tables_by_text(*watched), rcf::testing::dump_tables_by_text(*once));
+}
+
+// A console timed by rcf capture's line-time sidecar, longer than the sniffing window, written
+// in pieces with its sidecar's rows coming after its lines (as capture notes them): the console
+// is read whole again when its times came, and the store ends as a one-shot ingest leaves it,
+// every progress line timed.
+TEST(WatchReadsOn, AConsoleTimedByItsSidecarGetsEveryTime) {
+  TempDir dir;
+  fs::create_directories(dir.file("logs"));
+  const std::string text = real_consoles_one_after_the_other();
+  const std::string console = dir.file("logs/stderr.log");
+  int fd = rcf::pipeline::open_line_times(rcf::pipeline::line_times_path(console));
+  ASSERT_GE(fd, 0);
+  WatchRequest request;
+  request.db_path = dir.file("watch.db");
+  request.paths = {dir.file("logs")};
+  WatchSession session(request);
+  std::ofstream log(console, std::ios::binary);
+  constexpr int kPieces = 4;
+  int64_t lines = 0, unix_ms = 1795725700000;
+  size_t from = 0;
+  for (int i = 1; i <= kPieces; ++i) {
+    const size_t at = std::max({text.size() * i / kPieces, from + 1, size_t{66} << 10});
+    const size_t to = i == kPieces ? text.size() : text.find('\n', at) + 1;
+    ASSERT_GT(to, from);
+    log.write(text.data() + from, static_cast<std::streamsize>(to - from));
+    log.flush();
+    for (const auto& w : session.poll(false, true).warnings) ADD_FAILURE() << w;  // lines
+    lines += std::count(text.begin() + from, text.begin() + to, '\n');
+    const std::string row = rcf::pipeline::format_line_time(lines, unix_ms += 1000);
+    ASSERT_EQ(::write(fd, row.data(), row.size()), static_cast<ssize_t>(row.size()));
+    for (const auto& w : session.poll(false, true).warnings) ADD_FAILURE() << w;  // times
+    from = to;
+  }
+  ::close(fd);
+  log.close();
+  for (const auto& w : session.poll(true, true).warnings) ADD_FAILURE() << w;
+  rcf::testing::ingest_logs(dir.file("once.db"), {dir.file("logs")});
+  auto watched = rcf::testing::read_store(dir.file("watch.db"));
+  auto once = rcf::testing::read_store(dir.file("once.db"));
+  EXPECT_NE(rcf::testing::scalar(*once, "SELECT count(*) FROM step_marker WHERE time_on_arrival"),
+            "0");
   EXPECT_EQ(rcf::testing::dump_tables_by_text(*watched), rcf::testing::dump_tables_by_text(*once));
 }
 

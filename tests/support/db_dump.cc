@@ -51,6 +51,9 @@ std::string dump_all(store::Database& db, const std::vector<std::string>& skip_c
   std::string out;
   for (const std::string& table :
        column(db, "SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")) {
+    // By text, the texts are where they are used: the strings table may also hold texts that
+    // only a replaced version of a source used (interned texts are never taken back).
+    if (resolve_sids && table == "strings") continue;
     std::vector<std::string> cols;
     // By text: a row's own id (an INTEGER PRIMARY KEY) depends on the order rows were written.
     const std::string own_id =
@@ -70,10 +73,14 @@ std::string dump_all(store::Database& db, const std::vector<std::string>& skip_c
     for (size_t i = 0; i < cols.size(); ++i) {
       const bool sid = resolve_sids && (cols[i].ends_with("_sid") ||
                                         (table == "strings" && cols[i] == "string_id"));
-      if (table == "strings" && sid) continue;  // the texts alone, in text order
-      list += (list.empty() ? "" : ", ") + (sid ? "(SELECT text FROM strings WHERE string_id = \"" +
-                                                      cols[i] + "\") AS \"" + cols[i] + "\""
-                                                : "\"" + cols[i] + "\"");
+      if (table == "strings" && sid) continue;
+      const std::string quoted = "\"" + table + "\".\"" + cols[i] + "\"";
+      std::string shown_as = quoted;
+      if (sid)
+        shown_as = "(SELECT text FROM strings WHERE string_id = " + quoted + ")";
+      else if (resolve_sids && cols[i] == "source_id")  // a source by its path
+        shown_as = "(SELECT path FROM source s WHERE s.source_id = " + quoted + ")";
+      list += (list.empty() ? "" : ", ") + shown_as + " AS \"" + cols[i] + "\"";
       ++shown;
       order += (order.empty() ? "" : ", ") + std::to_string(shown);
     }

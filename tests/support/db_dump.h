@@ -19,8 +19,9 @@ std::string query_csv(store::Database& db, const std::string& sql);
 std::string dump_tables(store::Database& db, const std::vector<std::string>& skip_columns = {
                                                  "ingested_at", "created_at"});
 
-// dump_tables with every `*_sid` column shown as its text and the strings table as its texts
-// alone: two stores that interned the same texts in another order dump the same.
+// dump_tables with every `*_sid` column shown as its text, every source_id as its source's path,
+// no table's own integer id, and no strings table (a text is shown where it is used): two stores
+// that interned the same texts in another order, or wrote rows in another order, dump the same.
 std::string dump_tables_by_text(store::Database& db,
                                 const std::vector<std::string>& skip_columns = {"ingested_at",
                                                                                 "created_at"});
