@@ -9,6 +9,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "analysis/grab_frame_evidence.h"
 #include "analysis/jax_module_links.h"
 #include "analysis/program_loader.h"
 
@@ -857,6 +858,8 @@ XlaRunResult analyze_xla_run(XlaRunInputs in, int64_t first_ordinal) {
   int64_t ordinal = first_ordinal;
   // 1, 2. Links (in XlaAttributor) and torch_xla compiles.
   XlaAttributor(in, source_name, ordinal, out.compiles).run();
+  // 2b. grab_graphs.py summaries: corroborating those compiles, or the only record of a frame's.
+  apply_grab_frames(in.grab_frames, source_name, ordinal, out.compiles);
   // 3. JAX compiles.
   JaxAttributor(in, source_name, ordinal, out.compiles).run();
   // 4. Convergence.

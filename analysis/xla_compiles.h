@@ -77,6 +77,15 @@ struct SavedGraphRecord {
   std::string graph_hash;
 };
 
+// A grab_graphs.py `Frame has N graph(s) (M unique):` group (docs/causes.md): M programs at
+// one Python stack, the evidence itself when the run has no compile record at that frame.
+struct GrabFrameRecord {
+  int64_t source_id = 0;
+  int64_t line = 0;
+  int64_t graphs = 0, unique = 0;
+  std::vector<FrameRecord> frames;  // innermost first; empty when the output was cut
+};
+
 struct HloModuleRecord {
   int64_t hlo_module_id = 0;
   std::string module_name, stage, graph_hash;
@@ -124,6 +133,7 @@ struct XlaRunInputs {
   std::vector<JaxCompileRecord> jax_compiles;
   std::vector<JaxMissRecord> jax_misses;
   std::vector<SavedGraphRecord> saved_graphs;
+  std::vector<GrabFrameRecord> grab_frames;
   std::vector<HloModuleRecord> hlo_modules;
   std::vector<MetricStepRecord> compile_time_steps;
   std::vector<StepTimeRecord> step_times;

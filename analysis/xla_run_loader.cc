@@ -254,6 +254,10 @@ void load_link_targets(store::Database& db, int64_t run_id, XlaRunInputs& in) {
   store::for_each_saved_graph(db, run_id, [&](const store::SavedGraphRow& g) {
     in.saved_graphs.push_back({g.source_id, g.line, std::string(g.graph_hash)});
   });
+  store::for_each_grab_graphs_frame(db, run_id, [&](const store::GrabGraphsFrameRow& g) {
+    in.grab_frames.push_back(
+        {g.source_id, g.line, g.graphs, g.unique, parse_frames(g.frames_json)});
+  });
   store::for_each_hlo_module(db, run_id, [&](const store::HloModuleRow& m) {
     in.hlo_modules.push_back({m.hlo_module_id, std::string(m.module_name), std::string(m.stage),
                               std::string(m.graph_hash), m.module_id});

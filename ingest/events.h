@@ -214,13 +214,14 @@ struct CompileTimesRow {
   std::vector<double> seconds;
 };
 
-using Event = std::variant<DynamoCompile, GuardFailure, GraphBreak, RecompileLimitHit, GuardSet,
-                           PhaseTiming, CacheOutcome, InputTensor, CompileTimesRow,
-                           // XLA side (ingest/xla_events.h)
-                           XlaAnalysisBlock, XlaExecutionGroup, XlaExecutions, XlaPostCompile,
-                           XlaProfilerNote, MetricSample, StepMarker, HloModule, SavedGraph,
-                           JaxCompile, JaxCacheMiss, JaxPersistentCache, StepTiming, StackVersion,
-                           CudagraphSkip, XlaVlogRecord, XlaDumpFile, GraphFact>;
+using Event =
+    std::variant<DynamoCompile, GuardFailure, GraphBreak, RecompileLimitHit, GuardSet, PhaseTiming,
+                 CacheOutcome, InputTensor, CompileTimesRow,
+                 // XLA side (ingest/xla_events.h)
+                 XlaAnalysisBlock, XlaExecutionGroup, XlaExecutions, XlaPostCompile,
+                 XlaProfilerNote, MetricSample, StepMarker, HloModule, SavedGraph, GrabGraphsFrame,
+                 JaxCompile, JaxCacheMiss, JaxPersistentCache, StepTiming, StackVersion,
+                 CudagraphSkip, XlaVlogRecord, XlaDumpFile, GraphFact>;
 
 // Receives events and line diagnostics from an importer. Implementations own the storage;
 // the importer keeps no reference to an event after emit() returns.

@@ -205,6 +205,17 @@ struct SavedGraph {
   bool truncated = false;
 };
 
+// One frame group of a `scripts/grab_graphs.py` summary (docs/xla_saved_graph.md):
+// `Frame has <N> graph(s) (<M> unique):` and the frame lines after it. The script groups the
+// saved graphs of an XLA_SAVE_TENSORS_FILE by their Python stack and counts distinct graph texts.
+struct GrabGraphsFrame {
+  int64_t line = 0;                // the `Frame has` line
+  int64_t graphs = 0;              // N: saved graphs (syncs) with this stack
+  int64_t unique = 0;              // M: distinct graphs among them
+  std::vector<StackFrame> frames;  // innermost first; empty when the output was cut
+  bool frames_cut = false;         // the input ended before the frame lines
+};
+
 // A JAX compile-log record (jax_log_compiles).
 struct JaxCompile {
   int64_t line = 0;

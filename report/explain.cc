@@ -482,7 +482,8 @@ void render_site_text(const SiteSummary& site, std::string& out) {
     out += fmt::format("           latest {}{}: {}\n", safe(g.program_key),
                        g.prev_program_key.empty() ? "" : " (vs " + safe(g.prev_program_key) + ")",
                        safe(g.detail));
-    if (!g.evidence.empty()) out += fmt::format("           evidence: {}\n", safe(g.evidence));
+    for (const std::string& line : evidence_lines(g.evidence))
+      out += fmt::format("           evidence: {}\n", safe(line));
   }
   for (const auto& h : site.limit_hits) {
     out +=

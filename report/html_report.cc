@@ -330,7 +330,8 @@ std::string evidence_block(const RecompileEvidence& r) {
     }
     if (!r.op_delta.empty()) out += "<div>op delta: <code>" + esc(r.op_delta) + "</code></div>";
   }
-  if (!r.evidence.empty()) out += "<div class=\"muted\">from: " + esc(r.evidence) + "</div>";
+  for (const std::string& line : evidence_lines(r.evidence))
+    out += "<div class=\"muted\">from: " + esc(line) + "</div>";
   return out;
 }
 

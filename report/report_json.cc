@@ -201,6 +201,7 @@ json recompile_json(const RecompileEvidence& r) {
               {"confidence", r.confidence},
               {"detail", r.detail},
               {"evidence", r.evidence},
+              {"evidence_lines", evidence_lines(r.evidence)},
               {"compile_ms", opt(r.compile_ms)},
               {"guard_text", r.guard_text},
               {"other_reasons", r.other_reasons}};

@@ -28,4 +28,17 @@ std::string causes_text(const std::map<std::string, int64_t>& causes,
   return out;
 }
 
+std::vector<std::string> evidence_lines(const std::string& evidence) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start <= evidence.size()) {
+    size_t nl = evidence.find('\n', start);
+    std::string line = evidence.substr(start, nl == std::string::npos ? nl : nl - start);
+    if (!line.empty()) lines.push_back(std::move(line));
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  return lines;
+}
+
 }  // namespace rcf::report

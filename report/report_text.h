@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rcf::report {
 
@@ -20,5 +21,9 @@ std::string plural(int64_t n, std::string_view word);
 // cause rendered by `render` (a Markdown code span, say).
 std::string causes_text(const std::map<std::string, int64_t>& causes,
                         const std::function<std::string(const std::string&)>& render = {});
+
+// A compile's evidence, one record per line: analysis puts a record that corroborates the
+// deciding one (a grab_graphs.py count, a profiler frame) on a line of its own.
+std::vector<std::string> evidence_lines(const std::string& evidence);
 
 }  // namespace rcf::report

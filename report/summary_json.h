@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "report/explain.h"
+#include "report/report_text.h"
 
 namespace rcf::report {
 
@@ -23,7 +24,8 @@ Json reason_group_json(const ReasonGroup& g) {
               {"detail", g.detail},
               {"program_key", g.program_key},
               {"prev_program_key", g.prev_program_key},
-              {"evidence", g.evidence}};
+              {"evidence", g.evidence},
+              {"evidence_lines", evidence_lines(g.evidence)}};
 }
 
 template <typename Json>

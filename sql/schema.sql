@@ -506,6 +506,18 @@ CREATE TABLE saved_graph (
   truncated INTEGER NOT NULL   -- 1 when cut off before '## END_GRAPH'
 );
 
+-- One frame group of a scripts/grab_graphs.py summary: `Frame has N graph(s) (M unique):`
+-- (docs/xla_saved_graph.md).
+CREATE TABLE grab_graphs_frame (
+  run_id INTEGER NOT NULL,     -- run
+  source_id INTEGER NOT NULL,  -- source
+  line INTEGER NOT NULL,       -- line of 'Frame has'
+  graphs INTEGER NOT NULL,     -- N: saved graphs (syncs) with this Python stack
+  unique_graphs INTEGER NOT NULL,  -- M: distinct graph texts among them (programs)
+  frames TEXT,                 -- JSON list of Python frames, innermost first; NULL when cut off
+  frames_cut INTEGER NOT NULL  -- 1 when the input ended before the frame lines
+);
+
 -- jax_log_compiles records.
 CREATE TABLE jax_compile (
   run_id INTEGER NOT NULL,     -- run

@@ -222,6 +222,8 @@ class EventRowWriter {
                      with_src({"format", "header_kind", "graph_hash", "root_hashes",
                                "graph_name_sid", "dynamo", "frames", "ir_node_count", "truncated"}),
                      &all_),
+        grab_frame_(db, "grab_graphs_frame",
+                    with_src({"graphs", "unique_graphs", "frames", "frames_cut"}), &all_),
         jax_compile_(db, "jax_compile",
                      with_src({"function_sid", "phase", "seconds", "signature_sid", "raw_sid"}),
                      &all_),
@@ -591,6 +593,13 @@ class EventRowWriter {
         .val(g.ir_node_count)
         .val(g.truncated);
   }
+  void row(const ingest::GrabGraphsFrame& g) {
+    src(grab_frame_, g.line)
+        .val(g.graphs)
+        .val(g.unique)
+        .val(opt_text(frames_or_null(g.frames)))
+        .val(g.frames_cut);
+  }
   void row(const ingest::JaxCompile& j) {
     src(jax_compile_, j.line)
         .val(strings_.id(j.function))
@@ -645,8 +654,8 @@ class EventRowWriter {
   BatchInsert compile_, failure_, graph_break_, limit_, cudagraph_skip_, guard_, phase_, cache_,
       input_, graph_fact_, times_;
   BatchInsert xla_block_, xla_execution_group_, xla_execution_, xla_post_, xla_profiler_, metric_,
-      step_marker_, hlo_module_, hlo_param_, hlo_const_, hlo_text_, saved_graph_, jax_compile_,
-      jax_miss_, jax_pcache_, step_timing_;
+      step_marker_, hlo_module_, hlo_param_, hlo_const_, hlo_text_, saved_graph_, grab_frame_,
+      jax_compile_, jax_miss_, jax_pcache_, step_timing_;
   BatchInsert xla_vlog_, xla_dump_file_;  // docs/xla_formats.md
   int64_t next_hlo_id_ = 1;
   // Execution groups: the importer numbers them per source from 0; ids continue across sources.

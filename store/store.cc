@@ -63,6 +63,7 @@ CREATE INDEX IF NOT EXISTS step_timing_run ON step_timing(run_id);
 CREATE INDEX IF NOT EXISTS xla_profiler_note_run ON xla_profiler_note(run_id);
 CREATE INDEX IF NOT EXISTS step_marker_run ON step_marker(run_id);
 CREATE INDEX IF NOT EXISTS saved_graph_run ON saved_graph(run_id);
+CREATE INDEX IF NOT EXISTS grab_graphs_frame_run ON grab_graphs_frame(run_id);
 CREATE INDEX IF NOT EXISTS jax_compile_run ON jax_compile(run_id);
 CREATE INDEX IF NOT EXISTS jax_cache_miss_run ON jax_cache_miss(run_id);
 DROP INDEX IF EXISTS metric_timer;

@@ -125,6 +125,16 @@ void for_each_saved_graph(Database& db, int64_t run_id,
   while (graphs.step()) visit({graphs.int64(0), graphs.int64(1), graphs.text(2)});
 }
 
+void for_each_grab_graphs_frame(Database& db, int64_t run_id,
+                                const std::function<void(const GrabGraphsFrameRow&)>& visit) {
+  auto groups = db.prepare(
+      "SELECT source_id, line, graphs, unique_graphs, coalesce(frames, '') FROM grab_graphs_frame "
+      "WHERE run_id=? ORDER BY source_id, line");
+  groups.bind(1, run_id);
+  while (groups.step())
+    visit({groups.int64(0), groups.int64(1), groups.int64(2), groups.int64(3), groups.text(4)});
+}
+
 void for_each_hlo_module(Database& db, int64_t run_id,
                          const std::function<void(const HloModuleRow&)>& visit) {
   auto modules = db.prepare(

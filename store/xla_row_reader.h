@@ -105,6 +105,18 @@ struct SavedGraphRow {
 void for_each_saved_graph(Database& db, int64_t run_id,
                           const std::function<void(const SavedGraphRow&)>& visit);
 
+// A `Frame has N graph(s) (M unique):` group of a grab_graphs.py summary.
+struct GrabGraphsFrameRow {
+  int64_t source_id = 0;
+  int64_t line = 0;
+  int64_t graphs = 0, unique = 0;
+  std::string_view frames_json;  // JSON list of {file, line, function}, innermost first; "" none
+};
+
+// The grab_graphs.py frame groups of the run, by (source_id, line).
+void for_each_grab_graphs_frame(Database& db, int64_t run_id,
+                                const std::function<void(const GrabGraphsFrameRow&)>& visit);
+
 struct HloModuleRow {
   int64_t hlo_module_id = 0;
   std::string_view module_name, stage, graph_hash;

@@ -23,12 +23,29 @@ std::string plan_of_run_count(Database& db, const std::string& table) {
 }
 
 // The tables the analysis reads per run.
-const std::vector<std::string> kPerRunTables = {
-    "source",      "dynamo_compile_raw",  "guard_failure", "graph_break",    "recompile_limit_hit",
-    "guard",       "phase_timing",        "cache_outcome", "input_tensor",   "compile_event",
-    "xla_block",   "xla_execution_group", "xla_execution", "hlo_module",     "step_timing",
-    "step_marker", "saved_graph",         "jax_compile",   "jax_cache_miss", "xla_profiler_note",
-    "graph_fact",  "rank_divergence_row"};
+const std::vector<std::string> kPerRunTables = {"source",
+                                                "dynamo_compile_raw",
+                                                "guard_failure",
+                                                "graph_break",
+                                                "recompile_limit_hit",
+                                                "guard",
+                                                "phase_timing",
+                                                "cache_outcome",
+                                                "input_tensor",
+                                                "compile_event",
+                                                "xla_block",
+                                                "xla_execution_group",
+                                                "xla_execution",
+                                                "hlo_module",
+                                                "step_timing",
+                                                "step_marker",
+                                                "saved_graph",
+                                                "jax_compile",
+                                                "jax_cache_miss",
+                                                "xla_profiler_note",
+                                                "graph_fact",
+                                                "rank_divergence_row",
+                                                "grab_graphs_frame"};
 
 void expect_found_by_run_id(Database& db) {
   for (const std::string& table : kPerRunTables) {

@@ -115,9 +115,100 @@ TEST(XlaSavedGraphImporter, NewHeaderPr5971) {
 TEST(XlaSavedGraphImporter, GrabGraphsSummaryIssue1368) {
   std::string text = fixture("grab_graphs_issue1368.txt");
   CollectingSink sink = run(text);
-  EXPECT_TRUE(sink.events.empty());
-  EXPECT_EQ(sink.note_counts(), (Notes{{"skipped:grab_graphs_summary", 8}}));
-  EXPECT_TRUE(parsed_lines(sink, line_count(text)).empty());
+  auto groups = sink.all<GrabGraphsFrame>();
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0].line, 3);
+  EXPECT_EQ(groups[0].graphs, 144);
+  EXPECT_EQ(groups[0].unique, 135);
+  ASSERT_EQ(groups[0].frames.size(), 1u);
+  expect_frame(groups[0].frames[0], "forward", "/content/ae-wavenet/wave_encoder.py", 43);
+  EXPECT_FALSE(groups[0].frames_cut);
+  EXPECT_EQ(groups[1].line, 5);
+  EXPECT_EQ(groups[1].graphs, 16);
+  EXPECT_EQ(groups[1].unique, 16);
+  ASSERT_EQ(groups[1].frames.size(), 1u);
+  expect_frame(groups[1].frames[0], "mark_step",
+               "/usr/local/lib/python3.6/dist-packages/torch_xla/core/xla_model.py", 372);
+  EXPECT_EQ(groups[2].line, 7);
+  EXPECT_EQ(groups[2].graphs, 15);
+  EXPECT_EQ(groups[2].unique, 1);
+  expect_frame(groups[2].frames.at(0), "print_metrics", "/content/ae-wavenet/netmisc.py", 35);
+  // `Parsed` and `frame group(s)` are counted; the groups are read.
+  EXPECT_EQ(sink.note_counts(), (Notes{{"skipped:grab_graphs_summary", 2}}));
+  EXPECT_EQ(parsed_lines(sink, line_count(text)), (Lines{3, 4, 5, 6, 7, 8}));
+}
+
+// One group as (line, N, M, functions, cut) for the variants below.
+Strings grab_groups(const CollectingSink& sink) {
+  Strings out;
+  for (const auto& g : sink.all<GrabGraphsFrame>()) {
+    std::string fns;
+    for (const auto& f : g.frames)
+      fns += f.function + "@" + f.file + ":" + std::to_string(f.line) + " ";
+    out.push_back(std::to_string(g.line) + " " + std::to_string(g.graphs) + "/" +
+                  std::to_string(g.unique) + " " + fns + (g.frames_cut ? "cut" : ""));
+  }
+  return out;
+}
+
+TEST(XlaSavedGraphImporter, GrabGraphsGroupVariants) {
+  // Other counts, `graphs` and `graph`, a whole stack, the script's diff lines after it.
+  const std::string text =
+      "Parsed 12 graph(s)\n"                                                             // 1
+      "2 frame group(s)\n"                                                               // 2
+      "Frame has 9 graphs (4 unique):\n"                                                 // 3
+      "  step_fn (/srv/job/trainer.py:210)\n"                                            // 4
+      "  main (/srv/job/trainer.py:388)\n"                                               // 5
+      "\n"                                                                               // 6
+      "  Frame 2 (len=40, count=3, id=7, h=(ab)) vs 3 (len=41, count=1, id=8 h=(cd))\n"  // 7
+      "  --- frame-2\n"                                                                  // 8
+      "Frame has 3 graph (1 unique):\n"                                                  // 9
+      "\tevaluate (eval.py:7)\n";                                                        // 10
+  CollectingSink sink = run(text);
+  EXPECT_EQ(grab_groups(sink),
+            (Strings{"3 9/4 step_fn@/srv/job/trainer.py:210 main@/srv/job/trainer.py:388 ",
+                     "9 3/1 evaluate@eval.py:7 "}));
+  EXPECT_EQ(sink.note_counts(), (Notes{{"skipped:grab_graphs_summary", 2},
+                                       {"skipped:blank", 1},
+                                       {"skipped:other_output", 2}}));
+}
+
+TEST(XlaSavedGraphImporter, GrabGraphsJoinedAndWrappedLines) {
+  // A paste that joined the frame onto the header; a header wrapped before `(M unique):`; a
+  // frame line wrapped inside its path.
+  const std::string text =
+      "Frame has 144 graph(s) (135 unique): forward (/content/ae-wavenet/wave_encoder.py:43)\n"
+      "Frame has 20 graph(s)\n"
+      "(6 unique):\n"
+      "  decode (/content/ae-wavenet/wave_\n"
+      "decoder.py:91)\n";
+  CollectingSink sink = run(text);
+  EXPECT_EQ(grab_groups(sink), (Strings{"1 144/135 forward@/content/ae-wavenet/wave_encoder.py:43 ",
+                                        "2 20/6 decode@/content/ae-wavenet/wave_decoder.py:91 "}));
+  EXPECT_TRUE(sink.note_counts().empty());
+}
+
+TEST(XlaSavedGraphImporter, GrabGraphsFramesWithoutIndentation) {
+  // A paste that lost the frames' indentation: the group still ends at its blank line.
+  CollectingSink sink =
+      run("Frame has 5 graph(s) (2 unique):\nstep (/job/t.py:12)\nmain (/job/t.py:40)\n\n"
+          "Frame has 1 graph(s) (1 unique):\nlog (/job/log.py:3)\n");
+  EXPECT_EQ(grab_groups(sink),
+            (Strings{"1 5/2 step@/job/t.py:12 main@/job/t.py:40 ", "5 1/1 log@/job/log.py:3 "}));
+}
+
+TEST(XlaSavedGraphImporter, GrabGraphsCutOff) {
+  // The input ends after a header: the count is kept, the frame is not known.
+  CollectingSink cut =
+      run("Parsed 30 graph(s)\n1 frame group(s)\nFrame has 30 graph(s) (5 unique):\n");
+  EXPECT_EQ(grab_groups(cut), (Strings{"3 30/5 cut"}));
+  // Cut before `(M unique):`: no count of programs, so no group.
+  CollectingSink no_unique = run("Frame has 30 graph(s)\n");
+  EXPECT_TRUE(no_unique.all<GrabGraphsFrame>().empty());
+  EXPECT_EQ(no_unique.note_counts(), (Notes{{"skipped:grab_graphs_summary", 1}}));
+  // M above N is no output of the script.
+  CollectingSink impossible = run("Frame has 3 graph(s) (5 unique):\n  f (a.py:1)\n");
+  EXPECT_TRUE(impossible.all<GrabGraphsFrame>().empty());
 }
 
 // --- synthetic blocks ------------------------------------------------------------------------

@@ -97,10 +97,8 @@ std::optional<std::vector<std::string>> parse_hash_list(std::string_view rest) {
   return hashes;
 }
 
-// `  <function> (<file>:<line>)`, as printed by GetTensorsGraphInfo and grab_graphs.py.
-std::optional<StackFrame> parse_frame(std::string_view line) {
-  if (line.empty() || (line[0] != ' ' && line[0] != '\t')) return std::nullopt;
-  std::string_view t = trim(line);
+// `<function> (<file>:<line>)`, as printed (indented) by GetTensorsGraphInfo and grab_graphs.py.
+std::optional<StackFrame> parse_frame_text(std::string_view t) {
   if (t.empty() || t.back() != ')') return std::nullopt;
   size_t open = t.find(" (");
   if (open == std::string_view::npos || open == 0) return std::nullopt;
@@ -111,6 +109,11 @@ std::optional<StackFrame> parse_frame(std::string_view line) {
   frame.function = std::string(t.substr(0, open));
   frame.file = std::string(file);
   return frame;
+}
+
+std::optional<StackFrame> parse_frame(std::string_view line) {
+  if (line.empty() || (line[0] != ' ' && line[0] != '\t')) return std::nullopt;
+  return parse_frame_text(trim(line));
 }
 
 // `  %12 = f32[2]{0} aten::add(%10, %11), ...`: one IR node of the text format.
@@ -133,8 +136,7 @@ std::string_view detect_format(std::string_view line, std::string_view t) {
   return "";
 }
 
-// grab_graphs.py summary lines: `Parsed <N> graph(s)`, `<K> frame group(s)`,
-// `Frame has <N> graph(s) (<M> unique):`.
+// grab_graphs.py summary lines: `Parsed <N> graph(s)`, `<K> frame group(s)`.
 bool is_grab_graphs_count(std::string_view t) {
   if (t.starts_with("Parsed ") && t.ends_with(" graph(s)"))
     return all_digits(t.substr(7, t.size() - 7 - 9));
@@ -142,12 +144,60 @@ bool is_grab_graphs_count(std::string_view t) {
   return false;
 }
 
-bool is_grab_graphs_frame_header(std::string_view t) {
-  if (!t.starts_with("Frame has ") || !t.ends_with(" unique):")) return false;
-  std::string_view mid = t.substr(10, t.size() - 10 - 9);  // `<N> graph(s) (<M>`
-  size_t sep = mid.find(" graph(s) (");
-  return sep != std::string_view::npos && all_digits(mid.substr(0, sep)) &&
-         all_digits(mid.substr(sep + 11));
+// `<digits><rest>`: the number, and `t` advanced past it.
+std::optional<int64_t> take_count(std::string_view& t) {
+  size_t n = 0;
+  while (n < t.size() && t[n] >= '0' && t[n] <= '9') ++n;
+  if (n == 0 || n > 12) return std::nullopt;
+  auto value = parse_int64(t.substr(0, n));
+  t.remove_prefix(n);
+  return value;
+}
+
+// `graph(s)`, `graphs` or `graph` and the space after it.
+bool take_graph_word(std::string_view& t) {
+  for (std::string_view word : {"graph(s) ", "graphs ", "graph "})
+    if (t.starts_with(word)) {
+      t.remove_prefix(word.size());
+      return true;
+    }
+  return false;
+}
+
+// A frame group's header, `Frame has <N> graph(s) (<M> unique):` (grab_graphs.py prints the
+// frame lines after it); the frame may follow on the same line when a paste joined them, and
+// the `(<M> unique):` part may have been wrapped onto the next line (`rest_cut`).
+struct GrabHeader {
+  int64_t graphs = 0, unique = 0;
+  std::string_view same_line_frame;  // "" when the frames follow on their own lines
+  bool unique_cut = false;           // the line ends after the graph count
+};
+
+// The `(<M> unique):` part and what follows it.
+bool take_unique(std::string_view t, GrabHeader* h) {
+  if (!t.starts_with("(")) return false;
+  t.remove_prefix(1);
+  auto unique = take_count(t);
+  if (!unique || !t.starts_with(" unique):")) return false;
+  h->unique = *unique;
+  h->same_line_frame = trim(t.substr(9));
+  return true;
+}
+
+std::optional<GrabHeader> grab_graphs_header(std::string_view t) {
+  if (!t.starts_with("Frame has ")) return std::nullopt;
+  t.remove_prefix(10);
+  GrabHeader h;
+  auto graphs = take_count(t);
+  if (!graphs || !t.starts_with(" ")) return std::nullopt;
+  t.remove_prefix(1);
+  h.graphs = *graphs;
+  if (t == "graph(s)" || t == "graphs" || t == "graph") {
+    h.unique_cut = true;
+    return h;
+  }
+  if (!take_graph_word(t) || !take_unique(t, &h)) return std::nullopt;
+  return h;
 }
 
 struct Block {
@@ -198,11 +248,12 @@ class XlaSavedGraphImporter : public Importer {
 
   void finish() override {
     if (block_) close_block(/*complete=*/false);
+    if (grab_) close_grab();
   }
 
  private:
   void on_title(std::string_view name, std::string_view line, int64_t line_no) {
-    grab_frames_ = false;
+    if (grab_) close_grab();
     // A `[dynamo]` re-append may carry the block's own title after it: one block.
     if (block_ && block_->title_only && block_->graph.dynamo && !block_->headless) {
       block_->title_only = false;
@@ -350,14 +401,13 @@ class XlaSavedGraphImporter : public Importer {
   }
 
   void on_outside_line(std::string_view line, std::string_view t, int64_t line_no) {
+    if (grab_ && on_grab_line(line, t, line_no)) return;
     if (t.empty()) {
-      grab_frames_ = false;
       sink_.note(line_no, reason::kBlank, line);
       return;
     }
     if (header_line(t) != HeaderLine::kNone) {
       // The input starts (or resumes) in the middle of a block whose title is missing.
-      grab_frames_ = false;
       open_block(line, line_no, /*headless=*/true);
       on_block_line(line, t, line_no);
       return;
@@ -366,18 +416,80 @@ class XlaSavedGraphImporter : public Importer {
       sink_.note(line_no, reason::kGraphTrailerWithoutBlock, line);
       return;
     }
-    // grab_graphs.py summaries have no SavedGraph of their own (they count blocks).
-    if (is_grab_graphs_count(t) || is_grab_graphs_frame_header(t)) {
-      grab_frames_ = is_grab_graphs_frame_header(t);
+    if (is_grab_graphs_count(t)) {
       sink_.note(line_no, reason::kGrabGraphsSummary, line);
       return;
     }
-    if (grab_frames_ && parse_frame(line)) {
-      sink_.note(line_no, reason::kGrabGraphsSummary, line);
+    if (auto header = grab_graphs_header(t)) {
+      open_grab(*header, line_no);
       return;
     }
-    grab_frames_ = false;
     sink_.note(line_no, reason::kOtherOutput, line);
+  }
+
+  // grab_graphs.py frame groups (docs/xla_saved_graph.md) -----------------------------------
+
+  void open_grab(const GrabHeader& h, int64_t line_no) {
+    grab_ = GrabGraphsFrame{};
+    grab_->line = line_no;
+    grab_->graphs = h.graphs;
+    grab_->unique = h.unique;
+    grab_unique_cut_ = h.unique_cut;
+    grab_partial_.clear();
+    if (!h.same_line_frame.empty()) add_grab_frame(h.same_line_frame);
+  }
+
+  void add_grab_frame(std::string_view text) {
+    auto frame = parse_frame_text(text);
+    if (frame && grab_->frames.size() < kMaxSavedGraphFrames)
+      grab_->frames.push_back(std::move(*frame));
+  }
+
+  // A line after a frame group's header: the wrapped rest of the header, a frame line (or the
+  // two halves of a wrapped one); false when the group has ended and the line is not its own.
+  bool on_grab_line(std::string_view line, std::string_view t, int64_t line_no) {
+    GrabHeader rest;
+    if (grab_unique_cut_ && take_unique(t, &rest)) {
+      grab_unique_cut_ = false;
+      grab_->unique = rest.unique;
+      if (!rest.same_line_frame.empty()) add_grab_frame(rest.same_line_frame);
+      return true;
+    }
+    if (!grab_partial_.empty()) {
+      std::string joined = grab_partial_ + std::string(t);
+      grab_partial_.clear();
+      if (parse_frame_text(joined)) {
+        add_grab_frame(joined);
+        return true;
+      }
+    }
+    // The script prints the frames as saved, indented; a paste may have lost the indentation.
+    if (!grab_unique_cut_ && !t.empty()) {
+      if (parse_frame_text(t)) {
+        add_grab_frame(t);
+        return true;
+      }
+      // `  forward (/content/wave_` + `encoder.py:43)`: a frame cut by a hard wrap.
+      if (t.find(" (") != std::string_view::npos && t.find(')') == std::string_view::npos) {
+        grab_partial_ = std::string(t);
+        return true;
+      }
+    }
+    close_grab();
+    return false;
+  }
+
+  // Emits the open frame group. A header whose `(<M> unique):` never came says no count.
+  void close_grab() {
+    GrabGraphsFrame g = std::move(*grab_);
+    grab_.reset();
+    if (grab_unique_cut_ || g.unique < 1 || g.unique > g.graphs) {
+      grab_unique_cut_ = false;
+      sink_.note(g.line, reason::kGrabGraphsSummary, "");
+      return;
+    }
+    g.frames_cut = g.frames.empty();
+    sink_.emit(std::move(g));
   }
 
   void close_block(bool complete) {
@@ -406,7 +518,11 @@ class XlaSavedGraphImporter : public Importer {
   EventSink& sink_;
   std::unique_ptr<Block> block_;
   bool in_sharding_ = false;  // between #OUTPUT_SHARDING_BEGIN and #OUTPUT_SHARDING_END
-  bool grab_frames_ = false;  // after a grab_graphs `Frame has ...:` line
+  // The grab_graphs.py frame group being read: its header's `(<M> unique):` still to come, the
+  // first half of a wrapped frame line.
+  std::optional<GrabGraphsFrame> grab_;
+  bool grab_unique_cut_ = false;
+  std::string grab_partial_;
 };
 
 // The score of a head with a saved-graph header (the highest it gives).
@@ -421,6 +537,9 @@ int sniff_saved_graph(std::string_view head) {
   if (find_in_head(head, " graph(s)") != std::string_view::npos &&
       (find_in_head(head, "Frame has ") != std::string_view::npos ||
        find_in_head(head, "Parsed ") != std::string_view::npos))
+    return 60;
+  if (find_in_head(head, "Frame has ") != std::string_view::npos &&
+      find_in_head(head, " unique):") != std::string_view::npos)
     return 60;
   return 0;
 }
