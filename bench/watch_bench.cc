@@ -1,8 +1,8 @@
 // `rcf watch` while a log grows (docs/watch.md, "Budgets"): a writer appends a Dynamo console log
 // (a recompile of a new frame every `--record-ms`, bytecode-trace lines of a chatty `+dynamo`
-// log between them up to `--rate` MB/s) to a watched directory for `--seconds`, while `rcf watch --json` runs in a child process.
-// Prints the latency from each recompile's write to its alert (p50, p90, p99, max), the alerts
-// missing, and the child's CPU time per wall second and peak RSS.
+// log between them up to `--rate` MB/s) to a watched directory for `--seconds`, while `rcf watch
+// --json` runs in a child process. Prints the latency from each recompile's write to its alert
+// (p50, p90, p99, max), the alerts missing, and the child's CPU time per wall second and peak RSS.
 // `--prefill N` writes N recompiles before the watch starts: a long run's history, which every
 // batch's analysis goes over.
 // Usage: watch_bench [--rate MB_PER_S] [--seconds S] [--record-ms MS] [--prefill N] [--dir DIR]
