@@ -680,6 +680,24 @@ class IngestWriter::QueueSink : public ingest::BatchingSink {
   IngestWriter& owner_;
 };
 
+namespace {
+
+// Binds a source row's content and counts, in the order of the source table's columns from
+// content_hash to read_error, from parameter `first` on (9 parameters).
+void bind_counts(Statement& st, int first, const ingest::SourceStats& stats) {
+  st.bind(first, stats.content_hash)
+      .bind(first + 1, stats.bytes)
+      .bind(first + 2, stats.lines)
+      .bind(first + 3, stats.events)
+      .bind(first + 4, stats.skipped)
+      .bind(first + 5, stats.rejected)
+      .bind(first + 6, stats.warnings)
+      .bind_or_null(first + 7, stats.first_error)
+      .bind_or_null(first + 8, stats.read_error);
+}
+
+}  // namespace
+
 // The per-source statements, prepared once: a dump directory is thousands of small sources.
 struct IngestWriter::SourceStatements {
   explicit SourceStatements(Database& db)
@@ -855,22 +873,8 @@ std::optional<IngestWriter::Duplicate> IngestWriter::end_source(const ingest::So
       .bind(2, current_run_)
       .bind(3, stats.path)
       .bind(4, stats.format)
-      .bind(5, stats.encoding)
-      .bind(6, stats.content_hash)
-      .bind(7, stats.bytes)
-      .bind(8, stats.lines)
-      .bind(9, stats.events)
-      .bind(10, stats.skipped)
-      .bind(11, stats.rejected)
-      .bind(12, stats.warnings);
-  if (stats.first_error.empty())
-    insert.bind_null(13);
-  else
-    insert.bind(13, stats.first_error);
-  if (stats.read_error.empty())
-    insert.bind_null(14);
-  else
-    insert.bind(14, stats.read_error);
+      .bind(5, stats.encoding);
+  bind_counts(insert, 6, stats);
   insert.bind(15, stats.file_rank).bind(16, utc_now()).bind_or_null(17, host_);
   insert.run();
   write_line_notes(stats);
@@ -882,21 +886,7 @@ std::optional<IngestWriter::Duplicate> IngestWriter::end_source(const ingest::So
 void IngestWriter::update_source(const ingest::SourceStats& stats) {
   flush_and_wait();
   Statement& update = sources_->update;
-  update.bind(1, stats.content_hash)
-      .bind(2, stats.bytes)
-      .bind(3, stats.lines)
-      .bind(4, stats.events)
-      .bind(5, stats.skipped)
-      .bind(6, stats.rejected)
-      .bind(7, stats.warnings);
-  if (stats.first_error.empty())
-    update.bind_null(8);
-  else
-    update.bind(8, stats.first_error);
-  if (stats.read_error.empty())
-    update.bind_null(9);
-  else
-    update.bind(9, stats.read_error);
+  bind_counts(update, 1, stats);
   update.bind(10, current_source_);
   update.run();
   // The notes and rejected lines are the source's so far: written again whole.
