@@ -16,6 +16,8 @@ namespace {
 
 // How long the switch of the store to WAL mode waits for readers (once per watch).
 constexpr int kWatchWalSwitchWaitMs = 1000;
+// The read buffer of a log kept open between batches.
+constexpr size_t kOpenLogBuffer = size_t{256} << 10;
 // A console's line-time sidecar is `<log>.times` (pipeline/console_line_times.h).
 constexpr std::string_view kSidecarSuffix = ".times";
 
@@ -35,6 +37,10 @@ store::Database& GrowingLogs::store() {
 
 ingest::DriverOptions GrowingLogs::options_for(const std::string& /*path*/) const {
   ingest::DriverOptions options;
+  // A log kept open keeps its read buffer: a watch over the logs of many ranks holds one each.
+  // The buffer still grows for a long line (DriverOptions::max_line); the rows do not depend on
+  // its size.
+  options.buffer_size = kOpenLogBuffer;
   options.forced_format = request_.format;
   options.step_pattern = request_.step_pattern;
   return options;
