@@ -12,6 +12,7 @@
 #include "analysis/grab_frame_evidence.h"
 #include "analysis/jax_module_links.h"
 #include "analysis/program_loader.h"
+#include "analysis/value_read_evidence.h"
 
 namespace rcf::analysis {
 namespace {
@@ -117,7 +118,8 @@ void mark_alternation(std::vector<AttributedCompile>& compiles,
 
 // What, besides the compile block's own cause line, shows that a host sync happened around
 // `step`: "" when nothing does. The counter's growth in the compile's step is the closest
-// evidence; a run-wide count or the profiler's warning still shows that the step does sync.
+// evidence; a run-wide count still shows that the step does sync. The profiler's transfer note
+// is an evidence record of its own (analysis/value_read_evidence.h).
 std::string host_sync_corroboration(const HostSyncCounts& h, std::optional<int64_t> step) {
   if (step) {
     auto it = h.scalar_dense_by_step.find(*step);
@@ -131,9 +133,6 @@ std::string host_sync_corroboration(const HostSyncCounts& h, std::optional<int64
   if (h.scalar_dense_max > 0)
     return fmt::format("the metrics counter aten::_local_scalar_dense reached {} at {}",
                        h.scalar_dense_max, h.scalar_dense_where);
-  if (!h.transfer_warning.empty())
-    return fmt::format("pt-xla-profiler: TransferFromDeviceTime too frequent at {}",
-                       h.transfer_warning);
   return "";
 }
 
@@ -644,16 +643,17 @@ class XlaAttributor {
     return a;
   }
 
-  // The block's own cause line says a tensor value was read on the host.
+  // The block's own cause line says a tensor value was read on the host. Evidence records, one
+  // per line: the block, the read (docs/causes.md), the profiler's transfer count.
   void host_sync(AttributedCompile& a, const XlaBlockRecord& b,
                  const std::optional<FrameRecord>& user) const {
     a.cause = "sync_fragment";
-    std::string culprit = user ? frame_text(*user) : std::string("an unknown frame");
-    a.subject = user ? fmt::format("{}:{}", user->file, user->line) : "";
+    ValueRead read = name_value_read(b, user, in_.value_read_executions, source_name_);
+    a.subject = read.frame ? fmt::format("{}:{}", read.frame->file, read.frame->line) : "";
     a.detail = fmt::format(
         "graph cut mid-step by a host sync in {}: .item(), .cpu(), print(tensor) or a "
         "data-dependent Python branch forced execution before the step-end sync",
-        culprit);
+        read.frame ? frame_text(*read.frame) : std::string("an unknown frame"));
     if (b.value_read_line > 0) {
       // VLOG: the GetTensor read names no frame; its line is the evidence.
       a.subject = "value read on the host";
@@ -666,16 +666,21 @@ class XlaAttributor {
           "Python branch forced execution before the step-end sync; VLOG names no Python frame, "
           "PT_XLA_DEBUG=1 would name the line that read it",
           b.value_read_line, b.value_read_tensors.value_or(0));
+    } else if (!read.frame) {
+      a.detail += "; " + read.missing;
     }
     // The cause line alone is one artifact's word: `medium` until a runtime count agrees.
     std::string corroboration = host_sync_corroboration(in_.host_syncs, b.step);
-    if (corroboration.empty()) {
+    if (!corroboration.empty()) a.evidence += "; " + corroboration;
+    a.evidence += "\n" + read.evidence;
+    std::string transfers = transfer_note_evidence(in_.host_syncs.transfer_notes, b, source_name_);
+    if (!transfers.empty()) a.evidence += "\n" + transfers;
+    if (corroboration.empty() && transfers.empty()) {
       a.confidence = "medium";
       a.detail += fmt::format("; seen only in {} (an XLA_METRICS_FILE report would confirm it)",
                               b.origin == "vlog" ? "the VLOG output" : "PT_XLA_DEBUG");
     } else {
       a.confidence = "high";
-      a.evidence += "; " + corroboration;
     }
   }
 

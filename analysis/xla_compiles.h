@@ -105,6 +105,24 @@ struct StepTimeRecord {  // one row of a step-timing file
 
 using ConvergencePoint = store::ConvergencePoint;  // a convergence_point row
 
+// pt-xla-profiler's `TransferFromDeviceTime too frequent: N counts during S steps` (XRT builds:
+// `TransferFromServerTime`), printed at a step-end sync: N device-to-host transfers so far.
+struct TransferNote {
+  int64_t source_id = 0;
+  int64_t line = 0;
+  std::string metric;
+  std::optional<int64_t> count, steps;
+};
+
+// A distinct Execution Analysis block whose cause is a tensor-value access (PT_XLA_DEBUG_LEVEL=2):
+// a later run of a sync fragment, with the frames of the read that ran it.
+struct ValueReadExecution {
+  int64_t source_id = 0;
+  int64_t line = 0;
+  std::string graph_hash;
+  std::vector<FrameRecord> frames;  // innermost first
+};
+
 // Runtime counts that a host sync happened, independent of the compile block's own cause line:
 // the metrics report's `aten::_local_scalar_dense` counter (one per `.item()`) and
 // pt-xla-profiler's "TransferFromDeviceTime too frequent". A sync fragment seen only in
@@ -112,9 +130,9 @@ using ConvergencePoint = store::ConvergencePoint;  // a convergence_point row
 struct HostSyncCounts {
   // Counter value of the last metrics block of each step ([MetricsData; step=N]).
   std::map<int64_t, double> scalar_dense_by_step;
-  double scalar_dense_max = 0;     // largest value in any block, with or without a step
-  std::string scalar_dense_where;  // "file:line" of the block holding that value
-  std::string transfer_warning;    // "file:line" of a TransferFromDeviceTime too-frequent note
+  double scalar_dense_max = 0;               // largest value in any block, with or without a step
+  std::string scalar_dense_where;            // "file:line" of the block holding that value
+  std::vector<TransferNote> transfer_notes;  // in (source_id, line) order
 };
 
 // Executions of one program (graph hash) over a run: how many, in how many steps, first and last.
@@ -143,6 +161,7 @@ struct XlaRunInputs {
   // Graph hash -> where its Execution blocks fall (PT_XLA_DEBUG_LEVEL=2); empty without them.
   std::map<std::string, ExecutionSpan> executions_by_hash;
   HostSyncCounts host_syncs;
+  std::vector<ValueReadExecution> value_read_executions;  // in (source_id, line) order
   std::optional<CountedCompiles> counted;  // from the metrics reports, when one counts compiles
   // Sources whose compile records repeat another's (analysis/xla_same_process.h): not read.
   std::vector<SourceAlias> copied_sources;

@@ -304,12 +304,17 @@ void load_metric_samples(store::Database& db, int64_t run_id,
   if (!in.counted) in.counted = profiler_compile_count(db, run_id, source_names);
 }
 
-// The profiler's first `TransferFromDeviceTime too frequent` note, "" when none.
-std::string load_transfer_warning(store::Database& db, int64_t run_id,
-                                  const std::vector<std::pair<int64_t, std::string>>& names) {
-  std::optional<store::ProfilerNoteRow> warning = store::first_transfer_note(db, run_id);
-  if (!warning) return "";
-  return source_line(names, warning->source_id, warning->line);
+// The profiler's `TransferFromDeviceTime too frequent` notes and the level-2 Execution blocks of
+// sync fragments: what names and counts a fragment's read (analysis/value_read_evidence.h).
+void load_value_read_evidence(store::Database& db, int64_t run_id, XlaRunInputs& in) {
+  store::for_each_transfer_note(db, run_id, [&](const store::TransferNoteRow& n) {
+    in.host_syncs.transfer_notes.push_back(
+        {n.source_id, n.line, std::string(n.metric), n.count, n.steps});
+  });
+  store::for_each_value_read_execution(db, run_id, [&](const store::ValueReadExecutionRow& e) {
+    in.value_read_executions.push_back(
+        {e.source_id, e.first_line, std::string(e.graph_hash), parse_frames(e.frames_json)});
+  });
 }
 
 void load_step_times(store::Database& db, int64_t run_id, std::vector<StepTimeRecord>& out) {
@@ -337,7 +342,7 @@ XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
   load_jax_records(db, run_id, in);
   load_link_targets(db, run_id, in);
   load_metric_samples(db, run_id, source_names, in);
-  in.host_syncs.transfer_warning = load_transfer_warning(db, run_id, source_names);
+  load_value_read_evidence(db, run_id, in);
   load_step_times(db, run_id, in.step_times);
   in.hlo_programs = load_hlo_programs(db, run_id);
   in.describe_op_attributes = store_op_attribute_describer(db);

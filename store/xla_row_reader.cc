@@ -169,13 +169,27 @@ std::optional<ProfilerNoteRow> largest_compile_time_note(Database& db, int64_t r
   return ProfilerNoteRow{note.int64(0), note.int64(1), note.int64(2)};
 }
 
-std::optional<ProfilerNoteRow> first_transfer_note(Database& db, int64_t run_id) {
-  auto warning = db.prepare(
-      "SELECT source_id, line FROM xla_profiler_note WHERE run_id = ? AND kind = 'too_frequent' "
-      "AND metric = 'TransferFromDeviceTime' ORDER BY source_id, line LIMIT 1");
-  warning.bind(1, run_id);
-  if (!warning.step()) return std::nullopt;
-  return ProfilerNoteRow{warning.int64(0), warning.int64(1), 0};
+void for_each_transfer_note(Database& db, int64_t run_id,
+                            const std::function<void(const TransferNoteRow&)>& visit) {
+  auto notes = db.prepare(
+      "SELECT source_id, line, metric, count, steps FROM xla_profiler_note WHERE run_id = ? AND "
+      "kind = "
+      "'too_frequent' AND metric IN ('TransferFromDeviceTime', 'TransferFromServerTime') "
+      "ORDER BY source_id, line");
+  notes.bind(1, run_id);
+  while (notes.step())
+    visit({notes.int64(0), notes.int64(1), notes.text(2), notes.opt_int64(3), notes.opt_int64(4)});
+}
+
+void for_each_value_read_execution(Database& db, int64_t run_id,
+                                   const std::function<void(const ValueReadExecutionRow&)>& visit) {
+  auto groups = db.prepare(
+      "SELECT g.source_id, g.first_line, g.graph_hash, f.text FROM xla_execution_group g "
+      "LEFT JOIN strings f ON f.string_id = g.frames_sid WHERE g.run_id = ? AND "
+      "g.kind = 'execute' AND g.cause_class = 'tensor_value_access' "
+      "ORDER BY g.source_id, g.first_line");
+  groups.bind(1, run_id);
+  while (groups.step()) visit({groups.int64(0), groups.int64(1), groups.text(2), groups.text(3)});
 }
 
 void for_each_step_duration(Database& db, int64_t run_id,

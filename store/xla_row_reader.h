@@ -151,8 +151,30 @@ struct ProfilerNoteRow {
 // The `CompileTime too frequent` note with the largest count (then the first), if any.
 std::optional<ProfilerNoteRow> largest_compile_time_note(Database& db, int64_t run_id);
 
-// The first `TransferFromDeviceTime too frequent` note, if any (count not read).
-std::optional<ProfilerNoteRow> first_transfer_note(Database& db, int64_t run_id);
+// A `TransferFromDeviceTime too frequent` note (XRT builds: `TransferFromServerTime`).
+struct TransferNoteRow {
+  int64_t source_id = 0;
+  int64_t line = 0;
+  std::string_view metric;              // TransferFromDeviceTime or TransferFromServerTime
+  std::optional<int64_t> count, steps;  // `N counts during S steps`; unset where not read
+};
+
+// Those notes of the run, by (source_id, line).
+void for_each_transfer_note(Database& db, int64_t run_id,
+                            const std::function<void(const TransferNoteRow&)>& visit);
+
+// A distinct Execution Analysis block whose cause is a tensor-value access (PT_XLA_DEBUG_LEVEL=2):
+// a run of a sync fragment, with the frames of the read that ran it.
+struct ValueReadExecutionRow {
+  int64_t source_id = 0;
+  int64_t first_line = 0;
+  std::string_view graph_hash;
+  std::string_view frames_json;  // JSON list of {file, line, function}, innermost first
+};
+
+// Those blocks of the run, by (source_id, first_line).
+void for_each_value_read_execution(Database& db, int64_t run_id,
+                                   const std::function<void(const ValueReadExecutionRow&)>& visit);
 
 // One row of a step-timing file.
 struct StepDurationRow {

@@ -151,7 +151,10 @@ TEST(XlaAttribution, AFragmentSeenOnlyInPtXlaDebugIsMedium) {
   const AttributedCompile& c = second(r);
   EXPECT_EQ(c.cause, "sync_fragment");
   EXPECT_EQ(c.confidence, "medium");
-  EXPECT_EQ(c.evidence, "PT_XLA_DEBUG Compilation Analysis at debug.log:20");
+  EXPECT_EQ(c.evidence,
+            "PT_XLA_DEBUG Compilation Analysis at debug.log:20\nvalue read at /work/train.py:40 "
+            "(train_step): the innermost user frame of the PT_XLA_DEBUG "
+            "Compilation Analysis at debug.log:20");
   EXPECT_NE(
       c.detail.find("; seen only in PT_XLA_DEBUG (an XLA_METRICS_FILE report would confirm it)"),
       std::string::npos)
@@ -168,7 +171,9 @@ TEST(XlaAttribution, TheCounterGrowingInTheFragmentsStepMakesItHigh) {
   EXPECT_EQ(c.confidence, "high");
   EXPECT_EQ(c.evidence,
             "PT_XLA_DEBUG Compilation Analysis at debug.log:20; the metrics counter "
-            "aten::_local_scalar_dense grew by 3 in step 2");
+            "aten::_local_scalar_dense grew by 3 in step 2\nvalue read at /work/train.py:40 "
+            "(train_step): the innermost user frame of the PT_XLA_DEBUG "
+            "Compilation Analysis at debug.log:20");
   EXPECT_EQ(c.detail.find("seen only in PT_XLA_DEBUG"), std::string::npos) << c.detail;
 }
 
@@ -181,15 +186,21 @@ TEST(XlaAttribution, ARunWideCountOrTheProfilerWarningAlsoCorroborates) {
   EXPECT_EQ(c.confidence, "high");
   EXPECT_EQ(c.evidence,
             "PT_XLA_DEBUG Compilation Analysis at debug.log:20; the metrics counter "
-            "aten::_local_scalar_dense reached 5 at metrics.txt:90");
+            "aten::_local_scalar_dense reached 5 at metrics.txt:90\nvalue read at "
+            "/work/train.py:40 (train_step): the innermost user frame of the PT_XLA_DEBUG "
+            "Compilation Analysis at debug.log:20");
 
   XlaRunInputs warned = one_fragment();
-  warned.host_syncs.transfer_warning = "profiler.log:7";
+  // A note of another log (source 3) follows no fragment of debug.log: run-wide evidence.
+  warned.host_syncs.transfer_notes = {{3, 7, "TransferFromDeviceTime", 12, 4}};
   const AttributedCompile w = second(analyze_xla_run(std::move(warned), 1));
   EXPECT_EQ(w.confidence, "high");
   EXPECT_EQ(w.evidence,
-            "PT_XLA_DEBUG Compilation Analysis at debug.log:20; pt-xla-profiler: "
-            "TransferFromDeviceTime too frequent at profiler.log:7");
+            "PT_XLA_DEBUG Compilation Analysis at debug.log:20\nvalue read at /work/train.py:40 "
+            "(train_step): the innermost user frame of the PT_XLA_DEBUG "
+            "Compilation Analysis at debug.log:20\npt-xla-profiler at "
+            "profiler.log:7 (run-wide: no note follows this fragment in its log): "
+            "TransferFromDeviceTime too frequent: 12 counts during 4 steps (3.0 per step)");
 }
 
 }  // namespace xla_attribution_test
