@@ -15,8 +15,7 @@ constexpr int64_t kMaxProgramsPerGroup = 100000;
 std::string group_site(const GrabFrameRecord& g) {
   if (g.frames.empty()) return "<frame cut off in the grab_graphs.py output>";
   const auto user = innermost_user_frame(g.frames);
-  const FrameRecord& f = user ? *user : g.frames.front();
-  return fmt::format("{}:{} ({})", f.file, f.line, f.function);
+  return frame_text(user ? *user : g.frames.front());
 }
 
 bool at_site(const AttributedCompile& c, const std::string& site) {

@@ -557,6 +557,30 @@ std::string unclocked_detail(int64_t n) {
       n, one ? " is" : "s are", one ? "it" : "them", one ? "it" : "them");
 }
 
+// Gives each attributed Dynamo compile its step and adds it to the run's Dynamo curve, counting
+// the compiles that get none: no log line to place them (unplaced), or a trace clock that puts
+// them between steps (unclocked). Lifetime: one run's analysis.
+struct DynamoStepPlacer {
+  const TrainingSteps& steps;
+  const DynamoStepLines& lines;
+  StepCurve& curve;
+  int64_t unplaced = 0, unclocked = 0;
+
+  void place(AttributedCompile& c) {
+    const auto [source, line] = lines.place_of(c);
+    if (source == DynamoStepLines::kUnplaced.first) {
+      ++unplaced;
+      return;
+    }
+    if (!steps.decided()) return;
+    c.step = steps.step_of(source, line, {}, c.start_us);
+    if (c.step)
+      curve.add(*c.step, c.compile_ms);
+    else if (c.start_us)
+      ++unclocked;
+  }
+};
+
 StepAxis axis_of(const TrainingSteps& steps, int64_t unplaced_compiles,
                  int64_t unclocked_compiles) {
   StepAxis axis = steps.axis();
@@ -620,20 +644,11 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     });
     lap(t.xla_s);
     bool first = true;
-    int64_t unplaced_compiles = 0, unclocked_compiles = 0;
+    DynamoStepPlacer placer{steps, dynamo_lines, dynamo_curve};
     int64_t dynamo_compiles =
         attribute_dynamo_run(dynamo, std::move(*merged), [&](AttributedCompile&& c) {
           if (first) lap(t.prepare_s), first = false;
-          const auto [source, line] = dynamo_lines.place_of(c);
-          const bool placed = source != DynamoStepLines::kUnplaced.first;
-          if (!placed) ++unplaced_compiles;
-          if (placed && steps.decided()) {
-            c.step = steps.step_of(source, line, {}, c.start_us);
-            if (c.step)
-              dynamo_curve.add(*c.step, c.compile_ms);
-            else if (c.start_us)
-              ++unclocked_compiles;
-          }
+          placer.place(c);
           rollup.add(c);
           writer.write(std::move(c));
         });
@@ -655,7 +670,7 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     store::write_convergence_points(db, run_id, curve);
     write_rollup(db, strings, run_id, std::move(rollup));
     if (xla.counted) store::write_counted_compiles(db, run_id, *xla.counted);
-    record_step_axis(db, run_id, axis_of(steps, unplaced_compiles, unclocked_compiles));
+    record_step_axis(db, run_id, axis_of(steps, placer.unplaced, placer.unclocked));
     write_rank_divergence(db, run_id);  // reads the compiles written above
     lap(t.finish_s);
   }

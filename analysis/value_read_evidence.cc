@@ -15,10 +15,6 @@ std::string where_in(const std::map<int64_t, std::string>& source_name, int64_t 
   return fmt::format("{}:{}", it->second, line);
 }
 
-std::string read_frame_text(const FrameRecord& f) {
-  return fmt::format("{}:{} ({})", f.file, f.line, f.function);
-}
-
 // The distinct user frames (by file:line) of the fragment's later runs: level-2 Execution blocks
 // of the same graph in the same log, each with the line of its first block.
 std::vector<std::pair<FrameRecord, int64_t>> execution_reads(
@@ -65,7 +61,7 @@ ValueRead name_value_read(const XlaBlockRecord& b, const std::optional<FrameReco
     r.frame = user;
     r.evidence = fmt::format(
         "value read at {}: the innermost user frame of the PT_XLA_DEBUG Compilation Analysis at {}",
-        read_frame_text(*user), where_in(source_name, b.source_id, b.line));
+        frame_text(*user), where_in(source_name, b.source_id, b.line));
     return r;
   }
   auto reads = execution_reads(b, executions);
@@ -73,14 +69,14 @@ ValueRead name_value_read(const XlaBlockRecord& b, const std::optional<FrameReco
     r.frame = reads.front().first;
     r.evidence = fmt::format(
         "value read at {}: named by the Execution Analysis of the same graph {} at {} ({})",
-        read_frame_text(*r.frame), b.graph_hash,
+        frame_text(*r.frame), b.graph_hash,
         where_in(source_name, b.source_id, reads.front().second), why_no_frame(b));
     return r;
   }
   if (reads.size() > 1) {
     std::string lines;
     for (const auto& [frame, line] : reads)
-      lines += fmt::format("{}{} at {}", lines.empty() ? "" : ", ", read_frame_text(frame),
+      lines += fmt::format("{}{} at {}", lines.empty() ? "" : ", ", frame_text(frame),
                            where_in(source_name, b.source_id, line));
     r.missing = fmt::format(
         "which read is not decided: {}, and Execution Analysis blocks of graph {} name {} lines "

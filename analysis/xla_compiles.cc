@@ -27,10 +27,6 @@ bool is_library_frame(const FrameRecord& f) {
   return p.rfind("torch_xla/", 0) == 0 || p.rfind("torch/", 0) == 0;
 }
 
-std::string frame_text(const FrameRecord& f) {
-  return fmt::format("{}:{} ({})", f.file, f.line, f.function);
-}
-
 // JAX cache-miss class -> cause vocabulary.
 std::string jax_cause(const std::string& cls) {
   if (cls == "shape") return "shape";
@@ -849,6 +845,10 @@ std::vector<ConvergencePoint> convergence(const XlaRunInputs& in,
 }
 
 }  // namespace
+
+std::string frame_text(const FrameRecord& f) {
+  return fmt::format("{}:{} ({})", f.file, f.line, f.function);
+}
 
 std::optional<FrameRecord> innermost_user_frame(const std::vector<FrameRecord>& frames) {
   for (const auto& f : frames)

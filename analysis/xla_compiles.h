@@ -180,6 +180,9 @@ struct XlaRunResult {
 // (pass an rvalue): the HLO views are moved into the programs that use them, not copied.
 XlaRunResult analyze_xla_run(XlaRunInputs inputs, int64_t first_ordinal);
 
+// `file:line (function)`: a frame as sites and evidence name it.
+std::string frame_text(const FrameRecord& f);
+
 // Innermost user frame: the first frame not inside torch_xla, torch or the Python stdlib.
 std::optional<FrameRecord> innermost_user_frame(const std::vector<FrameRecord>& frames);
 

@@ -438,11 +438,15 @@ const SourceStats& GrowingSource::stats() const {
   return state_->stats;
 }
 
+SourceStats GrowingSource::take_stats() && {
+  return std::move(state_->stats);
+}
+
 SourceOutcome ingest_source(const std::string& path, EventSink& sink, const DriverOptions& options,
                             SourceStats* stats) {
   auto growing = GrowingSource::open(path, sink, options);
   growing->finish(sink);
-  *stats = growing->stats();
+  *stats = std::move(*growing).take_stats();
   return growing->outcome();
 }
 

@@ -57,6 +57,8 @@ class GrowingSource {
   void finish(EventSink& sink);
   // The counts so far (the whole source once finished).
   const SourceStats& stats() const;
+  // The counts, moved out: the source is done with.
+  SourceStats take_stats() &&;
 
  private:
   struct State;
