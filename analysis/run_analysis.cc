@@ -601,7 +601,7 @@ StepAxis axis_of(const TrainingSteps& steps, int64_t unplaced_compiles,
 }  // namespace
 
 void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
-                  AnalysisTimings* timings) {
+                  AnalysisTimings* timings, store::AnalysisMemos* memos) {
   store::StringInterner strings(db);
   AnalysisTimings unused;
   AnalysisTimings& t = timings ? *timings : unused;
@@ -639,9 +639,14 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     // as each compile is handed to the writer: at a million compiles the writer's inserts are
     // the longer task (the rollup on the writer thread made attributing 0.3 s longer), and the
     // sites' string ids, which the writer interns, are told to the rollup once it is done.
-    store::CompileResultWriter writer(db, strings, run_id, [&db, run_id, only_run] {
-      store::clear_derived_results(db, run_id, only_run);
-    });
+    store::CompileRowMemo* memo = memos ? &memos->of(run_id) : nullptr;
+    const bool keep_compiles = memo && memo->known;
+    store::CompileResultWriter writer(
+        db, strings, run_id,
+        [&db, run_id, only_run, keep_compiles] {
+          store::clear_derived_results(db, run_id, only_run, keep_compiles);
+        },
+        memo);
     lap(t.xla_s);
     bool first = true;
     DynamoStepPlacer placer{steps, dynamo_lines, dynamo_curve};

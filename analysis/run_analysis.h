@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "store/compile_row_memo.h"
 #include "store/database.h"
 
 namespace rcf::analysis {
@@ -20,7 +21,10 @@ struct AnalysisTimings {
   double finish_s = 0;       // waiting for the writes, convergence and rollup rows
 };
 
+// `memos`: kept by a caller that analyses the same runs again and again on one connection
+// (`rcf watch`): the compiles whose rows did not change are not written again, and each run's
+// memo says which were (store/compile_row_memo.h). The caller clears them when a write fails.
 void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
-                  AnalysisTimings* timings = nullptr);
+                  AnalysisTimings* timings = nullptr, store::AnalysisMemos* memos = nullptr);
 
 }  // namespace rcf::analysis

@@ -6,6 +6,7 @@
 // `--prefill N` writes N recompiles before the watch starts: a long run's history, which every
 // batch's analysis goes over.
 // Usage: watch_bench [--rate MB_PER_S] [--seconds S] [--record-ms MS] [--prefill N] [--dir DIR]
+//                    [--rcf PATH]
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -34,6 +35,7 @@ struct Options {
   int record_ms = 100;
   int64_t prefill = 0;  // recompiles in the log before the watch starts (a long run's history)
   std::string dir = "/tmp/rcf-watch-bench";
+  std::string rcf = RCF_BINARY;  // the rcf that watches (another build's, to compare two)
 };
 
 // The three lines of one recompile of frame `frame` (the first is the line the alert names).
@@ -117,6 +119,8 @@ int main(int argc, char** argv) {
       o.prefill = std::atoll(argv[i + 1]);
     else if (!strcmp(argv[i], "--dir"))
       o.dir = argv[i + 1];
+    else if (!strcmp(argv[i], "--rcf"))
+      o.rcf = argv[i + 1];
   }
   fs::remove_all(o.dir);
   fs::create_directories(o.dir + "/logs");
@@ -129,8 +133,8 @@ int main(int argc, char** argv) {
   if (child == 0) {
     dup2(out_pipe[1], 1);
     close(out_pipe[0]);
-    execl(RCF_BINARY, RCF_BINARY, "watch", "--json", "--db", db.c_str(), "--for", for_s.c_str(),
-          logs.c_str(), static_cast<char*>(nullptr));
+    execl(o.rcf.c_str(), o.rcf.c_str(), "watch", "--json", "--db", db.c_str(), "--for",
+          for_s.c_str(), logs.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(out_pipe[1]);

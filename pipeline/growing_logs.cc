@@ -93,11 +93,19 @@ std::vector<std::string> GrowingLogs::read_batch(const std::vector<FileToRead>& 
     if (writer.drop_run_if_empty(batch.run_id))
       summary.warnings.push_back(not_created_warning(request_.lane, request_.run, summary));
     writer.finish_sources();
-    analysis::analyze_runs(*db, writer.touched_runs());
+    // Another connection that wrote the store since this one's last commit (an `rcf ingest`
+    // beside the watch) may have changed the compile rows the memos describe.
+    if (store::data_version(*db) != memos_.data_version) memos_.clear();
+    const auto analysis_started = std::chrono::steady_clock::now();
+    analysis::analyze_runs(*db, writer.touched_runs(), nullptr, &memos_);
     writer.commit();
+    memos_.data_version = store::data_version(*db);
+    last_analysis_seconds_ =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - analysis_started).count();
   } catch (...) {
-    open_.clear();  // the store holds none of this batch: every log is read anew
-    db_.reset();    // and the connection is opened again, in case it is what failed
+    open_.clear();   // the store holds none of this batch: every log is read anew
+    memos_.clear();  // nor the rows the analysis wrote
+    db_.reset();     // and the connection is opened again, in case it is what failed
     throw;
   }
   if (!wal_checked_) wal_checked_ = store::switch_to_wal(*db, kWatchWalSwitchWaitMs);

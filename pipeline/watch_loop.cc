@@ -19,10 +19,10 @@ using std::chrono::milliseconds;
 constexpr milliseconds kCheckEvery{200};
 // Directories are walked for new files at most this often without a signal.
 constexpr milliseconds kWalkEvery{2000};
-// The least time between two batches, and how many times its last batch's cost the gap is
-// at least: a batch has a fixed cost (a transaction, the run's analysis) besides what it reads,
-// so a chatty log is read in batches a quarter second apart, and a large run less often instead
-// of taking every core (docs/watch.md, "Budgets").
+// The least time between two batches, and how many times its last batch's analysis the gap is
+// at least: a batch costs what it reads, which waiting does not change, and the run's analysis,
+// which it does (docs/watch.md, "Budgets"). So a chatty log is read in batches a quarter second
+// apart, and a large run less often instead of taking every core.
 constexpr milliseconds kMinGap{250};
 constexpr double kGapPerCost = 4.0;
 
@@ -77,7 +77,7 @@ WatchEnd run_watch_loop(WatchSession& session, const WatchLoopOptions& o) {
     if (walk) last_walk = last_look;
     pending = false;
     gap = std::max<Clock::duration>(
-        kMinGap, std::chrono::duration_cast<Clock::duration>(round.ingest_seconds * kGapPerCost));
+        kMinGap, std::chrono::duration_cast<Clock::duration>(round.analysis_seconds * kGapPerCost));
     if (o.on_round) o.on_round(round, false);
   }
   WatchRound last = session.poll(true, true);

@@ -64,6 +64,9 @@ void WatchSession::ingest(const std::vector<FileToRead>& files, bool final, Watc
   }
   const auto now = std::chrono::steady_clock::now();
   round.ingest_seconds = now - started;
+  if (read_before_)
+    round.analysis_seconds = std::chrono::duration<double>(logs_.last_analysis_seconds());
+  read_before_ = true;
   for (const auto& f : files) files_.mark_read(f);
   if (round.ingest_seconds > kBehindAfter && now - last_behind_warning_ >= kBehindWarningEvery) {
     last_behind_warning_ = now;
@@ -102,7 +105,14 @@ void WatchSession::read_alerts(WatchRound& round, bool complete) {
   store::Database& db = logs_.store();
   std::optional<int64_t> run_id = store::find_run_id(db, request_.lane, request_.run);
   if (!run_id) return;
-  round.alerts = tracker_.advance(store::read_watch_rows(db, *run_id), complete);
+  const store::CompileRowMemo* memo = logs_.last_analysis(*run_id);
+  if (memo && rows_run_ == *run_id && rows_generation_ + 1 == memo->generation)
+    store::update_watch_rows(db, *run_id, *memo, rows_);
+  else
+    rows_ = store::read_watch_rows(db, *run_id);
+  rows_run_ = memo ? *run_id : -1;
+  rows_generation_ = memo ? memo->generation : 0;
+  round.alerts = tracker_.advance(rows_, complete);
 }
 
 }  // namespace rcf::pipeline

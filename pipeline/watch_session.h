@@ -14,6 +14,7 @@
 #include "pipeline/change_signal.h"
 #include "pipeline/growing_logs.h"
 #include "pipeline/watched_files.h"
+#include "store/watch_queries.h"
 
 namespace rcf::pipeline {
 
@@ -34,6 +35,10 @@ struct WatchRound {
   std::vector<std::string> warnings;  // files that could not be read, a batch that failed
   int64_t files_read = 0;             // files ingested in this round
   std::chrono::duration<double> ingest_seconds{0};
+  // Of ingest_seconds, the analysis and the commit: a batch's cost that does not follow what it
+  // read. Zero for the first batch, which reads what the logs held before the watch (its
+  // analysis writes the whole run: a later batch's writes what changed).
+  std::chrono::duration<double> analysis_seconds{0};
 };
 
 class WatchSession {
@@ -61,9 +66,15 @@ class WatchSession {
   GrowingLogs logs_;
   ChangeSignal signal_;
   analysis::AlertTracker tracker_;
+  // The run's rows as the last batch left them: the next batch reads again only the compiles its
+  // analysis wrote (store/watch_queries.h). rows_run_: their run, -1 when not kept; with the
+  // generation of the memo they were read after.
+  store::WatchRunRows rows_;
+  int64_t rows_run_ = -1, rows_generation_ = 0;
   std::chrono::steady_clock::time_point last_read_;     // the last batch ingested
   std::chrono::steady_clock::time_point last_preview_;  // of the logs' ends
   std::chrono::steady_clock::time_point last_behind_warning_;
+  bool read_before_ = false;  // a batch was ingested
 };
 
 }  // namespace rcf::pipeline

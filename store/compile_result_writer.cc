@@ -14,11 +14,13 @@ int64_t first_free_compile_row(Database& db) {
 }  // namespace
 
 CompileResultWriter::CompileResultWriter(Database& db, StringInterner& strings, int64_t run_id,
-                                         std::function<void()> before_first_write)
+                                         std::function<void()> before_first_write,
+                                         CompileRowMemo* memo)
     : db_(db),
       strings_(strings),
       run_id_(run_id),
       before_first_write_(std::move(before_first_write)),
+      memo_(memo),
       compiles_(db, "compile_event",
                 {"compile_row",
                  "run_id",
@@ -57,10 +59,25 @@ void CompileResultWriter::write(AttributedCompile&& c) {
 
 void CompileResultWriter::finish() {
   feeder_.finish();
+  if (!memo_) return;
+  // The compiles the run no longer has (a log read again gave fewer).
+  for (size_t i = written_.size(); i < earlier_.size(); ++i) delete_rows(earlier_[i].compile_row);
+  memo_->whole = !memo_->known;
+  memo_->known = true;
+  ++memo_->generation;
+  memo_->rows = std::move(written_);
+  earlier_.clear();
 }
 
 void CompileResultWriter::start() {
   if (before_first_write_) before_first_write_();
+  if (memo_) {
+    // A memo not known to describe the store: the caller cleared the run's rows, all are new.
+    if (memo_->known) earlier_ = std::move(memo_->rows);
+    memo_->rows.clear();
+    memo_->written.clear();
+    written_.reserve(earlier_.size());
+  }
   next_row_ = first_free_compile_row(db_);
 }
 
@@ -72,42 +89,92 @@ int64_t CompileResultWriter::site_sid(const AttributedCompile& c) {
   return sid;
 }
 
+// The values of one compile's compile_event row after compile_row, then of its attribution row
+// after compile_row, handed to `event` and `attribution`: the inserts write them and a
+// CompileRowHasher digests them, so that a column added to the tables is added to both.
+template <typename Row>
+void CompileResultWriter::values(const AttributedCompile& c, const InternedIds& ids, Row& event,
+                                 Row& attribution) const {
+  event.val(run_id_)
+      .val(c.ordinal)
+      .val(c.step)
+      .val(ids.site)
+      .val_unowned(c.program_key)
+      .val_unowned(c.kind)
+      .val_unowned_or_null(c.cause_reported)
+      .val(c.compile_ms)
+      .val_unowned_or_null(c.cache)
+      .val(c.key.rank)
+      .val(c.key.epoch)
+      .val(c.key.frame_id)
+      .val(c.key.frame_compile_id)
+      .val(c.attempt)
+      .val(c.key.ca_id)
+      .val(c.key.source_id)
+      .val(c.line)
+      .val_unowned(c.evidence_kind)
+      .val(c.hlo_module_id)
+      .val(c.saved_graph_source_id)
+      .val(c.saved_graph_line);
+  attribution.val_unowned(c.cause)
+      .val_unowned_or_null(c.prev_program_key)
+      .val_unowned_or_null(c.detail)
+      .val_unowned(c.confidence)
+      .val_unowned_or_null(c.evidence)
+      .val(ids.subject)
+      .val(ids.reason)
+      .val(c.other_reasons);
+}
+
+// The compile_row `c` is written under, or nullopt when the memo's row at its ordinal holds the
+// same values (nothing is written). A changed row keeps its compile_row: its old rows go first.
+std::optional<int64_t> CompileResultWriter::row_for(const AttributedCompile& c,
+                                                    const InternedIds& ids) {
+  if (!memo_) return next_row_++;
+  CompileRowHasher event, attribution;
+  values(c, ids, event, attribution);
+  const CompileRowDigest digest = CompileRowHasher::combine(event, attribution);
+  const size_t index = written_.size();
+  std::optional<int64_t> row;
+  if (index < earlier_.size() && earlier_[index].digest == digest) {
+    written_.push_back(earlier_[index]);
+    return std::nullopt;
+  }
+  if (index < earlier_.size()) {
+    row = earlier_[index].compile_row;
+    delete_rows(*row);
+  } else {
+    row = next_row_++;
+  }
+  written_.push_back({*row, digest});
+  memo_->written.push_back(c.ordinal);
+  return row;
+}
+
+void CompileResultWriter::delete_rows(int64_t compile_row) {
+  if (!delete_attribution_) {
+    delete_attribution_.emplace(db_.prepare("DELETE FROM attribution WHERE compile_row=?"));
+    delete_compile_.emplace(db_.prepare("DELETE FROM compile_event WHERE compile_row=?"));
+  }
+  for (Statement* st : {&*delete_attribution_, &*delete_compile_}) {
+    st->bind(1, compile_row);
+    st->run();
+  }
+}
+
 void CompileResultWriter::insert(const std::vector<AttributedCompile>& compiles) {
   batch_site_sids_.clear();
   for (const AttributedCompile& c : compiles) {
-    int64_t row = next_row_++;
-    batch_site_sids_.push_back(site_sid(c));
-    compiles_.val(row)
-        .val(run_id_)
-        .val(c.ordinal)
-        .val(c.step)
-        .val(batch_site_sids_.back())
-        .val_unowned(c.program_key)
-        .val_unowned(c.kind)
-        .val_unowned_or_null(c.cause_reported)
-        .val(c.compile_ms)
-        .val_unowned_or_null(c.cache)
-        .val(c.key.rank)
-        .val(c.key.epoch)
-        .val(c.key.frame_id)
-        .val(c.key.frame_compile_id)
-        .val(c.attempt)
-        .val(c.key.ca_id)
-        .val(c.key.source_id)
-        .val(c.line)
-        .val_unowned(c.evidence_kind)
-        .val(c.hlo_module_id)
-        .val(c.saved_graph_source_id)
-        .val(c.saved_graph_line);
-    attributions_.val(row)
-        .val_unowned(c.cause)
-        .val_unowned_or_null(c.prev_program_key)
-        .val_unowned_or_null(c.detail)
-        .val_unowned(c.confidence)
-        .val_unowned_or_null(c.evidence)
-        .val(strings_.id_or_null(c.subject))
-        .val(c.primary_reason_sid ? c.primary_reason_sid : strings_.id_or_null(c.primary_reason))
-        .val(c.other_reasons);
+    InternedIds ids;
+    ids.site = site_sid(c);
+    ids.subject = strings_.id_or_null(c.subject);
+    ids.reason =
+        c.primary_reason_sid ? c.primary_reason_sid : strings_.id_or_null(c.primary_reason);
+    const std::optional<int64_t> row = row_for(c, ids);
+    if (!row) continue;
+    compiles_.val(*row);
+    attributions_.val(*row);
+    values(c, ids, compiles_, attributions_);
   }
   compiles_.flush();
   attributions_.flush();

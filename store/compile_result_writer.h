@@ -9,9 +9,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "store/batch_insert.h"
+#include "store/compile_row_hasher.h"
+#include "store/compile_row_memo.h"
 #include "store/database.h"
 #include "store/derived_rows.h"
 #include "store/string_interner.h"
@@ -25,8 +28,13 @@ class CompileResultWriter {
   // writer thread as soon as it starts, before any insert: clearing a run's previous analysis
   // there overlaps the caller's preparation of the first compiles. From construction on, only
   // the writer's thread may use `db` and `strings`, until finish() returns.
+  // With `memo` (store/compile_row_memo.h), a compile whose rows hold the same values as the
+  // memo's row at its ordinal is not written again, a changed one is written under its
+  // compile_row, and finish() deletes the rows past the run's new count and updates the memo.
+  // Its caller clears the run's compile rows only when the memo is not `known`.
   CompileResultWriter(Database& db, StringInterner& strings, int64_t run_id,
-                      std::function<void()> before_first_write = nullptr);
+                      std::function<void()> before_first_write = nullptr,
+                      CompileRowMemo* memo = nullptr);
   CompileResultWriter(const CompileResultWriter&) = delete;
   CompileResultWriter& operator=(const CompileResultWriter&) = delete;
 
@@ -55,11 +63,25 @@ class CompileResultWriter {
   // Writes a batch; its texts are bound where they are, so every row is written before return.
   void insert(const std::vector<AttributedCompile>& compiles);
   int64_t site_sid(const AttributedCompile& c);
+  // A compile's interned texts, resolved once for its digest and its rows.
+  struct InternedIds {
+    int64_t site = 0;
+    std::optional<int64_t> subject, reason;
+  };
+  template <typename Row>
+  void values(const AttributedCompile& c, const InternedIds& ids, Row& event,
+              Row& attribution) const;
+  std::optional<int64_t> row_for(const AttributedCompile& c, const InternedIds& ids);
+  void delete_rows(int64_t compile_row);
 
   Database& db_;
   StringInterner& strings_;
   int64_t run_id_;
   std::function<void()> before_first_write_;
+  CompileRowMemo* memo_;
+  std::vector<CompileRowMemo::Row> earlier_;  // the memo's rows when the writer started
+  std::vector<CompileRowMemo::Row> written_;  // the rows after it, by ordinal - 1
+  std::optional<Statement> delete_attribution_, delete_compile_;
   int64_t next_row_ = 0;                  // compile_row of the next compile
   std::vector<int64_t> site_sids_;        // strings.string_id by site_number - 1; 0: not known yet
   std::vector<int64_t> batch_site_sids_;  // the site ids of the batch being inserted

@@ -4,9 +4,11 @@ namespace rcf::store {
 
 // ---- analyze_runs' derived results: begin ----
 
-void clear_derived_results(Database& db, int64_t run_id, bool only_run) {
+void clear_derived_results(Database& db, int64_t run_id, bool only_run, bool keep_compiles) {
   std::vector<const char*> deletes;
-  if (only_run) {
+  if (keep_compiles) {
+    // compile_event and attribution: rewritten row by row by the compile writer.
+  } else if (only_run) {
     db.exec("DELETE FROM attribution");
     db.exec("DELETE FROM compile_event");
   } else {
@@ -119,7 +121,6 @@ void write_step_axis(Database& db, int64_t run_id, const StepAxisRow& axis) {
 }
 
 // ---- analyze_runs' derived results: end ----
-
 
 void write_rank_divergence_rows(Database& db, int64_t run_id,
                                 const std::vector<RankDivergenceRow>& rows) {

@@ -29,7 +29,9 @@ namespace rcf::store {
 // (store/dynamo_row_reader.h); then the two large tables are emptied whole, which SQLite does by
 // dropping their pages instead of deleting a million rows one by one from each table and index
 // (a store of one run is analysed again by each `rcf ingest` of more of its logs).
-void clear_derived_results(Database& db, int64_t run_id, bool only_run);
+// `keep_compiles`: compile_event and attribution are left to a CompileResultWriter with a known
+// memo (store/compile_row_memo.h), which rewrites only what changed.
+void clear_derived_results(Database& db, int64_t run_id, bool only_run, bool keep_compiles = false);
 
 // One log of a run read as the same process as another (a source_merge row).
 struct SourceMergeRow {

@@ -250,6 +250,11 @@ std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode) {
   return db;
 }
 
+int64_t data_version(Database& db) {
+  auto st = db.prepare("PRAGMA data_version");
+  return st.step() ? st.int64(0) : -1;
+}
+
 bool switch_to_wal(Database& db, int wait_ms) {
   try {
     enable_wal(db, wait_ms);

@@ -24,6 +24,10 @@ std::unique_ptr<Database> open_store(const std::string& path, OpenMode mode);
 // it). A no-op on a store already in WAL mode. Not inside a transaction.
 bool switch_to_wal(Database& db, int wait_ms);
 
+// SQLite's `PRAGMA data_version` of this connection: it moves when another connection commits a
+// change to the store, and only then.
+int64_t data_version(Database& db);
+
 // The WHERE term of the partial index metric_fields on metric_sample(run_id, name_sid). A query
 // uses that index only when its WHERE repeats this term word for word (SQLite does not prove that
 // a narrower IN list implies it); narrow further with another term on `field`.

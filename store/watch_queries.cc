@@ -3,34 +3,50 @@
 namespace rcf::store {
 namespace {
 
+constexpr const char* kCompileColumns =
+    "SELECT c.ordinal, c.step, site.text, c.program_key, c.kind, coalesce(a.cause, ''), "
+    "coalesce(a.detail, ''), c.compile_ms, s.path, c.line, c.rank, c.epoch, c.ca_id, "
+    "c.frame_id, c.frame_compile_id "
+    "FROM compile_event c JOIN strings site ON site.string_id = c.site_sid "
+    "JOIN source s ON s.source_id = c.source_id "
+    "LEFT JOIN attribution a ON a.compile_row = c.compile_row ";
+
+WatchCompileRow compile_row_of(Statement& st) {
+  WatchCompileRow r;
+  r.ordinal = st.int64(0);
+  r.step = st.opt_int64(1);
+  r.site = st.str(2);
+  r.program_key = st.str(3);
+  r.kind = st.str(4);
+  r.cause = st.str(5);
+  r.detail = st.str(6);
+  r.compile_ms = st.opt_real(7);
+  r.source = st.str(8);
+  r.line = st.int64(9);
+  r.rank = st.int64(10);
+  r.epoch = st.int64(11);
+  r.ca_id = st.int64(12);
+  r.frame_id = st.int64(13);
+  r.frame_compile_id = st.int64(14);
+  return r;
+}
+
 void read_compiles(Database& db, int64_t run_id, std::vector<WatchCompileRow>& out) {
-  auto st = db.prepare(
-      "SELECT c.ordinal, c.step, site.text, c.program_key, c.kind, coalesce(a.cause, ''), "
-      "coalesce(a.detail, ''), c.compile_ms, s.path, c.line, c.rank, c.epoch, c.ca_id, "
-      "c.frame_id, c.frame_compile_id "
-      "FROM compile_event c JOIN strings site ON site.string_id = c.site_sid "
-      "JOIN source s ON s.source_id = c.source_id "
-      "LEFT JOIN attribution a ON a.compile_row = c.compile_row "
-      "WHERE c.run_id = ? ORDER BY c.ordinal");
+  auto st = db.prepare(std::string(kCompileColumns) + "WHERE c.run_id = ? ORDER BY c.ordinal");
   st.bind(1, run_id);
-  while (st.step()) {
-    WatchCompileRow r;
-    r.ordinal = st.int64(0);
-    r.step = st.opt_int64(1);
-    r.site = st.str(2);
-    r.program_key = st.str(3);
-    r.kind = st.str(4);
-    r.cause = st.str(5);
-    r.detail = st.str(6);
-    r.compile_ms = st.opt_real(7);
-    r.source = st.str(8);
-    r.line = st.int64(9);
-    r.rank = st.int64(10);
-    r.epoch = st.int64(11);
-    r.ca_id = st.int64(12);
-    r.frame_id = st.int64(13);
-    r.frame_compile_id = st.int64(14);
-    out.push_back(std::move(r));
+  while (st.step()) out.push_back(compile_row_of(st));
+}
+
+// Reads the compiles at `ordinals` (ascending) into `rows` (by ordinal - 1), one lookup each
+// through the (run_id, ordinal) index.
+void read_compiles_at(Database& db, int64_t run_id, const std::vector<int64_t>& ordinals,
+                      std::vector<WatchCompileRow>& rows) {
+  auto st = db.prepare(std::string(kCompileColumns) + "WHERE c.run_id = ? AND c.ordinal = ?");
+  for (int64_t ordinal : ordinals) {
+    st.bind(1, run_id).bind(2, ordinal);
+    if (st.step() && ordinal >= 1 && static_cast<size_t>(ordinal) <= rows.size())
+      rows[static_cast<size_t>(ordinal - 1)] = compile_row_of(st);
+    st.reset();
   }
 }
 
@@ -108,6 +124,24 @@ WatchRunRows read_watch_rows(Database& db, int64_t run_id) {
   read_breaks(db, run_id, rows.breaks);
   read_steps(db, run_id, rows);
   return rows;
+}
+
+void update_watch_rows(Database& db, int64_t run_id, const CompileRowMemo& memo,
+                       WatchRunRows& rows) {
+  // Past about one compile in eight, one scan costs less than a lookup each.
+  const size_t count = memo.rows.size();
+  if (memo.whole || memo.written.size() > count / 8) {
+    rows = read_watch_rows(db, run_id);
+    return;
+  }
+  rows.compiles.resize(count);
+  read_compiles_at(db, run_id, memo.written, rows.compiles);
+  WatchRunRows rest;
+  read_limit_hits(db, run_id, rest.limit_hits);
+  read_breaks(db, run_id, rest.breaks);
+  read_steps(db, run_id, rest);
+  rest.compiles = std::move(rows.compiles);
+  rows = std::move(rest);
 }
 
 }  // namespace rcf::store

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "store/compile_row_memo.h"
 #include "store/database.h"
 
 namespace rcf::store {
@@ -66,5 +67,11 @@ struct WatchRunRows {
 
 // The run `run_id` of `db`, read through the public views where they hold the columns.
 WatchRunRows read_watch_rows(Database& db, int64_t run_id);
+
+// `rows` (read_watch_rows of the run before its last analysis) brought up to date after an
+// analysis through `memo` (store/compile_row_memo.h): only the compiles it wrote are read again,
+// unless it wrote the run whole or many of them; the rest of the rows is read whole.
+void update_watch_rows(Database& db, int64_t run_id, const CompileRowMemo& memo,
+                       WatchRunRows& rows);
 
 }  // namespace rcf::store

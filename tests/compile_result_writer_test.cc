@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -167,6 +169,110 @@ TEST_F(CompileResultWriterTest, DestroyedWithoutFinishWritesTheHandedOverBatches
             "2560 1 2560");  // 5 batches of 512; 440 compiles never handed over
   EXPECT_EQ(scalar("SELECT count(*) FROM compile_event WHERE compile_row <> ordinal"), "0");
   EXPECT_EQ(scalar("SELECT count(*) FROM compiles"), "2560");
+}
+
+// Every column of the run's compiles but compile_row, in ordinal order: what a rewrite through a
+// memo must leave equal to a fresh write.
+std::vector<std::string> run_rows(Database& db, int64_t run_id) {
+  auto st = db.prepare(
+      "SELECT e.ordinal, e.step, e.site_sid, e.program_key, e.kind, e.cause_reported, "
+      "e.compile_ms, e.cache, e.rank, e.epoch, e.frame_id, e.frame_compile_id, e.attempt, e.ca_id, "
+      "e.source_id, e.line, e.evidence, e.hlo_module_id, e.saved_graph_source_id, "
+      "e.saved_graph_line, a.cause, a.prev_program_key, a.detail, a.confidence, a.evidence, "
+      "a.subject_sid, a.reason_sid, a.other_reasons FROM compile_event e "
+      "JOIN attribution a USING (compile_row) WHERE e.run_id = ? ORDER BY e.ordinal");
+  st.bind(1, run_id);
+  std::vector<std::string> out;
+  while (st.step()) {
+    std::string row;
+    for (int i = 0; i < 28; ++i) row += (st.is_null(i) ? "NULL" : std::string(st.text(i))) + "|";
+    out.push_back(row);
+  }
+  return out;
+}
+
+// The compiles of one analysis: `n` compiles, the ones in `changed` with another detail.
+std::vector<AttributedCompile> analysis_of(int n, const std::set<int>& changed = {}) {
+  std::vector<AttributedCompile> out;
+  for (int i = 1; i <= n; ++i) {
+    AttributedCompile c = compile(i);
+    if (changed.count(i)) c.detail += " (seen again)";
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void write_all(Database& db, StringInterner& strings, int64_t run_id,
+               const std::vector<AttributedCompile>& compiles, CompileRowMemo* memo) {
+  CompileResultWriter writer(db, strings, run_id, nullptr, memo);
+  for (AttributedCompile c : compiles) writer.write(std::move(c));
+  writer.finish();
+}
+
+std::vector<int64_t> compile_rows(Database& db) {
+  std::vector<int64_t> out;
+  auto st = db.prepare("SELECT compile_row FROM compile_event ORDER BY ordinal");
+  while (st.step()) out.push_back(st.int64(0));
+  return out;
+}
+
+// Through a memo, an analysis writes only the compiles whose values changed (under their
+// compile_row) and the new ones, deletes those past the new count, and leaves the rows a fresh
+// write of the same compiles leaves.
+TEST_F(CompileResultWriterTest, AMemoRewritesOnlyWhatChanged) {
+  StringInterner strings(*db_);
+  CompileRowMemo memo;
+  write_all(*db_, strings, 1, analysis_of(1200), &memo);
+  EXPECT_TRUE(memo.known);
+  EXPECT_TRUE(memo.whole);
+  EXPECT_EQ(memo.generation, 1);
+  const std::vector<int64_t> first_rows = compile_rows(*db_);
+
+  // Two compiles changed (one in each of two writer batches), three new.
+  const std::vector<AttributedCompile> second = analysis_of(1203, {7, 900});
+  write_all(*db_, strings, 1, second, &memo);
+  EXPECT_FALSE(memo.whole);
+  EXPECT_EQ(memo.generation, 2);
+  EXPECT_EQ(memo.written, (std::vector<int64_t>{7, 900, 1201, 1202, 1203}));
+  std::vector<int64_t> rows = compile_rows(*db_);
+  ASSERT_EQ(rows.size(), 1203u);
+  EXPECT_TRUE(std::equal(first_rows.begin(), first_rows.end(), rows.begin()));
+
+  // The same rows as a fresh write of the same compiles into another store.
+  testing::TempDir other_dir;
+  auto fresh = store::open_store(other_dir.file("fresh.db"), store::OpenMode::kCreateOrWrite);
+  fresh->exec("INSERT INTO run_table(run_id, lane, run, created_at) VALUES (1, 'l', 'r', 'now')");
+  StringInterner fresh_strings(*fresh);
+  write_all(*fresh, fresh_strings, 1, second, nullptr);
+  EXPECT_EQ(run_rows(*db_, 1), run_rows(*fresh, 1));
+
+  // Fewer compiles: the rows past the new count go, the rest stay.
+  write_all(*db_, strings, 1, analysis_of(1000, {7, 900}), &memo);
+  EXPECT_TRUE(memo.written.empty());
+  EXPECT_EQ(scalar("SELECT count(*) || ' ' || max(ordinal) FROM compile_event"), "1000 1000");
+  EXPECT_EQ(scalar("SELECT count(*) FROM attribution"), "1000");
+
+  // Another value type in a column (NULL against empty text against 0) is a change.
+  std::vector<AttributedCompile> third = analysis_of(1000, {7, 900});
+  third[41].compile_ms = 0.0;
+  third[42].cache = "miss";
+  write_all(*db_, strings, 1, third, &memo);
+  EXPECT_EQ(memo.written, (std::vector<int64_t>{42, 43}));
+  EXPECT_EQ(scalar("SELECT compile_ms || ' ' || (SELECT cache FROM compile_event WHERE ordinal = "
+                   "43) FROM compile_event WHERE ordinal = 42"),
+            "0.0 miss");
+}
+
+// A memo not known to describe the store (a new watch over a store analysed before) is no
+// reason to skip a row: every compile is written, and the memo is known from then on.
+TEST_F(CompileResultWriterTest, AnUnknownMemoWritesEveryRow) {
+  StringInterner strings(*db_);
+  CompileRowMemo memo;
+  memo.rows.resize(10);  // what a memo holds says nothing until it is known
+  write_all(*db_, strings, 1, analysis_of(10), &memo);
+  EXPECT_EQ(scalar("SELECT count(*) FROM compile_event"), "10");
+  EXPECT_TRUE(memo.whole);
+  EXPECT_EQ(memo.rows.size(), 10u);
 }
 
 }  // namespace compile_result_writer_test

@@ -245,6 +245,42 @@ TEST(WatchReadsOn, AGrownLogKeepsItsSourceAndTheStoreIsTheOneShotStore) {
   EXPECT_EQ(rcf::testing::dump_tables_by_text(*watched), rcf::testing::dump_tables_by_text(*once));
 }
 
+// A batch writes only the compiles whose rows changed (store/compile_row_memo.h), which holds
+// while the watch is the store's only writer. An `rcf ingest` into the same run between two
+// batches analyses the run again under new row ids: the next batch sees that the store moved and
+// writes the run whole, and the store still ends as a one-shot ingest of every file leaves it.
+TEST(WatchReadsOn, AnotherWriterBetweenBatchesMakesTheNextWriteTheRunWhole) {
+  TempDir dir;
+  fs::create_directories(dir.file("logs"));
+  fs::create_directories(dir.file("other"));
+  const std::string console = real_consoles_one_after_the_other();
+  {
+    std::ofstream other(dir.file("other/other.log"), std::ios::binary);
+    other << fixture_text("real_runs/constant_counter/run1/stderr.log");
+  }
+  WatchRequest request;
+  request.db_path = dir.file("watch.db");
+  request.paths = {dir.file("logs")};
+  WatchSession session(request);
+  std::ofstream file(dir.file("logs/console.log"), std::ios::binary);
+  const size_t cuts[] = {0, (size_t{66} << 10) + 77, console.size() * 2 / 3, console.size()};
+  for (int i = 0; i < 3; ++i) {
+    file.write(console.data() + cuts[i], static_cast<std::streamsize>(cuts[i + 1] - cuts[i]));
+    file.flush();
+    if (i == 2) rcf::testing::ingest_logs(dir.file("watch.db"), {dir.file("other/other.log")});
+    session.poll(false, true);
+  }
+  file.close();
+  session.poll(true, true);
+
+  rcf::testing::ingest_logs(dir.file("once.db"), {dir.file("logs"), dir.file("other/other.log")});
+  auto watched = rcf::testing::read_store(dir.file("watch.db"));
+  auto once = rcf::testing::read_store(dir.file("once.db"));
+  EXPECT_EQ(rcf::testing::dump_tables_by_text(*watched), rcf::testing::dump_tables_by_text(*once));
+  EXPECT_EQ(rcf::testing::scalar(*watched, "SELECT count(*) FROM compile_event"),
+            rcf::testing::scalar(*once, "SELECT count(*) FROM compile_event"));
+}
+
 // A console timed by rcf capture's line-time sidecar, longer than the sniffing window, written
 // in pieces with its sidecar's rows coming after its lines (as capture notes them): the console
 // is read whole again when its times came, and the store ends as a one-shot ingest leaves it,

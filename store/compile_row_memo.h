@@ -1,0 +1,60 @@
+// What the last analysis of a run wrote to compile_event and attribution, kept by a process that
+// analyses the same run after every batch it reads (`rcf watch`, docs/watch.md "How a batch is
+// read"): the next analysis writes only the compiles whose rows changed, and says which, instead
+// of deleting and writing the whole run again. Lifetime: the connection that wrote the rows; it
+// describes the store only while no other connection has written it (AnalysisMemos checks).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+namespace rcf::store {
+
+// A digest of one compile's values in both tables, all but its compile_row (128 bits: a collision
+// would leave a stale row, so two independent 64-bit lanes).
+struct CompileRowDigest {
+  uint64_t a = 0, b = 0;
+  bool operator==(const CompileRowDigest&) const = default;
+};
+
+struct CompileRowMemo {
+  struct Row {
+    int64_t compile_row = 0;
+    CompileRowDigest digest;
+  };
+  // Whether `rows` is what the store holds: false until an analysis through this memo wrote the
+  // run whole (the store may hold rows of an earlier process's analysis, unknown here).
+  bool known = false;
+  std::vector<Row> rows;  // by ordinal - 1, as the store holds them after the last analysis
+  // What the last analysis changed: every row (`whole`), else the ordinals it wrote (new or
+  // changed), ascending, the rows past the run's count being gone. A reader that holds the rows
+  // from before it updates only these.
+  bool whole = true;
+  std::vector<int64_t> written;
+  // How many analyses wrote through this memo: a reader applies `written` only to the rows of
+  // the analysis just before (generation - 1).
+  int64_t generation = 0;
+};
+
+// The memos of the runs one connection analyses, valid while only that connection writes the
+// store: `PRAGMA data_version` (which moves when another connection commits) is kept after each
+// commit and compared before the next analysis.
+class AnalysisMemos {
+ public:
+  // The memo of `run_id`, empty for a run not analysed through these memos yet.
+  CompileRowMemo& of(int64_t run_id) { return runs_[run_id]; }
+  const CompileRowMemo* find(int64_t run_id) const {
+    auto it = runs_.find(run_id);
+    return it == runs_.end() ? nullptr : &it->second;
+  }
+  // Forgets every run (the store changed under them, or a write failed).
+  void clear() { runs_.clear(); }
+  // The store's data_version after this connection's last commit; -1 when none was kept.
+  int64_t data_version = -1;
+
+ private:
+  std::map<int64_t, CompileRowMemo> runs_;
+};
+
+}  // namespace rcf::store
