@@ -44,8 +44,8 @@ int main(int argc, char** argv) {
   CLI::App app{"rcf - recompile forensics: why did torch.compile / torch_xla / JAX recompile?"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "rcf 0.1.0");
-  // `rcf COMMAND ...` builds the options of that command alone: building all twelve is a tenth
-  // of what a small ingest costs (docs/performance.md, "Small logs"). Anything else (--help,
+  // `rcf COMMAND ...` builds the options of that command alone: building all twelve was a fifth
+  // of the instructions of a start (docs/performance.md, "Small logs"). Anything else (--help,
   // --version, no command) gets them all, as the top-level help lists every command.
   std::vector<rcf::cli::Command> commands;
   bool names_agree = true;  // each add function registers the name the table gives it
