@@ -18,9 +18,18 @@ namespace {
 // What SQLite creates a database with (SQLITE_DEFAULT_FILE_PERMISSIONS), less the umask.
 constexpr mode_t kStoreFileMode = 0644;
 
+// FNV-1a over 8-byte words (and the last bytes one by one): the schema is 50 KB, hashed at every
+// new store.
 void add_to_hash(uint64_t& hash, std::string_view text) {
-  for (unsigned char c : text) {
-    hash ^= c;
+  size_t at = 0;
+  for (; at + 8 <= text.size(); at += 8) {
+    uint64_t word;
+    std::memcpy(&word, text.data() + at, 8);
+    hash ^= word;
+    hash *= 0x100000001b3ULL;
+  }
+  for (; at < text.size(); ++at) {
+    hash ^= static_cast<unsigned char>(text[at]);
     hash *= 0x100000001b3ULL;
   }
 }

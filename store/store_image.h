@@ -26,8 +26,8 @@ struct StoreImage {
   const unsigned char* bytes = nullptr;  // the runs' bytes, one after the other
 };
 
-// FNV-1a of the statements write_schema runs (kSchemaSql and index_statements()): an image made
-// from other statements is not used.
+// A hash (FNV-1a over words) of the statements write_schema runs (kSchemaSql and
+// index_statements()): an image made from other statements is not used.
 uint64_t schema_text_hash();
 
 // True when `image` holds a store of this rcf's schema (same version, same schema text).
