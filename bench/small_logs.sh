@@ -5,8 +5,10 @@
 # then the median time of one 30 KB log, then (when tlparse is on the PATH) the same loop with
 # tlparse. docs/performance.md, "Small logs", reports these figures.
 #
-#   bash bench/small_logs.sh [--rcf PATH] [--corpus DIR] [--rounds N] [--dir DIR]
+#   bash bench/small_logs.sh [--rcf PATH] [--baseline PATH] [--corpus DIR] [--rounds N] [--dir DIR]
 #
+# --baseline: another rcf binary (an earlier build), timed the same way in the same rounds, its
+# loops alternating with --rcf's, so that a change in the machine's load hits both alike.
 # --corpus: a folder of TORCH_TRACE logs (default ../shared/corpus/torch_trace beside the
 # checkout). --dir: where the stores go (default a fresh folder under $TMPDIR or /tmp; use a
 # folder on the disk a user's store would be on, since syncs cost what that disk makes them
@@ -15,19 +17,25 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 rcf="$root/build/rcf"
+baseline=""
 corpus="$root/../shared/corpus/torch_trace"
 rounds=5
 dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --rcf) rcf=$2; shift 2 ;;
+    --baseline) baseline=$2; shift 2 ;;
     --corpus) corpus=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
-    *) echo "usage: $0 [--rcf PATH] [--corpus DIR] [--rounds N] [--dir DIR]" >&2; exit 2 ;;
+    *)
+      echo "usage: $0 [--rcf PATH] [--baseline PATH] [--corpus DIR] [--rounds N] [--dir DIR]" >&2
+      exit 2
+      ;;
   esac
 done
 [ -x "$rcf" ] || { echo "no rcf binary at $rcf (--rcf PATH)" >&2; exit 2; }
+[ -z "$baseline" ] || [ -x "$baseline" ] || { echo "no rcf binary at $baseline" >&2; exit 2; }
 [ -d "$corpus" ] || { echo "no corpus folder at $corpus (--corpus DIR)" >&2; exit 2; }
 if [ -z "$dir" ]; then
   dir=$(mktemp -d "${TMPDIR:-/tmp}/rcf-small-logs.XXXXXX")
@@ -68,12 +76,27 @@ median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1
 ms() { awk -v us="$1" 'BEGIN {printf "%.1f ms", us / 1000}'; }
 
 rcf_ingest() { "$rcf" ingest --db "$dir/s.db" "$1"; }
+baseline_ingest() { "$baseline" ingest --db "$dir/s.db" "$1"; }
 tlparse_run() { tlparse "$1" -o "$dir/tl" --overwrite --no-browser; }
 have_tlparse=0
 command -v tlparse >/dev/null && have_tlparse=1
 
 declare -a rcf_totals=() wc_totals=() tl_totals=() single_times=() single_wc=()
-declare -a rcf_per=() wc_per=() tl_per=()
+declare -a rcf_per=() wc_per=() tl_per=() base_totals=() base_per=() single_base=()
+
+# Five ingests of the single log by binary $1, each into a fresh store; appends each one's
+# microseconds to the array named by $2.
+single_runs() {
+  local -n out=$2
+  local k t0
+  for ((k = 0; k < 5; ++k)); do
+    rm -f "$dir/s.db" "$dir/s.db-wal" "$dir/s.db-shm" "$dir/s.db-journal"
+    t0=$(now_us)
+    "$1" ingest --db "$dir/s.db" "$single" >/dev/null 2>&1
+    out+=($(($(now_us) - t0)))
+  done
+}
+
 # The loops alternate within each round, so that a change in the machine's load hits all alike.
 for ((r = 0; r < rounds; ++r)); do
   loop rcf_per rcf_ingest
@@ -84,11 +107,13 @@ for ((r = 0; r < rounds; ++r)); do
     loop tl_per tlparse_run
     tl_totals+=("$loop_total")
   fi
+  if [ -n "$baseline" ]; then
+    loop base_per baseline_ingest
+    base_totals+=("$loop_total")
+    single_runs "$baseline" single_base
+  fi
+  single_runs "$rcf" single_times
   for ((k = 0; k < 5; ++k)); do
-    rm -f "$dir/s.db" "$dir/s.db-wal" "$dir/s.db-shm" "$dir/s.db-journal"
-    t0=$(now_us)
-    "$rcf" ingest --db "$dir/s.db" "$single" >/dev/null 2>&1
-    single_times+=($(($(now_us) - t0)))
     t0=$(now_us)
     wc -l "$single" >/dev/null
     single_wc+=($(($(now_us) - t0)))
@@ -109,6 +134,14 @@ single_wc_median=$(median "${single_wc[@]}")
 printf 'rcf ingest of %s (%s bytes): median %s of %s, over `wc -l` %.1fx (wc -l %s)\n' \
   "$(basename "$single")" "$(stat -c %s "$single")" "$(ms "$single_rcf")" "${#single_times[@]}" \
   "$(awk -v a="$single_rcf" -v b="$single_wc_median" 'BEGIN {print a / b}')" "$(ms "$single_wc_median")"
+if [ -n "$baseline" ]; then
+  base_total=$(median "${base_totals[@]}")
+  printf 'baseline %s, one per file: total %s, per-file median %s, over `wc -l` %.1fx\n' \
+    "$baseline" "$(ms "$base_total")" "$(ms "$(median "${base_per[@]}")")" \
+    "$(awk -v a="$base_total" -v b="$wc_total" 'BEGIN {print a / b}')"
+  printf 'baseline ingest of %s: median %s of %s\n' "$(basename "$single")" \
+    "$(ms "$(median "${single_base[@]}")")" "${#single_base[@]}"
+fi
 if [ "$have_tlparse" = 1 ]; then
   tl_total=$(median "${tl_totals[@]}")
   printf 'tlparse, one per file:      total %s, per-file median %s, over `wc -l` %.1fx\n' \

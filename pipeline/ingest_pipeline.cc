@@ -14,6 +14,7 @@
 #include "ingest/line_reasons.h"
 #include "ingest/steps/step_pattern_tap.h"
 #include "pipeline/console_line_times.h"
+#include "pipeline/empty_store_image.h"
 #include "pipeline/line_time_stamper.h"
 #include "pipeline/parse_ahead.h"
 #include "pipeline/source_recording.h"
@@ -196,7 +197,8 @@ void ingest_into(store::Database& db, const IngestRequest& request,
 // The phases: check the request, expand its paths, open the store and the run, parse the inputs
 // ahead on workers while writing each in order, then analyse the touched runs and commit.
 // A store that does not exist yet is written as a NewStore (store/new_store.h): no syncs but
-// one, no journal file, and never a partial store under its name.
+// one, no journal file, and never a partial store under its name. It starts as the build's image
+// of an empty store (pipeline/empty_store_image.h) instead of running the schema statements.
 IngestSummary run_ingest(const IngestRequest& request) {
   const bool bundle_only = request.paths.empty() && request.bundle.is_object();
   check_request(request, bundle_only);
@@ -204,7 +206,7 @@ IngestSummary run_ingest(const IngestRequest& request) {
   auto inputs = expand_request_inputs(request, bundle_only, summary);
   const std::map<std::string, std::string> sidecars = take_line_time_sidecars(inputs);
   if (!bundle_only) {
-    if (auto fresh = store::NewStore::create(request.db_path)) {
+    if (auto fresh = store::NewStore::create(request.db_path, &kEmptyStoreImage)) {
       IngestSummary created = summary;
       ingest_into(fresh->db(), request, inputs, sidecars, /*new_store=*/true, created);
       if (fresh->publish()) return created;

@@ -13,6 +13,7 @@
 #include <climits>
 #include <cstring>
 
+#include "store/schema.h"
 #include "store/store.h"
 #include "util/error.h"
 #include "util/hostname.h"
@@ -96,7 +97,7 @@ int rename_no_replace(const std::string& from, const std::string& to) {
 NewStore::NewStore(std::string path, std::string temp_path)
     : path_(std::move(path)), temp_path_(std::move(temp_path)) {}
 
-std::unique_ptr<NewStore> NewStore::create(const std::string& path) {
+std::unique_ptr<NewStore> NewStore::create(const std::string& path, const StoreImage* image) {
   struct stat st;
   if (::lstat(path.c_str(), &st) == 0 || errno != ENOENT) return nullptr;
   const std::string dir = dir_of(path);
@@ -109,8 +110,15 @@ std::unique_ptr<NewStore> NewStore::create(const std::string& path) {
   remove_stale_temp_files(path);
   remove_with_side_files(temp);  // a pid reused since a kill on this host
   std::unique_ptr<NewStore> store(new NewStore(path, temp));
-  store->db_ = std::make_unique<Database>(temp, Database::Mode::kReadWrite);
-  Database& db = *store->db_;
+  if (image && image_fits_this_schema(*image) && store->start_from_image(*image)) return store;
+  store->open_for_load();
+  write_schema(*store->db_);
+  return store;
+}
+
+void NewStore::open_for_load() {
+  db_ = std::make_unique<Database>(temp_path_, Database::Mode::kReadWrite);
+  Database& db = *db_;
   // Nobody else opens the temporary file: one lock for the whole load (no lock calls and no
   // hot-journal checks per transaction), the journal in memory (a savepoint of a duplicate
   // source still rolls back), and no syncs until publish(); a crash leaves only this file.
@@ -118,10 +126,23 @@ std::unique_ptr<NewStore> NewStore::create(const std::string& path) {
   db.exec("PRAGMA journal_mode=MEMORY");
   db.exec("PRAGMA synchronous=OFF");
   db.exec("PRAGMA secure_delete=OFF");
-  set_page_size_and_cache(db);
+  set_page_size_and_cache(db);  // the page size only takes on an empty file
   db.exec("BEGIN IMMEDIATE");
-  write_schema(db);
-  return store;
+}
+
+bool NewStore::start_from_image(const StoreImage& image) {
+  write_store_image(image, temp_path_);
+  try {
+    open_for_load();
+    // Also the first read of the schema, which the load would make anyway.
+    auto version = db_->prepare("SELECT value FROM schema_info WHERE key='schema_version'");
+    if (version.step() && version.str(0) == std::to_string(kSchemaVersion)) return true;
+  } catch (const Error&) {
+    // Not a store SQLite reads: made from the schema statements instead.
+  }
+  db_.reset();
+  remove_with_side_files(temp_path_);
+  return false;
 }
 
 NewStore::~NewStore() {

@@ -1,6 +1,8 @@
 // A store that does not exist yet, created by the command that fills it (docs/performance.md,
 // "Small logs"). It is written under a temporary name beside its final path, with no syncs and
-// no journal file: schema and rows in one transaction. Then it is switched to WAL mode, closed,
+// no journal file. That file starts as the build's image of an empty store (store/store_image.h)
+// when one is given and fits this schema, else empty, the schema written in the rows'
+// transaction; the rows follow in one transaction. Then it is switched to WAL mode, closed,
 // synced once and given its final name, which it takes only if nothing has that name by then.
 // A crash or a kill before that leaves at most the temporary file (`PATH.rcf-new-HOST-PID`),
 // which no command takes for a store; an error removes it.
@@ -10,6 +12,7 @@
 #include <string>
 
 #include "store/database.h"
+#include "store/store_image.h"
 
 namespace rcf::store {
 
@@ -18,8 +21,10 @@ class NewStore {
   // Null when something is at `path` (a store, an empty file, a dangling link), or when the
   // temporary name would be longer than a file name may be: that path is opened with open_store
   // as before. Otherwise the temporary file, with the schema written and the
-  // transaction open. Throws rcf::Error when the directory cannot be written.
-  static std::unique_ptr<NewStore> create(const std::string& path);
+  // transaction open: copied from `image` when it fits this schema and SQLite reads it, else
+  // written by write_schema. Throws rcf::Error when the directory cannot be written.
+  static std::unique_ptr<NewStore> create(const std::string& path,
+                                          const StoreImage* image = nullptr);
   // Removes the temporary file unless publish() gave it its final name.
   ~NewStore();
   NewStore(const NewStore&) = delete;
@@ -35,6 +40,11 @@ class NewStore {
 
  private:
   NewStore(std::string path, std::string temp_path);
+  // Opens the temporary file for the load: one lock, no syncs, the transaction begun.
+  void open_for_load();
+  // The temporary file from `image`; false (and no file) when SQLite does not read it as a store
+  // of this schema version.
+  bool start_from_image(const StoreImage& image);
 
   std::string path_;
   std::string temp_path_;

@@ -288,8 +288,12 @@ void write_schema(Database& db) {
       kSchemaVersion));
 }
 
+std::string index_statements() {
+  return std::string(kIndexSql) + kMetricFieldsIndex + kMetricFieldsTerm + ";";
+}
+
 void create_indexes(Database& db) {
-  db.exec(std::string(kIndexSql) + kMetricFieldsIndex + kMetricFieldsTerm + ";");
+  db.exec(index_statements());
 }
 
 }  // namespace rcf::store

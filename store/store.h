@@ -40,6 +40,8 @@ void set_page_size_and_cache(Database& db);
 // transaction.
 void write_schema(Database& db);
 
+// The statements create_indexes() runs.
+std::string index_statements();
 // Creates the indexes a store lacks (those of a store from an older rcf; a new store has them).
 void create_indexes(Database& db);
 

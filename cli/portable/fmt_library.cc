@@ -1,7 +1,8 @@
-// fmt's out-of-line part, for rcf_portable only (CMakeLists.txt, docs/python.md): the functions
-// that libfmt.so holds and the headers declare without defining. Debian ships fmt as a shared
-// library and headers, without a static archive; compiling its implementation header here links
-// them into the portable binary instead. The rcf binary links libfmt.so and never compiles this
+// fmt's out-of-line part, for the binaries that link static archives, rcf and rcf_portable
+// (CMakeLists.txt, docs/python.md): the functions that libfmt.so holds and the headers declare
+// without defining. Debian ships fmt as a shared library and headers, without a static archive;
+// compiling its implementation header here links them into the binary instead (libfmt.so would
+// load the shared libstdc++). A sanitizer build's rcf links libfmt.so and never compiles this
 // file.
 #include <fmt/format-inl.h>
 
