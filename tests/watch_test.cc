@@ -281,6 +281,52 @@ TEST(WatchReadsOn, AnotherWriterBetweenBatchesMakesTheNextWriteTheRunWhole) {
             rcf::testing::scalar(*once, "SELECT count(*) FROM compile_event"));
 }
 
+// The three lines of a recompile of frame `frame` in a TORCH_LOGS=recompiles console, as Dynamo
+// prints them (its compile 1, the guard failure of its compile 0).
+std::string recompile_block(int frame, int actual) {
+  const std::string prefix = "V1126 20:42:45.142000 1003 torch/_dynamo/guards.py:4760] [" +
+                             std::to_string(frame) + "/1] [__recompiles] ";
+  return prefix + "Recompiling function fn_" + std::to_string(frame) +
+         " in /m/model.py:" + std::to_string(frame + 10) + "\n" + prefix +
+         "    triggered by the following guard failure(s):\n" + prefix + "    - " +
+         std::to_string(frame) + "/0: tensor 'x' size mismatch at index 0. expected 8, actual " +
+         std::to_string(actual) + "\n";
+}
+
+// A batch that adds a few compiles to a long run reads back only the compiles its analysis wrote
+// (store/watch_queries.h): their recompiles are alerted with their sites and details, and the rows
+// the watch keeps equal a fresh read of the store.
+TEST(WatchReadsOn, ABatchOfAFewCompilesReadsBackOnlyThose) {
+  TempDir dir;
+  fs::create_directories(dir.file("logs"));
+  WatchRequest request;
+  request.db_path = dir.file("watch.db");
+  request.paths = {dir.file("logs")};
+  WatchSession session(request);
+  std::ofstream file(dir.file("logs/train.log"), std::ios::binary);
+  for (int frame = 1; frame <= 400; ++frame) file << recompile_block(frame, 9);
+  file.flush();
+  session.poll(false, true);
+  // Three more: the last one waits (a later record may still complete it), as frame 400's did.
+  for (int frame = 401; frame <= 403; ++frame) file << recompile_block(frame, 10 + frame % 3);
+  file.flush();
+  std::vector<Alert> alerts = session.poll(false, true).alerts;
+  std::vector<std::string> said;
+  for (const Alert& a : alerts)
+    if (a.kind == AlertKind::kRecompile)
+      said.push_back(a.site + " | " + a.cause + " | " + a.detail);
+  // Frame 400's, held back by the first batch, then 401's and 402's.
+  EXPECT_EQ(said, (std::vector<std::string>{
+                      "/m/model.py:410 (fn_400) | shape | tensor 'x' dim 0: 8 -> 9",
+                      "/m/model.py:411 (fn_401) | shape | tensor 'x' dim 0: 8 -> 12",
+                      "/m/model.py:412 (fn_402) | shape | tensor 'x' dim 0: 8 -> 10"}));
+  file.close();
+  alerts = session.poll(true, true).alerts;
+  ASSERT_EQ(alerts.size(), 1u);
+  EXPECT_EQ(alerts[0].line, 1 + 3 * 402);  // the held-back recompile of frame 403
+  EXPECT_EQ(session.status().recompiles, 403);
+}
+
 // A console timed by rcf capture's line-time sidecar, longer than the sniffing window, written
 // in pieces with its sidecar's rows coming after its lines (as capture notes them): the console
 // is read whole again when its times came, and the store ends as a one-shot ingest leaves it,
