@@ -167,7 +167,7 @@ void GrowingLogs::read_file(Batch& batch, const FileToRead& file) {
     open_[file.path] = OpenLog{std::move(reader), source_id, batch.writer.ended_place(), 0};
 }
 
-bool GrowingLogs::preview_ends(const std::function<void(store::Database&, int64_t)>& look) {
+bool GrowingLogs::preview_ends(const PreviewLook& look) {
   std::vector<std::string> grown;
   for (const auto& [path, log] : open_)
     if (log.reader->stats().bytes > log.previewed_bytes) grown.push_back(path);
@@ -184,14 +184,19 @@ bool GrowingLogs::preview_ends(const std::function<void(store::Database&, int64_
       ingest::DriverOptions options = options_for(path);
       options.open.max_raw_bytes = log.reader->stats().bytes;
       ingest::SourceStats stats;
-      ingest::EventSink& sink = writer.begin_source(run_id);
+      // Under the same id: the compiles whose records it holds keep their rows' values, and the
+      // analysis rewrites only what the read to the end changed.
+      ingest::EventSink& sink = writer.begin_source(run_id, log.source_id);
       ingest::ingest_source(path, sink, options, &stats);
       writer.end_source(stats);
       log.previewed_bytes = log.reader->stats().bytes;
     }
     writer.finish_sources();
-    analysis::analyze_runs(*db, writer.touched_runs());
-    look(*db, run_id);
+    // A copy: what the preview writes is rolled back, and the memos must still describe the store.
+    store::AnalysisMemos written = memos_;
+    if (store::data_version(*db) != memos_.data_version) written.clear();
+    analysis::analyze_runs(*db, writer.touched_runs(), nullptr, &written);
+    look(*db, run_id, written.find(run_id));
   }  // not committed: rolled back
   last_preview_seconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

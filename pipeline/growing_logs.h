@@ -42,8 +42,12 @@ class GrowingLogs {
 
   // The store as it would be if every log kept open ended now (what the importers hold as a log's
   // last record included), shown to `look` inside a transaction that is then rolled back. Only
-  // logs that grew since the last preview are read again, whole; false when none had.
-  bool preview_ends(const std::function<void(store::Database&, int64_t run_id)>& look);
+  // logs that grew since the last preview are read again, whole; false when none had. The
+  // analysis writes through a copy of the memos: `look` gets what it wrote relative to the last
+  // batch (nullptr when not known), and the memos stay those of the committed store.
+  using PreviewLook =
+      std::function<void(store::Database&, int64_t run_id, const store::CompileRowMemo* written)>;
+  bool preview_ends(const PreviewLook& look);
 
   // The store, opened for writing at the first use and kept open for the watch (each batch
   // opening it again cost more than reading what was appended).

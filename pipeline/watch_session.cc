@@ -13,8 +13,11 @@ namespace {
 // How long the logs must stay unchanged before a log's last record is taken as complete.
 constexpr std::chrono::milliseconds kQuietForUndecided{600};
 // A preview of the logs' ends (GrowingLogs::preview_ends) is made again only after this many
-// times its own cost: it reads the open logs whole.
-constexpr double kPreviewCostShare = 20;
+// times its own cost: it reads the open logs whole, so a log that pauses often is not read whole
+// more often than a fifth of the time, the batches' own budget (pipeline/watch_loop.cc). A
+// record alone after a pause (a recompile between quiet steps, the usual case late in a run) is
+// alerted by a preview, so the share is no smaller than the batches'.
+constexpr double kPreviewCostShare = 4;
 // A batch that takes longer than this to read makes alerts late: said, at most once a minute.
 constexpr std::chrono::duration<double> kBehindAfter{1.0};
 constexpr std::chrono::seconds kBehindWarningEvery{60};
@@ -87,9 +90,12 @@ void WatchSession::look_at_ends(WatchRound& round, std::chrono::steady_clock::ti
   if (now - last_preview_ >= gap) {
     bool previewed = false;
     try {
-      previewed = logs_.preview_ends([&](store::Database& db, int64_t run_id) {
-        round.alerts = tracker_.advance(store::read_watch_rows(db, run_id), true);
-      });
+      previewed = logs_.preview_ends(
+          [&](store::Database& db, int64_t run_id, const store::CompileRowMemo* written) {
+            refresh_rows(db, run_id, written);
+            round.alerts = tracker_.advance(rows_, true);
+            rows_run_ = -1;  // they hold what the rolled-back preview wrote
+          });
     } catch (const Error& e) {
       round.warnings.push_back(std::string("the logs' last records were not read: ") + e.what());
     }
@@ -105,14 +111,20 @@ void WatchSession::read_alerts(WatchRound& round, bool complete) {
   store::Database& db = logs_.store();
   std::optional<int64_t> run_id = store::find_run_id(db, request_.lane, request_.run);
   if (!run_id) return;
-  const store::CompileRowMemo* memo = logs_.last_analysis(*run_id);
-  if (memo && rows_run_ == *run_id && rows_generation_ + 1 == memo->generation)
-    store::update_watch_rows(db, *run_id, *memo, rows_);
-  else
-    rows_ = store::read_watch_rows(db, *run_id);
-  rows_run_ = memo ? *run_id : -1;
-  rows_generation_ = memo ? memo->generation : 0;
+  refresh_rows(db, *run_id, logs_.last_analysis(*run_id));
   round.alerts = tracker_.advance(rows_, complete);
+}
+
+// The rows kept from the last batch, updated by what the analysis after it wrote when `written`
+// follows them, else read whole.
+void WatchSession::refresh_rows(store::Database& db, int64_t run_id,
+                                const store::CompileRowMemo* written) {
+  if (written && rows_run_ == run_id && rows_generation_ + 1 == written->generation)
+    store::update_watch_rows(db, run_id, *written, rows_);
+  else
+    rows_ = store::read_watch_rows(db, run_id);
+  rows_run_ = written ? run_id : -1;
+  rows_generation_ = written ? written->generation : 0;
 }
 
 }  // namespace rcf::pipeline

@@ -60,6 +60,7 @@ class WatchSession {
   void ingest(const std::vector<FileToRead>& files, bool final, WatchRound& round);
   void look_at_ends(WatchRound& round, std::chrono::steady_clock::time_point now);
   void read_alerts(WatchRound& round, bool complete);
+  void refresh_rows(store::Database& db, int64_t run_id, const store::CompileRowMemo* written);
 
   WatchRequest request_;
   WatchedFiles files_;

@@ -320,11 +320,23 @@ TEST(WatchReadsOn, ABatchOfAFewCompilesReadsBackOnlyThose) {
                       "/m/model.py:410 (fn_400) | shape | tensor 'x' dim 0: 8 -> 9",
                       "/m/model.py:411 (fn_401) | shape | tensor 'x' dim 0: 8 -> 12",
                       "/m/model.py:412 (fn_402) | shape | tensor 'x' dim 0: 8 -> 10"}));
+  // The logs are quiet: a preview reads the log to its end (under the same source id, so that
+  // its analysis writes only what changed) and alerts frame 403.
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  alerts = session.poll(false, true).alerts;
+  ASSERT_EQ(alerts.size(), 1u);
+  EXPECT_EQ(alerts[0].line, 1 + 3 * 402);
+  EXPECT_EQ(alerts[0].detail, "tensor 'x' dim 0: 8 -> 11");
+  // After the rolled-back preview, the next batch and the end alert only what is new.
+  file << recompile_block(404, 13);
   file.close();
+  alerts = session.poll(false, true).alerts;
+  EXPECT_TRUE(alerts.empty()) << alerts.size();  // 404 waits
   alerts = session.poll(true, true).alerts;
   ASSERT_EQ(alerts.size(), 1u);
-  EXPECT_EQ(alerts[0].line, 1 + 3 * 402);  // the held-back recompile of frame 403
-  EXPECT_EQ(session.status().recompiles, 403);
+  EXPECT_EQ(alerts[0].line, 1 + 3 * 403);
+  EXPECT_EQ(alerts[0].detail, "tensor 'x' dim 0: 8 -> 13");
+  EXPECT_EQ(session.status().recompiles, 404);
 }
 
 // A console timed by rcf capture's line-time sidecar, longer than the sniffing window, written
