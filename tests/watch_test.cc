@@ -294,8 +294,8 @@ std::string recompile_block(int frame, int actual) {
 }
 
 // A batch that adds a few compiles to a long run reads back only the compiles its analysis wrote
-// (store/watch_queries.h): their recompiles are alerted with their sites and details, and the rows
-// the watch keeps equal a fresh read of the store.
+// (store/watch_queries.h): their recompiles are alerted with their sites and details, as are those
+// a preview of the log's end and a batch after the preview add.
 TEST(WatchReadsOn, ABatchOfAFewCompilesReadsBackOnlyThose) {
   TempDir dir;
   fs::create_directories(dir.file("logs"));
