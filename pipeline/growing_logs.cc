@@ -93,9 +93,7 @@ std::vector<std::string> GrowingLogs::read_batch(const std::vector<FileToRead>& 
     if (writer.drop_run_if_empty(batch.run_id))
       summary.warnings.push_back(not_created_warning(request_.lane, request_.run, summary));
     writer.finish_sources();
-    // Another connection that wrote the store since this one's last commit (an `rcf ingest`
-    // beside the watch) may have changed the compile rows the memos describe.
-    if (store::data_version(*db) != memos_.data_version) memos_.clear();
+    forget_memos_if_store_moved(*db);
     const auto analysis_started = std::chrono::steady_clock::now();
     analysis::analyze_runs(*db, writer.touched_runs(), nullptr, &memos_);
     writer.commit();
@@ -167,6 +165,12 @@ void GrowingLogs::read_file(Batch& batch, const FileToRead& file) {
     open_[file.path] = OpenLog{std::move(reader), source_id, batch.writer.ended_place(), 0};
 }
 
+// Another connection that wrote the store since this one's last commit (an `rcf ingest` beside
+// the watch) may have changed the compile rows the memos describe.
+void GrowingLogs::forget_memos_if_store_moved(store::Database& db) {
+  if (store::data_version(db) != memos_.data_version) memos_.clear();
+}
+
 bool GrowingLogs::preview_ends(const PreviewLook& look) {
   std::vector<std::string> grown;
   for (const auto& [path, log] : open_)
@@ -192,9 +196,9 @@ bool GrowingLogs::preview_ends(const PreviewLook& look) {
       log.previewed_bytes = log.reader->stats().bytes;
     }
     writer.finish_sources();
+    forget_memos_if_store_moved(*db);
     // A copy: what the preview writes is rolled back, and the memos must still describe the store.
     store::AnalysisMemos written = memos_;
-    if (store::data_version(*db) != memos_.data_version) written.clear();
     analysis::analyze_runs(*db, writer.touched_runs(), nullptr, &written);
     look(*db, run_id, written.find(run_id));
   }  // not committed: rolled back

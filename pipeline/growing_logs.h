@@ -75,6 +75,7 @@ class GrowingLogs {
   struct Batch;
   ingest::DriverOptions options_for(const std::string& path) const;
   void read_file(Batch& batch, const FileToRead& file);
+  void forget_memos_if_store_moved(store::Database& db);
 
   GrowingLogsRequest request_;
   std::map<std::string, OpenLog> open_;

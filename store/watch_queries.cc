@@ -115,14 +115,20 @@ void read_steps(Database& db, int64_t run_id, WatchRunRows& out) {
   }
 }
 
-}  // namespace
-
-WatchRunRows read_watch_rows(Database& db, int64_t run_id) {
+// The run's rows but its compiles.
+WatchRunRows read_all_but_compiles(Database& db, int64_t run_id) {
   WatchRunRows rows;
-  read_compiles(db, run_id, rows.compiles);
   read_limit_hits(db, run_id, rows.limit_hits);
   read_breaks(db, run_id, rows.breaks);
   read_steps(db, run_id, rows);
+  return rows;
+}
+
+}  // namespace
+
+WatchRunRows read_watch_rows(Database& db, int64_t run_id) {
+  WatchRunRows rows = read_all_but_compiles(db, run_id);
+  read_compiles(db, run_id, rows.compiles);
   return rows;
 }
 
@@ -136,10 +142,7 @@ void update_watch_rows(Database& db, int64_t run_id, const CompileRowMemo& memo,
   }
   rows.compiles.resize(count);
   read_compiles_at(db, run_id, memo.written, rows.compiles);
-  WatchRunRows rest;
-  read_limit_hits(db, run_id, rest.limit_hits);
-  read_breaks(db, run_id, rest.breaks);
-  read_steps(db, run_id, rest);
+  WatchRunRows rest = read_all_but_compiles(db, run_id);
   rest.compiles = std::move(rows.compiles);
   rows = std::move(rest);
 }

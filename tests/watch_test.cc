@@ -90,6 +90,15 @@ std::vector<std::string> alert_causes(const std::vector<Alert>& alerts, AlertKin
   return causes;
 }
 
+// A watch of `root`/logs (created) into the store `root`/watch.db.
+WatchRequest watch_of_logs(const std::string& root) {
+  fs::create_directories(root + "/logs");
+  WatchRequest request;
+  request.db_path = root + "/watch.db";
+  request.paths = {root + "/logs"};
+  return request;
+}
+
 // What must be equal between the store a watch left and a one-shot ingest of the same files.
 const std::vector<std::string> kSameQueries = {
     "SELECT path, format, lines, bytes, events, rejected, skipped FROM source ORDER BY path",
@@ -113,13 +122,9 @@ class WatchAppendTest : public ::testing::TestWithParam<WatchCase> {};
 
 TEST_P(WatchAppendTest, AlertsOnceEachAndLeavesTheOneShotStore) {
   TempDir dir;
-  fs::create_directories(dir.file("logs"));
   std::vector<Log> logs;
   for (const auto& [fixture, name] : GetParam().logs) logs.push_back({name, fixture_text(fixture)});
-  WatchRequest request;
-  request.db_path = dir.file("watch.db");
-  request.paths = {dir.file("logs")};
-  WatchSession session(request);
+  WatchSession session(watch_of_logs(dir.path()));
   std::vector<Alert> alerts = watch_appending(session, dir.file("logs"), logs, 7);
 
   rcf::testing::ingest_logs(dir.file("once.db"), {dir.file("logs")});
@@ -195,7 +200,6 @@ std::string real_consoles_one_after_the_other() {
 // every table of the store ends as a one-shot ingest leaves it, row for row.
 TEST(WatchReadsOn, AGrownLogKeepsItsSourceAndTheStoreIsTheOneShotStore) {
   TempDir dir;
-  fs::create_directories(dir.file("logs"));
   std::vector<Log> logs = {
       {"trace.log", fixture_text("real_runs/recompile_limit/run1/logs/torch_trace/"
                                  "dedicated_log_torch_trace_u3ed5hot.log.gz")},
@@ -206,10 +210,7 @@ TEST(WatchReadsOn, AGrownLogKeepsItsSourceAndTheStoreIsTheOneShotStore) {
   // The first piece holds the whole sniffing window (64 KiB) and ends inside a line.
   constexpr size_t kFirstPiece = (size_t{66} << 10) + 123;
   for (const auto& log : logs) ASSERT_GT(log.text.size(), kFirstPiece + 4000) << log.name;
-  WatchRequest request;
-  request.db_path = dir.file("watch.db");
-  request.paths = {dir.file("logs")};
-  WatchSession session(request);
+  WatchSession session(watch_of_logs(dir.path()));
   std::map<std::string, std::string> first_source;  // path -> its source id when first read
   int rounds_reading_on = 0;
   std::vector<std::ofstream> files;
@@ -258,10 +259,7 @@ TEST(WatchReadsOn, AnotherWriterBetweenBatchesMakesTheNextWriteTheRunWhole) {
     std::ofstream other(dir.file("other/other.log"), std::ios::binary);
     other << fixture_text("real_runs/constant_counter/run1/stderr.log");
   }
-  WatchRequest request;
-  request.db_path = dir.file("watch.db");
-  request.paths = {dir.file("logs")};
-  WatchSession session(request);
+  WatchSession session(watch_of_logs(dir.path()));
   std::ofstream file(dir.file("logs/console.log"), std::ios::binary);
   const size_t cuts[] = {0, (size_t{66} << 10) + 77, console.size() * 2 / 3, console.size()};
   for (int i = 0; i < 3; ++i) {
@@ -298,11 +296,7 @@ std::string recompile_block(int frame, int actual) {
 // a preview of the log's end and a batch after the preview add.
 TEST(WatchReadsOn, ABatchOfAFewCompilesReadsBackOnlyThose) {
   TempDir dir;
-  fs::create_directories(dir.file("logs"));
-  WatchRequest request;
-  request.db_path = dir.file("watch.db");
-  request.paths = {dir.file("logs")};
-  WatchSession session(request);
+  WatchSession session(watch_of_logs(dir.path()));
   std::ofstream file(dir.file("logs/train.log"), std::ios::binary);
   for (int frame = 1; frame <= 400; ++frame) file << recompile_block(frame, 9);
   file.flush();
@@ -350,10 +344,7 @@ TEST(WatchReadsOn, AConsoleTimedByItsSidecarGetsEveryTime) {
   const std::string console = dir.file("logs/stderr.log");
   int fd = rcf::pipeline::open_line_times(rcf::pipeline::line_times_path(console));
   ASSERT_GE(fd, 0);
-  WatchRequest request;
-  request.db_path = dir.file("watch.db");
-  request.paths = {dir.file("logs")};
-  WatchSession session(request);
+  WatchSession session(watch_of_logs(dir.path()));
   std::ofstream log(console, std::ios::binary);
   constexpr int kPieces = 4;
   int64_t lines = 0, unix_ms = 1795725700000;
@@ -390,10 +381,7 @@ struct PiecesAlerts {
 };
 PiecesAlerts watch_in_two_pieces(const std::string& dir, const std::string& text, size_t cut,
                                  bool pause) {
-  fs::create_directories(dir + "/logs");
-  WatchRequest request;
-  request.db_path = dir + "/watch.db";
-  request.paths = {dir + "/logs"};
+  const WatchRequest request = watch_of_logs(dir);
   WatchSession session(request);
   std::ofstream log(dir + "/logs/console.log", std::ios::binary);
   log.write(text.data(), static_cast<std::streamsize>(cut));
@@ -631,11 +619,7 @@ TEST(WatchFiles, ALongLineIsReadWhenItsNewlineComes) {
 // recompiles are alerted, the renamed one is the same content as what was read.
 TEST(WatchFiles, RotatedLogIsReadAnew) {
   TempDir dir;
-  fs::create_directories(dir.file("logs"));
-  WatchRequest request;
-  request.db_path = dir.file("watch.db");
-  request.paths = {dir.file("logs")};
-  WatchSession session(request);
+  WatchSession session(watch_of_logs(dir.path()));
   rcf::testing::write_file(dir.file("logs/train.log"),
                            fixture_text("real_runs/dtype_flip/run1/stderr.log"));
   auto first = session.poll(false, true).alerts;
