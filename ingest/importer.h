@@ -29,6 +29,11 @@ class Importer {
   // End of input: flush any open block (a block cut off by the end of the file is kept as far as
   // it goes and noted as a kWarning "truncated_block").
   virtual void finish() = 0;
+  // A copy of the importer's state that emits into the same sink, so that a source can be ended
+  // on the copy while the original reads on (GrowingSource::preview_end); nullptr when the
+  // importer cannot be copied (the caller then reads the source again whole). The copy may refer
+  // to what the original owns, and is used only while the original is not.
+  virtual std::unique_ptr<Importer> clone() const { return nullptr; }
 };
 
 struct ImporterInfo {

@@ -52,6 +52,8 @@ class StampSink : public EventSink {
     line_ = line;
     stamp_ = stamp;
   }
+  int64_t line() const { return line_; }
+  std::string_view stamp() const { return stamp_; }
   void emit(Event&& event) override {
     if (!stamp_.empty())
       if (auto* m = std::get_if<StepMarker>(&event);
@@ -88,15 +90,27 @@ void note_framing(std::string_view wrapper_reason, const FramedLine& framed, std
   if (framed.unglued) sink.note(line_no, reason::kGluedText, raw);
 }
 
-// Tells the importer when the launcher identity of the lines changes; owns the pid's bytes.
+// Tells the importer when the launcher identity of the lines changes; owns the pid's bytes. A
+// copy's origin views its own bytes.
 class OriginTracker {
  public:
+  OriginTracker() = default;
+  OriginTracker(const OriginTracker& other)
+      : pid_(other.pid_), current_{other.current_.rank, pid_} {}
+  OriginTracker& operator=(const OriginTracker& other) {
+    pid_ = other.pid_;
+    current_ = LineOrigin{other.current_.rank, pid_};
+    return *this;
+  }
+
   void follow(const LineOrigin& origin, Importer& importer) {
     if (origin.rank == current_.rank && origin.pid == pid_) return;
     pid_.assign(origin.pid);
     current_ = LineOrigin{origin.rank, pid_};
     importer.set_line_origin(current_);
   }
+  // Tells `importer` the current origin again (its view of the pid is then into these bytes).
+  void tell(Importer& importer) const { importer.set_line_origin(current_); }
 
  private:
   std::string pid_;
@@ -348,6 +362,30 @@ struct GrowingSource::State {
     finished = true;
   }
 
+  // What end() would write and count now, done on copies of the importer and of what end()
+  // changes, which are then put back: the source reads on as if it had not been ended. nullopt
+  // when the importer cannot be copied.
+  std::optional<SourceStats> end_on_copies(const std::function<EventSink&()>& sink) {
+    std::unique_ptr<Importer> copy = importer->clone();
+    if (!copy) return std::nullopt;
+    forward.set_target(sink());
+    std::unique_ptr<Importer> original = std::exchange(importer, std::move(copy));
+    const SourceStats kept_stats = stats;
+    const ReflowBuffer kept_buffer = *buffer;
+    const OriginTracker kept_origins = origins;
+    const int64_t kept_line = stamped->line();
+    const std::string_view kept_stamp = stamped->stamp();
+    end();
+    SourceStats ended = std::exchange(stats, kept_stats);
+    buffer.emplace(kept_buffer);
+    origins = kept_origins;
+    stamped->set_line(kept_line, kept_stamp);
+    importer = std::move(original);
+    origins.tell(*importer);  // its view of the pid may have been into the bytes just replaced
+    finished = false;
+    return ended;
+  }
+
   // Opens the source and reads it as far as it can be read now; false when it ended there (not
   // opened, not recognised, a device).
   bool start() {
@@ -432,6 +470,11 @@ void GrowingSource::finish(EventSink& sink) {
   if (state_->finished) return;
   state_->forward.set_target(sink);
   state_->end();
+}
+
+std::optional<SourceStats> GrowingSource::preview_end(const std::function<EventSink&()>& sink) {
+  if (!can_read_on()) return std::nullopt;
+  return state_->end_on_copies(sink);
 }
 
 const SourceStats& GrowingSource::stats() const {

@@ -55,6 +55,11 @@ class GrowingSource {
   void read_to(int64_t raw_limit, EventSink& sink);
   // Ends the source: the importer's open record, the last line's notes. Idempotent.
   void finish(EventSink& sink);
+  // Writes into the sink that `sink()` returns what finish() would write now, and returns the
+  // counts finish() would leave, without ending the source: read_to() goes on as if this had not
+  // been called. nullopt, without calling `sink`, when the source cannot read on or its importer
+  // cannot be copied (Importer::clone).
+  std::optional<SourceStats> preview_end(const std::function<EventSink&()>& sink);
   // The counts so far (the whole source once finished).
   const SourceStats& stats() const;
   // The counts, moved out: the source is done with.

@@ -1,5 +1,6 @@
 #include "pipeline/growing_logs.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -171,6 +172,12 @@ void GrowingLogs::forget_memos_if_store_moved(store::Database& db) {
   if (store::data_version(db) != memos_.data_version) memos_.clear();
 }
 
+bool GrowingLogs::has_unpreviewed() const {
+  return std::any_of(open_.begin(), open_.end(), [](const auto& entry) {
+    return entry.second.reader->stats().bytes > entry.second.previewed_bytes;
+  });
+}
+
 bool GrowingLogs::preview_ends(const PreviewLook& look) {
   std::vector<std::string> grown;
   for (const auto& [path, log] : open_)
@@ -183,17 +190,26 @@ bool GrowingLogs::preview_ends(const PreviewLook& look) {
     const int64_t run_id = writer.run_id(request_.lane, request_.run);
     for (const auto& path : grown) {
       OpenLog& log = open_[path];
-      // The open source gives way to a read of the same bytes that ends it.
+      log.previewed_bytes = log.reader->stats().bytes;
+      // Ended on a copy of its importer: only what it holds as its last record is written.
+      auto resumed = [&]() -> ingest::EventSink& {
+        return writer.resume_source(run_id, log.source_id, log.place);
+      };
+      if (std::optional<ingest::SourceStats> ended = log.reader->preview_end(resumed)) {
+        writer.update_source(*ended);
+        continue;
+      }
+      // An importer that cannot be copied: a read of the same bytes that ends them replaces the
+      // open source.
       writer.drop_source(log.source_id);
       ingest::DriverOptions options = options_for(path);
       options.open.max_raw_bytes = log.reader->stats().bytes;
       ingest::SourceStats stats;
-      // Under the same id: the compiles whose records it holds keep their rows' values, and the
-      // analysis rewrites only what the read to the end changed.
-      ingest::EventSink& sink = writer.begin_source(run_id, log.source_id);
+      // Under the same id and execution group numbers: the compiles whose records it holds keep
+      // their rows' values, and the analysis rewrites only what the read to the end changed.
+      ingest::EventSink& sink = writer.begin_source(run_id, log.source_id, log.place.group_base);
       ingest::ingest_source(path, sink, options, &stats);
       writer.end_source(stats);
-      log.previewed_bytes = log.reader->stats().bytes;
     }
     writer.finish_sources();
     forget_memos_if_store_moved(*db);

@@ -42,9 +42,11 @@ class GrowingLogs {
 
   // The store as it would be if every log kept open ended now (what the importers hold as a log's
   // last record included), shown to `look` inside a transaction that is then rolled back. Only
-  // logs that grew since the last preview are read again, whole; false when none had. The
-  // analysis writes through a copy of the memos: `look` gets what it wrote relative to the last
-  // batch (nullptr when not known), and the memos stay those of the committed store.
+  // logs that grew since the last preview are ended: on a copy of the importer's state
+  // (ingest::GrowingSource::preview_end), or, for an importer that cannot be copied, by a read of
+  // the log again whole; false when none had grown. The analysis writes through a copy of the
+  // memos: `look` gets what it wrote relative to the last batch (nullptr when not known), and the
+  // memos stay those of the committed store.
   using PreviewLook =
       std::function<void(store::Database&, int64_t run_id, const store::CompileRowMemo* written)>;
   bool preview_ends(const PreviewLook& look);
@@ -59,10 +61,12 @@ class GrowingLogs {
 
   // Some log is kept open between batches.
   bool has_open() const { return !open_.empty(); }
+  // Some log kept open grew since the last preview (preview_ends would read it).
+  bool has_unpreviewed() const;
   // Seconds the last batch took to analyse its runs and commit (what a batch costs besides what
   // it reads).
   double last_analysis_seconds() const { return last_analysis_seconds_; }
-  // Seconds the last preview took (its logs read whole).
+  // Seconds the last preview took (its analysis and look included).
   double last_preview_seconds() const { return last_preview_seconds_; }
 
  private:

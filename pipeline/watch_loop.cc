@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -25,6 +26,9 @@ constexpr milliseconds kWalkEvery{2000};
 // apart, and a large run less often instead of taking every core.
 constexpr milliseconds kMinGap{250};
 constexpr double kGapPerCost = 4.0;
+// The least time between a look and a quiet look that the session asked for (a log's last record
+// to preview): it is due when it is due, after a batch too.
+constexpr milliseconds kQuietLookGap{20};
 
 std::optional<WatchEnd> ended(const WatchLoopOptions& o, Clock::time_point deadline) {
   if (o.stop_requested && o.stop_requested()) return WatchEnd::kStopRequested;
@@ -54,21 +58,40 @@ WatchEnd run_watch_loop(WatchSession& session, const WatchLoopOptions& o) {
                             : Clock::time_point::max();
   const milliseconds look_every =
       session.has_inotify() ? o.look_every_with_inotify : o.look_every_without;
-  auto last_look = started, last_walk = started;
+  auto last_look = started, last_walk = started, last_batch = started;
   Clock::duration gap = kMinGap;
   bool pending = true;  // a change was signalled and not read yet (the first look reads all)
   std::optional<WatchEnd> end;
   while (!(end = ended(o, deadline))) {
     auto now = Clock::now();
     auto wait = std::min<Clock::duration>(kCheckEvery, deadline - now);
+    const std::optional<Clock::time_point> quiet_at = session.quiet_look_at();
+    if (quiet_at) wait = std::min<Clock::duration>(wait, *quiet_at - now);
     if (!pending)
       pending = session.wait_for_change(
           std::chrono::duration_cast<milliseconds>(std::max(wait, Clock::duration{})));
     now = Clock::now();
-    bool due = pending || now - last_look >= look_every;
-    if (!due || now - last_look < gap) {
+    const bool quiet_due = quiet_at && now >= *quiet_at;
+    bool due = pending || quiet_due || now - last_look >= look_every;
+    // The batches' gap is kept from the end of the last batch by the looks that may read: with
+    // inotify, a look with no change signalled reads nothing, and what it may preview has a
+    // budget of its own (pipeline/watch_session.h).
+    const bool may_read = pending || !session.has_inotify();
+    // Since the last look of any kind: a signalled change waits only for the batches' gap, a
+    // quiet look the session asked for hardly at all.
+    const Clock::duration least = !session.has_inotify() ? kMinGap
+                                  : pending              ? Clock::duration{}
+                                  : quiet_due            ? kQuietLookGap
+                                                         : kMinGap;
+    const Clock::duration too_soon = std::max<Clock::duration>(
+        least - (now - last_look), may_read ? gap - (now - last_batch) : Clock::duration{});
+    if (!due || too_soon > Clock::duration{}) {
+      const auto rest = std::chrono::duration_cast<milliseconds>(
+          std::max(std::min<Clock::duration>(wait, too_soon), Clock::duration{}));
       if (pending)
-        std::this_thread::sleep_for(std::min<Clock::duration>(wait, gap - (now - last_look)));
+        std::this_thread::sleep_for(rest);
+      else if (due)  // a quiet look comes after the rest, or a change does
+        pending = session.wait_for_change(rest);
       continue;
     }
     bool walk = pending || now - last_walk >= kWalkEvery;
@@ -76,8 +99,11 @@ WatchEnd run_watch_loop(WatchSession& session, const WatchLoopOptions& o) {
     last_look = Clock::now();
     if (walk) last_walk = last_look;
     pending = false;
-    gap = std::max<Clock::duration>(
-        kMinGap, std::chrono::duration_cast<Clock::duration>(round.analysis_seconds * kGapPerCost));
+    if (round.files_read > 0) {  // a look that read nothing says nothing of the batches' cost
+      last_batch = last_look;
+      gap = std::max<Clock::duration>(kMinGap, std::chrono::duration_cast<Clock::duration>(
+                                                   round.analysis_seconds * kGapPerCost));
+    }
     if (o.on_round) o.on_round(round, false);
   }
   WatchRound last = session.poll(true, true);

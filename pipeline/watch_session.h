@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,10 @@ class WatchSession {
   // Waits at most `timeout` for a change under the paths; true when one was signalled.
   bool wait_for_change(std::chrono::milliseconds timeout) { return signal_.wait(timeout); }
   bool has_inotify() const { return signal_.has_inotify(); }
+  // When a poll with nothing new to read would alert something (a log's last record, or alerts
+  // held back until the logs are quiet): once the logs have been quiet long enough and the last
+  // preview's budget allows another. nullopt when such a poll would alert nothing.
+  std::optional<std::chrono::steady_clock::time_point> quiet_look_at() const;
   const analysis::RunStatus& status() const { return tracker_.status(); }
   const WatchRequest& request() const { return request_; }
 
@@ -60,6 +65,10 @@ class WatchSession {
   void ingest(const std::vector<FileToRead>& files, bool final, WatchRound& round);
   void look_at_ends(WatchRound& round, std::chrono::steady_clock::time_point now);
   void read_alerts(WatchRound& round, bool complete);
+  // The alerts of a preview (GrowingLogs::preview_ends), from the rows it wrote, which are then
+  // put back as the last batch left them.
+  void preview_alerts(store::Database& db, int64_t run_id, const store::CompileRowMemo* written,
+                      WatchRound& round);
   void refresh_rows(store::Database& db, int64_t run_id, const store::CompileRowMemo* written);
 
   WatchRequest request_;

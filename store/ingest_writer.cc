@@ -785,7 +785,8 @@ bool IngestWriter::drop_run_if_empty(int64_t run_id) {
   return true;
 }
 
-ingest::EventSink& IngestWriter::begin_source(int64_t run_id, std::optional<int64_t> reuse_id) {
+ingest::EventSink& IngestWriter::begin_source(int64_t run_id, std::optional<int64_t> reuse_id,
+                                              int64_t group_base) {
   if (!rows_) throw std::logic_error("IngestWriter::begin_source after finish_sources");
   db_.exec("SAVEPOINT source");
   Statement& next = sources_->next_id;
@@ -794,7 +795,7 @@ ingest::EventSink& IngestWriter::begin_source(int64_t run_id, std::optional<int6
   current_source_ = reuse_id.value_or(next.int64(0));
   next.reset();
   current_run_ = run_id;
-  rows_->set_source(run_id, current_source_);
+  rows_->set_source(run_id, current_source_, group_base);
   return *sink_;
 }
 

@@ -38,8 +38,11 @@ class IngestWriter {
 
   // Starts a source of `run_id`; returns the sink to give the importer (valid until end_source).
   // `reuse_id`: the id of a source dropped in this transaction, given to the new one (a log read
-  // again whole keeps the source id its rows carry), else the next free id.
-  ingest::EventSink& begin_source(int64_t run_id, std::optional<int64_t> reuse_id = std::nullopt);
+  // again whole keeps the source id its rows carry), else the next free id. `group_base` >= 0:
+  // its execution groups are numbered from there (those the dropped source's were numbered
+  // from), else after the store's.
+  ingest::EventSink& begin_source(int64_t run_id, std::optional<int64_t> reuse_id = std::nullopt,
+                                  int64_t group_base = -1);
   // Where the writing of a source stopped, for going on with it in a later transaction: the
   // base of its execution group ids, and its progress-line series still open (its row is taken
   // back and the series extended, so that the rows are those of writing the source at once).

@@ -147,4 +147,26 @@ void update_watch_rows(Database& db, int64_t run_id, const CompileRowMemo& memo,
   rows = std::move(rest);
 }
 
+KeptWatchRows keep_watch_rows(const WatchRunRows& rows, const CompileRowMemo& memo) {
+  KeptWatchRows kept;
+  kept.compiles = rows.compiles.size();
+  for (int64_t ordinal : memo.written)
+    if (ordinal >= 1 && static_cast<size_t>(ordinal) <= kept.compiles)
+      kept.written.emplace_back(ordinal - 1, rows.compiles[static_cast<size_t>(ordinal - 1)]);
+  kept.rest.limit_hits = rows.limit_hits;
+  kept.rest.breaks = rows.breaks;
+  kept.rest.steps = rows.steps;
+  kept.rest.convergence_state = rows.convergence_state;
+  kept.rest.settle_step = rows.settle_step;
+  return kept;
+}
+
+void put_back_watch_rows(KeptWatchRows kept, WatchRunRows& rows) {
+  std::vector<WatchCompileRow> compiles = std::move(rows.compiles);
+  rows = std::move(kept.rest);
+  compiles.resize(kept.compiles);
+  for (auto& [index, row] : kept.written) compiles[index] = std::move(row);
+  rows.compiles = std::move(compiles);
+}
+
 }  // namespace rcf::store

@@ -74,4 +74,17 @@ WatchRunRows read_watch_rows(Database& db, int64_t run_id);
 void update_watch_rows(Database& db, int64_t run_id, const CompileRowMemo& memo,
                        WatchRunRows& rows);
 
+// What update_watch_rows through `memo` replaces in `rows`, kept to be put back: a transaction
+// rolled back (a preview of the logs' ends) leaves the rows it did not write as they were, so
+// that they need not be read whole again. `memo` must be the analysis just after `rows`' (its
+// `written` says every row it changed) and not `whole`.
+struct KeptWatchRows {
+  size_t compiles = 0;                                      // how many there were
+  std::vector<std::pair<size_t, WatchCompileRow>> written;  // by index, as they were
+  WatchRunRows rest;                                        // all but the compiles
+};
+KeptWatchRows keep_watch_rows(const WatchRunRows& rows, const CompileRowMemo& memo);
+// `rows` as they were when `kept` was taken.
+void put_back_watch_rows(KeptWatchRows kept, WatchRunRows& rows);
+
 }  // namespace rcf::store

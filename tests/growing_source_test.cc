@@ -2,10 +2,13 @@
 // read") gives what one read of the whole file gives: the same events in the same order, the same
 // notes and counts, whatever the read buffer and wherever the pieces end. Real logs of several
 // formats, each longer than the sniffing window; pieces end at line ends, as `rcf watch` reads.
+// And ending it on copies (GrowingSource::preview_end) after any piece gives what one read of that
+// much gives, and changes nothing of what it reads next.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +83,40 @@ std::vector<int64_t> piece_ends(const std::string& text, const std::vector<doubl
   return ends;
 }
 
+// GrowingSource::preview_end after the pieces up to `later[i]`: what it writes, after what the
+// pieces wrote, is what one read of the first `end` bytes gives (when the importer can be copied;
+// else it writes nothing).
+void expect_preview_is_a_read_of(GrowingSource& growing, const std::string& path,
+                                 const DriverOptions& options, int64_t end,
+                                 const CollectingSink& first, std::vector<CollectingSink>& later,
+                                 size_t i) {
+  CollectingSink ended;
+  bool asked = false;
+  std::optional<SourceStats> stats = growing.preview_end([&]() -> rcf::ingest::EventSink& {
+    asked = true;
+    return ended;
+  });
+  EXPECT_EQ(asked, stats.has_value());
+  if (!stats) return;
+  CollectingSink all;
+  all.events = first.events;
+  all.notes = first.notes;
+  for (size_t k = 1; k <= i; ++k) {
+    all.events.insert(all.events.end(), later[k].events.begin(), later[k].events.end());
+    all.notes.insert(all.notes.end(), later[k].notes.begin(), later[k].notes.end());
+  }
+  all.events.insert(all.events.end(), ended.events.begin(), ended.events.end());
+  all.notes.insert(all.notes.end(), ended.notes.begin(), ended.notes.end());
+  DriverOptions prefix = options;
+  prefix.open.max_raw_bytes = end;
+  CollectingSink once_sink;
+  SourceStats once;
+  rcf::ingest::ingest_source(path, once_sink, prefix, &once);
+  expect_same_stats(*stats, once);
+  EXPECT_EQ(event_lines(all), event_lines(once_sink));
+  EXPECT_EQ(notes(all), notes(once_sink));
+}
+
 class GrowingSourceTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(GrowingSourceTest, PiecesGiveWhatOneReadGives) {
@@ -113,6 +150,7 @@ TEST_P(GrowingSourceTest, PiecesGiveWhatOneReadGives) {
       for (size_t i = 1; i < ends.size(); ++i) {
         growing->read_to(ends[i], later[i]);
         EXPECT_EQ(growing->stats().bytes, ends[i]);
+        expect_preview_is_a_read_of(*growing, path, options, ends[i], pieces_sink, later, i);
       }
       CollectingSink last;
       growing->read_to(-1, last);

@@ -333,6 +333,67 @@ TEST(WatchReadsOn, ABatchOfAFewCompilesReadsBackOnlyThose) {
   EXPECT_EQ(session.status().recompiles, 404);
 }
 
+// The watch's rows as one text: every field the alerts read.
+std::string rows_text(const rcf::store::WatchRunRows& rows) {
+  std::string out;
+  for (const auto& c : rows.compiles)
+    out += std::to_string(c.ordinal) + " " + std::to_string(c.step.value_or(-1)) + " " + c.site +
+           " " + c.program_key + " " + c.kind + " " + c.cause + " " + c.detail + " " + c.source +
+           ":" + std::to_string(c.line) + "\n";
+  for (const auto& l : rows.limit_hits) out += l.source + ":" + std::to_string(l.line) + "\n";
+  for (const auto& b : rows.breaks) out += b.source + ":" + std::to_string(b.line) + "\n";
+  for (const auto& st : rows.steps) out += std::to_string(st.step) + "\n";
+  return out + rows.convergence_state + std::to_string(rows.settle_step.value_or(-1));
+}
+
+// A preview's rows are put back after its alerts (store::keep_watch_rows): its transaction is
+// rolled back, and the rows it did not write are the last batch's. Here its last record is a
+// second process's (another launcher rank), so that ending it rewrites every compile's program
+// key: the rows the last batch left come back, the new ones go.
+TEST(WatchReadsOn, APreviewsRowsArePutBackAsTheLastBatchLeftThem) {
+  TempDir dir;
+  const WatchRequest request = watch_of_logs(dir.path());
+  const std::string path = dir.file("logs/train.log");
+  std::ofstream file(path, std::ios::binary);
+  auto prefixed = [](const std::string& block, const std::string& tag) {
+    std::string out;
+    for (size_t at = 0; at < block.size();) {
+      const size_t nl = block.find('\n', at);
+      out += tag + block.substr(at, nl + 1 - at);
+      at = nl + 1;
+    }
+    return out;
+  };
+  for (int frame = 1; frame <= 400; ++frame)
+    file << prefixed(recompile_block(frame, 9), "[default0]:");
+  file << prefixed(recompile_block(401, 12), "[default1]:");
+  file.flush();
+  rcf::pipeline::GrowingLogs logs({request.db_path, "default", "default", "", ""});
+  logs.read_batch({{path, -1, false}}, false);
+  logs.read_batch({{path, -1, false}}, false);  // the next analysis writes through the memo
+  const auto batch = rcf::testing::read_store(request.db_path);
+  const int64_t run_id = 1;
+  rcf::store::WatchRunRows rows = rcf::store::read_watch_rows(*batch, run_id);
+  const std::string before = rows_text(rows);
+  bool looked = false;
+  ASSERT_TRUE(logs.preview_ends(
+      [&](rcf::store::Database& db, int64_t run, const rcf::store::CompileRowMemo* written) {
+        ASSERT_EQ(run, run_id);
+        ASSERT_NE(written, nullptr);
+        ASSERT_FALSE(written->whole);
+        rcf::store::KeptWatchRows kept = rcf::store::keep_watch_rows(rows, *written);
+        rcf::store::update_watch_rows(db, run, *written, rows);
+        EXPECT_EQ(rows_text(rows), rows_text(rcf::store::read_watch_rows(db, run)));
+        EXPECT_NE(rows_text(rows), before) << "the preview's last record changed the rows";
+        EXPECT_GT(written->written.size(), 400u) << "every program key took a rank";
+        rcf::store::put_back_watch_rows(std::move(kept), rows);
+        looked = true;
+      }));
+  ASSERT_TRUE(looked);
+  EXPECT_EQ(rows_text(rows), before);
+  EXPECT_EQ(rows_text(rows), rows_text(rcf::store::read_watch_rows(*batch, run_id)));
+}
+
 // A console timed by rcf capture's line-time sidecar, longer than the sniffing window, written
 // in pieces with its sidecar's rows coming after its lines (as capture notes them): the console
 // is read whole again when its times came, and the store ends as a one-shot ingest leaves it,

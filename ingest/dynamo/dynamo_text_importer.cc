@@ -34,6 +34,7 @@
 #include "ingest/reading/text_util.h"
 #include "ingest/steps/compile_line.h"
 #include "ingest/steps/step_line.h"
+#include "util/copied_ptr.h"
 
 namespace rcf::ingest {
 namespace {
@@ -388,6 +389,14 @@ class DynamoTextImporter : public Importer {
   }
 
   void set_line_origin(const LineOrigin& origin) override { origin_ = origin; }
+
+  // Member by member; the adjacent block is the copy's own.
+  std::unique_ptr<Importer> clone() const override {
+    auto copy = std::make_unique<DynamoTextImporter>(*this);
+    for (size_t i = 0; i < open_.size(); ++i)
+      if (open_[i].get() == adjacent_) copy->adjacent_ = copy->open_[i].get();
+    return copy;
+  }
 
   // The May / Oct 2023 one-line tuple record, prefixed or printed.
   void read_guard_fail(std::string_view text, int32_t rank, std::string_view line,
@@ -813,7 +822,7 @@ class DynamoTextImporter : public Importer {
   // torch._dynamo.reset()s and processes seen per stream; mutable: looking a stream up
   // registers it (a new process of a rank takes its own epoch).
   mutable DynamoEpochs epochs_;
-  std::vector<std::unique_ptr<OpenDynamoBlock>> open_;  // in order of their first line
+  std::vector<util::CopiedPtr<OpenDynamoBlock>> open_;  // in order of their first line
   OpenDynamoBlock* adjacent_ =
       nullptr;                  // block that takes the next unprefixed lines; owned by open_
   EmittedCompileRefs emitted_;  // compiles of this source with a record already

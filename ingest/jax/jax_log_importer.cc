@@ -726,6 +726,11 @@ class JaxLogImporter : public Importer {
     other_output(line, msg, line_no, b.logger.starts_with("jax"));
   }
 
+  // Every member is a value (ingest/importer.h).
+  std::unique_ptr<Importer> clone() const override {
+    return std::make_unique<JaxLogImporter>(*this);
+  }
+
   void finish() override { close(); }
 
  private:

@@ -41,6 +41,11 @@ class PlainTextImporter : public Importer {
       return sink_.emit(compile_line_marker(line_no, *compile));
     sink_.note(line_no, reason::kPlainText, line);
   }
+  // Every member is a value (ingest/importer.h).
+  std::unique_ptr<Importer> clone() const override {
+    return std::make_unique<PlainTextImporter>(*this);
+  }
+
   void finish() override {}
 
  private:

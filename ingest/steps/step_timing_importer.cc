@@ -273,6 +273,11 @@ class StepTimingImporter : public Importer {
     on_row(text, line, line_no);
   }
 
+  // Every member is a value (ingest/importer.h).
+  std::unique_ptr<Importer> clone() const override {
+    return std::make_unique<StepTimingImporter>(*this);
+  }
+
   void finish() override {}
 
  private:

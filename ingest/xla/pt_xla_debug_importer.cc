@@ -267,6 +267,11 @@ class PtXlaDebugImporter : public Importer {
     other_line(line, line_no);
   }
 
+  // Every member is a value (ingest/importer.h).
+  std::unique_ptr<Importer> clone() const override {
+    return std::make_unique<PtXlaDebugImporter>(*this);
+  }
+
   void finish() override {
     close_block(/*truncated=*/true);
     flush_pending_hash();

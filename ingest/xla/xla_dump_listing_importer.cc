@@ -52,6 +52,11 @@ class XlaDumpListingImporter : public Importer {
     sink_.emit(std::move(f));
   }
 
+  // Every member is a value (ingest/importer.h).
+  std::unique_ptr<Importer> clone() const override {
+    return std::make_unique<XlaDumpListingImporter>(*this);
+  }
+
   void finish() override {}
 
  private:

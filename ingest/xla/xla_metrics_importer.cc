@@ -77,6 +77,11 @@ class XlaMetricsImporter : public Importer {
     on_field(line, raw_line, line_no);
   }
 
+  // Every member is a value (ingest/importer.h).
+  std::unique_ptr<Importer> clone() const override {
+    return std::make_unique<XlaMetricsImporter>(*this);
+  }
+
   void finish() override { close_block(); }
 
  private:

@@ -79,6 +79,11 @@ class XlaVlogImporter : public Importer {
     }
   }
 
+  // Every member is a value (ingest/importer.h).
+  std::unique_ptr<Importer> clone() const override {
+    return std::make_unique<XlaVlogImporter>(*this);
+  }
+
   void finish() override {
     for (OpenCompile& c : open_) {
       sink_.note(c.record.line, reason::kCompileNotFinished, c.record.graph_hash);

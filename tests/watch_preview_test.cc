@@ -1,0 +1,187 @@
+// A preview of the logs' ends (pipeline::GrowingLogs::preview_ends, docs/watch.md "The last
+// record read from a log waits") shows the store a one-shot `rcf ingest` of what the watch has read
+// so far would leave, every table row for row; and the logs then read on as if it had not been
+// made. A log's importer is ended on a copy of itself (ingest::Importer::clone), except a
+// TORCH_TRACE log's, which cannot be copied: that log is read again whole. Real logs, as printed
+// and as pasted (launcher-prefixed, hard-wrapped: the re-flow's held line and the launcher's
+// origin are part of what is ended on copies), cut at line ends that fall inside records.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "ingest/reading/byte_source.h"
+#include "pipeline/growing_logs.h"
+#include "tests/support/db_dump.h"
+#include "tests/support/ingested_store.h"
+#include "tests/support/reflows.h"
+#include "tests/support/temp_files.h"
+#include "tests/support/test_paths.h"
+
+namespace watch_preview_test {
+
+namespace fs = std::filesystem;
+using rcf::testing::fixture_path;
+using rcf::testing::TempDir;
+
+std::string fixture_text(const std::string& relative) {
+  std::string error;
+  auto source = rcf::ingest::open_byte_source(fixture_path(relative), {}, &error);
+  EXPECT_TRUE(source) << error;
+  std::string text;
+  char buf[65536];
+  for (int64_t got; source && (got = source->read(buf, sizeof buf)) > 0;) text.append(buf, got);
+  return text;
+}
+
+// The real consoles of fixtures/real_runs and fixtures/dynamo, one after the other: longer than
+// the sniffing window, with recompile blocks, limit warnings and graph breaks.
+std::string real_consoles() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(fixture_path("real_runs")))
+    if (fs::exists(entry.path() / "run1" / "stderr.log") &&
+        !entry.path().filename().string().starts_with("jax"))
+      names.push_back("real_runs/" + entry.path().filename().string() + "/run1/stderr.log");
+  for (const auto& entry : fs::directory_iterator(fixture_path("dynamo")))
+    if (entry.path().extension() == ".txt")
+      names.push_back("dynamo/" + entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  std::string text;
+  for (const auto& name : names) text += fixture_text(name);
+  return text;
+}
+
+rcf::testing::LogLines lines_of(const std::string& text) {
+  rcf::testing::LogLines lines;
+  for (size_t at = 0; at < text.size();) {
+    size_t nl = text.find('\n', at);
+    if (nl == std::string::npos) nl = text.size();
+    lines.push_back(text.substr(at, nl - at));
+    at = nl + 1;
+  }
+  return lines;
+}
+
+std::string text_of(const rcf::testing::LogLines& lines) {
+  std::string text;
+  for (const auto& line : lines) text += line + "\n";
+  return text;
+}
+
+// Each line behind torchrun's launcher tag, as `torchrun --tee` prints a worker's output.
+std::string launcher_prefixed(const std::string& text) {
+  rcf::testing::LogLines lines = lines_of(text);
+  for (auto& line : lines) line = "[default1]:" + line;
+  return text_of(lines);
+}
+
+std::string hard_wrapped(const std::string& text) {
+  return text_of(rcf::testing::hard_wrap(100)(lines_of(text)));
+}
+
+// Line ends at or after each fraction of `text`, the first past the sniffing window, and the end
+// of the line after the last `triggered by` (a recompile block cut after its first guard failure).
+std::vector<size_t> cuts_of(const std::string& text) {
+  std::vector<size_t> cuts;
+  for (double f : {0.0, 0.3, 0.45, 0.6, 0.8, 0.93}) {
+    size_t at =
+        std::max(static_cast<size_t>(static_cast<double>(text.size()) * f), size_t{66} << 10);
+    size_t nl = text.find('\n', at);
+    if (nl != std::string::npos) cuts.push_back(nl + 1);
+  }
+  if (size_t block = text.rfind("triggered by"); block != std::string::npos && block > (66 << 10))
+    if (size_t nl = text.find('\n', text.find('\n', block) + 1); nl != std::string::npos)
+      cuts.push_back(nl + 1);
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  return cuts;
+}
+
+// The store a one-shot ingest of `text` leaves, as `name` in `dir`, its paths shown as `shown`.
+std::string one_shot(const std::string& dir, const std::string& name, const std::string& text,
+                     const std::string& shown) {
+  fs::create_directories(dir + "/logs");
+  std::ofstream(dir + "/logs/" + name, std::ios::binary)
+      .write(text.data(), static_cast<std::streamsize>(text.size()));
+  rcf::testing::ingest_logs(dir + "/once.db", {dir + "/logs/" + name});
+  auto db = rcf::testing::read_store(dir + "/once.db");
+  return rcf::testing::replace_all(rcf::testing::dump_tables_by_text(*db), dir, shown);
+}
+
+struct PreviewCase {
+  const char* name;
+  std::string (*text)();
+};
+
+class WatchPreviewTest : public ::testing::TestWithParam<PreviewCase> {};
+
+TEST_P(WatchPreviewTest, APreviewIsTheOneShotStoreOfWhatWasRead) {
+  TempDir dir;
+  const std::string text = GetParam().text();
+  const std::vector<size_t> cuts = cuts_of(text);
+  ASSERT_GE(cuts.size(), 3u);
+  const std::string watched = dir.file("watched");
+  fs::create_directories(watched + "/logs");
+  const std::string path = watched + "/logs/log";
+  rcf::pipeline::GrowingLogs logs({watched + "/watch.db", "default", "default", "", ""});
+  std::ofstream file(path, std::ios::binary);
+  size_t written = 0;
+  int previews = 0;
+  for (size_t cut : cuts) {
+    SCOPED_TRACE("cut at byte " + std::to_string(cut));
+    file.write(text.data() + written, static_cast<std::streamsize>(cut - written));
+    file.flush();
+    written = cut;
+    logs.read_batch({{path, static_cast<int64_t>(cut), false}}, false);
+    ASSERT_TRUE(logs.has_open()) << "read on, not read whole";
+    std::string previewed;
+    ASSERT_TRUE(logs.preview_ends([&](rcf::store::Database& db, int64_t, auto) {
+      previewed = rcf::testing::dump_tables_by_text(db);
+    }));
+    ++previews;
+    const std::string expected =
+        one_shot(dir.file("once_" + std::to_string(previews)), "log", text.substr(0, cut), watched);
+    EXPECT_EQ(previewed, expected);
+    EXPECT_FALSE(logs.preview_ends([](rcf::store::Database&, int64_t, auto) {}))
+        << "nothing grew since the last preview";
+  }
+  file.write(text.data() + written, static_cast<std::streamsize>(text.size() - written));
+  file.close();
+  logs.read_batch({{path, -1, false}}, true);
+  auto db = rcf::testing::read_store(watched + "/watch.db");
+  EXPECT_EQ(rcf::testing::dump_tables_by_text(*db),
+            one_shot(dir.file("once_whole"), "log", text, watched))
+      << "the previews left the log's reading as it was";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    RealLogs, WatchPreviewTest,
+    ::testing::Values(
+        PreviewCase{"console", [] { return real_consoles(); }},
+        PreviewCase{"launcher_prefixed_console", [] { return launcher_prefixed(real_consoles()); }},
+        PreviewCase{"hard_wrapped_console", [] { return hard_wrapped(real_consoles()); }},
+        PreviewCase{"torch_trace",
+                    [] {
+                      return fixture_text(
+                          "real_runs/recompile_limit/run1/logs/torch_trace/"
+                          "dedicated_log_torch_trace_u3ed5hot.log.gz");
+                    }},
+        PreviewCase{"pt_xla_debug",
+                    [] { return fixture_text("scenarios/multi_sync/pt_xla_debug.log"); }},
+        // Two real JAX logs, again and again: a JAX log of a long run is as long.
+        PreviewCase{"jax",
+                    [] {
+                      std::string text;
+                      for (int i = 0; i < 6; ++i)
+                        text += fixture_text("real_runs/jax_shape_change/run1/stderr.log") +
+                                fixture_text("real_runs/jax_static_arg/run1/stderr.log");
+                      return text;
+                    }}),
+    [](const ::testing::TestParamInfo<PreviewCase>& param) {
+      return std::string(param.param.name);
+    });
+
+}  // namespace watch_preview_test
