@@ -62,35 +62,36 @@ WatchEnd run_watch_loop(WatchSession& session, const WatchLoopOptions& o) {
   Clock::duration gap = kMinGap;
   bool pending = true;  // a change was signalled and not read yet (the first look reads all)
   std::optional<WatchEnd> end;
+  bool last_read = false;  // the last look read a batch
   while (!(end = ended(o, deadline))) {
     auto now = Clock::now();
-    auto wait = std::min<Clock::duration>(kCheckEvery, deadline - now);
+    const auto wait = std::min<Clock::duration>(kCheckEvery, deadline - now);
     const std::optional<Clock::time_point> quiet_at = session.quiet_look_at();
-    if (quiet_at) wait = std::min<Clock::duration>(wait, *quiet_at - now);
-    if (!pending)
+    if (!pending) {
+      auto until = wait;
+      if (quiet_at) until = std::min<Clock::duration>(until, *quiet_at - now);
       pending = session.wait_for_change(
-          std::chrono::duration_cast<milliseconds>(std::max(wait, Clock::duration{})));
+          std::chrono::duration_cast<milliseconds>(std::max(until, Clock::duration{})));
+    }
     now = Clock::now();
-    const bool quiet_due = quiet_at && now >= *quiet_at;
-    bool due = pending || quiet_due || now - last_look >= look_every;
-    // The batches' gap is kept from the end of the last batch by the looks that may read: with
-    // inotify, a look with no change signalled reads nothing, and what it may preview has a
-    // budget of its own (pipeline/watch_session.h).
-    const bool may_read = pending || !session.has_inotify();
-    // Since the last look of any kind: a signalled change waits only for the batches' gap, a
-    // quiet look the session asked for hardly at all.
-    const Clock::duration least = !session.has_inotify() ? kMinGap
-                                  : pending              ? Clock::duration{}
-                                  : quiet_due            ? kQuietLookGap
-                                                         : kMinGap;
-    const Clock::duration too_soon = std::max<Clock::duration>(
-        least - (now - last_look), may_read ? gap - (now - last_batch) : Clock::duration{});
-    if (!due || too_soon > Clock::duration{}) {
-      const auto rest = std::chrono::duration_cast<milliseconds>(
-          std::max(std::min<Clock::duration>(wait, too_soon), Clock::duration{}));
-      if (pending)
+    Clock::duration too_soon{};
+    if (pending) {
+      // A batch, once the batches' gap since the end of the last one has passed (and without
+      // inotify, where every look may read, a quarter second since any look).
+      too_soon = gap - (now - last_batch);
+      if (!session.has_inotify()) too_soon = std::max(too_soon, kMinGap - (now - last_look));
+    } else {
+      // Nothing changed: a look for a log's last record when the session asks for one (right
+      // after a batch it may come at once), else one now and then.
+      const bool quiet_due = quiet_at && now >= *quiet_at;
+      if (!quiet_due && now - last_look < look_every) continue;
+      too_soon = (quiet_due && last_read ? kQuietLookGap : kMinGap) - (now - last_look);
+    }
+    if (too_soon > Clock::duration{}) {
+      const auto rest = std::chrono::duration_cast<milliseconds>(std::min(wait, too_soon));
+      if (pending || !session.has_inotify())
         std::this_thread::sleep_for(rest);
-      else if (due)  // a quiet look comes after the rest, or a change does
+      else  // a change may come meanwhile
         pending = session.wait_for_change(rest);
       continue;
     }
@@ -99,6 +100,7 @@ WatchEnd run_watch_loop(WatchSession& session, const WatchLoopOptions& o) {
     last_look = Clock::now();
     if (walk) last_walk = last_look;
     pending = false;
+    last_read = round.files_read > 0;
     if (round.files_read > 0) {  // a look that read nothing says nothing of the batches' cost
       last_batch = last_look;
       gap = std::max<Clock::duration>(kMinGap, std::chrono::duration_cast<Clock::duration>(

@@ -19,6 +19,8 @@ constexpr std::chrono::milliseconds kQuietForUndecided{600};
 // steps, the usual case late in a run) is alerted by a preview, so the share is no smaller than
 // the batches'.
 constexpr double kPreviewCostShare = 4;
+// A preview that failed (the store locked by another writer) is tried again after this.
+constexpr std::chrono::seconds kPreviewRetry{1};
 // A batch that takes longer than this to read makes alerts late: said, at most once a minute.
 constexpr std::chrono::duration<double> kBehindAfter{1.0};
 constexpr std::chrono::seconds kBehindWarningEvery{60};
@@ -106,6 +108,8 @@ void WatchSession::look_at_ends(WatchRound& round, std::chrono::steady_clock::ti
           });
     } catch (const Error& e) {
       round.warnings.push_back(std::string("the logs' last records were not read: ") + e.what());
+      // Tried again after a second, not at every look.
+      last_preview_ = std::chrono::steady_clock::now() + kPreviewRetry;
     }
     if (previewed) {
       last_preview_ = std::chrono::steady_clock::now();
