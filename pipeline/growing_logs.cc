@@ -54,6 +54,10 @@ struct GrowingLogs::Batch {
   const std::map<std::string, std::string>& sidecars;
   bool final;
   IngestSummary& summary;
+  // A log read anew, or an event read from a log kept open: the raw rows changed, and with them
+  // what the analysis decides. Lines that only join the record an importer holds, or that are
+  // noted and not read (a training loop's own output), change no raw row.
+  bool rows_changed = false;
 };
 
 std::vector<std::string> GrowingLogs::read_batch(const std::vector<FileToRead>& files, bool final) {
@@ -80,6 +84,7 @@ std::vector<std::string> GrowingLogs::read_batch(const std::vector<FileToRead>& 
   const std::map<std::string, std::string> sidecars = take_line_time_sidecars(inputs);
   IngestSummary summary;
   store::Database* db = &store();
+  analysed_ = true;  // unless the batch is read and shown to add no raw row
   try {
     store::IngestWriter writer(*db, util::this_host());
     Batch batch{writer, writer.run_id(request_.lane, request_.run), sidecars, final, summary};
@@ -91,12 +96,18 @@ std::vector<std::string> GrowingLogs::read_batch(const std::vector<FileToRead>& 
         ++it;  // read_file erases the log it ends
         read_file(batch, rest);
       }
-    if (writer.drop_run_if_empty(batch.run_id))
+    if (writer.drop_run_if_empty(batch.run_id)) {
       summary.warnings.push_back(not_created_warning(request_.lane, request_.run, summary));
+      batch.rows_changed = true;
+    }
     writer.finish_sources();
+    const bool store_moved = store::data_version(*db) != memos_.data_version;
     forget_memos_if_store_moved(*db);
     const auto analysis_started = std::chrono::steady_clock::now();
-    analysis::analyze_runs(*db, writer.touched_runs(), nullptr, &memos_);
+    // The analysis is a function of the raw rows: when this batch added none (and no other writer
+    // changed the store), what the last one wrote stands (docs/watch.md, "How a batch is read").
+    analysed_ = batch.rows_changed || store_moved || final;
+    if (analysed_) analysis::analyze_runs(*db, writer.touched_runs(), nullptr, &memos_);
     writer.commit();
     memos_.data_version = store::data_version(*db);
     last_analysis_seconds_ =
@@ -107,7 +118,10 @@ std::vector<std::string> GrowingLogs::read_batch(const std::vector<FileToRead>& 
     db_.reset();     // and the connection is opened again, in case it is what failed
     throw;
   }
-  if (!wal_checked_) wal_checked_ = store::switch_to_wal(*db, kWatchWalSwitchWaitMs);
+  if (!wal_checked_) {
+    wal_checked_ = store::switch_to_wal(*db, kWatchWalSwitchWaitMs);
+    memos_.data_version = store::data_version(*db);  // the switch is no other writer's change
+  }
   return summary.warnings;
 }
 
@@ -130,13 +144,16 @@ void GrowingLogs::read_file(Batch& batch, const FileToRead& file) {
   if (it != open_.end()) {
     OpenLog& log = it->second;
     ingest::EventSink& sink = batch.writer.resume_source(batch.run_id, log.source_id, log.place);
+    const int64_t events_before = log.reader->stats().events;
     log.reader->read_to(file.bytes, sink);
     if (batch.final) log.reader->finish(sink);
+    batch.rows_changed = batch.rows_changed || log.reader->stats().events != events_before;
     batch.writer.update_source(log.reader->stats());
     log.place = batch.writer.ended_place();
     if (!log.reader->can_read_on()) open_.erase(it);
     return;
   }
+  batch.rows_changed = true;
   std::optional<store::IngestWriter::EarlierSource> earlier =
       batch.writer.earlier_source(batch.run_id, file.path);
   ingest::DriverOptions options = options_for(file.path);

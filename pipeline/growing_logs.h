@@ -63,6 +63,9 @@ class GrowingLogs {
   bool has_open() const { return !open_.empty(); }
   // Some log kept open grew since the last preview (preview_ends would read it).
   bool has_unpreviewed() const;
+  // Whether the last batch analysed its run: one that added no raw row (its lines only joined
+  // the record an importer holds, or were noted and not read) leaves the last analysis standing.
+  bool last_batch_analysed() const { return analysed_; }
   // Seconds the last batch took to analyse its runs and commit (what a batch costs besides what
   // it reads).
   double last_analysis_seconds() const { return last_analysis_seconds_; }
@@ -90,6 +93,7 @@ class GrowingLogs {
   // compiles).
   store::AnalysisMemos memos_;
   bool wal_checked_ = false;
+  bool analysed_ = false;
   double last_preview_seconds_ = 0;
   double last_analysis_seconds_ = 0;
 };

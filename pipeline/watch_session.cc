@@ -54,7 +54,8 @@ WatchRound WatchSession::poll(bool final, bool walk) {
   }
   ingest(ready, final, round);
   last_read_ = now;
-  read_alerts(round, final);
+  // A batch that added no raw row changed no row the alerts read.
+  if (logs_.last_batch_analysed() || final) read_alerts(round, final);
   return round;
 }
 

@@ -394,6 +394,36 @@ TEST(WatchReadsOn, APreviewsRowsArePutBackAsTheLastBatchLeftThem) {
   EXPECT_EQ(rows_text(rows), rows_text(rcf::store::read_watch_rows(*batch, run_id)));
 }
 
+// A batch whose lines add no raw row (a training loop's own output, noted and not read) leaves
+// the last analysis standing: it is not analysed again, and the store still ends as a one-shot
+// ingest leaves it.
+TEST(WatchReadsOn, ABatchThatAddsNoRowIsNotAnalysed) {
+  TempDir dir;
+  const WatchRequest request = watch_of_logs(dir.path());
+  const std::string path = dir.file("logs/train.log");
+  std::ofstream file(path, std::ios::binary);
+  for (int frame = 1; frame <= 400; ++frame) file << recompile_block(frame, 9);
+  file << "prefetching shard 0 of /data/train\n";  // ends frame 400's block
+  file.flush();
+  rcf::pipeline::GrowingLogs logs({request.db_path, "default", "default", "", ""});
+  logs.read_batch({{path, -1, false}}, false);
+  EXPECT_TRUE(logs.last_batch_analysed());
+  for (int i = 1; i <= 50; ++i) file << "prefetching shard " << i << " of /data/train\n";
+  file.flush();
+  logs.read_batch({{path, -1, false}}, false);
+  EXPECT_FALSE(logs.last_batch_analysed()) << "fifty lines of the script's own output";
+  file << recompile_block(401, 12) << "prefetching shard 51 of /data/train\n";
+  file.close();
+  logs.read_batch({{path, -1, false}}, false);
+  EXPECT_TRUE(logs.last_batch_analysed()) << "a recompile";
+  logs.read_batch({{path, -1, false}}, true);
+  rcf::testing::ingest_logs(dir.file("once.db"), {path});
+  auto watched = rcf::testing::read_store(request.db_path);
+  auto once = rcf::testing::read_store(dir.file("once.db"));
+  EXPECT_EQ(rcf::testing::scalar(*watched, "SELECT count(*) FROM recompiles"), "401");
+  EXPECT_EQ(rcf::testing::dump_tables_by_text(*watched), rcf::testing::dump_tables_by_text(*once));
+}
+
 // A console timed by rcf capture's line-time sidecar, longer than the sniffing window, written
 // in pieces with its sidecar's rows coming after its lines (as capture notes them): the console
 // is read whole again when its times came, and the store ends as a one-shot ingest leaves it,
