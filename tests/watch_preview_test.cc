@@ -1,8 +1,8 @@
 // A preview of the logs' ends (pipeline::GrowingLogs::preview_ends, docs/watch.md "The last
 // record read from a log waits") shows the store a one-shot `rcf ingest` of what the watch has read
 // so far would leave, every table row for row; and the logs then read on as if it had not been
-// made. A log's importer is ended on a copy of itself (ingest::Importer::clone), except a
-// TORCH_TRACE log's, which cannot be copied: that log is read again whole. Real logs, as printed
+// made. A log's importer is ended on a copy of itself (ingest::Importer::clone; a TORCH_TRACE
+// importer's payload checksums wait for their worker). Real logs, as printed
 // and as pasted (launcher-prefixed, hard-wrapped: the re-flow's held line and the launcher's
 // origin are part of what is ended on copies), cut at line ends that fall inside records.
 #include <gtest/gtest.h>
@@ -168,6 +168,19 @@ INSTANTIATE_TEST_SUITE_P(
                       return fixture_text(
                           "real_runs/recompile_limit/run1/logs/torch_trace/"
                           "dedicated_log_torch_trace_u3ed5hot.log.gz");
+                    }},
+        // Payload bytes changed here and there: their checksums no longer match (noted at the
+        // end of the log, after the worker hashed them).
+        PreviewCase{"torch_trace_bad_checksums",
+                    [] {
+                      std::string text = fixture_text(
+                          "real_runs/recompile_limit/run1/logs/torch_trace/"
+                          "dedicated_log_torch_trace_u3ed5hot.log.gz");
+                      int payload_lines = 0;
+                      for (size_t at = text.find("\n\t"); at != std::string::npos;
+                           at = text.find("\n\t", at + 2))
+                        if (++payload_lines % 97 == 0 && text[at + 2] != '\n') text[at + 2] ^= 1;
+                      return text;
                     }},
         PreviewCase{"pt_xla_debug",
                     [] { return fixture_text("scenarios/multi_sync/pt_xla_debug.log"); }},

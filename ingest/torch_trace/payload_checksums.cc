@@ -137,6 +137,18 @@ void PayloadChecksums::hash(std::vector<Chunk>& chunks) {
   }
 }
 
+PayloadChecksums::PayloadChecksums(const PayloadChecksums& other)
+    : filling_(other.filling_),
+      record_open_(other.record_open_),
+      held_(other.held_),
+      record_begin_(other.record_begin_) {
+  // The worker's state is read once it is idle (wait_idle orders its writes before these reads).
+  if (other.worker_) other.worker_->wait_idle();
+  md5_ = other.md5_;
+  continued_ = other.continued_;
+  mismatches_ = other.mismatches_;
+}
+
 std::vector<PayloadChecksums::Mismatch> PayloadChecksums::finish() {
   held_ = false;
   if (!filling_.empty() && (!filling_.front().bytes.empty() || !filling_.front().ends.empty())) {

@@ -29,7 +29,10 @@ class PayloadChecksums {
 
   PayloadChecksums() = default;
   ~PayloadChecksums();
-  PayloadChecksums(const PayloadChecksums&) = delete;
+  // A copy whose finish() says what this one's would say now, for ending a source on a copy of
+  // its importer (ingest/importer.h): it waits until the worker has hashed what it was handed,
+  // then copies the state, without a worker (the copy hashes what it holds at its finish()).
+  PayloadChecksums(const PayloadChecksums& other);
   PayloadChecksums& operator=(const PayloadChecksums&) = delete;
 
   // Starts a record's payload: bytes appended since the last end_record() (a record abandoned

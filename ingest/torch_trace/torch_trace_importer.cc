@@ -112,6 +112,15 @@ class TorchTraceImporter : public Importer {
     }
   }
 
+  // Member by member (the checksums wait for their worker, PayloadChecksums); the pending
+  // record's metadata views the copy's own storage.
+  std::unique_ptr<Importer> clone() const override {
+    auto copy = std::make_unique<TorchTraceImporter>(*this);
+    if (pending_.meta.data() == pending_.meta_storage.data())
+      copy->pending_.meta = copy->pending_.meta_storage;
+    return copy;
+  }
+
   void finish() override {
     try {
       finish_pending();
