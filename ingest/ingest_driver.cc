@@ -375,14 +375,23 @@ struct GrowingSource::State {
     const OriginTracker kept_origins = origins;
     const int64_t kept_line = stamped->line();
     const std::string_view kept_stamp = stamped->stamp();
-    end();
-    SourceStats ended = std::exchange(stats, kept_stats);
-    buffer.emplace(kept_buffer);
-    origins = kept_origins;
-    stamped->set_line(kept_line, kept_stamp);
-    importer = std::move(original);
-    origins.tell(*importer);  // its view of the pid may have been into the bytes just replaced
-    finished = false;
+    SourceStats ended;
+    auto put_back = [&] {
+      ended = std::exchange(stats, kept_stats);
+      buffer.emplace(kept_buffer);
+      origins = kept_origins;
+      stamped->set_line(kept_line, kept_stamp);
+      importer = std::move(original);
+      origins.tell(*importer);  // its view of the pid may have been into the bytes just replaced
+      finished = false;
+    };
+    try {
+      end();
+    } catch (...) {  // the sink failed (the store): the source still reads on
+      put_back();
+      throw;
+    }
+    put_back();
     return ended;
   }
 

@@ -207,7 +207,6 @@ bool GrowingLogs::preview_ends(const PreviewLook& look) {
     const int64_t run_id = writer.run_id(request_.lane, request_.run);
     for (const auto& path : grown) {
       OpenLog& log = open_[path];
-      log.previewed_bytes = log.reader->stats().bytes;
       // Ended on a copy of its importer: only what it holds as its last record is written.
       auto resumed = [&]() -> ingest::EventSink& {
         return writer.resume_source(run_id, log.source_id, log.place);
@@ -235,6 +234,8 @@ bool GrowingLogs::preview_ends(const PreviewLook& look) {
     analysis::analyze_runs(*db, writer.touched_runs(), nullptr, &written);
     look(*db, run_id, written.find(run_id));
   }  // not committed: rolled back
+  // Only now: a preview that failed is made again.
+  for (const auto& path : grown) open_[path].previewed_bytes = open_[path].reader->stats().bytes;
   last_preview_seconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return true;

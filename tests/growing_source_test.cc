@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,51 @@ INSTANTIATE_TEST_SUITE_P(RealLogs, GrowingSourceTest,
                                            "torch_trace/simple.log",
                                            "scenarios/multi_sync/pt_xla_debug.log",
                                            "scenarios/mixed_causes/save_tensors.hlo.0"));
+
+// A sink that fails at its first event, as the store does when it is locked or full.
+class FailingSink : public rcf::ingest::EventSink {
+ public:
+  void emit(rcf::ingest::Event&&) override { throw std::runtime_error("disk full"); }
+  void note(int64_t, rcf::ingest::LineFate, std::string_view, std::string_view) override {
+    throw std::runtime_error("disk full");
+  }
+  using EventSink::note;
+};
+
+// A preview whose sink fails (the store could not be written) leaves the source as it was: read on
+// and ended, it gives what one read gives.
+TEST(GrowingSource, APreviewWhoseSinkFailsLeavesTheSourceReadingOn) {
+  rcf::testing::TempDir dir;
+  const std::string text = decompressed("scenarios/multi_sync/pt_xla_debug.log");
+  const std::string path = dir.file("log");
+  std::ofstream(path, std::ios::binary)
+      .write(text.data(), static_cast<std::streamsize>(text.size()));
+  DriverOptions options;
+  CollectingSink whole_sink;
+  SourceStats whole;
+  rcf::ingest::ingest_source(path, whole_sink, options, &whole);
+
+  // The first piece ends inside a record: after the first line of an execution block.
+  const size_t block = text.find("Execution Analysis: Execution Cause", size_t{66} << 10);
+  ASSERT_NE(block, std::string::npos);
+  const std::vector<int64_t> ends = {static_cast<int64_t>(text.find('\n', block) + 1),
+                                     static_cast<int64_t>(text.find('\n', text.size() / 2) + 1)};
+  CollectingSink pieces;
+  DriverOptions first = options;
+  first.open.max_raw_bytes = ends[0];
+  auto growing = GrowingSource::open(path, pieces, first);
+  ASSERT_TRUE(growing->can_read_on());
+  FailingSink failing;
+  EXPECT_THROW(growing->preview_end([&]() -> rcf::ingest::EventSink& { return failing; }),
+               std::runtime_error);
+  EXPECT_TRUE(growing->can_read_on());
+  growing->read_to(ends[1], pieces);
+  growing->read_to(-1, pieces);
+  growing->finish(pieces);
+  expect_same_stats(growing->stats(), whole);
+  EXPECT_EQ(event_lines(pieces), event_lines(whole_sink));
+  EXPECT_EQ(notes(pieces), notes(whole_sink));
+}
 
 // What cannot be read on is ended at open, as one read of what is there: a gzip file, and a file
 // whose first read held less than the sniffing window (the format, wrapper and re-flow could
