@@ -1,10 +1,8 @@
 // The rcf process's heap on transparent huge pages from its first allocation on. A small log's
 // ingest faulted in about 330 pages of heap, and a first touch of a 4 KiB page costs 11-15 us on
 // the project VM, a fifth of the run; 2 MiB at once cost about 0.2 ms (docs/performance.md,
-// "Small logs"). Set up before any static constructor allocates, from the
-// executable's pre-initialisers; with another allocator, or where the kernel refuses, the heap
-// stays as it was.
-#include <malloc.h>
+// "Small logs"). Set up from the executable's pre-initialisers, before any static constructor
+// allocates; with another allocator, or where the kernel refuses, the heap stays as it was.
 #include <sys/mman.h>
 #include <unistd.h>
 
