@@ -23,6 +23,7 @@
 #include "store/derived_results_writer.h"
 #include "store/dynamo_row_reader.h"
 #include "store/execute_time_query.h"
+#include "store/run_tables.h"
 #include "store/string_interner.h"
 #include "util/base_name.h"
 #include "util/batch_worker.h"
@@ -601,7 +602,7 @@ StepAxis axis_of(const TrainingSteps& steps, int64_t unplaced_compiles,
 }  // namespace
 
 void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
-                  AnalysisTimings* timings, store::AnalysisMemos* memos) {
+                  AnalysisTimings* timings, store::AnalysisMemos* memos, bool read_every_table) {
   store::StringInterner strings(db);
   AnalysisTimings unused;
   AnalysisTimings& t = timings ? *timings : unused;
@@ -622,9 +623,12 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     load_run(db, run_id, only_run, dynamo, intake, merged);
     const size_t dynamo_records = intake.records;
     lap(t.load_dynamo_s);
+    // The raw tables the run has rows in: the loaders skip the queries of the others.
+    const store::RunTables tables =
+        read_every_table ? store::RunTables{} : store::run_tables(db, run_id);
     const TrainingSteps steps = TrainingSteps::decide(
-        load_step_evidence(db, run_id, std::move(intake.step_facts).finish(dynamo)));
-    XlaRunInputs xla_inputs = load_xla_run(db, run_id, dynamo.source_names);
+        load_step_evidence(db, run_id, std::move(intake.step_facts).finish(dynamo), tables));
+    XlaRunInputs xla_inputs = load_xla_run(db, run_id, dynamo.source_names, tables);
     record_merged_sources(db, run_id, dynamo.merged_sources, xla_inputs.copied_sources);
     place_xla_steps(steps, xla_inputs);
     const std::map<int64_t, double> wall_ms = wall_ms_by_step(xla_inputs);
@@ -632,8 +636,9 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     std::vector<ConvergencePoint> curve = std::move(xla.convergence);  // + the Dynamo side's
     StepCurve dynamo_curve;
     const DynamoStepLines dynamo_lines(db, run_id, steps, dynamo);
-    RollupBuilder rollup(curve, store::last_execute_ms(db, run_id), kDefaultGrowthStep,
-                         dynamo_records + xla.compiles.size());
+    RollupBuilder rollup(curve,
+                         tables.metric_sample ? store::last_execute_ms(db, run_id) : std::nullopt,
+                         kDefaultGrowthStep, dynamo_records + xla.compiles.size());
     // The run's previous analysis is deleted on the writer thread, while the first compiles
     // are prepared here (nothing reads the derived tables in between). The rollup is built here,
     // as each compile is handed to the writer: at a million compiles the writer's inserts are

@@ -24,7 +24,10 @@ struct AnalysisTimings {
 // `memos`: kept by a caller that analyses the same runs again and again on one connection
 // (`rcf watch`): the compiles whose rows did not change are not written again, and each run's
 // memo says which were (store/compile_row_memo.h). The caller clears them when a write fails.
+// The queries of raw tables that a run has no rows in are skipped (store/run_tables.h);
+// `read_every_table` runs them all, for the tests that compare the two.
 void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
-                  AnalysisTimings* timings = nullptr, store::AnalysisMemos* memos = nullptr);
+                  AnalysisTimings* timings = nullptr, store::AnalysisMemos* memos = nullptr,
+                  bool read_every_table = false);
 
 }  // namespace rcf::analysis

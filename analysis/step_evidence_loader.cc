@@ -22,10 +22,12 @@ void note_first_line(StepEvidence& ev, int64_t source, int64_t line) {
 
 // The first compile line of every source that holds compiles (torch_xla, Dynamo, JAX).
 void load_compile_sources(store::Database& db, int64_t run_id, const DynamoStepFacts& dynamo,
-                          StepEvidence& ev) {
-  for (const auto& [source, line] : store::first_xla_and_jax_compile_lines(db, run_id)) {
-    note_first_line(ev, source, line);
-    note_min(ev.run_first_compile, source, line);  // every compile is logged
+                          const store::RunTables& tables, StepEvidence& ev) {
+  if (tables.xla_block || tables.jax_compile) {
+    for (const auto& [source, line] : store::first_xla_and_jax_compile_lines(db, run_id)) {
+      note_first_line(ev, source, line);
+      note_min(ev.run_first_compile, source, line);  // every compile is logged
+    }
   }
   for (const auto& [source, line] : dynamo.first_line) note_first_line(ev, source, line);
   for (const auto& [source, line] : dynamo.run_first_line)
@@ -39,7 +41,7 @@ void load_compile_sources(store::Database& db, int64_t run_id, const DynamoStepF
       note_min(ev.run_first_compile, source, *lines.first_compile_record);
   }
   ev.compiles_have_start_times = dynamo.start_times;
-  ev.metrics_blocks = store::has_metrics_file_markers(db, run_id);
+  ev.metrics_blocks = tables.step_marker && store::has_metrics_file_markers(db, run_id);
 }
 
 // step -> (the first line printing it, its end time in UTC)
@@ -82,7 +84,10 @@ void load_console(store::Database& db, int64_t run_id,
 // Progress lines: in a compile source they place its compiles; elsewhere (a console of their
 // own) the largest series of a source counts the steps, like a step-timing file, with the time
 // each line opened with (the end of its step) where it is known in UTC.
-void load_step_lines(store::Database& db, int64_t run_id, StepEvidence& ev) {
+void load_step_lines(store::Database& db, int64_t run_id, const store::RunTables& tables,
+                     StepEvidence& ev) {
+  // Without step_marker rows there is nothing to read, and no console for load_console.
+  if (!tables.step_marker) return;
   // Rows in store order, a row standing for a series of lines (store/step_marker_series.h): a
   // training log holds a progress line every few lines, and the series are ordered by line where
   // they are built; the few shapes are named apart.
@@ -128,7 +133,9 @@ void load_step_lines(store::Database& db, int64_t run_id, StepEvidence& ev) {
 
 // Step-timing rows: a --step-pattern match in a compile source is a progress line; any other
 // row is a timed step.
-void load_step_timings(store::Database& db, int64_t run_id, StepEvidence& ev) {
+void load_step_timings(store::Database& db, int64_t run_id, const store::RunTables& tables,
+                       StepEvidence& ev) {
+  if (!tables.step_timing) return;
   store::for_each_step_timing(db, run_id, [&](const store::StepTimingRow& t) {
     if (ev.first_compile.count(t.source_id))
       ev.lines.push_back({t.source_id, t.line, t.step, 0});
@@ -165,37 +172,40 @@ class SyncChunks {
 
 // Step-end syncs: XLA_EMIT_STEPLOG markers where a source has them, else its step-end
 // Execution blocks, whose printed frames tell the syncs' sites apart.
-void load_syncs(store::Database& db, int64_t run_id, StepEvidence& ev) {
+void load_syncs(store::Database& db, int64_t run_id, const store::RunTables& tables,
+                StepEvidence& ev) {
   std::set<int64_t> marked;
   SyncChunks syncs;
-  store::for_each_steplog_marker(db, run_id, [&](int64_t source, int64_t line) {
-    marked.insert(source);
-    syncs.add({source, line, 0});
-  });
-  store::for_each_step_end_execution(db, run_id, [&](const store::StepEndExecutionRow& e) {
-    if (marked.count(e.source_id)) return;
-    int64_t site = e.frames_sid.value_or(0);
-    syncs.add({e.source_id, e.first_line, site});
-    if (e.executions >= 2) syncs.add({e.source_id, e.last_line, site});
-    if (site != 0 && !ev.site_names.count(site)) {
-      auto user = innermost_user_frame(parse_frames(e.frames_json));
-      ev.site_names[site] =
-          user ? user->file + ":" + std::to_string(user->line) + " (" + user->function + ")"
-               : "an unnamed site";
-    }
-  });
+  if (tables.step_marker)
+    store::for_each_steplog_marker(db, run_id, [&](int64_t source, int64_t line) {
+      marked.insert(source);
+      syncs.add({source, line, 0});
+    });
+  if (tables.xla_execution)
+    store::for_each_step_end_execution(db, run_id, [&](const store::StepEndExecutionRow& e) {
+      if (marked.count(e.source_id)) return;
+      int64_t site = e.frames_sid.value_or(0);
+      syncs.add({e.source_id, e.first_line, site});
+      if (e.executions >= 2) syncs.add({e.source_id, e.last_line, site});
+      if (site != 0 && !ev.site_names.count(site)) {
+        auto user = innermost_user_frame(parse_frames(e.frames_json));
+        ev.site_names[site] =
+            user ? user->file + ":" + std::to_string(user->line) + " (" + user->function + ")"
+                 : "an unnamed site";
+      }
+    });
   syncs.move_to(ev.syncs);
 }
 
 }  // namespace
 
-StepEvidence load_step_evidence(store::Database& db, int64_t run_id,
-                                const DynamoStepFacts& dynamo) {
+StepEvidence load_step_evidence(store::Database& db, int64_t run_id, const DynamoStepFacts& dynamo,
+                                const store::RunTables& tables) {
   StepEvidence ev;
-  load_compile_sources(db, run_id, dynamo, ev);
-  load_step_lines(db, run_id, ev);
-  load_step_timings(db, run_id, ev);
-  load_syncs(db, run_id, ev);
+  load_compile_sources(db, run_id, dynamo, tables, ev);
+  load_step_lines(db, run_id, tables, ev);
+  load_step_timings(db, run_id, tables, ev);
+  load_syncs(db, run_id, tables, ev);
   return ev;
 }
 

@@ -10,6 +10,7 @@
 
 #include "analysis/training_steps.h"
 #include "store/database.h"
+#include "store/run_tables.h"
 
 namespace rcf::analysis {
 
@@ -25,6 +26,8 @@ struct DynamoStepFacts {
   std::vector<int64_t> aliased;
 };
 
-StepEvidence load_step_evidence(store::Database& db, int64_t run_id, const DynamoStepFacts& dynamo);
+// `tables`: which of the run's tables hold rows; the queries of the others are skipped.
+StepEvidence load_step_evidence(store::Database& db, int64_t run_id, const DynamoStepFacts& dynamo,
+                                const store::RunTables& tables = {});
 
 }  // namespace rcf::analysis

@@ -195,11 +195,11 @@ struct StepCounts {
   }
 };
 
-StepCounts load_step_counts(store::Database& db, int64_t run_id) {
+StepCounts load_step_counts(store::Database& db, int64_t run_id, const store::RunTables& tables) {
   StepCounts c;
-  c.markers = store::steplog_markers_per_source(db, run_id);
-  c.step_ends = store::step_end_executions_per_source(db, run_id);
-  c.executing = store::executing_sources(db, run_id);
+  if (tables.step_marker) c.markers = store::steplog_markers_per_source(db, run_id);
+  if (tables.xla_execution) c.step_ends = store::step_end_executions_per_source(db, run_id);
+  if (tables.xla_execution_group) c.executing = store::executing_sources(db, run_id);
   return c;
 }
 
@@ -229,39 +229,46 @@ void load_compile_blocks(store::Database& db, int64_t run_id, const StepCounts& 
 }
 
 // JAX compile records and tracing cache misses, in log order.
-void load_jax_records(store::Database& db, int64_t run_id, XlaRunInputs& in) {
-  store::for_each_jax_compile(db, run_id, [&](const store::JaxCompileRow& j) {
-    in.jax_compiles.push_back({j.source_id,
-                               j.line,
-                               std::string(j.function),
-                               std::string(j.phase),
-                               std::string(j.signature),
-                               j.seconds,
+void load_jax_records(store::Database& db, int64_t run_id, const store::RunTables& tables,
+                      XlaRunInputs& in) {
+  if (tables.jax_compile)
+    store::for_each_jax_compile(db, run_id, [&](const store::JaxCompileRow& j) {
+      in.jax_compiles.push_back({j.source_id,
+                                 j.line,
+                                 std::string(j.function),
+                                 std::string(j.phase),
+                                 std::string(j.signature),
+                                 j.seconds,
+                                 {}});
+    });
+  if (tables.jax_cache_miss)
+    store::for_each_jax_cache_miss(db, run_id, [&](const store::JaxCacheMissRow& m) {
+      in.jax_misses.push_back({m.source_id,
+                               m.line,
+                               std::string(m.function),
+                               std::string(m.cause_class),
+                               std::string(m.detail),
                                {}});
-  });
-  store::for_each_jax_cache_miss(db, run_id, [&](const store::JaxCacheMissRow& m) {
-    in.jax_misses.push_back({m.source_id,
-                             m.line,
-                             std::string(m.function),
-                             std::string(m.cause_class),
-                             std::string(m.detail),
-                             {}});
-  });
+    });
 }
 
 // What compile blocks link to: saved graphs and HLO modules.
-void load_link_targets(store::Database& db, int64_t run_id, XlaRunInputs& in) {
-  store::for_each_saved_graph(db, run_id, [&](const store::SavedGraphRow& g) {
-    in.saved_graphs.push_back({g.source_id, g.line, std::string(g.graph_hash)});
-  });
-  store::for_each_grab_graphs_frame(db, run_id, [&](const store::GrabGraphsFrameRow& g) {
-    in.grab_frames.push_back(
-        {g.source_id, g.line, g.graphs, g.unique, parse_frames(g.frames_json)});
-  });
-  store::for_each_hlo_module(db, run_id, [&](const store::HloModuleRow& m) {
-    in.hlo_modules.push_back({m.hlo_module_id, std::string(m.module_name), std::string(m.stage),
-                              std::string(m.graph_hash), m.module_id});
-  });
+void load_link_targets(store::Database& db, int64_t run_id, const store::RunTables& tables,
+                       XlaRunInputs& in) {
+  if (tables.saved_graph)
+    store::for_each_saved_graph(db, run_id, [&](const store::SavedGraphRow& g) {
+      in.saved_graphs.push_back({g.source_id, g.line, std::string(g.graph_hash)});
+    });
+  if (tables.grab_graphs_frame)
+    store::for_each_grab_graphs_frame(db, run_id, [&](const store::GrabGraphsFrameRow& g) {
+      in.grab_frames.push_back(
+          {g.source_id, g.line, g.graphs, g.unique, parse_frames(g.frames_json)});
+    });
+  if (tables.hlo_module)
+    store::for_each_hlo_module(db, run_id, [&](const store::HloModuleRow& m) {
+      in.hlo_modules.push_back({m.hlo_module_id, std::string(m.module_name), std::string(m.stage),
+                                std::string(m.graph_hash), m.module_id});
+    });
 }
 
 // Without metrics reports, the profiler's `CompileTime too frequent: N counts` still counts N
@@ -279,42 +286,47 @@ std::optional<CountedCompiles> profiler_compile_count(
 // compile count, in one pass over the run's metric samples.
 void load_metric_samples(store::Database& db, int64_t run_id,
                          const std::vector<std::pair<int64_t, std::string>>& source_names,
-                         XlaRunInputs& in) {
+                         const store::RunTables& tables, XlaRunInputs& in) {
   HostSyncCounts& syncs = in.host_syncs;
   CompileCounter counter(source_names);
-  store::for_each_xla_metric_sample(db, run_id, [&](const store::XlaMetricSampleRow& m) {
-    counter.add(m.name, m.field, m.source_id, m.line, m.value);
-    if (m.name == "UncachedCompile") return;
-    if (m.name == "CompileTime") {
-      if (!m.step) return;
-      if (m.field == "TotalSamples")
-        in.compile_time_steps.push_back({*m.step, m.value, std::nullopt});
-      else if (m.field == "Accumulator" && !in.compile_time_steps.empty() &&
-               in.compile_time_steps.back().step == *m.step)
-        in.compile_time_steps.back().accumulator_ns = m.value;
-    } else if (m.field == "Value") {
-      if (m.step) syncs.scalar_dense_by_step[*m.step] = m.value;
-      if (m.value > syncs.scalar_dense_max) {
-        syncs.scalar_dense_max = m.value;
-        syncs.scalar_dense_where = source_line(source_names, m.source_id, m.line);
+  if (tables.metric_sample)
+    store::for_each_xla_metric_sample(db, run_id, [&](const store::XlaMetricSampleRow& m) {
+      counter.add(m.name, m.field, m.source_id, m.line, m.value);
+      if (m.name == "UncachedCompile") return;
+      if (m.name == "CompileTime") {
+        if (!m.step) return;
+        if (m.field == "TotalSamples")
+          in.compile_time_steps.push_back({*m.step, m.value, std::nullopt});
+        else if (m.field == "Accumulator" && !in.compile_time_steps.empty() &&
+                 in.compile_time_steps.back().step == *m.step)
+          in.compile_time_steps.back().accumulator_ns = m.value;
+      } else if (m.field == "Value") {
+        if (m.step) syncs.scalar_dense_by_step[*m.step] = m.value;
+        if (m.value > syncs.scalar_dense_max) {
+          syncs.scalar_dense_max = m.value;
+          syncs.scalar_dense_where = source_line(source_names, m.source_id, m.line);
+        }
       }
-    }
-  });
+    });
   in.counted = counter.result();
-  if (!in.counted) in.counted = profiler_compile_count(db, run_id, source_names);
+  if (!in.counted && tables.xla_profiler_note)
+    in.counted = profiler_compile_count(db, run_id, source_names);
 }
 
 // The profiler's `TransferFromDeviceTime too frequent` notes and the level-2 Execution blocks of
 // sync fragments: what names and counts a fragment's read (analysis/value_read_evidence.h).
-void load_value_read_evidence(store::Database& db, int64_t run_id, XlaRunInputs& in) {
-  store::for_each_transfer_note(db, run_id, [&](const store::TransferNoteRow& n) {
-    in.host_syncs.transfer_notes.push_back(
-        {n.source_id, n.line, std::string(n.metric), n.count, n.steps});
-  });
-  store::for_each_value_read_execution(db, run_id, [&](const store::ValueReadExecutionRow& e) {
-    in.value_read_executions.push_back(
-        {e.source_id, e.first_line, std::string(e.graph_hash), parse_frames(e.frames_json)});
-  });
+void load_value_read_evidence(store::Database& db, int64_t run_id, const store::RunTables& tables,
+                              XlaRunInputs& in) {
+  if (tables.xla_profiler_note)
+    store::for_each_transfer_note(db, run_id, [&](const store::TransferNoteRow& n) {
+      in.host_syncs.transfer_notes.push_back(
+          {n.source_id, n.line, std::string(n.metric), n.count, n.steps});
+    });
+  if (tables.xla_execution_group)
+    store::for_each_value_read_execution(db, run_id, [&](const store::ValueReadExecutionRow& e) {
+      in.value_read_executions.push_back(
+          {e.source_id, e.first_line, std::string(e.graph_hash), parse_frames(e.frames_json)});
+    });
 }
 
 void load_step_times(store::Database& db, int64_t run_id, std::vector<StepTimeRecord>& out) {
@@ -326,27 +338,31 @@ void load_step_times(store::Database& db, int64_t run_id, std::vector<StepTimeRe
 }  // namespace
 
 XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
-                          const std::vector<std::pair<int64_t, std::string>>& source_names) {
+                          const std::vector<std::pair<int64_t, std::string>>& source_names,
+                          const store::RunTables& tables) {
   XlaRunInputs in;
   in.source_names = source_names;
-  const StepCounts steps = load_step_counts(db, run_id);
+  const StepCounts steps = load_step_counts(db, run_id, tables);
   in.steps_seen = steps.most();
-  load_compile_blocks(db, run_id, steps, in.blocks);
+  if (tables.xla_block) load_compile_blocks(db, run_id, steps, in.blocks);
   // VLOG compiles stand in for Compilation Analysis blocks only where there are none: with both
   // switched on, each compile would be counted twice.
-  if (in.blocks.empty()) load_vlog_compiles(db, run_id, in.blocks);
-  in.copied_sources = find_copied_xla_sources(in.blocks, load_source_names(db, run_id));
+  if (in.blocks.empty() && tables.xla_vlog) load_vlog_compiles(db, run_id, in.blocks);
+  // Without blocks no source is a copy, and the sources' names are not read.
+  if (!in.blocks.empty())
+    in.copied_sources = find_copied_xla_sources(in.blocks, load_source_names(db, run_id));
   drop_aliased_blocks(in.blocks, in.copied_sources);
   std::set<int64_t> copies;
   for (const SourceAlias& a : in.copied_sources) copies.insert(a.source_id);
-  load_jax_records(db, run_id, in);
-  load_link_targets(db, run_id, in);
-  load_metric_samples(db, run_id, source_names, in);
-  load_value_read_evidence(db, run_id, in);
-  load_step_times(db, run_id, in.step_times);
-  in.hlo_programs = load_hlo_programs(db, run_id);
+  load_jax_records(db, run_id, tables, in);
+  load_link_targets(db, run_id, tables, in);
+  load_metric_samples(db, run_id, source_names, tables, in);
+  load_value_read_evidence(db, run_id, tables, in);
+  if (tables.step_timing) load_step_times(db, run_id, in.step_times);
+  if (tables.hlo_module) in.hlo_programs = load_hlo_programs(db, run_id);
   in.describe_op_attributes = store_op_attribute_describer(db);
-  load_execution_spans(db, run_id, copies, in.executions_by_hash);
+  // Without execute groups no execution count has a program to count for.
+  if (tables.xla_execution_group) load_execution_spans(db, run_id, copies, in.executions_by_hash);
   return in;
 }
 

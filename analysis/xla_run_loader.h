@@ -13,13 +13,16 @@
 
 #include "analysis/xla_compiles.h"
 #include "store/database.h"
+#include "store/run_tables.h"
 
 namespace rcf::analysis {
 
 // A JSON list of {file, line, function} as stored in frames_sid (innermost first).
 std::vector<FrameRecord> parse_frames(std::string_view json_text);
 
+// `tables`: which of the run's tables hold rows; the queries of the others are skipped.
 XlaRunInputs load_xla_run(store::Database& db, int64_t run_id,
-                          const std::vector<std::pair<int64_t, std::string>>& source_names);
+                          const std::vector<std::pair<int64_t, std::string>>& source_names,
+                          const store::RunTables& tables = {});
 
 }  // namespace rcf::analysis

@@ -32,6 +32,7 @@ void write_source_merges(Database& db, int64_t run_id, const std::vector<SourceM
   auto clear = db.prepare("DELETE FROM source_merge WHERE run_id=?");
   clear.bind(1, run_id);
   clear.run();
+  if (merges.empty()) return;
   auto insert = db.prepare(
       "INSERT INTO source_merge(run_id, source_id, same_process_as, evidence) VALUES (?,?,?,?)");
   for (const SourceMergeRow& m : merges) {
@@ -43,6 +44,7 @@ void write_source_merges(Database& db, int64_t run_id, const std::vector<SourceM
 
 void write_convergence_points(Database& db, int64_t run_id,
                               const std::vector<ConvergencePoint>& points) {
+  if (points.empty()) return;
   auto insert_point = db.prepare(
       "INSERT INTO convergence_point(run_id, step, programs_cached, compiles_in_step, compile_ms, "
       "wall_ms) VALUES (?,?,?,?,?,?)");
@@ -127,6 +129,7 @@ void write_rank_divergence_rows(Database& db, int64_t run_id,
   auto clear = db.prepare("DELETE FROM rank_divergence_row WHERE run_id = ?");
   clear.bind(1, run_id);
   clear.run();
+  if (rows.empty()) return;
   auto insert = db.prepare(
       "INSERT INTO rank_divergence_row(run_id, kind, rank_groups, first_index, detail) "
       "VALUES (?,?,?,?,?)");

@@ -696,6 +696,26 @@ void bind_counts(Statement& st, int first, const ingest::SourceStats& stats) {
       .bind_or_null(first + 8, stats.read_error);
 }
 
+// A statement prepared on its first use: most ingests never update a source or write a rejected
+// line, and a small log's ingest paid for preparing them (docs/performance.md, "Small logs").
+class OnFirstUse {
+ public:
+  OnFirstUse(Database& db, const char* sql) : db_(db), sql_(sql) {}
+  Statement& get() {
+    if (!prepared_) {
+      statement_ = db_.prepare(sql_);
+      prepared_ = true;
+    }
+    return statement_;
+  }
+
+ private:
+  Database& db_;
+  const char* sql_;
+  bool prepared_ = false;
+  Statement statement_;
+};
+
 }  // namespace
 
 // The per-source statements, prepared once: a dump directory is thousands of small sources.
@@ -707,17 +727,18 @@ struct IngestWriter::SourceStatements {
             "INSERT INTO source(source_id, run_id, path, format, encoding, content_hash, bytes, "
             "lines, events, skipped, rejected, warnings, first_error, read_error, file_rank, "
             "ingested_at, host) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")),
-        note(db.prepare(
-            "INSERT INTO line_note(source_id, fate, reason, count, first_line, first_excerpt) "
-            "VALUES (?,?,?,?,?,?)")),
-        rejected(db.prepare(
-            "INSERT INTO rejected_line(source_id, line, reason, excerpt) VALUES (?,?,?,?)")),
-        update(db.prepare(
-            "UPDATE source SET content_hash=?, bytes=?, lines=?, events=?, skipped=?, rejected=?, "
-            "warnings=?, first_error=?, read_error=? WHERE source_id=?")),
-        drop_notes(db.prepare("DELETE FROM line_note WHERE source_id=?")),
-        drop_rejected(db.prepare("DELETE FROM rejected_line WHERE source_id=?")) {}
-  Statement next_id, duplicate, insert, note, rejected, update, drop_notes, drop_rejected;
+        note(db,
+             "INSERT INTO line_note(source_id, fate, reason, count, first_line, first_excerpt) "
+             "VALUES (?,?,?,?,?,?)"),
+        rejected(db,
+                 "INSERT INTO rejected_line(source_id, line, reason, excerpt) VALUES (?,?,?,?)"),
+        update(db,
+               "UPDATE source SET content_hash=?, bytes=?, lines=?, events=?, skipped=?, "
+               "rejected=?, warnings=?, first_error=?, read_error=? WHERE source_id=?"),
+        drop_notes(db, "DELETE FROM line_note WHERE source_id=?"),
+        drop_rejected(db, "DELETE FROM rejected_line WHERE source_id=?") {}
+  Statement next_id, duplicate, insert;
+  OnFirstUse note, rejected, update, drop_notes, drop_rejected;
 };
 
 IngestWriter::IngestWriter(Database& db, std::string host) : db_(db), host_(std::move(host)) {
@@ -886,15 +907,13 @@ std::optional<IngestWriter::Duplicate> IngestWriter::end_source(const ingest::So
 
 void IngestWriter::update_source(const ingest::SourceStats& stats) {
   flush_and_wait();
-  Statement& update = sources_->update;
+  Statement& update = sources_->update.get();
   bind_counts(update, 1, stats);
   update.bind(10, current_source_);
   update.run();
   // The notes and rejected lines are the source's so far: written again whole.
-  sources_->drop_notes.bind(1, current_source_);
-  sources_->drop_notes.run();
-  sources_->drop_rejected.bind(1, current_source_);
-  sources_->drop_rejected.run();
+  sources_->drop_notes.get().bind(1, current_source_).run();
+  sources_->drop_rejected.get().bind(1, current_source_).run();
   write_line_notes(stats);
   db_.exec("RELEASE source");
   note_touched();
@@ -909,8 +928,8 @@ void IngestWriter::write_line_notes(const ingest::SourceStats& stats) {
   auto known = sources_by_path_.find(current_run_);
   if (known != sources_by_path_.end())
     known->second[stats.path] = {current_source_, stats.content_hash, stats.bytes};
-  Statement& note = sources_->note;
   for (const auto& [key, tally] : stats.reasons) {
+    Statement& note = sources_->note.get();
     note.bind(1, current_source_)
         .bind(2, key.first)
         .bind(3, key.second)
@@ -919,8 +938,8 @@ void IngestWriter::write_line_notes(const ingest::SourceStats& stats) {
         .bind(6, tally.first_excerpt);
     note.run();
   }
-  Statement& reject = sources_->rejected;
   for (const auto& r : stats.rejected_lines) {
+    Statement& reject = sources_->rejected.get();
     reject.bind(1, current_source_).bind(2, r.line).bind(3, r.reason).bind(4, r.excerpt);
     reject.run();
   }

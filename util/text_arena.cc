@@ -1,5 +1,6 @@
 #include "util/text_arena.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -13,13 +14,17 @@ TextArena::~TextArena() {
 
 TextArena::TextArena(TextArena&& other) noexcept
     : blocks_(std::exchange(other.blocks_, {})),
-      block_used_(std::exchange(other.block_used_, kBlockBytes)) {}
+      next_(std::exchange(other.next_, nullptr)),
+      left_(std::exchange(other.left_, 0)),
+      last_block_(std::exchange(other.last_block_, 0)) {}
 
 TextArena& TextArena::operator=(TextArena&& other) noexcept {
   if (this != &other) {
     release();
     blocks_ = std::exchange(other.blocks_, {});
-    block_used_ = std::exchange(other.block_used_, kBlockBytes);
+    next_ = std::exchange(other.next_, nullptr);
+    left_ = std::exchange(other.left_, 0);
+    last_block_ = std::exchange(other.last_block_, 0);
   }
   return *this;
 }
@@ -27,23 +32,30 @@ TextArena& TextArena::operator=(TextArena&& other) noexcept {
 void TextArena::release() noexcept {
   for (const Block& b : blocks_) LargeArrayAllocator<char>().deallocate(b.data, b.size);
   blocks_.clear();
-  block_used_ = kBlockBytes;
+  next_ = nullptr;
+  left_ = 0;
+  last_block_ = 0;
 }
 
 char* TextArena::allocate(size_t size) {
   blocks_.reserve(blocks_.size() + 1);  // so that a block allocated below is always kept
   if (size > kBlockBytes / 4) {
-    // Placed before the current block, whose free space is still used.
     Block own{LargeArrayAllocator<char>().allocate(size), size};
-    blocks_.insert(blocks_.empty() ? blocks_.end() : blocks_.end() - 1, own);
+    blocks_.push_back(own);
     return own.data;
   }
-  if (blocks_.empty() || kBlockBytes - block_used_ < size) {
-    blocks_.push_back({LargeArrayAllocator<char>().allocate(kBlockBytes), kBlockBytes});
-    block_used_ = 0;
+  if (left_ < size || next_ == nullptr) {
+    // Each block twice the last, up to kBlockBytes; the rest of the last one is left unused.
+    size_t bytes = last_block_ == 0 ? kFirstBlockBytes : std::min(kBlockBytes, 2 * last_block_);
+    while (bytes < size) bytes *= 2;
+    blocks_.push_back({LargeArrayAllocator<char>().allocate(bytes), bytes});
+    next_ = blocks_.back().data;
+    left_ = bytes;
+    last_block_ = bytes;
   }
-  char* at = blocks_.back().data + block_used_;
-  block_used_ += size;
+  char* at = next_;
+  next_ += size;
+  left_ -= size;
   return at;
 }
 
