@@ -16,6 +16,7 @@
 #include "ingest/ingest_driver.h"
 #include "ingest/reading/byte_source.h"
 #include "tests/support/collecting_sink.h"
+#include "tests/support/fixture_text.h"
 #include "tests/support/temp_files.h"
 #include "tests/support/test_paths.h"
 
@@ -25,17 +26,6 @@ using rcf::ingest::DriverOptions;
 using rcf::ingest::GrowingSource;
 using rcf::ingest::SourceStats;
 using rcf::testing::CollectingSink;
-
-std::string decompressed(const std::string& relative) {
-  std::string error;
-  auto source =
-      rcf::ingest::open_byte_source(std::string(RCF_FIXTURES_DIR) + "/" + relative, {}, &error);
-  EXPECT_TRUE(source) << error;
-  std::string text;
-  char buf[65536];
-  for (int64_t got; source && (got = source->read(buf, sizeof buf)) > 0;) text.append(buf, got);
-  return text;
-}
 
 // Each event as its kind and line: enough to tell a lost, repeated or reordered record.
 std::vector<std::string> event_lines(const CollectingSink& sink) {
@@ -122,7 +112,7 @@ class GrowingSourceTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(GrowingSourceTest, PiecesGiveWhatOneReadGives) {
   rcf::testing::TempDir dir;
-  const std::string text = decompressed(GetParam());
+  const std::string text = rcf::testing::fixture_text(GetParam());
   ASSERT_GT(text.size(), size_t{70} << 10);
   const std::string path = dir.file("log");
   std::ofstream(path, std::ios::binary)
@@ -191,7 +181,7 @@ class FailingSink : public rcf::ingest::EventSink {
 // and ended, it gives what one read gives.
 TEST(GrowingSource, APreviewWhoseSinkFailsLeavesTheSourceReadingOn) {
   rcf::testing::TempDir dir;
-  const std::string text = decompressed("scenarios/multi_sync/pt_xla_debug.log");
+  const std::string text = rcf::testing::fixture_text("scenarios/multi_sync/pt_xla_debug.log");
   const std::string path = dir.file("log");
   std::ofstream(path, std::ios::binary)
       .write(text.data(), static_cast<std::streamsize>(text.size()));
@@ -236,7 +226,7 @@ TEST(GrowingSource, ShortFirstReadsAndGzipFilesAreEndedAtOpen) {
   EXPECT_FALSE(gz->can_read_on());
   EXPECT_EQ(gz->stats().encoding, "gzip");
 
-  const std::string text = decompressed("torch_trace/simple.log");
+  const std::string text = rcf::testing::fixture_text("torch_trace/simple.log");
   const std::string path = dir.file("log");
   std::ofstream(path, std::ios::binary)
       .write(text.data(), static_cast<std::streamsize>(text.size()));

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "ingest/reading/byte_source.h"
 #include "pipeline/growing_logs.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/fixture_text.h"
 #include "tests/support/ingested_store.h"
 #include "tests/support/reflows.h"
 #include "tests/support/temp_files.h"
@@ -24,35 +24,9 @@
 namespace watch_preview_test {
 
 namespace fs = std::filesystem;
-using rcf::testing::fixture_path;
+using rcf::testing::fixture_text;
+using rcf::testing::real_consoles_one_after_the_other;
 using rcf::testing::TempDir;
-
-std::string fixture_text(const std::string& relative) {
-  std::string error;
-  auto source = rcf::ingest::open_byte_source(fixture_path(relative), {}, &error);
-  EXPECT_TRUE(source) << error;
-  std::string text;
-  char buf[65536];
-  for (int64_t got; source && (got = source->read(buf, sizeof buf)) > 0;) text.append(buf, got);
-  return text;
-}
-
-// The real consoles of fixtures/real_runs and fixtures/dynamo, one after the other: longer than
-// the sniffing window, with recompile blocks, limit warnings and graph breaks.
-std::string real_consoles() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(fixture_path("real_runs")))
-    if (fs::exists(entry.path() / "run1" / "stderr.log") &&
-        !entry.path().filename().string().starts_with("jax"))
-      names.push_back("real_runs/" + entry.path().filename().string() + "/run1/stderr.log");
-  for (const auto& entry : fs::directory_iterator(fixture_path("dynamo")))
-    if (entry.path().extension() == ".txt")
-      names.push_back("dynamo/" + entry.path().filename().string());
-  std::sort(names.begin(), names.end());
-  std::string text;
-  for (const auto& name : names) text += fixture_text(name);
-  return text;
-}
 
 rcf::testing::LogLines lines_of(const std::string& text) {
   rcf::testing::LogLines lines;
@@ -160,9 +134,11 @@ TEST_P(WatchPreviewTest, APreviewIsTheOneShotStoreOfWhatWasRead) {
 INSTANTIATE_TEST_SUITE_P(
     RealLogs, WatchPreviewTest,
     ::testing::Values(
-        PreviewCase{"console", [] { return real_consoles(); }},
-        PreviewCase{"launcher_prefixed_console", [] { return launcher_prefixed(real_consoles()); }},
-        PreviewCase{"hard_wrapped_console", [] { return hard_wrapped(real_consoles()); }},
+        PreviewCase{"console", [] { return real_consoles_one_after_the_other(); }},
+        PreviewCase{"launcher_prefixed_console",
+                    [] { return launcher_prefixed(real_consoles_one_after_the_other()); }},
+        PreviewCase{"hard_wrapped_console",
+                    [] { return hard_wrapped(real_consoles_one_after_the_other()); }},
         PreviewCase{"torch_trace",
                     [] {
                       return fixture_text(

@@ -16,12 +16,12 @@
 #include <sstream>
 #include <thread>
 
-#include "ingest/reading/byte_source.h"
 #include "pipeline/console_line_times.h"
 #include "pipeline/watch_session.h"
 #include "pipeline/watched_files.h"
 #include "report/watch_output.h"
 #include "tests/support/db_dump.h"
+#include "tests/support/fixture_text.h"
 #include "tests/support/ingested_store.h"
 #include "tests/support/rcf_process.h"
 #include "tests/support/temp_files.h"
@@ -34,19 +34,9 @@ using rcf::analysis::Alert;
 using rcf::analysis::AlertKind;
 using rcf::pipeline::WatchRequest;
 using rcf::pipeline::WatchSession;
-using rcf::testing::fixture_path;
+using rcf::testing::fixture_text;
+using rcf::testing::real_consoles_one_after_the_other;
 using rcf::testing::TempDir;
-
-// The decompressed bytes of a fixture (plain or gzip).
-std::string fixture_text(const std::string& relative) {
-  std::string error;
-  auto source = rcf::ingest::open_byte_source(fixture_path(relative), {}, &error);
-  EXPECT_TRUE(source) << error;
-  std::string text;
-  char buf[65536];
-  for (int64_t got; source && (got = source->read(buf, sizeof buf)) > 0;) text.append(buf, got);
-  return text;
-}
 
 // One log of a watched run: the name it gets in the watched directory and its whole content.
 struct Log {
@@ -177,23 +167,6 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<WatchCase>& param_info) {
       return std::string(param_info.param.name);
     });
-
-// The consoles of every real torch run and the Dynamo log excerpts, one after the other: a
-// Dynamo console longer than the sniffing window, as a long notebook session leaves.
-std::string real_consoles_one_after_the_other() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(fixture_path("real_runs")))
-    if (fs::exists(entry.path() / "run1" / "stderr.log") &&
-        !entry.path().filename().string().starts_with("jax"))
-      names.push_back("real_runs/" + entry.path().filename().string() + "/run1/stderr.log");
-  for (const auto& entry : fs::directory_iterator(fixture_path("dynamo")))
-    if (entry.path().extension() == ".txt")
-      names.push_back("dynamo/" + entry.path().filename().string());
-  std::sort(names.begin(), names.end());
-  std::string text;
-  for (const auto& name : names) text += fixture_text(name);
-  return text;
-}
 
 // Logs longer than the sniffing window are read on where the last batch stopped, never read
 // again: each keeps its source (a read from the start would replace it with a new one), and
