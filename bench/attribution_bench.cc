@@ -140,11 +140,14 @@ int main(int argc, char** argv) {
     double ingest_s = 0;
     int64_t ingest_bytes = 0;
     long ingest_rss = 0;
+    double ingest_wc_s = 0;
     for (const auto& bundle : bundles) {
       std::vector<std::string> args = {
           "ingest", "--db", db_path, "--lane", bundle.filename().string(), "--run", "bench"};
+      std::vector<std::string> inputs;
       for (const auto& e : fs::directory_iterator(bundle))
-        if (e.path().filename() != "truth.json") args.push_back(e.path().string());
+        if (e.path().filename() != "truth.json") inputs.push_back(e.path().string());
+      args.insert(args.end(), inputs.begin(), inputs.end());
       int64_t bytes =
           tree_bytes(bundle) - static_cast<int64_t>(fs::file_size(bundle / "truth.json"));
       rcf::bench::RunResult r = rcf::bench::run_rcf(args);
@@ -152,15 +155,20 @@ int main(int argc, char** argv) {
         fmt::print("ingest {} FAILED (exit {})\n", bundle.filename().string(), r.exit_code);
         return 1;
       }
-      fmt::print("  ingest {:<18} {:>8.1f} MB  {:>7.2f} s  {:>6.1f} MB/s  peak RSS {:>6.1f} MB\n",
-                 bundle.filename().string(), bytes / 1e6, r.seconds, bytes / 1e6 / r.seconds,
-                 r.max_rss_kb / 1024.0);
+      double wc_s = 0;  // wc -l over the same files (a lane's trace directory included)
+      for (const auto& input : inputs) wc_s += rcf::bench::wc_l_seconds(input);
+      fmt::print(
+          "  ingest {:<18} {:>8.1f} MB  {:>7.2f} s  {:>6.1f} MB/s  peak RSS {:>6.1f} MB  {}\n",
+          bundle.filename().string(), bytes / 1e6, r.seconds, bytes / 1e6 / r.seconds,
+          r.max_rss_kb / 1024.0, rcf::bench::wc_ratio(r.seconds, wc_s));
       ingest_s += r.seconds;
+      ingest_wc_s += wc_s;
       ingest_bytes += bytes;
       ingest_rss = std::max(ingest_rss, r.max_rss_kb);
     }
-    fmt::print("ingest total: {:.1f} MB in {:.2f} s (analysis included), peak RSS {:.1f} MB\n",
-               ingest_bytes / 1e6, ingest_s, ingest_rss / 1024.0);
+    fmt::print("ingest total: {:.1f} MB in {:.2f} s (analysis included), peak RSS {:.1f} MB, {}\n",
+               ingest_bytes / 1e6, ingest_s, ingest_rss / 1024.0,
+               rcf::bench::wc_ratio(ingest_s, ingest_wc_s));
   }
 
   // Re-analysis of every run, timed on its own, in one transaction as `rcf ingest` does it.

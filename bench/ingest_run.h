@@ -68,6 +68,13 @@ inline double wc_l_seconds(const std::string& input) {
   return best;
 }
 
+// "N.Nx wc -l (S s)": `seconds` over what wc -l took on the same input (wc_l_seconds), or a note
+// that wc could not be run.
+inline std::string wc_ratio(double seconds, double wc_s) {
+  return wc_s > 0 ? fmt::format("{:.1f}x wc -l ({:.3f} s)", seconds / wc_s, wc_s)
+                  : std::string("wc -l not run");
+}
+
 // Removes the SQLite store at `path` with its side files, so that the next ingest starts afresh.
 inline void remove_store(const std::string& path) {
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
@@ -93,8 +100,7 @@ inline void ingest_and_report(const std::string& name, const std::string& dir,
   double wc_s = wc_l_seconds(wc_input.empty() ? input : wc_input);
   fmt::print("{:<34} {:>8.1f} MB  {:>7.2f} s  {:>7.1f} MB/s  peak RSS {:>6.1f} MB  {}\n", name,
              bytes / 1e6, r.seconds, bytes / 1e6 / r.seconds, r.max_rss_kb / 1024.0,
-             wc_s > 0 ? fmt::format("{:.1f}x wc -l ({:.3f} s)", r.seconds / wc_s, wc_s)
-                      : std::string("wc -l not run"));
+             wc_ratio(r.seconds, wc_s));
 }
 
 }  // namespace rcf::bench
