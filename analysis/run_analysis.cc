@@ -599,6 +599,28 @@ StepAxis axis_of(const TrainingSteps& steps, int64_t unplaced_compiles,
   return axis;
 }
 
+// The run's results once its compiles are written: the curve with the Dynamo side's steps
+// (`curve` is the one `rollup` reads, replaced in place), the rollup with the sites' string ids
+// the writer interned, the counted compiles, the step axis and the rank divergence.
+void write_run_results(store::Database& db, store::StringInterner& strings, int64_t run_id,
+                       const store::CompileResultWriter& writer, RollupBuilder&& rollup,
+                       std::vector<ConvergencePoint>& curve, StepCurve& dynamo_curve,
+                       const TrainingSteps& steps, const std::map<int64_t, double>& wall_ms,
+                       const std::optional<store::CountedCompiles>& counted,
+                       const DynamoStepPlacer& placer) {
+  for (uint32_t n = 1; n <= writer.site_numbers(); ++n)
+    rollup.set_site_sid(n, writer.site_sid_of(n));
+  if (!dynamo_curve.empty()) {
+    curve = merge_curves(curve, dynamo_curve.finish(steps.last_step().value_or(0), wall_ms));
+    rollup.replace_curve(curve);
+  }
+  store::write_convergence_points(db, run_id, curve);
+  write_rollup(db, strings, run_id, std::move(rollup));
+  if (counted) store::write_counted_compiles(db, run_id, *counted);
+  record_step_axis(db, run_id, axis_of(steps, placer.unplaced, placer.unclocked));
+  write_rank_divergence(db, run_id);  // reads the compiles written
+}
+
 }  // namespace
 
 void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
@@ -671,17 +693,8 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     }
     lap(t.attribute_s);
     writer.finish();  // the database is the caller's again
-    for (uint32_t n = 1; n <= writer.site_numbers(); ++n)
-      rollup.set_site_sid(n, writer.site_sid_of(n));
-    if (!dynamo_curve.empty()) {
-      curve = merge_curves(curve, dynamo_curve.finish(steps.last_step().value_or(0), wall_ms));
-      rollup.replace_curve(curve);
-    }
-    store::write_convergence_points(db, run_id, curve);
-    write_rollup(db, strings, run_id, std::move(rollup));
-    if (xla.counted) store::write_counted_compiles(db, run_id, *xla.counted);
-    record_step_axis(db, run_id, axis_of(steps, placer.unplaced, placer.unclocked));
-    write_rank_divergence(db, run_id);  // reads the compiles written above
+    write_run_results(db, strings, run_id, writer, std::move(rollup), curve, dynamo_curve, steps,
+                      wall_ms, xla.counted, placer);
     lap(t.finish_s);
   }
 }

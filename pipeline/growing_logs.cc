@@ -189,16 +189,19 @@ void GrowingLogs::forget_memos_if_store_moved(store::Database& db) {
   if (store::data_version(db) != memos_.data_version) memos_.clear();
 }
 
+bool GrowingLogs::OpenLog::unpreviewed() const {
+  return reader->stats().bytes > previewed_bytes;
+}
+
 bool GrowingLogs::has_unpreviewed() const {
-  return std::any_of(open_.begin(), open_.end(), [](const auto& entry) {
-    return entry.second.reader->stats().bytes > entry.second.previewed_bytes;
-  });
+  return std::any_of(open_.begin(), open_.end(),
+                     [](const auto& entry) { return entry.second.unpreviewed(); });
 }
 
 bool GrowingLogs::preview_ends(const PreviewLook& look) {
   std::vector<std::string> grown;
   for (const auto& [path, log] : open_)
-    if (log.reader->stats().bytes > log.previewed_bytes) grown.push_back(path);
+    if (log.unpreviewed()) grown.push_back(path);
   if (grown.empty()) return false;
   const auto started = std::chrono::steady_clock::now();
   store::Database* db = &store();

@@ -78,6 +78,8 @@ class GrowingLogs {
     int64_t source_id = 0;
     store::IngestWriter::SourcePlace place;  // where the last batch stopped writing it
     int64_t previewed_bytes = 0;             // bytes read when the last preview ended it
+    // It grew since the last preview ended it (preview_ends would read it).
+    bool unpreviewed() const;
   };
   struct Batch;
   ingest::DriverOptions options_for(const std::string& path) const;
