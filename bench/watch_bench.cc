@@ -4,9 +4,12 @@
 // --json` runs in a child process. Prints the latency from each recompile's write to its alert
 // (p50, p90, p99, max), the alerts missing, and the child's CPU time per wall second and peak RSS.
 // `--prefill N` writes N recompiles before the watch starts: a long run's history, which every
-// batch's analysis goes over.
-// Usage: watch_bench [--rate MB_PER_S] [--seconds S] [--record-ms MS] [--prefill N] [--dir DIR]
-//                    [--rcf PATH]
+// batch's analysis goes over. `--warmup S`: the writer starts S seconds after the watch (which
+// reads that history first), so that every latency is one of the watch reading on. With
+// `--rate 0` and a `--record-ms` of seconds, each recompile comes alone after a pause (late in a
+// run, the usual case). Each latency is printed when there are at most 20.
+// Usage: watch_bench [--rate MB_PER_S] [--seconds S] [--record-ms MS] [--prefill N] [--warmup S]
+//                    [--dir DIR] [--rcf PATH]
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -34,6 +37,7 @@ struct Options {
   double seconds = 20;
   int record_ms = 100;
   int64_t prefill = 0;  // recompiles in the log before the watch starts (a long run's history)
+  double warmup_s = 0;  // the writer starts this long after the watch
   std::string dir = "/tmp/rcf-watch-bench";
   std::string rcf = RCF_BINARY;  // the rcf that watches (another build's, to compare two)
 };
@@ -98,6 +102,24 @@ void write_log(const Options& o, const std::string& path, int64_t first_line, st
   std::fclose(f);
 }
 
+// CPU seconds process `pid` has used so far (user + system, from /proc), 0 when unreadable.
+double cpu_seconds_of(pid_t pid) {
+  std::FILE* f = std::fopen(fmt::format("/proc/{}/stat", pid).c_str(), "r");
+  if (!f) return 0;
+  char buf[4096];
+  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = 0;
+  const char* p = std::strrchr(buf, ')');  // the name may hold spaces
+  if (!p) return 0;
+  unsigned long long utime = 0, stime = 0;
+  // Fields 3.. after the name; utime and stime are fields 14 and 15.
+  if (std::sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) !=
+      2)
+    return 0;
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -117,6 +139,8 @@ int main(int argc, char** argv) {
       o.record_ms = std::atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--prefill"))
       o.prefill = std::atoll(argv[i + 1]);
+    else if (!strcmp(argv[i], "--warmup"))
+      o.warmup_s = std::atof(argv[i + 1]);
     else if (!strcmp(argv[i], "--dir"))
       o.dir = argv[i + 1];
     else if (!strcmp(argv[i], "--rcf"))
@@ -126,7 +150,7 @@ int main(int argc, char** argv) {
   fs::create_directories(o.dir + "/logs");
   int out_pipe[2];
   if (pipe(out_pipe) != 0) return 1;
-  const std::string for_s = fmt::format("{}", o.seconds + 2);
+  const std::string for_s = fmt::format("{}", o.warmup_s + o.seconds + 2);
   const std::string db = o.dir + "/rcf.db", logs = o.dir + "/logs";
   const int64_t history_lines = write_history(logs + "/train.log", o.prefill);
   pid_t child = fork();
@@ -140,8 +164,12 @@ int main(int argc, char** argv) {
   close(out_pipe[1]);
   std::mutex mu;
   std::map<int64_t, Clock::time_point> written;
-  std::thread writer(write_log, std::cref(o), logs + "/train.log", history_lines, std::ref(mu),
-                     std::ref(written));
+  double cpu_at_warmup_end = 0;  // the watch's CPU when the writer starts
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.warmup_s));
+    cpu_at_warmup_end = cpu_seconds_of(child);
+    write_log(o, logs + "/train.log", history_lines, mu, written);
+  });
   std::vector<double> latency_ms;
   std::FILE* alerts = fdopen(out_pipe[0], "r");
   char buf[65536];
@@ -167,7 +195,18 @@ int main(int argc, char** argv) {
   fmt::print("latency write->alert ms: p50 {:.0f}  p90 {:.0f}  p99 {:.0f}  max {:.0f}\n",
              percentile(latency_ms, 0.5), percentile(latency_ms, 0.9), percentile(latency_ms, 0.99),
              percentile(latency_ms, 1.0));
+  if (latency_ms.size() <= 20) {
+    fmt::print("each, in order:");
+    for (double ms : latency_ms) fmt::print(" {:.0f}", ms);
+    fmt::print("\n");
+  }
+  const double wall_s = o.warmup_s + o.seconds + 2;
   fmt::print("watch CPU {:.2f} s over {:.0f} s wall ({:.1f} % of one core), peak RSS {:.1f} MB\n",
-             cpu_s, o.seconds + 2, 100 * cpu_s / (o.seconds + 2), usage.ru_maxrss / 1024.0);
+             cpu_s, wall_s, 100 * cpu_s / wall_s, usage.ru_maxrss / 1024.0);
+  if (o.warmup_s > 0) {
+    const double writing_s = o.seconds + 2, cpu = cpu_s - cpu_at_warmup_end;
+    fmt::print("after the warm-up: {:.2f} s over {:.0f} s ({:.1f} % of one core)\n", cpu, writing_s,
+               100 * cpu / writing_s);
+  }
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }

@@ -10,6 +10,8 @@
 #include "pipeline/source_recording.h"
 #include "store/ingest_writer.h"
 #include "store/store.h"
+#include "store/trial_writes.h"
+#include "util/error.h"
 #include "util/hostname.h"
 
 namespace rcf::pipeline {
@@ -60,7 +62,8 @@ struct GrowingLogs::Batch {
   bool rows_changed = false;
 };
 
-std::vector<std::string> GrowingLogs::read_batch(const std::vector<FileToRead>& files, bool final) {
+std::vector<std::string> GrowingLogs::read_batch(const std::vector<FileToRead>& files, bool final,
+                                                 const PreviewLook& look_first) {
   std::vector<ingest::InputFile> inputs;
   std::map<std::string, const FileToRead*> by_path;
   for (const auto& f : files) {
@@ -101,6 +104,7 @@ std::vector<std::string> GrowingLogs::read_batch(const std::vector<FileToRead>& 
       batch.rows_changed = true;
     }
     writer.finish_sources();
+    if (look_first && !final) look_first_at_ends(look_first, summary.warnings);
     const bool store_moved = store::data_version(*db) != memos_.data_version;
     forget_memos_if_store_moved(*db);
     const auto analysis_started = std::chrono::steady_clock::now();
@@ -123,6 +127,16 @@ std::vector<std::string> GrowingLogs::read_batch(const std::vector<FileToRead>& 
     memos_.data_version = store::data_version(*db);  // the switch is no other writer's change
   }
   return summary.warnings;
+}
+
+// The batch's preview (preview_in_batch): one that fails leaves the batch to be read and
+// analysed as if none had been asked for, saying why.
+void GrowingLogs::look_first_at_ends(const PreviewLook& look, std::vector<std::string>& warnings) {
+  try {
+    preview_in_batch(look);
+  } catch (const Error& e) {
+    warnings.push_back(std::string("the logs' last records were not read: ") + e.what());
+  }
 }
 
 // Reads `file` on from where its open log stopped, or from its start: as a new log, or a new
@@ -198,50 +212,83 @@ bool GrowingLogs::has_unpreviewed() const {
                      [](const auto& entry) { return entry.second.unpreviewed(); });
 }
 
-bool GrowingLogs::preview_ends(const PreviewLook& look) {
+std::vector<std::string> GrowingLogs::unpreviewed_logs() const {
   std::vector<std::string> grown;
   for (const auto& [path, log] : open_)
     if (log.unpreviewed()) grown.push_back(path);
+  return grown;
+}
+
+bool GrowingLogs::preview_ends(const PreviewLook& look) {
+  const std::vector<std::string> grown = unpreviewed_logs();
   if (grown.empty()) return false;
   const auto started = std::chrono::steady_clock::now();
   store::Database* db = &store();
   {
     store::IngestWriter writer(*db, util::this_host());
-    const int64_t run_id = writer.run_id(request_.lane, request_.run);
-    for (const auto& path : grown) {
-      OpenLog& log = open_[path];
-      // Ended on a copy of its importer: only what it holds as its last record is written.
-      auto resumed = [&]() -> ingest::EventSink& {
-        return writer.resume_source(run_id, log.source_id, log.place);
-      };
-      if (std::optional<ingest::SourceStats> ended = log.reader->preview_end(resumed)) {
-        writer.update_source(*ended);
-        continue;
-      }
-      // An importer that cannot be copied: a read of the same bytes that ends them replaces the
-      // open source.
-      writer.drop_source(log.source_id);
-      ingest::DriverOptions options = options_for(path);
-      options.open.max_raw_bytes = log.reader->stats().bytes;
-      ingest::SourceStats stats;
-      // Under the same id and execution group numbers: the compiles whose records it holds keep
-      // their rows' values, and the analysis rewrites only what the read to the end changed.
-      ingest::EventSink& sink = writer.begin_source(run_id, log.source_id, log.place.group_base);
-      ingest::ingest_source(path, sink, options, &stats);
-      writer.end_source(stats);
-    }
-    writer.finish_sources();
-    forget_memos_if_store_moved(*db);
-    // A copy: what the preview writes is rolled back, and the memos must still describe the store.
-    store::AnalysisMemos written = memos_;
-    analysis::analyze_runs(*db, writer.touched_runs(), nullptr, &written);
-    look(*db, run_id, written.find(run_id));
+    write_ends(writer, grown, look);
   }  // not committed: rolled back
-  // Only now: a preview that failed is made again.
+  previewed(grown, started);
+  return true;
+}
+
+// The batch's logs as if they ended now, shown to `look` between the batch's reads and its
+// analysis, in a savepoint rolled back before that analysis: the batch's own rows stay as read.
+bool GrowingLogs::preview_in_batch(const PreviewLook& look) {
+  const std::vector<std::string> grown = unpreviewed_logs();
+  if (grown.empty()) return false;
+  const auto started = std::chrono::steady_clock::now();
+  store::Database& db = store();
+  {
+    store::TrialWrites undone(db);
+    store::IngestWriter writer(db, util::this_host(), store::IngestWriter::kCallersTransaction);
+    write_ends(writer, grown, look);
+  }  // rolled back to before the preview, also when it threw
+  previewed(grown, started);
+  return true;
+}
+
+// Ends each of the `grown` logs through `writer`, analyses the run and shows it to `look`.
+void GrowingLogs::write_ends(store::IngestWriter& writer, const std::vector<std::string>& grown,
+                             const PreviewLook& look) {
+  store::Database& db = writer.db();
+  const int64_t run_id = writer.run_id(request_.lane, request_.run);
+  for (const auto& path : grown) {
+    OpenLog& log = open_[path];
+    // Ended on a copy of its importer: only what it holds as its last record is written.
+    auto resumed = [&]() -> ingest::EventSink& {
+      return writer.resume_source(run_id, log.source_id, log.place);
+    };
+    if (std::optional<ingest::SourceStats> ended = log.reader->preview_end(resumed)) {
+      writer.update_source(*ended);
+      continue;
+    }
+    // An importer that cannot be copied: a read of the same bytes that ends them replaces the
+    // open source.
+    writer.drop_source(log.source_id);
+    ingest::DriverOptions options = options_for(path);
+    options.open.max_raw_bytes = log.reader->stats().bytes;
+    ingest::SourceStats stats;
+    // Under the same id and execution group numbers: the compiles whose records it holds keep
+    // their rows' values, and the analysis rewrites only what the read to the end changed.
+    ingest::EventSink& sink = writer.begin_source(run_id, log.source_id, log.place.group_base);
+    ingest::ingest_source(path, sink, options, &stats);
+    writer.end_source(stats);
+  }
+  writer.finish_sources();
+  forget_memos_if_store_moved(db);
+  // A copy: what the preview writes is rolled back, and the memos must still describe the store.
+  store::AnalysisMemos written = memos_;
+  analysis::analyze_runs(db, writer.touched_runs(), nullptr, &written);
+  look(db, run_id, written.find(run_id));
+}
+
+// Only once a preview succeeded: one that failed is made again.
+void GrowingLogs::previewed(const std::vector<std::string>& grown,
+                            std::chrono::steady_clock::time_point started) {
   for (const auto& path : grown) open_[path].previewed_bytes = open_[path].reader->stats().bytes;
   last_preview_seconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  return true;
 }
 
 }  // namespace rcf::pipeline

@@ -7,6 +7,7 @@
 // after the final batch equals a one-shot `rcf ingest` of the same files.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -34,21 +35,29 @@ class GrowingLogs {
   explicit GrowingLogs(GrowingLogsRequest request);
   ~GrowingLogs();
 
-  // Reads `files` (each up to FileToRead::bytes) in one transaction, analyses the run and
-  // commits. `final`: every log is read to its end and ended. Returns the warnings of the batch.
-  // Throws rcf::Error when the batch could not be written; the store is then unchanged and every
-  // log is read from its start by the next batch.
-  std::vector<std::string> read_batch(const std::vector<FileToRead>& files, bool final);
-
-  // The store as it would be if every log kept open ended now (what the importers hold as a log's
-  // last record included), shown to `look` inside a transaction that is then rolled back. Only
+  // Shows `look` the store as it would be if every log kept open ended now (what the importers
+  // hold as a log's last record included), inside a transaction that is then rolled back. Only
   // logs that grew since the last preview are ended: on a copy of the importer's state
   // (ingest::GrowingSource::preview_end), or, for an importer that cannot be copied, by a read of
-  // the log again whole; false when none had grown. The analysis writes through a copy of the
-  // memos: `look` gets what it wrote relative to the last batch (nullptr when not known), and the
-  // memos stay those of the committed store.
+  // the log again whole. The analysis writes through a copy of the memos: `look` gets what it
+  // wrote relative to the last batch (nullptr when not known), and the memos stay those of the
+  // committed store.
   using PreviewLook =
       std::function<void(store::Database&, int64_t run_id, const store::CompileRowMemo* written)>;
+
+  // Reads `files` (each up to FileToRead::bytes) in one transaction, analyses the run and
+  // commits. `final`: every log is read to its end and ended. `look_first` (unless final): once
+  // the files are read and before the batch's own analysis, the logs that grew are previewed as
+  // preview_ends does, in a savepoint rolled back before that analysis: what a batch read after a
+  // pause is shown then, at the cost of one analysis instead of two and a quiet wait. Returns the
+  // warnings of the batch (a preview that failed among them). Throws rcf::Error when the batch
+  // could not be written; the store is then unchanged and every log is read from its start by
+  // the next batch.
+  std::vector<std::string> read_batch(const std::vector<FileToRead>& files, bool final,
+                                      const PreviewLook& look_first = {});
+
+  // The preview on its own, in a transaction of its own; false when no log had grown since the
+  // last preview.
   bool preview_ends(const PreviewLook& look);
 
   // The store, opened for writing at the first use and kept open for the watch (each batch
@@ -82,6 +91,13 @@ class GrowingLogs {
     bool unpreviewed() const;
   };
   struct Batch;
+  std::vector<std::string> unpreviewed_logs() const;
+  bool preview_in_batch(const PreviewLook& look);
+  void look_first_at_ends(const PreviewLook& look, std::vector<std::string>& warnings);
+  void write_ends(store::IngestWriter& writer, const std::vector<std::string>& grown,
+                  const PreviewLook& look);
+  void previewed(const std::vector<std::string>& grown,
+                 std::chrono::steady_clock::time_point started);
   ingest::DriverOptions options_for(const std::string& path) const;
   void read_file(Batch& batch, const FileToRead& file);
   void forget_memos_if_store_moved(store::Database& db);

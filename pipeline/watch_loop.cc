@@ -29,6 +29,10 @@ constexpr double kGapPerCost = 4.0;
 // The least time between a look and a quiet look that the session asked for (a log's last record
 // to preview): it is due when it is due, after a batch too.
 constexpr milliseconds kQuietLookGap{20};
+// A batch after a quiet spell, which shows its logs' ends at once (WatchSession::poll's `early`),
+// is read this long after the change was signalled: a record written in several writes (a
+// launcher copies its child's lines one at a time) is then whole when it is read.
+constexpr milliseconds kSettleAfterQuiet{20};
 
 std::optional<WatchEnd> ended(const WatchLoopOptions& o, Clock::time_point deadline) {
   if (o.stop_requested && o.stop_requested()) return WatchEnd::kStopRequested;
@@ -61,6 +65,7 @@ WatchEnd run_watch_loop(WatchSession& session, const WatchLoopOptions& o) {
   auto last_look = started, last_walk = started, last_batch = started;
   Clock::duration gap = kMinGap;
   bool pending = true;  // a change was signalled and not read yet (the first look reads all)
+  auto pending_since = started;
   std::optional<WatchEnd> end;
   bool last_read = false;  // the last look read a batch
   while (!(end = ended(o, deadline))) {
@@ -72,6 +77,7 @@ WatchEnd run_watch_loop(WatchSession& session, const WatchLoopOptions& o) {
       if (quiet_at) until = std::min<Clock::duration>(until, *quiet_at - now);
       pending = session.wait_for_change(
           std::chrono::duration_cast<milliseconds>(std::max(until, Clock::duration{})));
+      if (pending) pending_since = Clock::now();
     }
     now = Clock::now();
     Clock::duration too_soon{};
@@ -80,6 +86,8 @@ WatchEnd run_watch_loop(WatchSession& session, const WatchLoopOptions& o) {
       // inotify, where every look may read, a quarter second since any look).
       too_soon = gap - (now - last_batch);
       if (!session.has_inotify()) too_soon = std::max(too_soon, kMinGap - (now - last_look));
+      if (session.next_batch_looks_at_ends(now))
+        too_soon = std::max<Clock::duration>(too_soon, kSettleAfterQuiet - (now - pending_since));
     } else {
       // Nothing changed: a look for a log's last record when the session asks for one (right
       // after a batch it may come at once), else one now and then.
@@ -92,11 +100,15 @@ WatchEnd run_watch_loop(WatchSession& session, const WatchLoopOptions& o) {
       if (pending || !session.has_inotify())
         std::this_thread::sleep_for(rest);
       else  // a change may come meanwhile
-        pending = session.wait_for_change(rest);
+        if ((pending = session.wait_for_change(rest))) pending_since = Clock::now();
       continue;
     }
     bool walk = pending || now - last_walk >= kWalkEvery;
-    WatchRound round = session.poll(false, walk);
+    // Alerts a batch shows before its own analysis are handed on at once.
+    auto early = [&o](const WatchRound& r) {
+      if (o.on_round) o.on_round(r, false);
+    };
+    WatchRound round = session.poll(false, walk, early);
     last_look = Clock::now();
     if (walk) last_walk = last_look;
     pending = false;

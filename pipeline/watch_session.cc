@@ -39,7 +39,7 @@ WatchSession::WatchSession(WatchRequest request)
   signal_.follow(request_.paths, {});
 }
 
-WatchRound WatchSession::poll(bool final, bool walk) {
+WatchRound WatchSession::poll(bool final, bool walk, const RoundHandler& early) {
   WatchRound round;
   round.lane = request_.lane;
   round.run = request_.run;
@@ -52,8 +52,11 @@ WatchRound WatchSession::poll(bool final, bool walk) {
     if (final || now - last_read_ >= kQuietForUndecided) look_at_ends(round, now);
     return round;
   }
-  ingest(ready, final, round);
+  const bool look_first = early && !final && next_batch_looks_at_ends(now);
+  changed_at_.reset();  // a change signalled from now on comes during or after this batch
+  ingest(ready, final, round, look_first ? early : nullptr);
   last_read_ = now;
+  batch_ended_ = std::chrono::steady_clock::now();
   // A batch that added no raw row changed no row the alerts read.
   if (logs_.last_batch_analysed() || final) read_alerts(round, final);
   return round;
@@ -61,10 +64,22 @@ WatchRound WatchSession::poll(bool final, bool walk) {
 
 // One batch of the files that have something new, each up to what is readable. A failed batch
 // changes nothing in the store (it is one transaction) and is tried again next round.
-void WatchSession::ingest(const std::vector<FileToRead>& files, bool final, WatchRound& round) {
+void WatchSession::ingest(const std::vector<FileToRead>& files, bool final, WatchRound& round,
+                          const RoundHandler& early) {
   auto started = std::chrono::steady_clock::now();
+  GrowingLogs::PreviewLook look_first;
+  if (early)
+    look_first = [&](store::Database& db, int64_t run_id, const store::CompileRowMemo* written) {
+      WatchRound ends;
+      ends.lane = round.lane;
+      ends.run = round.run;
+      preview_alerts(db, run_id, written, ends);
+      last_preview_ = std::chrono::steady_clock::now();
+      if (!ends.alerts.empty()) early(ends);
+    };
   try {
-    for (auto& w : logs_.read_batch(files, final)) round.warnings.push_back(std::move(w));
+    for (auto& w : logs_.read_batch(files, final, look_first))
+      round.warnings.push_back(std::move(w));
   } catch (const Error& e) {
     round.warnings.push_back(std::string("this batch was not ingested: ") + e.what());
     return;
@@ -85,6 +100,25 @@ void WatchSession::ingest(const std::vector<FileToRead>& files, bool final, Watc
   round.files_read = static_cast<int64_t>(files.size());
 }
 
+bool WatchSession::wait_for_change(std::chrono::milliseconds timeout) {
+  const bool changed = signal_.wait(timeout);
+  // Without inotify the wait merely sleeps, and says nothing of when a change came.
+  if (changed && !changed_at_ && signal_.has_inotify())
+    changed_at_ = std::chrono::steady_clock::now();
+  return changed;
+}
+
+bool WatchSession::next_batch_looks_at_ends(std::chrono::steady_clock::time_point now) const {
+  return read_before_ && changed_at_ && *changed_at_ - batch_ended_ >= kQuietForUndecided &&
+         preview_due(now);
+}
+
+// The previews' budget: at most one per kPreviewCostShare times the last one's cost.
+bool WatchSession::preview_due(std::chrono::steady_clock::time_point now) const {
+  const auto gap = std::chrono::duration<double>(logs_.last_preview_seconds() * kPreviewCostShare);
+  return now - last_preview_ >= gap;
+}
+
 std::optional<std::chrono::steady_clock::time_point> WatchSession::quiet_look_at() const {
   if (!read_before_) return std::nullopt;
   const auto quiet = last_read_ + kQuietForUndecided;
@@ -99,8 +133,7 @@ std::optional<std::chrono::steady_clock::time_point> WatchSession::quiet_look_at
 // kept open hold their last record in their importers: a preview ends them in a transaction that
 // is rolled back (at most once per kPreviewCostShare times its cost); the rest is in the store.
 void WatchSession::look_at_ends(WatchRound& round, std::chrono::steady_clock::time_point now) {
-  const auto gap = std::chrono::duration<double>(logs_.last_preview_seconds() * kPreviewCostShare);
-  if (now - last_preview_ >= gap) {
+  if (preview_due(now)) {
     bool previewed = false;
     try {
       previewed = logs_.preview_ends(

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,11 +49,22 @@ class WatchSession {
   // write.
   explicit WatchSession(WatchRequest request);
 
+  using RoundHandler = std::function<void(const WatchRound&)>;
   // Ingests what became readable since the last round and returns the new alerts. `final`: the
   // watch ends, every file is read whole. `walk`: look for new files in the directories too.
-  WatchRound poll(bool final, bool walk);
+  // `early`: when the batch is the first after the logs were quiet (next_batch_looks_at_ends),
+  // what it read is previewed as if the logs ended (their last records included) before the
+  // batch's own analysis, and those alerts are handed to `early` then, during the poll; the
+  // round returned holds the rest.
+  WatchRound poll(bool final, bool walk, const RoundHandler& early = {});
+  // Whether a batch read now is previewed before its analysis (when poll is given `early`): the
+  // first change signalled since the last batch came after the logs had been quiet, so what it
+  // wrote is likely a record alone after a pause (a recompile between quiet steps, the usual case
+  // late in a run), which is then alerted after one analysis, not after two and a quiet wait.
+  // Never without inotify (no signal says when a change came), nor while a log streams.
+  bool next_batch_looks_at_ends(std::chrono::steady_clock::time_point now) const;
   // Waits at most `timeout` for a change under the paths; true when one was signalled.
-  bool wait_for_change(std::chrono::milliseconds timeout) { return signal_.wait(timeout); }
+  bool wait_for_change(std::chrono::milliseconds timeout);
   bool has_inotify() const { return signal_.has_inotify(); }
   // When a poll with nothing new to read would alert something (a log's last record, or alerts
   // held back until the logs are quiet): once the logs have been quiet long enough and the last
@@ -62,7 +74,9 @@ class WatchSession {
   const WatchRequest& request() const { return request_; }
 
  private:
-  void ingest(const std::vector<FileToRead>& files, bool final, WatchRound& round);
+  void ingest(const std::vector<FileToRead>& files, bool final, WatchRound& round,
+              const RoundHandler& early);
+  bool preview_due(std::chrono::steady_clock::time_point now) const;
   void look_at_ends(WatchRound& round, std::chrono::steady_clock::time_point now);
   void read_alerts(WatchRound& round, bool complete);
   // The alerts of a preview (GrowingLogs::preview_ends), from the rows it wrote, which are then
@@ -81,7 +95,10 @@ class WatchSession {
   // generation of the memo they were read after.
   store::WatchRunRows rows_;
   int64_t rows_run_ = -1, rows_generation_ = 0;
-  std::chrono::steady_clock::time_point last_read_;     // the last batch ingested
+  std::chrono::steady_clock::time_point last_read_;    // the last batch ingested
+  std::chrono::steady_clock::time_point batch_ended_;  // when it ended
+  // When the first change after the last batch began was signalled (nullopt: none yet).
+  std::optional<std::chrono::steady_clock::time_point> changed_at_;
   std::chrono::steady_clock::time_point last_preview_;  // of the logs' ends
   std::chrono::steady_clock::time_point last_behind_warning_;
   bool read_before_ = false;  // a batch was ingested

@@ -741,10 +741,16 @@ struct IngestWriter::SourceStatements {
   OnFirstUse note, rejected, update, drop_notes, drop_rejected;
 };
 
-IngestWriter::IngestWriter(Database& db, std::string host) : db_(db), host_(std::move(host)) {
+IngestWriter::IngestWriter(Database& db, std::string host, Transaction transaction)
+    : db_(db), host_(std::move(host)), transaction_(transaction) {
   // A new store's transaction is open already: its schema and rows commit together
   // (store/new_store.h).
-  if (sqlite3_get_autocommit(db_.handle())) db_.exec("BEGIN IMMEDIATE");
+  if (transaction_ == kCallersTransaction) {
+    if (sqlite3_get_autocommit(db_.handle()))
+      throw Error("internal: a writer in its caller's transaction, and none is open");
+  } else if (sqlite3_get_autocommit(db_.handle())) {
+    db_.exec("BEGIN IMMEDIATE");
+  }
   sources_ = std::make_unique<SourceStatements>(db_);
   rows_ = std::make_unique<EventRowWriter>(db_);
   worker_ = std::make_unique<util::BatchWorker<ingest::Event>>(
@@ -759,7 +765,7 @@ IngestWriter::~IngestWriter() {
   worker_.reset();  // writes what was handed over, then stops
   rows_.reset();
   sources_.reset();
-  if (!committed_) {
+  if (!committed_ && transaction_ == kOwnTransaction) {
     try {
       db_.exec("ROLLBACK");
     } catch (const Error&) {
@@ -946,6 +952,8 @@ void IngestWriter::write_line_notes(const ingest::SourceStats& stats) {
 }
 
 void IngestWriter::commit() {
+  if (transaction_ == kCallersTransaction)
+    throw Error("internal: a writer in its caller's transaction does not commit it");
   flush_and_wait();
   db_.exec("COMMIT");
   committed_ = true;

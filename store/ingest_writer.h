@@ -1,6 +1,7 @@
 // The single SQLite writer of an ingest. One IngestWriter = one transaction: everything it
 // writes becomes visible at commit() or not at all (destroying it uncommitted rolls back). It
-// begins the transaction, or joins the one a new store opened (store/new_store.h).
+// begins the transaction, or joins the one a new store opened (store/new_store.h); or, made with
+// kCallersTransaction, writes inside a transaction (a savepoint) that its caller ends.
 // Each source is a savepoint inside it, rolled back when the same content was ingested before.
 //
 // Events are written by a separate thread: the importer's thread hands over batches through a
@@ -25,8 +26,14 @@ class EventRowWriter;
 
 class IngestWriter {
  public:
+  // Whose transaction the writer's rows are in: its own (committed by commit(), else rolled back
+  // when it is destroyed), or the caller's, already open, which the caller commits or rolls back
+  // (commit() must not be called, and destroying the writer ends nothing: rcf watch's look at a
+  // batch's logs as if they ended, in a savepoint it then rolls back, docs/watch.md).
+  enum Transaction { kOwnTransaction, kCallersTransaction };
   // `host`: the machine the sources come from (source.host); empty stores NULL.
-  explicit IngestWriter(Database& db, std::string host = {});
+  explicit IngestWriter(Database& db, std::string host = {},
+                        Transaction transaction = kOwnTransaction);
   ~IngestWriter();
 
   // Finds or creates the run (lane, run) and returns its id.
@@ -103,6 +110,7 @@ class IngestWriter {
   Database& db_;
   const std::string host_;
   bool committed_ = false;
+  const Transaction transaction_;
   int64_t current_run_ = -1;
   int64_t current_source_ = -1;
   SourcePlace ended_place_;

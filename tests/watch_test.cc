@@ -306,6 +306,86 @@ TEST(WatchReadsOn, ABatchOfAFewCompilesReadsBackOnlyThose) {
   EXPECT_EQ(session.status().recompiles, 404);
 }
 
+// The recompile alerts' details, in order.
+std::vector<std::string> recompile_details(const std::vector<Alert>& alerts) {
+  std::vector<std::string> details;
+  for (const auto& a : alerts)
+    if (a.kind == AlertKind::kRecompile) details.push_back(a.detail);
+  return details;
+}
+
+// The rounds a watch over 400 recompile blocks, then one more after a pause, gave: the rounds
+// handed to `early` (when `with_early`) and those poll returned; and the store after each poll.
+struct PauseRounds {
+  std::vector<std::vector<Alert>> early, returned;
+  std::vector<std::string> stores;
+};
+PauseRounds watch_a_record_after_a_pause(const std::string& root, bool with_early) {
+  const WatchRequest request = watch_of_logs(root);
+  WatchSession session(request);
+  std::ofstream file(root + "/logs/train.log", std::ios::binary);
+  PauseRounds out;
+  rcf::pipeline::WatchSession::RoundHandler early;
+  if (with_early)
+    early = [&out](const rcf::pipeline::WatchRound& r) { out.early.push_back(r.alerts); };
+  auto poll = [&](bool final) {
+    out.returned.push_back(session.poll(final, true, early).alerts);
+    out.stores.push_back(
+        rcf::testing::dump_tables_by_text(*rcf::testing::read_store(request.db_path)));
+  };
+  for (int frame = 1; frame <= 400; ++frame) file << recompile_block(frame, 9);
+  file.flush();
+  poll(false);  // the first batch: it follows no quiet spell
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  file << recompile_block(401, 12);  // alone after a pause
+  file.flush();
+  // The loop's wait for a change: with inotify, it says when the change came (after the pause).
+  EXPECT_TRUE(session.wait_for_change(std::chrono::milliseconds(1000)));
+  poll(false);
+  file << recompile_block(402, 13);  // straight after
+  file.flush();
+  poll(false);
+  file.close();
+  poll(true);
+  EXPECT_EQ(session.status().recompiles, 402);
+  return out;
+}
+
+// A batch that follows a quiet spell, when poll is given `early`, shows its logs as if they ended
+// (their last records included) before its own analysis, in a savepoint it rolls back, and hands
+// those alerts over then: a recompile alone after a pause is alerted by the batch that reads it,
+// not by a look 600 ms later. Each alert still comes once, and every store is the store a watch
+// without it leaves.
+TEST(WatchReadsOn, ABatchAfterAPauseAlertsItsLastRecordAtOnce) {
+  TempDir dir;
+  if (!WatchSession(watch_of_logs(dir.file("probe"))).has_inotify())
+    GTEST_SKIP() << "without inotify no batch is previewed before its analysis";
+  // One after the other under the same path: the stores name their logs' paths.
+  const PauseRounds without = watch_a_record_after_a_pause(dir.file("w"), false);
+  fs::remove_all(dir.file("w"));
+  const PauseRounds with = watch_a_record_after_a_pause(dir.file("w"), true);
+  // Frame 400's block, which the first batch held as the log's last record, and 401's.
+  ASSERT_EQ(with.early.size(), 1u);
+  EXPECT_EQ(recompile_details(with.early[0]),
+            (std::vector<std::string>{"tensor 'x' dim 0: 8 -> 9", "tensor 'x' dim 0: 8 -> 12"}));
+  EXPECT_TRUE(with.returned[1].empty()) << with.returned[1].size();
+  EXPECT_TRUE(with.returned[2].empty()) << "402 waits, as 401 does without the preview";
+  EXPECT_EQ(recompile_details(with.returned[3]),
+            (std::vector<std::string>{"tensor 'x' dim 0: 8 -> 13"}));
+  // Without: 400 and 401 come with the batch after 401 (the same order), 402 at the end.
+  EXPECT_TRUE(without.early.empty());
+  EXPECT_EQ(recompile_details(without.returned[1]),
+            (std::vector<std::string>{"tensor 'x' dim 0: 8 -> 9"}));
+  EXPECT_EQ(recompile_details(without.returned[2]),
+            (std::vector<std::string>{"tensor 'x' dim 0: 8 -> 12"}));
+  ASSERT_EQ(with.stores.size(), without.stores.size());
+  for (size_t i = 0; i < with.stores.size(); ++i)
+    EXPECT_EQ(with.stores[i], without.stores[i]) << "after poll " << i;
+  rcf::testing::ingest_logs(dir.file("once.db"), {dir.file("w/logs")});
+  EXPECT_EQ(with.stores.back(),
+            rcf::testing::dump_tables_by_text(*rcf::testing::read_store(dir.file("once.db"))));
+}
+
 // The watch's rows as one text: every field the alerts read.
 std::string rows_text(const rcf::store::WatchRunRows& rows) {
   std::string out;
