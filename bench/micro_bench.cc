@@ -15,6 +15,7 @@
 #include "ingest/reading/md5.h"
 #include "ingest/reading/md5_lanes.h"
 #include "ingest/torch_trace/json_skim.h"
+#include "store/compile_row_hasher.h"
 #include "store/store.h"
 #include "store/string_interner.h"
 #include "tests/support/memory_source.h"
@@ -246,5 +247,30 @@ void BM_GzipInflate(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * inflated));
 }
 BENCHMARK(BM_GzipInflate)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// The digest of a compile's two rows (store/compile_row_hasher.h), which a watched run's
+// analysis takes of every compile after each batch: the values of a Dynamo recompile of a run
+// `rcf watch` benches (docs/performance.md), per compile.
+void BM_CompileRowDigest(benchmark::State& state) {
+  const std::string program_key = "1000017/1", prev_key = "1000017/0", kind = "dynamo";
+  const std::string detail = "tensor 'x' dim 0: 8 -> 9", evidence =
+                                                             "TORCH_LOGS=recompiles block at "
+                                                             "train.log:52";
+  int64_t ordinal = 0;
+  for (auto _ : state) {
+    rcf::store::CompileRowHasher event, attribution;
+    ++ordinal;
+    event.val(int64_t{1}).val(ordinal).null().val(ordinal * 3).val_unowned(program_key);
+    event.val_unowned(kind).null().val(12.5).null();
+    for (int64_t v : {int64_t{0}, int64_t{0}, ordinal, int64_t{1}, int64_t{0}, int64_t{-1},
+                      int64_t{1}, ordinal * 3})
+      event.val(v);
+    event.val_unowned("recompile_block").null().null().null();
+    attribution.val_unowned("shape").val_unowned(prev_key).val_unowned(detail);
+    attribution.val_unowned("high").val_unowned(evidence).val(ordinal).val(int64_t{7}).val(0);
+    benchmark::DoNotOptimize(rcf::store::CompileRowHasher::combine(event, attribution));
+  }
+}
+BENCHMARK(BM_CompileRowDigest);
 
 BENCHMARK_MAIN();

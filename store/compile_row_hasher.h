@@ -1,6 +1,9 @@
 // Digests the values of a compile's rows as they would be bound to its inserts (the same calls as
 // store/batch_insert.h takes), for CompileRowMemo: a value's type is part of its digest, so NULL,
-// 0 and "" differ. Two 64-bit lanes with different multipliers make the 128-bit digest.
+// 0 and "" differ. The values' 64-bit words go round-robin to four lanes, each a multiply-rotate
+// chain of its own (XXH64's round), so that the processor works on four at once: a watched run's
+// analysis digests every compile's rows after each batch (a tenth of the watch's time at 100 000
+// compiles with one chain). Two different foldings of the lanes make the 128-bit digest.
 #pragma once
 
 #include <cstdint>
@@ -48,11 +51,14 @@ class CompileRowHasher {
 
   // The digest of two rows' values, `first`'s then `second`'s.
   static CompileRowDigest combine(const CompileRowHasher& first, const CompileRowHasher& second) {
-    return {mix(first.a_ ^ rotate(second.a_, 17)), mix(first.b_ + rotate(second.b_, 41))};
+    const CompileRowDigest f = first.fold(), s = second.fold();
+    return {mix(f.a ^ rotate(s.a, 17)), mix(f.b + rotate(s.b, 41))};
   }
 
  private:
   enum Tag : uint64_t { kNull = 1, kInt, kReal, kText, kTextWord };
+  static constexpr uint64_t kPrime1 = 0x9E3779B185EBCA87ull, kPrime2 = 0xC2B2AE3D27D4EB4Full,
+                            kTagMul = 0x165667B19E3779F9ull;
 
   static uint64_t rotate(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
   // The finaliser of SplitMix64: every input bit reaches every output bit.
@@ -64,12 +70,22 @@ class CompileRowHasher {
     return x ^ (x >> 31);
   }
   CompileRowHasher& word(uint64_t w, uint64_t tag) {
-    a_ = mix(a_ ^ (w * 0x9E3779B97F4A7C15ull) ^ tag);
-    b_ = rotate(b_ + (w ^ (tag << 56)) * 0xC2B2AE3D27D4EB4Full, 31) * 0x165667B19E3779F9ull;
+    uint64_t& lane = lanes_[words_++ & 3];
+    lane = rotate(lane + (w ^ tag * kTagMul) * kPrime2, 31) * kPrime1;
     return *this;
   }
+  // Two 64-bit digests of the lanes and the number of words, each lane reaching both.
+  CompileRowDigest fold() const {
+    const uint64_t a =
+        lanes_[0] ^ rotate(lanes_[1], 17) ^ rotate(lanes_[2], 31) ^ rotate(lanes_[3], 47) ^ words_;
+    const uint64_t b = lanes_[0] * kPrime1 + lanes_[1] * kPrime2 + lanes_[2] * kTagMul +
+                       rotate(lanes_[3], 29) + words_ * 0x27D4EB2F165667C5ull;
+    return {mix(a), mix(b)};
+  }
 
-  uint64_t a_ = 0x243F6A8885A308D3ull, b_ = 0x13198A2E03707344ull;
+  uint64_t lanes_[4] = {0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0xA4093822299F31D0ull,
+                        0x082EFA98EC4E6C89ull};
+  uint64_t words_ = 0;
 };
 
 }  // namespace rcf::store
