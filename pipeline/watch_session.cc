@@ -162,7 +162,12 @@ void WatchSession::preview_alerts(store::Database& db, int64_t run_id,
   const int64_t generation = rows_generation_;
   if (written && !written->whole && rows_run_ == run_id && generation + 1 == written->generation)
     kept = store::keep_watch_rows(rows_, *written);
-  refresh_rows(db, run_id, written);
+  try {
+    refresh_rows(db, run_id, written);
+  } catch (...) {
+    rows_run_ = -1;  // part kept, part refreshed: read whole next time
+    throw;
+  }
   round.alerts = tracker_.advance(rows_, true);
   if (!kept) {
     rows_run_ = -1;  // they hold what the rolled-back preview wrote: read whole next time
