@@ -113,8 +113,8 @@ std::string alert_kind_names() {
   return names;
 }
 
-std::vector<Alert> AlertTracker::advance(const store::WatchRunRows& rows, bool complete) {
-  complete_ = complete;
+std::vector<Alert> AlertTracker::advance(const store::WatchRunRows& rows, LogEnds ends) {
+  ends_ = ends;
   holds_back_ = false;
   last_line_.clear();
   auto see_line = [this](const std::string& source, int64_t line) {
@@ -134,8 +134,9 @@ std::vector<Alert> AlertTracker::advance(const store::WatchRunRows& rows, bool c
   return out;
 }
 
-bool AlertTracker::settled(const std::string& source, int64_t line) {
-  if (complete_ || line < last_line_[source]) return true;
+bool AlertTracker::settled(const std::string& source, int64_t line, bool unknown_cause) {
+  if (ends_ == LogEnds::kEnded || line < last_line_[source]) return true;
+  if (ends_ == LogEnds::kPreviewed && !unknown_cause) return true;
   holds_back_ = true;
   return false;
 }
@@ -176,7 +177,7 @@ void AlertTracker::see_compiles(const store::WatchRunRows& rows, std::vector<Ale
       said_.push_back(&c);
       continue;
     }
-    if (held.count(c.program_key) || !settled(c.source, c.line)) {
+    if (held.count(c.program_key) || !settled(c.source, c.line, c.cause == "unknown")) {
       held.insert(c.program_key);
       continue;
     }

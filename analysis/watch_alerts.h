@@ -52,6 +52,16 @@ struct RunStatus {
   std::optional<int64_t> last_step;
 };
 
+// What a look at a run's rows may take as complete: the last record read from a log may still be
+// being written (a block cut at a line end reads as a shorter record).
+enum class LogEnds {
+  kMayGrow,    // a batch: what the last record of each log holds waits for a later look
+  kPreviewed,  // the logs were ended as if complete (a preview): their last records are taken,
+               // except a compile whose cause they leave unknown (the lines that decide it may
+               // still come: a recompile block cut before its guard failures)
+  kEnded,      // the watch ends, or the logs stayed quiet: everything is taken
+};
+
 // Remembers what was already alerted; each call to advance() returns what is new since.
 class AlertTracker {
  public:
@@ -62,16 +72,16 @@ class AlertTracker {
   // hits, then the storms they make. A compile is known by its compile id or program, site and
   // cause, not by its record: a second log of the same process can become its most informative
   // record later, and until the two logs are known to be one process each holds a copy of it.
-  // Unless `complete`, what was read from the last record of a log waits for a later call: the
-  // record may still be being written (a block cut at a line end reads as a shorter record).
-  std::vector<Alert> advance(const store::WatchRunRows& rows, bool complete);
+  // What was read from the last record of a log waits for a later call as `ends` says.
+  std::vector<Alert> advance(const store::WatchRunRows& rows, LogEnds ends);
   // Something was held back by the last call.
   bool holds_back() const { return holds_back_; }
   const RunStatus& status() const { return status_; }
 
  private:
-  // Whether the row at (`source`, `line`) may be alerted on now (see advance()).
-  bool settled(const std::string& source, int64_t line);
+  // Whether the row at (`source`, `line`) may be alerted on now (see advance()); a compile's row
+  // with `unknown_cause`.
+  bool settled(const std::string& source, int64_t line, bool unknown_cause = false);
   void see_breaks(const store::WatchRunRows& rows, std::vector<Alert>& out);
   void see_compiles(const store::WatchRunRows& rows, std::vector<Alert>& out);
   void see_limit_hits(const store::WatchRunRows& rows, std::vector<Alert>& out);
@@ -91,7 +101,7 @@ class AlertTracker {
   // The compiles of the current call's rows alerted on, now or before: storms count only these,
   // so that a storm never comes before the recompiles that make it. Valid during advance().
   std::vector<const store::WatchCompileRow*> said_;
-  bool complete_ = false;                     // of the current call
+  LogEnds ends_ = LogEnds::kMayGrow;          // of the current call
   std::map<std::string, int64_t> last_line_;  // per log, the line of its last record read
 };
 

@@ -10,15 +10,6 @@
 namespace rcf::pipeline {
 namespace {
 
-// How long the logs must stay unchanged before a log's last record is taken as complete.
-constexpr std::chrono::milliseconds kQuietForUndecided{600};
-// A preview of the logs' ends (GrowingLogs::preview_ends) is made again only after this many
-// times its own cost: it analyses the run (and reads again whole a log whose importer cannot be
-// copied), so a log that pauses often is previewed no more than a fifth of the time, the batches'
-// own budget (pipeline/watch_loop.cc). A record alone after a pause (a recompile between quiet
-// steps, the usual case late in a run) is alerted by a preview, so the share is no smaller than
-// the batches'.
-constexpr double kPreviewCostShare = 4;
 // A preview that failed (the store locked by another writer) is tried again after this.
 constexpr std::chrono::seconds kPreviewRetry{1};
 // A batch that takes longer than this to read makes alerts late: said, at most once a minute.
@@ -49,7 +40,7 @@ WatchRound WatchSession::poll(bool final, bool walk, const RoundHandler& early) 
   const auto now = std::chrono::steady_clock::now();
   if (ready.empty() && (!final || !logs_.has_open())) {
     // Nothing new: what was held back as a log's last record is said once the logs are quiet.
-    if (final || now - last_read_ >= kQuietForUndecided) look_at_ends(round, now);
+    if (final || now - last_read_ >= request_.quiet_for) look_at_ends(round, now);
     return round;
   }
   const bool look_first = early && !final && next_batch_looks_at_ends(now);
@@ -109,29 +100,31 @@ bool WatchSession::wait_for_change(std::chrono::milliseconds timeout) {
 }
 
 bool WatchSession::next_batch_looks_at_ends(std::chrono::steady_clock::time_point now) const {
-  return read_before_ && changed_at_ && *changed_at_ - batch_ended_ >= kQuietForUndecided &&
+  return read_before_ && changed_at_ && *changed_at_ - batch_ended_ >= request_.quiet_for &&
          preview_due(now);
 }
 
-// The previews' budget: at most one per kPreviewCostShare times the last one's cost.
+// The previews' budget: at most one per WatchRequest::preview_cost_share times the last one's cost.
 bool WatchSession::preview_due(std::chrono::steady_clock::time_point now) const {
-  const auto gap = std::chrono::duration<double>(logs_.last_preview_seconds() * kPreviewCostShare);
+  const auto gap =
+      std::chrono::duration<double>(logs_.last_preview_seconds() * request_.preview_cost_share);
   return now - last_preview_ >= gap;
 }
 
 std::optional<std::chrono::steady_clock::time_point> WatchSession::quiet_look_at() const {
   if (!read_before_) return std::nullopt;
-  const auto quiet = last_read_ + kQuietForUndecided;
+  const auto quiet = last_read_ + request_.quiet_for;
   if (!logs_.has_unpreviewed())
     return tracker_.holds_back() ? std::make_optional(quiet) : std::nullopt;
   const auto preview_gap = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-      std::chrono::duration<double>(logs_.last_preview_seconds() * kPreviewCostShare));
+      std::chrono::duration<double>(logs_.last_preview_seconds() * request_.preview_cost_share));
   return std::max(quiet, last_preview_ + preview_gap);
 }
 
 // The logs are quiet: what their last records hold is alerted as if they ended now. The logs
 // kept open hold their last record in their importers: a preview ends them in a transaction that
-// is rolled back (at most once per kPreviewCostShare times its cost); the rest is in the store.
+// is rolled back (at most once per WatchRequest::preview_cost_share times its cost); the rest is
+// in the store.
 void WatchSession::look_at_ends(WatchRound& round, std::chrono::steady_clock::time_point now) {
   if (preview_due(now)) {
     bool previewed = false;
@@ -168,7 +161,7 @@ void WatchSession::preview_alerts(store::Database& db, int64_t run_id,
     rows_run_ = -1;  // part kept, part refreshed: read whole next time
     throw;
   }
-  round.alerts = tracker_.advance(rows_, true);
+  round.alerts = tracker_.advance(rows_, analysis::LogEnds::kPreviewed);
   if (!kept) {
     rows_run_ = -1;  // they hold what the rolled-back preview wrote: read whole next time
     return;
@@ -183,7 +176,8 @@ void WatchSession::read_alerts(WatchRound& round, bool complete) {
   std::optional<int64_t> run_id = store::find_run_id(db, request_.lane, request_.run);
   if (!run_id) return;
   refresh_rows(db, *run_id, logs_.last_analysis(*run_id));
-  round.alerts = tracker_.advance(rows_, complete);
+  round.alerts =
+      tracker_.advance(rows_, complete ? analysis::LogEnds::kEnded : analysis::LogEnds::kMayGrow);
 }
 
 // The rows kept from the last batch, updated by what the analysis after it wrote when `written`

@@ -28,6 +28,13 @@ struct WatchRequest {
   std::string format;        // forced importer; empty = sniff each file
   std::string step_pattern;  // as `rcf ingest --step-pattern`
   analysis::StormBudgets budgets;
+  // How long the logs must stay unchanged before a log's last record is taken as complete (and
+  // a batch after such a spell shows its logs' ends first). Tests shorten it.
+  std::chrono::milliseconds quiet_for{600};
+  // A preview of the logs' ends is made again only after this many times its own cost (it
+  // analyses the run): a log that pauses often is previewed no more than a fifth of the time, the
+  // batches' own budget (pipeline/watch_loop.cc). Tests set 0: every look may preview.
+  double preview_cost_share = 4;
 };
 
 // What one round found.
