@@ -184,6 +184,8 @@ void WatchSession::read_alerts(WatchRound& round, bool complete) {
 // follows them, else read whole.
 void WatchSession::refresh_rows(store::Database& db, int64_t run_id,
                                 const store::CompileRowMemo* written) {
+  // Nothing analysed since they were read (a quiet look after a batch): they are current.
+  if (written && rows_run_ == run_id && rows_generation_ == written->generation) return;
   if (written && rows_run_ == run_id && rows_generation_ + 1 == written->generation)
     store::update_watch_rows(db, run_id, *written, rows_);
   else

@@ -5,6 +5,7 @@
 // describes the store only while no other connection has written it (AnalysisMemos checks).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -42,19 +43,31 @@ struct CompileRowMemo {
 // commit and compared before the next analysis.
 class AnalysisMemos {
  public:
-  // The memo of `run_id`, empty for a run not analysed through these memos yet.
-  CompileRowMemo& of(int64_t run_id) { return runs_[run_id]; }
+  // The memo of `run_id`, empty for a run not analysed through these memos yet. A new memo's
+  // generations continue from those of the memos cleared before it, so that a generation names
+  // one analysis for as long as these memos live (a reader that kept rows by generation is never
+  // told that an analysis after a clear is the one it read).
+  CompileRowMemo& of(int64_t run_id) {
+    auto [it, added] = runs_.try_emplace(run_id);
+    if (added) it->second.generation = cleared_generation_;
+    return it->second;
+  }
   const CompileRowMemo* find(int64_t run_id) const {
     auto it = runs_.find(run_id);
     return it == runs_.end() ? nullptr : &it->second;
   }
   // Forgets every run (the store changed under them, or a write failed).
-  void clear() { runs_.clear(); }
+  void clear() {
+    for (const auto& [run, memo] : runs_)
+      cleared_generation_ = std::max(cleared_generation_, memo.generation);
+    runs_.clear();
+  }
   // The store's data_version after this connection's last commit; -1 when none was kept.
   int64_t data_version = -1;
 
  private:
   std::map<int64_t, CompileRowMemo> runs_;
+  int64_t cleared_generation_ = 0;  // the highest generation of a memo cleared
 };
 
 }  // namespace rcf::store

@@ -219,6 +219,23 @@ std::vector<int64_t> compile_rows(Database& db) {
 // Through a memo, an analysis writes only the compiles whose values changed (under their
 // compile_row) and the new ones, deletes those past the new count, and leaves the rows a fresh
 // write of the same compiles leaves.
+// A generation names one analysis while the memos live: after a clear (another writer moved the
+// store), a run's new memo goes on from the generations before, so that rows a reader kept at
+// generation 2 are never taken for those of the new memo's second analysis.
+TEST_F(CompileResultWriterTest, GenerationsGoOnAfterTheMemosAreCleared) {
+  StringInterner strings(*db_);
+  rcf::store::AnalysisMemos memos;
+  write_all(*db_, strings, 1, analysis_of(10), &memos.of(1));
+  write_all(*db_, strings, 1, analysis_of(11), &memos.of(1));
+  EXPECT_EQ(memos.of(1).generation, 2);
+  memos.clear();
+  EXPECT_EQ(memos.find(1), nullptr);
+  write_all(*db_, strings, 1, analysis_of(12), &memos.of(1));
+  EXPECT_TRUE(memos.of(1).whole);
+  EXPECT_EQ(memos.of(1).generation, 3);
+  EXPECT_EQ(memos.of(2).generation, 2) << "a run first analysed after the clear";
+}
+
 TEST_F(CompileResultWriterTest, AMemoRewritesOnlyWhatChanged) {
   StringInterner strings(*db_);
   CompileRowMemo memo;
