@@ -3,13 +3,30 @@
 #include <fmt/format.h>
 #include <string.h>
 
+#include "util/large_array_allocator.h"
+
 namespace rcf::ingest {
 
 LineReader::LineReader(ByteSource& source, size_t buffer_size, size_t max_line)
-    : source_(source), buf_(std::max<size_t>(buffer_size, 16)), max_line_(max_line) {}
+    : source_(source),
+      buf_(std::max<size_t>(buffer_size, 16),
+           source.raw_size() >= static_cast<int64_t>(buffer_size)),
+      max_line_(max_line) {}
+
+LineReader::Buffer::Bytes LineReader::Buffer::allocate(size_t size, bool huge) {
+  if (!huge) return Bytes(new char[size], Release{size, false});
+  return Bytes(util::LargeArrayAllocator<char>().allocate(size), Release{size, true});
+}
+
+void LineReader::Buffer::Release::operator()(char* bytes) const {
+  if (huge)
+    util::LargeArrayAllocator<char>().deallocate(bytes, size);
+  else
+    delete[] bytes;
+}
 
 void LineReader::Buffer::resize(size_t size) {
-  auto grown = std::make_unique_for_overwrite<char[]>(size);
+  Bytes grown = allocate(size, data_.get_deleter().huge);
   memcpy(grown.get(), data_.get(), std::min(size_, size));
   data_ = std::move(grown);
   size_ = size;

@@ -61,17 +61,29 @@ class LineReader {
   // dump directory. A plain array, not a vector with a non-initialising allocator: freeing it is
   // one call at any optimisation level, where such a vector destroys its bytes one by one in an
   // unoptimised build (a third of the sanitizer test pass's time).
+  //
+  // `huge`: on transparent huge pages (util/large_array_allocator.h), for a source larger than
+  // the buffer, which fills all of it: its 1024 first touches of a 4 KiB page were about a
+  // twentieth of a large TORCH_TRACE log's ingest (docs/performance.md). A small file touches
+  // a few pages only, where one 2 MiB page would be zeroed whole.
   class Buffer {
    public:
-    explicit Buffer(size_t size)
-        : data_(std::make_unique_for_overwrite<char[]>(size)), size_(size) {}
+    Buffer(size_t size, bool huge) : data_(allocate(size, huge)), size_(size) {}
     char* data() { return data_.get(); }
     size_t size() const { return size_; }
     // Keeps the first min(size(), size) bytes.
     void resize(size_t size);
 
    private:
-    std::unique_ptr<char[]> data_;
+    struct Release {
+      size_t size = 0;
+      bool huge = false;
+      void operator()(char* bytes) const;
+    };
+    using Bytes = std::unique_ptr<char[], Release>;
+    static Bytes allocate(size_t size, bool huge);
+
+    Bytes data_;
     size_t size_;
   };
 
