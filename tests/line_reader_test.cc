@@ -139,6 +139,68 @@ TEST(LineReaderTest, SameLinesForEveryBufferSizeAndChunking) {
   }
 }
 
+// Checks each line `reader` returns against the next line of `text` (as reference_lines splits
+// it, one at a time: these inputs are tens of MB, and keeping their lines grew the test process
+// that forks the CLI tests' children) until the reader ends; false at the first difference.
+bool same_lines_as(std::string_view text, LineReader& reader) {
+  size_t pos = 0;
+  int64_t number = 0;
+  std::string_view line;
+  while (reader.next(&line)) {
+    ++number;
+    const size_t nl = text.find('\n', pos);
+    const bool no_newline = nl == std::string_view::npos;
+    std::string_view expected = text.substr(pos, (no_newline ? text.size() : nl) - pos);
+    if (!expected.empty() && expected.back() == '\r') expected.remove_suffix(1);
+    if (line != expected || reader.line_number() != number || reader.line_was_cut() ||
+        reader.last_line_had_no_newline() != no_newline) {
+      ADD_FAILURE() << "line " << number << ": \"" << line.substr(0, 60) << "\"";
+      return false;
+    }
+    pos = no_newline ? text.size() : nl + 1;
+  }
+  EXPECT_EQ(pos, text.size());
+  return pos == text.size();
+}
+
+// A source of 16 MiB or more is read a block ahead on a thread of its own, each block behind
+// room for the line begun in the block before; a longer line (here around 256 KiB and 1 MiB)
+// ends reading ahead. The lines and the content hash are those of reading on one thread (a
+// buffer too small to read ahead with), whatever the buffer and the reads' sizes.
+TEST(LineReaderTest, ReadingAheadGivesTheSameLinesAndHash) {
+  for (bool final_newline : {true, false}) {
+    std::string text = make_text(7, size_t{9} << 20, true);
+    for (size_t long_line : {size_t{262143}, size_t{262144}, size_t{262145}, size_t{1} << 20})
+      text += std::string(long_line, 'L') + "\n";
+    text += make_text(8, size_t{9} << 20, final_newline);
+    MemorySource one_thread_source(text);
+    LineReader one_thread(one_thread_source, 4096);
+    ASSERT_TRUE(same_lines_as(text, one_thread));
+    for (size_t buffer : {size_t{1} << 20, size_t{4} << 20}) {
+      for (size_t chunk : {size_t{0}, size_t{100000}}) {
+        SCOPED_TRACE(::testing::Message() << "buffer " << buffer << " chunk " << chunk
+                                          << " final_newline " << final_newline);
+        MemorySource source(text, chunk);
+        LineReader reader(source, buffer);
+        EXPECT_TRUE(same_lines_as(text, reader));
+        EXPECT_EQ(reader.bytes_consumed(), static_cast<int64_t>(text.size()));
+        EXPECT_EQ(reader.error(), "");
+        EXPECT_EQ(reader.content_hash(), one_thread.content_hash());
+      }
+    }
+  }
+}
+
+// A read error met by the thread that reads ahead ends the lines there, as on one thread.
+TEST(LineReaderTest, ReadingAheadReportsAReadError) {
+  const std::string text = make_text(9, size_t{20} << 20, true);
+  const size_t fail_at = size_t{13} << 20;
+  MemorySource source(text, 0, 1, static_cast<int64_t>(fail_at));
+  LineReader reader(source, size_t{1} << 20);
+  EXPECT_TRUE(same_lines_as(std::string_view(text).substr(0, fail_at), reader));
+  EXPECT_EQ(reader.error(), "injected read error");
+}
+
 TEST(LineReaderTest, CrLfStripsExactlyOneCarriageReturn) {
   const std::string text = "a\r\nb\r\n\r\nx\r\r\nmid\rdle\n\rlead\nlast\r";
   const std::vector<std::string> expected = {"a", "b", "", "x\r", "mid\rdle", "\rlead", "last"};

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +21,9 @@ class LineReader {
   // such a line is read and dropped without being stored.
   LineReader(ByteSource& source, size_t buffer_size = size_t{4} << 20,
              size_t max_line = size_t{64} << 20);
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
 
   // Up to `n` bytes from the start of the input, for sniffing. Call before the first next().
   std::string_view head(size_t n);
@@ -38,6 +42,9 @@ class LineReader {
   bool line_was_cut() const { return cut_; }
   bool last_line_had_no_newline() const { return no_newline_; }
   int64_t bytes_consumed() const { return consumed_; }  // decompressed bytes returned so far
+  // The source's raw_bytes_read() when the bytes being split were read: for progress, which
+  // must not ask the source while a block is read ahead.
+  int64_t raw_bytes_read() const { return ahead_ ? ahead_raw_read_ : source_.raw_bytes_read(); }
   const std::string& error() const { return error_; }
   // Streaming hash (XXH64 and length) of all decompressed bytes read so far: identical content
   // gives an identical hash whatever the compression or buffer size. Valid once next() has
@@ -53,6 +60,13 @@ class LineReader {
  private:
   // Reads more input after buf_[end_]; returns false at end of input or error.
   bool fill();
+  // fill() while a thread reads ahead (AheadRead): takes its block, the line begun before it
+  // copied in front, and asks for the next.
+  bool fill_ahead();
+  // Back to reading on this thread: the block read ahead is appended to the buffer. False when
+  // that read found the end of the input or an error.
+  bool end_ahead();
+  void start_ahead();
   // Feeds read bytes to the content hash (and the prefix hash).
   void hash_input(const char* data, size_t size);
 
@@ -89,9 +103,24 @@ class LineReader {
 
   // Read size while dropping the rest of a cut line (it lives after the kept max_line_ bytes).
   static constexpr size_t kCutScratch = size_t{1} << 16;
+  // A source at least this large is read a block ahead on a thread of its own (AheadRead):
+  // reading (the kernel's copy out of the page cache) and the content hash were about a quarter
+  // of a large TORCH_TRACE log's parsing thread (docs/performance.md). Smaller ones start no
+  // thread.
+  static constexpr int64_t kAheadMinBytes = int64_t{16} << 20;
+  // Room before each block read ahead for the end of the line begun in the block before; a
+  // longer line ends reading ahead.
+  static constexpr size_t kAheadHeadroom = size_t{256} << 10;
+  class AheadRead;
 
   ByteSource& source_;
   Buffer buf_;
+  // While a block is read ahead: the thread, the buffer it reads into (the next block, after
+  // kAheadHeadroom) and the source's count of raw bytes read after the current block.
+  bool ahead_allowed_ = false;  // until reading ahead starts (once at most)
+  std::unique_ptr<AheadRead> ahead_;
+  std::optional<Buffer> spare_;
+  int64_t ahead_raw_read_ = 0;
   size_t max_line_;
   size_t begin_ = 0;  // start of unreturned data
   size_t end_ = 0;    // end of valid data
