@@ -327,7 +327,7 @@ struct GrowingSource::State {
         tally->note(line_no, reason::kLineTooLong, line.substr(0, 200));
         continue;
       }
-      FramedLine framed = framer->frame(line);
+      FramedLine framed = framer->frame(line, reader->line_is_plain());
       note_framing(wrapper_reason, framed, line, line_no, *tally);
       if (!reflow->active()) {
         deliver(framed.text, line_no, framed.origin, framed.stamp);

@@ -9,10 +9,6 @@
 #include "ingest/line_reasons.h"
 #include "ingest/reading/text_util.h"
 
-#if defined(__SSE2__)
-#include <immintrin.h>
-#endif
-
 namespace rcf::ingest {
 namespace {
 
@@ -331,26 +327,6 @@ bool strip_escapes(std::string_view line, std::string* out) {
   return true;
 }
 
-// Whether `line` holds a '\r' or an ESC (0x1b), the bytes after which glue may hide, in one pass:
-// two memchr calls per line were most of the framer's cost on the short payload lines of a
-// TORCH_TRACE log (docs/performance.md).
-bool has_cr_or_escape(std::string_view line) {
-  const char* p = line.data();
-  size_t n = line.size();
-#if defined(__SSE2__)
-  const __m128i cr = _mm_set1_epi8('\r');
-  const __m128i esc = _mm_set1_epi8('\x1b');
-  for (; n >= 16; p += 16, n -= 16) {
-    __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    if (_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(chunk, cr), _mm_cmpeq_epi8(chunk, esc))))
-      return true;
-  }
-#endif
-  for (; n > 0; ++p, --n)
-    if (*p == '\r' || *p == '\x1b') return true;
-  return false;
-}
-
 // A line ending in "**" (the end of Markdown emphasis), without a call per line.
 bool ends_with_stars(std::string_view line) {
   return line.size() >= 2 && line[line.size() - 1] == '*' && line[line.size() - 2] == '*';
@@ -462,11 +438,11 @@ LineFramer LineFramer::learn(std::string_view head) {
   return framer;
 }
 
-FramedLine LineFramer::frame(std::string_view line) const {
+FramedLine LineFramer::frame(std::string_view line, bool known_plain) const {
   FramedLine out;
   // The common case, on every line of every source: nothing to remove.
   if (!has_wrapper() && (line.empty() || (line[0] != '.' && line[0] != '`')) &&
-      !ends_with_stars(line) && !has_cr_or_escape(line)) {
+      !ends_with_stars(line) && (known_plain || !has_cr_or_escape(line))) {
     out.text = line;
     return out;
   }

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "ingest/reading/text_util.h"
 #include "util/large_array_allocator.h"
 
 namespace rcf::ingest {
@@ -42,11 +43,13 @@ class LineReader::AheadRead {
   }
 
   // Waits for the open request: the count read (0 at the end of the input, -1 on an error, with
-  // its text in `*error`) and the source's raw_bytes_read() after it.
-  int64_t wait(std::string* error, int64_t* raw_read) {
+  // its text in `*error`), the source's raw_bytes_read() after it and whether the bytes read
+  // hold no '\r' and no ESC.
+  int64_t wait(std::string* error, int64_t* raw_read, bool* plain) {
     std::unique_lock lock(mu_);
     cv_.wait(lock, [&] { return done_; });
     *raw_read = raw_read_;
+    *plain = plain_;
     if (got_ < 0) *error = error_;
     return got_;
   }
@@ -65,10 +68,15 @@ class LineReader::AheadRead {
         n = n_;
       }
       int64_t got = reader_.source_.read(at, n);
-      if (got > 0) reader_.hash_input(at, static_cast<size_t>(got));
+      bool plain = false;
+      if (got > 0) {
+        reader_.hash_input(at, static_cast<size_t>(got));
+        plain = !has_cr_or_escape(std::string_view(at, static_cast<size_t>(got)));
+      }
       {
         std::lock_guard lock(mu_);
         got_ = got;
+        plain_ = plain;
         if (got < 0) error_ = reader_.source_.error();
         raw_read_ = reader_.source_.raw_bytes_read();
         done_ = true;
@@ -82,7 +90,7 @@ class LineReader::AheadRead {
   std::condition_variable cv_;
   char* at_ = nullptr;
   size_t n_ = 0;
-  bool requested_ = false, done_ = false, stop_ = false;
+  bool requested_ = false, done_ = false, stop_ = false, plain_ = false;
   int64_t got_ = 0, raw_read_ = 0;
   std::string error_;
   std::thread thread_;  // last: started once the members it uses are
@@ -129,26 +137,31 @@ bool LineReader::fill_ahead() {
   const size_t partial = end_ - begin_;
   if (partial > kAheadHeadroom) return end_ahead();
   std::string error;
-  const int64_t got = ahead_->wait(&error, &ahead_raw_read_);
+  bool plain = false;
+  const int64_t got = ahead_->wait(&error, &ahead_raw_read_, &plain);
   if (got <= 0) {
     ahead_.reset();
     spare_.reset();
     if (got < 0) error_ = error;
     eof_ = true;
+    block_plain_ = false;
     return false;
   }
   memcpy(spare_->data() + kAheadHeadroom - partial, buf_.data() + begin_, partial);
   std::swap(buf_, *spare_);
   begin_ = kAheadHeadroom - partial;
   end_ = kAheadHeadroom + static_cast<size_t>(got);
+  block_plain_ = plain && !has_cr_or_escape(std::string_view(buf_.data() + begin_, partial));
   ahead_->request(spare_->data() + kAheadHeadroom, spare_->size() - kAheadHeadroom);
   return true;
 }
 
 bool LineReader::end_ahead() {
   std::string error;
-  const int64_t got = ahead_->wait(&error, &ahead_raw_read_);
+  bool plain = false;
+  const int64_t got = ahead_->wait(&error, &ahead_raw_read_, &plain);
   ahead_.reset();
+  block_plain_ = false;
   if (got > 0) {
     memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
     end_ -= begin_;
@@ -291,6 +304,7 @@ bool LineReader::next(std::string_view* line) {
     scanned -= before_begin - begin_;  // fill() may have compacted the buffer
   }
   ++line_no_;
+  plain_ = block_plain_;
   if (!line->empty() && line->back() == '\r') line->remove_suffix(1);
   return true;
 }

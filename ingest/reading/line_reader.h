@@ -41,6 +41,10 @@ class LineReader {
   int64_t line_number() const { return line_no_; }  // of the line last returned
   bool line_was_cut() const { return cut_; }
   bool last_line_had_no_newline() const { return no_newline_; }
+  // True when the line last returned is known to hold no '\r' and no ESC (has_cr_or_escape):
+  // the thread that reads ahead searched the blocks of its bytes for them, where the framer
+  // searched each line (docs/performance.md). False when not known.
+  bool line_is_plain() const { return plain_; }
   int64_t bytes_consumed() const { return consumed_; }  // decompressed bytes returned so far
   // The source's raw_bytes_read() when the bytes being split were read: for progress, which
   // must not ask the source while a block is read ahead.
@@ -121,6 +125,10 @@ class LineReader {
   std::unique_ptr<AheadRead> ahead_;
   std::optional<Buffer> spare_;
   int64_t ahead_raw_read_ = 0;
+  // Whether the bytes now in buf_ (a block read ahead and the start of the line begun before it)
+  // hold no '\r' and no ESC; and so the line last returned, of those bytes.
+  bool block_plain_ = false;
+  bool plain_ = false;
   size_t max_line_;
   size_t begin_ = 0;  // start of unreturned data
   size_t end_ = 0;    // end of valid data
