@@ -1,14 +1,17 @@
 // End-to-end ingest benchmark. Builds large logs at run time from real fixtures (never
 // committed), runs `rcf ingest` on each in a child process and prints wall time, MB/s and the
 // child's peak RSS. Usage: ingest_cli_bench [--mb N] [--dir DIR] [--keep] [--dense-curve MB,MB,...]
+// [--only torch_trace|dynamo_text] [--rounds N]
 // --dense-curve: only the dense Dynamo text, at each size (e.g. 100,1024,4096), to show how time
-// and peak memory grow with the input.
+// and peak memory grow with the input. --only: only the inputs whose name starts so (e.g.
+// torch_trace: the plain and the gzipped trace). --rounds: each input ingested N times in a row.
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -51,6 +54,8 @@ int main(int argc, char** argv) {
   std::string dir = "/tmp/rcf-bench";
   bool keep = false;
   std::vector<int64_t> dense_curve;
+  std::string only;
+  int rounds = 1;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--mb") && i + 1 < argc)
       mb = std::atoll(argv[++i]);
@@ -58,6 +63,10 @@ int main(int argc, char** argv) {
       dir = argv[++i];
     else if (!strcmp(argv[i], "--keep"))
       keep = true;
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
+    else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+      rounds = std::max(1, std::atoi(argv[++i]));
     else if (!strcmp(argv[i], "--dense-curve") && i + 1 < argc)
       for (std::stringstream list(argv[++i]); list.good();) {
         std::string size;
@@ -89,50 +98,63 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  // Runs `name` unless --only names another input; `rounds` times.
+  auto wanted = [&](const std::string& name) { return name.starts_with(only); };
+  auto ingest = [&](const std::string& name, const std::string& path, int64_t bytes,
+                    const std::string& wc_input = "") {
+    for (int round = 0; round < rounds; ++round)
+      rcf::bench::ingest_and_report(name, dir, path, bytes, wc_input);
+  };
+
   std::string trace_unit =
       read_file(fixtures + "/torch_trace/multi_rank_logs/dedicated_log_torch_trace_rank_1.log");
   std::string trace_path = dir + "/torch_trace_rank1_repeated.log";
-  int64_t trace_bytes = write_repeated(trace_path, trace_unit, mb << 20);
-  rcf::bench::ingest_and_report("torch_trace (rank_1 x N)", dir, trace_path, trace_bytes);
-  // The same log gzipped (as logs are archived): inflating overlaps parsing on a second thread.
-  // MB/s and the wc -l ratio are of the uncompressed bytes.
   std::string trace_gz = trace_path + ".gz";
-  if (rcf::bench::run_child("/bin/sh",
-                            {"-c", "gzip -1 -c \"$1\" > \"$2\"", "sh", trace_path, trace_gz})
-          .exit_code == 0)
-    rcf::bench::ingest_and_report("torch_trace gzip -1 (rank_1 x N)", dir, trace_gz, trace_bytes,
-                                  trace_path);
+  if (wanted("torch_trace")) {
+    int64_t trace_bytes = write_repeated(trace_path, trace_unit, mb << 20);
+    ingest("torch_trace (rank_1 x N)", trace_path, trace_bytes);
+    // The same log gzipped (as logs are archived): inflating overlaps parsing on a second
+    // thread. MB/s and the wc -l ratio are of the uncompressed bytes.
+    if (rcf::bench::run_child("/bin/sh",
+                              {"-c", "gzip -1 -c \"$1\" > \"$2\"", "sh", trace_path, trace_gz})
+            .exit_code == 0)
+      ingest("torch_trace gzip -1 (rank_1 x N)", trace_gz, trace_bytes, trace_path);
+  }
 
-  int64_t text_bytes = write_repeated(text_path, text_unit, (mb / 4) << 20);
-  rcf::bench::ingest_and_report("dynamo_text dense (corpus x N)", dir, text_path, text_bytes);
+  if (wanted("dynamo_text")) {
+    int64_t text_bytes = write_repeated(text_path, text_unit, (mb / 4) << 20);
+    ingest("dynamo_text dense (corpus x N)", text_path, text_bytes);
+  }
 
   // A training job's stdout: the same Dynamo records, each copy of the corpus followed by 4000
   // ordinary lines (step metrics, other loggers' glog lines, tqdm redraws), as in real logs.
-  std::string noise;
-  for (int i = 0; i < 4000; ++i) {
-    switch (i % 4) {
-      case 0:
-        noise +=
-            fmt::format("step {} | loss {:.4f} | lr 3.0e-04 | grad_norm {:.3f} | tokens/s 51234\n",
-                        i, 2.0 + (i % 97) / 100.0, 0.5 + (i % 13) / 10.0);
-        break;
-      case 1:
-        noise += fmt::format(
-            "I1122 06:22:06.195000 886349 torch/distributed/elastic/agent.py:{}] "
-            "[default] worker group heartbeat ok\n",
-            100 + i % 50);
-        break;
-      case 2:
-        noise += fmt::format("Epoch 1: {:3d}%|#####     | {}/4000 [00:{:02d}<00:10, 95.2it/s]\n",
-                             i * 100 / 4000, i, i % 60);
-        break;
-      default:
-        noise += "[2026-11-22 06:22:06,195] trainer INFO: checkpoint not due yet\n";
-    }
-  }
   std::string mixed_path = dir + "/training_stdout.log";
-  int64_t mixed_bytes = write_repeated(mixed_path, text_unit + noise, mb << 20);
-  rcf::bench::ingest_and_report("dynamo_text in training log", dir, mixed_path, mixed_bytes);
+  if (wanted("dynamo_text")) {
+    std::string noise;
+    for (int i = 0; i < 4000; ++i) {
+      switch (i % 4) {
+        case 0:
+          noise += fmt::format(
+              "step {} | loss {:.4f} | lr 3.0e-04 | grad_norm {:.3f} | tokens/s 51234\n", i,
+              2.0 + (i % 97) / 100.0, 0.5 + (i % 13) / 10.0);
+          break;
+        case 1:
+          noise += fmt::format(
+              "I1122 06:22:06.195000 886349 torch/distributed/elastic/agent.py:{}] "
+              "[default] worker group heartbeat ok\n",
+              100 + i % 50);
+          break;
+        case 2:
+          noise += fmt::format("Epoch 1: {:3d}%|#####     | {}/4000 [00:{:02d}<00:10, 95.2it/s]\n",
+                               i * 100 / 4000, i, i % 60);
+          break;
+        default:
+          noise += "[2026-11-22 06:22:06,195] trainer INFO: checkpoint not due yet\n";
+      }
+    }
+    int64_t mixed_bytes = write_repeated(mixed_path, text_unit + noise, mb << 20);
+    ingest("dynamo_text in training log", mixed_path, mixed_bytes);
+  }
 
   if (!keep) {
     std::remove(trace_path.c_str());

@@ -327,7 +327,7 @@ struct GrowingSource::State {
         tally->note(line_no, reason::kLineTooLong, line.substr(0, 200));
         continue;
       }
-      FramedLine framed = framer->frame(line);
+      FramedLine framed = framer->frame(line, reader->line_is_plain());
       note_framing(wrapper_reason, framed, line, line_no, *tally);
       if (!reflow->active()) {
         deliver(framed.text, line_no, framed.origin, framed.stamp);
@@ -335,7 +335,7 @@ struct GrowingSource::State {
         deliver(done->text, done->line_no, done->origin(), done->stamp);
       }
       if (options.progress && reader->bytes_consumed() >= next_progress) {
-        options.progress(source->raw_bytes_read(), source->raw_size());
+        options.progress(reader->raw_bytes_read(), source->raw_size());
         next_progress = reader->bytes_consumed() + (int64_t{16} << 20);
       }
     }
@@ -358,7 +358,7 @@ struct GrowingSource::State {
     note_source_end(path, *reader, *tally, &stats);
     importer->finish();
     take_counts();
-    if (options.progress) options.progress(source->raw_bytes_read(), source->raw_size());
+    if (options.progress) options.progress(reader->raw_bytes_read(), source->raw_size());
     finished = true;
   }
 

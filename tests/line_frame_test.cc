@@ -72,6 +72,25 @@ TEST(LineFrame, GlueIsRemovedPerLine) {
   EXPECT_FALSE(none.frame("V0101 x").unglued);
 }
 
+// The bytes that hide glue ('\r', ESC) are found wherever they stand in lines of every length:
+// the framer looks for them 16 bytes at a time, then byte by byte.
+TEST(LineFrame, GlueIsFoundAtEveryOffset) {
+  LineFramer none;
+  for (size_t before = 0; before < 40; ++before) {
+    for (size_t after = 1; after < 40; ++after) {
+      const std::string head(before, 'x'), tail(after, 'y');
+      const std::string colored_line = head + "\x1b[0m" + tail, redrawn_line = head + "\r" + tail;
+      FramedLine colored = none.frame(colored_line);
+      EXPECT_TRUE(colored.unglued) << before << " " << after;
+      EXPECT_EQ(colored.text, head + tail) << before << " " << after;
+      FramedLine redrawn = none.frame(redrawn_line);
+      EXPECT_TRUE(redrawn.unglued) << before << " " << after;
+      EXPECT_EQ(redrawn.text, tail) << before << " " << after;
+      EXPECT_FALSE(none.frame(head + tail).unglued) << before << " " << after;
+    }
+  }
+}
+
 TEST(LineFrame, NotesNameTheWrapper) {
   LineFramer f = LineFramer::learn("  > (pid=1) a\n  > (pid=1) b\n");
   EXPECT_EQ(f.note_reason(), "wrapper_indent_reply_quote_launcher");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ingest/reading/byte_source.h"
+#include "ingest/reading/text_util.h"
 #include "tests/support/memory_source.h"
 #include "tests/support/temp_files.h"
 
@@ -137,6 +138,89 @@ TEST(LineReaderTest, SameLinesForEveryBufferSizeAndChunking) {
       }
     }
   }
+}
+
+// Checks each line `reader` returns against the next line of `text` (as reference_lines splits
+// it, one at a time: these inputs are tens of MB, and keeping their lines grew the test process
+// that forks the CLI tests' children) until the reader ends, and that no line said to be plain
+// holds a '\r' or an ESC; false at the first difference. `plain_lines`: how many were plain.
+bool same_lines_as(std::string_view text, LineReader& reader, int64_t* plain_lines = nullptr) {
+  size_t pos = 0;
+  int64_t number = 0;
+  std::string_view line;
+  while (reader.next(&line)) {
+    ++number;
+    const size_t nl = text.find('\n', pos);
+    const bool no_newline = nl == std::string_view::npos;
+    const std::string_view raw = text.substr(pos, (no_newline ? text.size() : nl) - pos);
+    std::string_view expected = raw;
+    if (!expected.empty() && expected.back() == '\r') expected.remove_suffix(1);
+    if (line != expected || reader.line_number() != number || reader.line_was_cut() ||
+        reader.last_line_had_no_newline() != no_newline ||
+        (reader.line_is_plain() && has_cr_or_escape(raw))) {
+      ADD_FAILURE() << "line " << number << ": \"" << line.substr(0, 60) << "\"";
+      return false;
+    }
+    if (plain_lines && reader.line_is_plain()) ++*plain_lines;
+    pos = no_newline ? text.size() : nl + 1;
+  }
+  EXPECT_EQ(pos, text.size());
+  return pos == text.size();
+}
+
+// make_text without its '\r' bytes, then one '\r' or ESC at a few places: most blocks read ahead
+// hold neither, the lines around those few must not be said to be plain.
+std::string plain_text_but_a_few(uint32_t seed, size_t approx_bytes) {
+  std::string text = make_text(seed, approx_bytes, true);
+  std::erase(text, '\r');
+  for (size_t at : {size_t{3} << 20, (size_t{5} << 20) + 7, size_t{11} << 20})
+    text[at] = at % 2 ? '\x1b' : '\r';
+  return text;
+}
+
+// A source of 16 MiB or more is read a block ahead on a thread of its own, each block behind
+// room for the line begun in the block before; a longer line (here around 256 KiB and 1 MiB)
+// ends reading ahead. The lines and the content hash are those of reading on one thread (a
+// buffer too small to read ahead with), whatever the buffer and the reads' sizes.
+TEST(LineReaderTest, ReadingAheadGivesTheSameLinesAndHash) {
+  for (int variant = 0; variant < 3; ++variant) {
+    const bool final_newline = variant != 1, plain = variant == 2;
+    std::string text =
+        plain ? plain_text_but_a_few(7, size_t{9} << 20) : make_text(7, size_t{9} << 20, true);
+    for (size_t long_line : {size_t{262143}, size_t{262144}, size_t{262145}, size_t{1} << 20})
+      text += std::string(long_line, 'L') + "\n";
+    text += plain ? plain_text_but_a_few(8, size_t{12} << 20)
+                  : make_text(8, size_t{9} << 20, final_newline);
+    MemorySource one_thread_source(text);
+    LineReader one_thread(one_thread_source, 4096);
+    ASSERT_TRUE(same_lines_as(text, one_thread));
+    for (size_t buffer : {size_t{1} << 20, size_t{4} << 20}) {
+      for (size_t chunk : {size_t{0}, size_t{100000}}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "buffer " << buffer << " chunk " << chunk << " variant " << variant);
+        MemorySource source(text, chunk);
+        LineReader reader(source, buffer);
+        int64_t plain_lines = 0;
+        EXPECT_TRUE(same_lines_as(text, reader, &plain_lines));
+        if (plain) {
+          EXPECT_GT(plain_lines, 0);
+        }
+        EXPECT_EQ(reader.bytes_consumed(), static_cast<int64_t>(text.size()));
+        EXPECT_EQ(reader.error(), "");
+        EXPECT_EQ(reader.content_hash(), one_thread.content_hash());
+      }
+    }
+  }
+}
+
+// A read error met by the thread that reads ahead ends the lines there, as on one thread.
+TEST(LineReaderTest, ReadingAheadReportsAReadError) {
+  const std::string text = make_text(9, size_t{20} << 20, true);
+  const size_t fail_at = size_t{13} << 20;
+  MemorySource source(text, 0, 1, static_cast<int64_t>(fail_at));
+  LineReader reader(source, size_t{1} << 20);
+  EXPECT_TRUE(same_lines_as(std::string_view(text).substr(0, fail_at), reader));
+  EXPECT_EQ(reader.error(), "injected read error");
 }
 
 TEST(LineReaderTest, CrLfStripsExactlyOneCarriageReturn) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <string>
 
 namespace rcf::ingest {
@@ -68,6 +69,26 @@ TEST(Md5, ParseHex) {
   EXPECT_FALSE(Md5::parse_hex("900150983cd24fb0d6963f7d28e17f7", &digest));   // 31 digits
   EXPECT_FALSE(Md5::parse_hex("900150983cd24fb0d6963f7d28e17f7g", &digest));  // not hex
   EXPECT_FALSE(Md5::parse_hex("", &digest));
+}
+
+// Every byte at every position of the 32 digits: accepted exactly when it is a hex digit of
+// either case, and then read as its value.
+TEST(Md5, ParseHexEveryByteAtEveryPosition) {
+  const std::string hex_digits = "0123456789abcdef";
+  for (size_t pos = 0; pos < 32; ++pos) {
+    for (int c = 0; c < 256; ++c) {
+      std::string text(32, '0');
+      text[pos] = char(c);
+      const size_t value = hex_digits.find(char(std::tolower(c)));
+      const bool is_hex = c != 0 && value != std::string::npos;
+      Md5Digest digest;
+      ASSERT_EQ(Md5::parse_hex(text, &digest), is_hex) << pos << " " << c;
+      if (!is_hex) continue;
+      std::string expected(32, '0');
+      expected[pos] = hex_digits[value];
+      EXPECT_EQ(Md5::to_hex(digest), expected) << pos << " " << c;
+    }
+  }
 }
 
 }  // namespace md5_test

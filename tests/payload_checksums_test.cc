@@ -41,8 +41,7 @@ std::vector<int64_t> mismatched_lines(const std::vector<Payload>& payloads,
         checks.hold_record(false);
         held = false;
       }
-      if (i) checks.append("\n");
-      checks.append(p.lines[i]);
+      checks.append_line(p.lines[i], i == 0);
     }
     // A held record's bytes are viewed where they stand, before its end and after it.
     EXPECT_EQ(checks.open_record(), held ? joined(p) : "") << p.line;
@@ -112,9 +111,9 @@ TEST(PayloadChecksums, RecordsOfEverySizeAcrossChunkBoundaries) {
 TEST(PayloadChecksums, AnAbandonedRecordsBytesAreNotHashedIntoTheNext) {
   PayloadChecksums checks;
   checks.begin_record();
-  checks.append("half of a payload whose record line threw");
+  checks.append_line("half of a payload whose record line threw", true);
   checks.begin_record();  // the next record starts without an end_record for that one
-  checks.append("ok");
+  checks.append_line("ok", true);
   Md5Digest ok = Md5::digest("ok");
   checks.end_record(10, "r", &ok);
   EXPECT_TRUE(checks.finish().empty());

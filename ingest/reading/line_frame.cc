@@ -327,6 +327,11 @@ bool strip_escapes(std::string_view line, std::string* out) {
   return true;
 }
 
+// A line ending in "**" (the end of Markdown emphasis), without a call per line.
+bool ends_with_stars(std::string_view line) {
+  return line.size() >= 2 && line[line.size() - 1] == '*' && line[line.size() - 2] == '*';
+}
+
 // `**text**` around a whole line (after its indentation): a Markdown reply that put a reason in
 // bold. Emphasis is never part of a log record, and the line's indentation is structural, so the
 // line is rebuilt without the markers.
@@ -433,12 +438,11 @@ LineFramer LineFramer::learn(std::string_view head) {
   return framer;
 }
 
-FramedLine LineFramer::frame(std::string_view line) const {
+FramedLine LineFramer::frame(std::string_view line, bool known_plain) const {
   FramedLine out;
   // The common case, on every line of every source: nothing to remove.
   if (!has_wrapper() && (line.empty() || (line[0] != '.' && line[0] != '`')) &&
-      memchr(line.data(), '\r', line.size()) == nullptr && !line.ends_with("**") &&
-      memchr(line.data(), '\x1b', line.size()) == nullptr) {
+      !ends_with_stars(line) && (known_plain || !has_cr_or_escape(line))) {
     out.text = line;
     return out;
   }

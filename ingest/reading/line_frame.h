@@ -56,8 +56,9 @@ class LineFramer {
   static LineFramer learn(std::string_view head);
 
   // Frames one physical line. Views point into `line` (or, when framing rebuilt the line, into
-  // the framer until the next call).
-  FramedLine frame(std::string_view line) const;
+  // the framer until the next call). `known_plain`: the caller knows that `line` holds no '\r'
+  // and no ESC (LineReader::line_is_plain), so it is not searched for them again.
+  FramedLine frame(std::string_view line, bool known_plain = false) const;
   // `head` with every line framed (a copy only when something changed), for sniffing.
   std::string_view frame_head(std::string_view head, std::string* storage) const;
 

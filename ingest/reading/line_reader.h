@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +21,9 @@ class LineReader {
   // such a line is read and dropped without being stored.
   LineReader(ByteSource& source, size_t buffer_size = size_t{4} << 20,
              size_t max_line = size_t{64} << 20);
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
 
   // Up to `n` bytes from the start of the input, for sniffing. Call before the first next().
   std::string_view head(size_t n);
@@ -37,7 +41,14 @@ class LineReader {
   int64_t line_number() const { return line_no_; }  // of the line last returned
   bool line_was_cut() const { return cut_; }
   bool last_line_had_no_newline() const { return no_newline_; }
+  // True when the line last returned is known to hold no '\r' and no ESC (has_cr_or_escape):
+  // the thread that reads ahead searched the blocks of its bytes for them, where the framer
+  // searched each line (docs/performance.md). False when not known.
+  bool line_is_plain() const { return plain_; }
   int64_t bytes_consumed() const { return consumed_; }  // decompressed bytes returned so far
+  // The source's raw_bytes_read() when the bytes being split were read: for progress, which
+  // must not ask the source while a block is read ahead.
+  int64_t raw_bytes_read() const { return ahead_ ? ahead_raw_read_ : source_.raw_bytes_read(); }
   const std::string& error() const { return error_; }
   // Streaming hash (XXH64 and length) of all decompressed bytes read so far: identical content
   // gives an identical hash whatever the compression or buffer size. Valid once next() has
@@ -53,6 +64,13 @@ class LineReader {
  private:
   // Reads more input after buf_[end_]; returns false at end of input or error.
   bool fill();
+  // fill() while a thread reads ahead (AheadRead): takes its block, the line begun before it
+  // copied in front, and asks for the next.
+  bool fill_ahead();
+  // Back to reading on this thread: the block read ahead is appended to the buffer. False when
+  // that read found the end of the input or an error.
+  bool end_ahead();
+  void start_ahead();
   // Feeds read bytes to the content hash (and the prefix hash).
   void hash_input(const char* data, size_t size);
 
@@ -61,25 +79,56 @@ class LineReader {
   // dump directory. A plain array, not a vector with a non-initialising allocator: freeing it is
   // one call at any optimisation level, where such a vector destroys its bytes one by one in an
   // unoptimised build (a third of the sanitizer test pass's time).
+  //
+  // `huge`: on transparent huge pages (util/large_array_allocator.h), for a source larger than
+  // the buffer, which fills all of it: its 1024 first touches of a 4 KiB page were about a
+  // twentieth of a large TORCH_TRACE log's ingest (docs/performance.md). A small file touches
+  // a few pages only, where one 2 MiB page would be zeroed whole.
   class Buffer {
    public:
-    explicit Buffer(size_t size)
-        : data_(std::make_unique_for_overwrite<char[]>(size)), size_(size) {}
+    Buffer(size_t size, bool huge) : data_(allocate(size, huge)), size_(size) {}
     char* data() { return data_.get(); }
     size_t size() const { return size_; }
     // Keeps the first min(size(), size) bytes.
     void resize(size_t size);
 
    private:
-    std::unique_ptr<char[]> data_;
+    struct Release {
+      size_t size = 0;
+      bool huge = false;
+      void operator()(char* bytes) const;
+    };
+    using Bytes = std::unique_ptr<char[], Release>;
+    static Bytes allocate(size_t size, bool huge);
+
+    Bytes data_;
     size_t size_;
   };
 
   // Read size while dropping the rest of a cut line (it lives after the kept max_line_ bytes).
   static constexpr size_t kCutScratch = size_t{1} << 16;
+  // A source at least this large is read a block ahead on a thread of its own (AheadRead):
+  // reading (the kernel's copy out of the page cache) and the content hash were about a quarter
+  // of a large TORCH_TRACE log's parsing thread (docs/performance.md). Smaller ones start no
+  // thread.
+  static constexpr int64_t kAheadMinBytes = int64_t{16} << 20;
+  // Room before each block read ahead for the end of the line begun in the block before; a
+  // longer line ends reading ahead.
+  static constexpr size_t kAheadHeadroom = size_t{256} << 10;
+  class AheadRead;
 
   ByteSource& source_;
   Buffer buf_;
+  // While a block is read ahead: the thread, the buffer it reads into (the next block, after
+  // kAheadHeadroom) and the source's count of raw bytes read after the current block.
+  bool ahead_allowed_ = false;  // until reading ahead starts (once at most)
+  std::unique_ptr<AheadRead> ahead_;
+  std::optional<Buffer> spare_;
+  int64_t ahead_raw_read_ = 0;
+  // Whether the bytes now in buf_ (a block read ahead and the start of the line begun before it)
+  // hold no '\r' and no ESC; and so the line last returned, of those bytes.
+  bool block_plain_ = false;
+  bool plain_ = false;
   size_t max_line_;
   size_t begin_ = 0;  // start of unreturned data
   size_t end_ = 0;    // end of valid data

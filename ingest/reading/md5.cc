@@ -82,20 +82,32 @@ std::string Md5::to_hex(const Md5Digest& digest) {
   return out;
 }
 
+namespace {
+
+// A hex digit's value, or 16: one load per digit, where three range checks per digit were a
+// visible share of a TORCH_TRACE log's parsing (a checksum per payload; docs/performance.md).
+struct HexDigits {
+  uint8_t value[256];
+  constexpr HexDigits() : value() {
+    for (int c = 0; c < 256; ++c) value[c] = 16;
+    for (int d = 0; d < 10; ++d) value['0' + d] = uint8_t(d);
+    for (int d = 0; d < 6; ++d) value['a' + d] = value['A' + d] = uint8_t(10 + d);
+  }
+};
+constexpr HexDigits kHexDigits;
+
+}  // namespace
+
 bool Md5::parse_hex(std::string_view hex, Md5Digest* digest) {
   if (hex.size() != 32) return false;
-  auto nibble = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
+  unsigned invalid = 0;
   for (size_t i = 0; i < 16; ++i) {
-    int hi = nibble(hex[2 * i]), lo = nibble(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    (*digest)[i] = uint8_t(hi << 4 | lo);
+    const unsigned hi = kHexDigits.value[static_cast<unsigned char>(hex[2 * i])];
+    const unsigned lo = kHexDigits.value[static_cast<unsigned char>(hex[2 * i + 1])];
+    invalid |= (hi | lo) & 16;
+    (*digest)[i] = uint8_t(hi << 4 | (lo & 15));
   }
-  return true;
+  return invalid == 0;
 }
 
 }  // namespace rcf::ingest

@@ -28,7 +28,8 @@ class Md5 {
   // One-shot helpers.
   static Md5Digest digest(std::string_view data);
   static std::string to_hex(const Md5Digest& digest);  // 32 lowercase hex digits
-  // Parses 32 hex digits (either case); false when `hex` is anything else.
+  // Parses 32 hex digits (either case); false when `hex` is anything else (`*digest` is then
+  // overwritten with unspecified bytes).
   static bool parse_hex(std::string_view hex, Md5Digest* digest);
 
  private:

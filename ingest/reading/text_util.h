@@ -9,6 +9,10 @@
 #include <string>
 #include <string_view>
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 namespace rcf::ingest {
 
 inline constexpr size_t kNpos = std::string_view::npos;
@@ -18,6 +22,27 @@ std::string_view ltrim(std::string_view s);  // drops leading whitespace
 std::string_view rtrim(std::string_view s);  // drops trailing whitespace
 std::string_view trim(std::string_view s);   // drops both
 bool is_blank(std::string_view s);
+
+// Whether `line` holds a '\r' or an ESC (0x1b), the bytes after which glue may hide, in one pass:
+// two memchr calls per line were most of the framer's cost on the short payload lines of a
+// TORCH_TRACE log (docs/performance.md). A reading thread also asks it of whole blocks
+// (LineReader::line_is_plain). Inline: the framer's fast path runs it on every line.
+inline bool has_cr_or_escape(std::string_view line) {
+  const char* p = line.data();
+  size_t n = line.size();
+#if defined(__SSE2__)
+  const __m128i cr = _mm_set1_epi8('\r');
+  const __m128i esc = _mm_set1_epi8('\x1b');
+  for (; n >= 16; p += 16, n -= 16) {
+    __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    if (_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(chunk, cr), _mm_cmpeq_epi8(chunk, esc))))
+      return true;
+  }
+#endif
+  for (; n > 0; ++p, --n)
+    if (*p == '\r' || *p == '\x1b') return true;
+  return false;
+}
 
 // Whether `part` occurs in `s` (string_view::find: fast when the needle's first byte is rare).
 bool contains(std::string_view s, std::string_view part);

@@ -87,17 +87,6 @@ int read_hex4(std::string_view s, size_t pos) {
   return value;
 }
 
-}  // namespace
-
-size_t skip_whitespace(std::string_view text, size_t pos) {
-  while (pos < text.size() &&
-         (text[pos] == ' ' || text[pos] == '\n' || text[pos] == '\t' || text[pos] == '\r'))
-    ++pos;
-  return pos;
-}
-
-namespace {
-
 #if defined(__SSE2__)
 // The position of the first '"', '\\' or control character at or after `i`, looking only while a
 // whole vector fits before `n`: where it returns a position with fewer bytes left, the caller's

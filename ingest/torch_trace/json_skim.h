@@ -21,8 +21,14 @@ inline constexpr size_t kInvalid = std::string_view::npos;
 // Deeper nesting is rejected (bounded recursion): the limit of every JSON rcf reads.
 inline constexpr int kMaxDepth = util::kMaxJsonDepth;
 
-// Offset of the first non-whitespace byte at or after `pos` (text.size() if none).
-size_t skip_whitespace(std::string_view text, size_t pos);
+// Offset of the first non-whitespace byte at or after `pos` (text.size() if none). Inline: the
+// walks call it around every token, and most tokens have no whitespace before them.
+inline size_t skip_whitespace(std::string_view text, size_t pos) {
+  while (pos < text.size() &&
+         (text[pos] == ' ' || text[pos] == '\n' || text[pos] == '\t' || text[pos] == '\r'))
+    ++pos;
+  return pos;
+}
 // `text[pos]` must be '"'. Offset just past the closing quote, or kInvalid.
 size_t skip_string(std::string_view text, size_t pos);
 // Offset just past the JSON value that starts at `pos` (leading whitespace allowed), or kInvalid.

@@ -7,9 +7,6 @@
 namespace rcf::ingest {
 namespace {
 
-// A chunk is handed to the worker at this size: large enough that the hand-over costs nothing
-// per byte, small enough that the queue (kQueuedChunks) stays a few MB.
-constexpr size_t kChunkBytes = size_t{1} << 20;
 constexpr size_t kQueuedChunks = 4;
 constexpr size_t kChunkRecords = 4096;  // records without payload bytes still end a chunk
 
@@ -20,33 +17,16 @@ PayloadChecksums::~PayloadChecksums() {
   worker_.reset();
 }
 
-PayloadChecksums::Chunk& PayloadChecksums::chunk() {
-  if (filling_.empty()) filling_.emplace_back();
-  return filling_.front();
-}
-
 void PayloadChecksums::begin_record() {
   hold_record(false);
   if (record_open_) add_end(0, {}, nullptr, /*check=*/false);
   record_begin_ = chunk().bytes.size();
 }
 
-void PayloadChecksums::append(std::string_view bytes) {
-  record_open_ = true;
-  Chunk& c = chunk();
-  c.bytes.append(bytes);
-  if (!held_ && c.bytes.size() >= kChunkBytes) hand_over();
-}
-
 void PayloadChecksums::hold_record(bool hold) {
   const bool released = held_ && !hold;
   held_ = hold;
   if (released && !filling_.empty() && chunk_full()) hand_over();
-}
-
-std::string_view PayloadChecksums::open_record() const {
-  if (!held_ || filling_.empty()) return {};
-  return std::string_view(filling_.front().bytes).substr(record_begin_);
 }
 
 bool PayloadChecksums::chunk_full() const {

@@ -38,8 +38,15 @@ class PayloadChecksums {
   // Starts a record's payload: bytes appended since the last end_record() (a record abandoned
   // half-way) are dropped unchecked.
   void begin_record();
-  // The bytes of the current record's payload, in order (the '\n' between lines included).
-  void append(std::string_view bytes);
+  // The next line of the current record's payload: a '\n' before it unless it is the record's
+  // first, then its bytes. Inline, as chunk() and open_record(): they run on every payload line.
+  void append_line(std::string_view line, bool first) {
+    record_open_ = true;
+    Chunk& c = chunk();
+    if (!first) c.bytes.push_back('\n');
+    c.bytes.append(line);
+    if (!held_ && c.bytes.size() >= kChunkBytes) hand_over();
+  }
   // Ends the current record's payload; the next append() starts the next record's. `expected`
   // is null when the envelope's checksum is not 32 hex digits (always a mismatch).
   void end_record(int64_t line, std::string_view excerpt, const Md5Digest* expected);
@@ -51,7 +58,10 @@ class PayloadChecksums {
   void hold_record(bool hold);
   // The current record's bytes while it is held (empty when not held): valid until the next
   // append(), begin_record() or hold_record(false); end_record() leaves them valid.
-  std::string_view open_record() const;
+  std::string_view open_record() const {
+    if (!held_ || filling_.empty()) return {};
+    return std::string_view(filling_.front().bytes).substr(record_begin_);
+  }
   // Waits for the worker; the records whose payload did not match, in record order.
   std::vector<Mismatch> finish();
 
@@ -73,7 +83,18 @@ class PayloadChecksums {
     std::string excerpts;
   };
 
-  Chunk& chunk();
+  // A chunk is handed to the worker at this size: large enough that the hand-over costs nothing
+  // per byte, small enough that the queue (kQueuedChunks) stays a few MB.
+  static constexpr size_t kChunkBytes = size_t{1} << 20;
+
+  // A new chunk's bytes are reserved at once: grown by doubling, each chunk was copied on the way
+  // and touched twice its pages (docs/performance.md). The slack is a few lines past the size.
+  static constexpr size_t kChunkCapacity = kChunkBytes + (size_t{256} << 10);
+
+  Chunk& chunk() {
+    if (filling_.empty()) filling_.emplace_back().bytes.reserve(kChunkCapacity);
+    return filling_.front();
+  }
   void add_end(int64_t line, std::string_view excerpt, const Md5Digest* expected, bool check);
   void start_worker();
   void hand_over();

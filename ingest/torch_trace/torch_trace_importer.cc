@@ -186,8 +186,7 @@ class TorchTraceImporter : public Importer {
     Record& r = pending_;
     const bool first = r.payload_lines++ == 0;
     if (r.keep_payload) keep_payload_line(r, content, first);
-    if (!first) checksums_.append("\n");
-    checksums_.append(content);
+    checksums_.append_line(content, first);
     if (r.version_lines && content.starts_with("# torch "))
       compiles_.read_torch_version(content, line_no);
   }
