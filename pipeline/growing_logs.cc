@@ -129,11 +129,11 @@ std::vector<std::string> GrowingLogs::read_batch(const std::vector<FileToRead>& 
   return summary.warnings;
 }
 
-// The batch's preview (preview_in_batch): one that fails leaves the batch to be read and
+// The batch's preview (preview(look, true)): one that fails leaves the batch to be read and
 // analysed as if none had been asked for, saying why.
 void GrowingLogs::look_first_at_ends(const PreviewLook& look, std::vector<std::string>& warnings) {
   try {
-    preview_in_batch(look);
+    preview(look, true);
   } catch (const Error& e) {
     warnings.push_back(std::string("the logs' last records were not read: ") + e.what());
   }
@@ -220,31 +220,29 @@ std::vector<std::string> GrowingLogs::unpreviewed_logs() const {
 }
 
 bool GrowingLogs::preview_ends(const PreviewLook& look) {
-  const std::vector<std::string> grown = unpreviewed_logs();
-  if (grown.empty()) return false;
-  const auto started = std::chrono::steady_clock::now();
-  store::Database* db = &store();
-  {
-    store::IngestWriter writer(*db, util::this_host());
-    write_ends(writer, grown, look);
-  }  // not committed: rolled back
-  previewed(grown, started);
-  return true;
+  return preview(look, false);
 }
 
-// The batch's logs as if they ended now, shown to `look` between the batch's reads and its
-// analysis, in a savepoint rolled back before that analysis: the batch's own rows stay as read.
-bool GrowingLogs::preview_in_batch(const PreviewLook& look) {
+// The logs that grew as if they ended now, shown to `look`: in a transaction of their own that is
+// not committed, or, `inside_batch`, between the batch's reads and its analysis in a savepoint
+// rolled back before that analysis (the batch's own rows stay as read).
+bool GrowingLogs::preview(const PreviewLook& look, bool inside_batch) {
   const std::vector<std::string> grown = unpreviewed_logs();
   if (grown.empty()) return false;
   const auto started = std::chrono::steady_clock::now();
   store::Database& db = store();
   {
-    store::TrialWrites undone(db);
-    store::IngestWriter writer(db, util::this_host(), store::IngestWriter::kCallersTransaction);
+    std::optional<store::TrialWrites> undone;
+    if (inside_batch) undone.emplace(db);
+    store::IngestWriter writer(db, util::this_host(),
+                               inside_batch ? store::IngestWriter::kCallersTransaction
+                                            : store::IngestWriter::kOwnTransaction);
     write_ends(writer, grown, look);
-  }  // rolled back to before the preview, also when it threw
-  previewed(grown, started);
+  }  // rolled back (the writer's own transaction, or to the savepoint), also when it threw
+  // Only once it succeeded: a preview that failed is made again.
+  for (const auto& path : grown) open_[path].previewed_bytes = open_[path].reader->stats().bytes;
+  last_preview_seconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return true;
 }
 
@@ -281,14 +279,6 @@ void GrowingLogs::write_ends(store::IngestWriter& writer, const std::vector<std:
   store::AnalysisMemos written = memos_;
   analysis::analyze_runs(db, writer.touched_runs(), nullptr, &written);
   look(db, run_id, written.find(run_id));
-}
-
-// Only once a preview succeeded: one that failed is made again.
-void GrowingLogs::previewed(const std::vector<std::string>& grown,
-                            std::chrono::steady_clock::time_point started) {
-  for (const auto& path : grown) open_[path].previewed_bytes = open_[path].reader->stats().bytes;
-  last_preview_seconds_ =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
 }  // namespace rcf::pipeline

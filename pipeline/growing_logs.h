@@ -7,7 +7,6 @@
 // after the final batch equals a one-shot `rcf ingest` of the same files.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -92,12 +91,10 @@ class GrowingLogs {
   };
   struct Batch;
   std::vector<std::string> unpreviewed_logs() const;
-  bool preview_in_batch(const PreviewLook& look);
+  bool preview(const PreviewLook& look, bool inside_batch);
   void look_first_at_ends(const PreviewLook& look, std::vector<std::string>& warnings);
   void write_ends(store::IngestWriter& writer, const std::vector<std::string>& grown,
                   const PreviewLook& look);
-  void previewed(const std::vector<std::string>& grown,
-                 std::chrono::steady_clock::time_point started);
   ingest::DriverOptions options_for(const std::string& path) const;
   void read_file(Batch& batch, const FileToRead& file);
   void forget_memos_if_store_moved(store::Database& db);
