@@ -240,6 +240,7 @@ SourceOutcome read_unrecognized(const std::string& path, LineReader& reader, Sou
   stats->lines = reader.line_number();
   stats->content_hash = reader.content_hash();
   stats->prefix_hash = reader.prefix_hash();
+  stats->prefix_checkpoints = reader.prefix_checkpoints();
   stats->read_error = reader.error();
   if (!stats->read_error.empty()) stats->first_error = path + ": " + stats->read_error;
   return SourceOutcome::kUnrecognized;
@@ -348,6 +349,7 @@ struct GrowingSource::State {
     stats.lines = reader->line_number();
     stats.content_hash = reader->content_hash();
     stats.prefix_hash = reader->prefix_hash();
+    stats.prefix_checkpoints = reader->prefix_checkpoints();
   }
 
   // Ends the source: the re-flow's last line, a read error or missing final newline, the

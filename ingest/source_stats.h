@@ -49,6 +49,8 @@ struct SourceStats {
   // Content hash of the first DriverOptions::hash_prefix_bytes bytes (empty when not asked or
   // the input was shorter): equal to an earlier version's content_hash when the log only grew.
   std::string prefix_hash;
+  // The hashes of the first bytes at fixed offsets (ingest/reading/prefix_checkpoints.h).
+  std::string prefix_checkpoints;
   int64_t bytes = 0;  // decompressed
   int64_t lines = 0;
   int64_t events = 0;

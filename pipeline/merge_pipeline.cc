@@ -136,24 +136,65 @@ MergeSummary run_merge(const MergeRequest& request) {
   return summary;
 }
 
+namespace {
+
+// One line per version of a grown log that the merge left out or replaced.
+std::string render_grown(const std::string& shard_path, const store::GrownSource& g) {
+  using util::field_text;
+  const std::string what =
+      g.shard_longer ? fmt::format(
+                           "grew from {} bytes in the store to {}: the store's version "
+                           "replaced",
+                           g.shorter_bytes, g.longer_bytes)
+                     : fmt::format(
+                           "an earlier version ({} bytes) of the {} already in the store: "
+                           "nothing added",
+                           g.shorter_bytes, g.longer_bytes);
+  const int64_t unchecked = g.shorter_bytes - g.compared_bytes;
+  const std::string evidence =
+      unchecked == 0 ? fmt::format("all {} bytes of the shorter compared by their checkpoints",
+                                   g.compared_bytes)
+                     : fmt::format(
+                           "its first {} bytes compared by their checkpoints, its last {} "
+                           "could not be",
+                           g.compared_bytes, unchecked);
+  return fmt::format("  {}: {}: {} (lane {}, run {}; {})\n", field_text(shard_path),
+                     field_text(g.path), what, field_text(g.lane), field_text(g.run), evidence);
+}
+
+}  // namespace
+
 std::string render_merge_summary(const MergeSummary& summary) {
-  int64_t added = 0, skipped = 0, rows = 0;
+  int64_t added = 0, skipped = 0, rows = 0, grown = 0;
   for (const auto& shard : summary.shards) {
     added += shard.sources_added;
     skipped += static_cast<int64_t>(shard.skipped.size());
     rows += shard.rows_copied;
+    grown += static_cast<int64_t>(shard.grown.size());
   }
+  const std::string grown_part = grown == 0
+                                     ? ""
+                                     : fmt::format(", {} earlier version{} of a grown log left out",
+                                                   grown, grown == 1 ? "" : "s");
   std::string out = fmt::format(
-      "merged {} shard{}: {} source{} added ({} rows), {} already in the store (unchanged); {} "
+      "merged {} shard{}: {} source{} added ({} rows), {} already in the store (unchanged){}; {} "
       "run{} analysed\n",
       summary.shards.size(), summary.shards.size() == 1 ? "" : "s", added, added == 1 ? "" : "s",
-      rows, skipped, summary.runs_analysed, summary.runs_analysed == 1 ? "" : "s");
-  for (const auto& shard : summary.shards)
+      rows, skipped, grown_part, summary.runs_analysed, summary.runs_analysed == 1 ? "" : "s");
+  for (const auto& shard : summary.shards) {
     for (const auto& s : shard.skipped)
       out += fmt::format(
           "  {}: {}: same content as {}, nothing added (already in lane {}, run {})\n",
           util::field_text(shard.shard_path), util::field_text(s.path),
           util::field_text(s.earlier_path), util::field_text(s.lane), util::field_text(s.run));
+    for (const auto& g : shard.grown) out += render_grown(shard.shard_path, g);
+    for (const auto& u : shard.undecided)
+      out += fmt::format(
+          "  {}: {}: kept beside the source of the same path in lane {}, run {}: unknown whether "
+          "one is an earlier version of the other: {}\n",
+          util::field_text(shard.shard_path), util::field_text(u.path), util::field_text(u.lane),
+          util::field_text(u.run), u.why);
+  }
   return out;
 }
 

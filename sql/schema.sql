@@ -60,6 +60,9 @@ CREATE TABLE source (
   ingested_at TEXT NOT NULL,      -- UTC time of the ingest (ISO 8601)
   host TEXT,                      -- machine the source was ingested on (rcf ingest --host, default
                                   -- its hostname; rcf merge keeps it), NULL when unknown
+  prefix_checkpoints TEXT NOT NULL DEFAULT '', -- XXH64 of the first 4, 8 ... 64 KiB, then of every 64 KiB more, of the
+                                  -- decompressed bytes, 16 hex digits each, concatenated: how rcf merge tells
+                                  -- an earlier version of a growing log from another log (docs/merge.md)
   UNIQUE (run_id, content_hash, file_rank)
 );
 

@@ -10,6 +10,7 @@
 
 #include "ingest/batching_sink.h"
 #include "store/batch_insert.h"
+#include "store/delete_source.h"
 #include "store/duplicate_source.h"
 #include "store/hlo_instruction_text.h"
 #include "store/run_bundle.h"
@@ -684,6 +685,7 @@ namespace {
 
 // Binds a source row's content and counts, in the order of the source table's columns from
 // content_hash to read_error, from parameter `first` on (9 parameters).
+// (prefix_checkpoints, the last column, is bound by the callers.)
 void bind_counts(Statement& st, int first, const ingest::SourceStats& stats) {
   st.bind(first, stats.content_hash)
       .bind(first + 1, stats.bytes)
@@ -726,7 +728,7 @@ struct IngestWriter::SourceStatements {
         insert(db.prepare(
             "INSERT INTO source(source_id, run_id, path, format, encoding, content_hash, bytes, "
             "lines, events, skipped, rejected, warnings, first_error, read_error, file_rank, "
-            "ingested_at, host) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")),
+            "ingested_at, host, prefix_checkpoints) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")),
         note(db,
              "INSERT INTO line_note(source_id, fate, reason, count, first_line, first_excerpt) "
              "VALUES (?,?,?,?,?,?)"),
@@ -734,7 +736,8 @@ struct IngestWriter::SourceStatements {
                  "INSERT INTO rejected_line(source_id, line, reason, excerpt) VALUES (?,?,?,?)"),
         update(db,
                "UPDATE source SET content_hash=?, bytes=?, lines=?, events=?, skipped=?, "
-               "rejected=?, warnings=?, first_error=?, read_error=? WHERE source_id=?"),
+               "rejected=?, warnings=?, first_error=?, read_error=?, prefix_checkpoints=? WHERE "
+               "source_id=?"),
         drop_notes(db, "DELETE FROM line_note WHERE source_id=?"),
         drop_rejected(db, "DELETE FROM rejected_line WHERE source_id=?") {}
   Statement next_id, duplicate, insert;
@@ -858,25 +861,7 @@ std::optional<IngestWriter::EarlierSource> IngestWriter::earlier_source(int64_t 
 }
 
 void IngestWriter::delete_source(int64_t source_id) {
-  // HLO parameters, constants and instructions hang off their module, not the source.
-  for (const char* child : {"hlo_parameter", "hlo_constant", "hlo_instruction_text"}) {
-    auto del = db_.prepare(fmt::format(
-        "DELETE FROM {} WHERE hlo_module_id IN (SELECT hlo_module_id FROM hlo_module WHERE "
-        "source_id=?)",
-        child));
-    del.bind(1, source_id).run();
-  }
-  // Every other table with a source_id column, so that a new raw table is never forgotten;
-  // compile_event is derived: the analysis of the run rebuilds it with its attributions.
-  std::vector<std::string> tables;
-  auto list = db_.prepare(
-      "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) p "
-      "WHERE m.type='table' AND p.name='source_id' AND m.name <> 'compile_event' ORDER BY 1");
-  while (list.step()) tables.push_back(list.str(0));
-  for (const auto& table : tables) {
-    auto del = db_.prepare(fmt::format("DELETE FROM \"{}\" WHERE source_id=?", table));
-    del.bind(1, source_id).run();
-  }
+  delete_source_rows(db_, source_id);
 }
 
 std::optional<IngestWriter::Duplicate> IngestWriter::end_source(const ingest::SourceStats& stats,
@@ -904,6 +889,7 @@ std::optional<IngestWriter::Duplicate> IngestWriter::end_source(const ingest::So
       .bind(5, stats.encoding);
   bind_counts(insert, 6, stats);
   insert.bind(15, stats.file_rank).bind(16, utc_now()).bind_or_null(17, host_);
+  insert.bind(18, stats.prefix_checkpoints);
   insert.run();
   write_line_notes(stats);
   db_.exec("RELEASE source");
@@ -915,7 +901,7 @@ void IngestWriter::update_source(const ingest::SourceStats& stats) {
   flush_and_wait();
   Statement& update = sources_->update.get();
   bind_counts(update, 1, stats);
-  update.bind(10, current_source_);
+  update.bind(10, stats.prefix_checkpoints).bind(11, current_source_);
   update.run();
   // The notes and rejected lines are the source's so far: written again whole.
   sources_->drop_notes.get().bind(1, current_source_).run();

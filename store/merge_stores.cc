@@ -9,9 +9,11 @@
 #include <unordered_map>
 
 #include "store/batch_insert.h"
+#include "store/delete_source.h"
 #include "store/duplicate_source.h"
 #include "store/run_bundle.h"
 #include "store/schema_layers.h"
+#include "store/source_versions.h"
 #include "store/string_interner.h"
 #include "util/error.h"
 
@@ -122,6 +124,9 @@ class ShardCopy {
   };
   std::optional<int64_t> existing_run(const ShardRun& run);
   const ShardRun& shard_run(int64_t shard_run_id) const;
+  bool settle_versions(int64_t out_run_id, const std::string& path, const ShardRun& run,
+                       const SourceVersion& incoming, ShardMergeResult& result,
+                       std::vector<int64_t>& replaced);
   int64_t output_run(int64_t shard_run_id);
   void fold_run_facts(int64_t shard_run_id, int64_t out_run_id);
   bool kept(const Statement& row, const TablePlan& plan) const;
@@ -156,8 +161,10 @@ void ShardCopy::decide_sources(ShardMergeResult& result, std::vector<int64_t>& t
   auto runs = shard_.prepare("SELECT run_id, lane, run, created_at FROM run_table");
   while (runs.step()) shard_runs_[runs.int64(0)] = {runs.str(1), runs.str(2), runs.str(3)};
   auto list = shard_.prepare(
-      "SELECT source_id, run_id, path, content_hash, file_rank FROM source ORDER BY source_id");
+      "SELECT source_id, run_id, path, content_hash, file_rank, bytes, prefix_checkpoints, host "
+      "FROM source ORDER BY source_id");
   auto duplicate = out_.prepare(kDuplicateSourceSql);
+  std::vector<int64_t> replaced;  // output sources a longer version from the shard replaces
   while (list.step()) {
     const int64_t shard_run_id = list.int64(1);
     std::optional<int64_t> target = runs_.find(shard_run_id);
@@ -170,12 +177,45 @@ void ShardCopy::decide_sources(ShardMergeResult& result, std::vector<int64_t>& t
       continue;
     }
     duplicate.reset();
+    const SourceVersion incoming{list.int64(0), list.int64(5), list.str(3), list.str(6),
+                                 list.opt_str(7)};
+    if (target &&
+        !settle_versions(*target, list.str(2), shard_run(shard_run_id), incoming, result, replaced))
+      continue;
     sources_.assign(list.int64(0));
     const int64_t run_id = output_run(shard_run_id);
     if (std::find(touched_runs.begin(), touched_runs.end(), run_id) == touched_runs.end())
       touched_runs.push_back(run_id);
     ++result.sources_added;
   }
+  for (int64_t source_id : replaced) delete_source_rows(out_, source_id);
+}
+
+// A shard source against the output's sources with its path in its run: false when it is an
+// earlier version of one of them (left out); an output source it is a longer version of goes to
+// `replaced`; two that cannot be told apart are both kept, and reported.
+bool ShardCopy::settle_versions(int64_t out_run_id, const std::string& path, const ShardRun& run,
+                                const SourceVersion& incoming, ShardMergeResult& result,
+                                std::vector<int64_t>& replaced) {
+  std::vector<int64_t> older;
+  for (const SourceVersion& kept : sources_at_path(out_, out_run_id, path)) {
+    if (std::find(replaced.begin(), replaced.end(), kept.source_id) != replaced.end()) continue;
+    const GrowthVerdict verdict = judge_growth(kept, incoming);
+    if (verdict.kind == GrowthVerdict::kFirstGrew) {
+      result.grown.push_back(
+          {path, run.lane, run.run, incoming.bytes, kept.bytes, verdict.compared_bytes, false});
+      return false;
+    }
+    if (verdict.kind == GrowthVerdict::kSecondGrew) {
+      older.push_back(kept.source_id);
+      result.grown.push_back(
+          {path, run.lane, run.run, kept.bytes, incoming.bytes, verdict.compared_bytes, true});
+    } else if (verdict.kind == GrowthVerdict::kUndecided) {
+      result.undecided.push_back({path, run.lane, run.run, verdict.why});
+    }
+  }
+  replaced.insert(replaced.end(), older.begin(), older.end());
+  return true;
 }
 
 // The output run of a shard run that receives a source: found by lane and run, else created.

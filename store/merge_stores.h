@@ -3,7 +3,8 @@
 // (store/schema_layers.h) is copied with its ids remapped: runs are matched by (lane, run), so a
 // run split over hosts becomes one run; sources, HLO modules and execution groups get new ids;
 // *_sid columns are re-interned in the output's `strings`. A source already in the output (the
-// rule of store/duplicate_source.h) is skipped, as a re-ingest skips it. Derived tables are not
+// rule of store/duplicate_source.h) is skipped, as a re-ingest skips it; of two versions of one
+// growing log the longer is kept (GrownSource). Derived tables are not
 // copied: the caller re-analyses touched_runs() (pipeline/merge_pipeline.h).
 #pragma once
 
@@ -24,11 +25,30 @@ struct SkippedSource {
   std::string earlier_path, lane, run;  // the source with the same content, and its run
 };
 
+// A shard's source and a source of the output with the same path in the same run, one of which
+// is an earlier, shorter version of the other (a log that grew between two ingests): the longer
+// one is kept, as `rcf ingest` keeps it (docs/merge.md).
+struct GrownSource {
+  std::string path, lane, run;
+  int64_t shorter_bytes = 0, longer_bytes = 0;
+  int64_t compared_bytes = 0;  // the shorter's first bytes its prefix checkpoints cover
+  bool shard_longer = false;   // the output's version was replaced; else the shard's left out
+};
+
+// Two sources with the same path in the same run whose checkpoints cannot say whether one grew
+// into the other: both are kept.
+struct UndecidedSource {
+  std::string path, lane, run;
+  std::string why;  // and what would decide it
+};
+
 struct ShardMergeResult {
   std::string shard_path;
   int64_t sources_added = 0;
   int64_t rows_copied = 0;  // rows of the raw tables, sources and their line notes included
   std::vector<SkippedSource> skipped;
+  std::vector<GrownSource> grown;
+  std::vector<UndecidedSource> undecided;
 };
 
 class StoreMerger {

@@ -299,5 +299,108 @@ TEST_F(MergeTest, AnXlaRunSplitOverTwoHostsKeepsItsHloAndExecutionGroups) {
             "0");
 }
 
+// A log still being written, ingested into one shard early and into another later (on one host):
+// the merge keeps the longer version, in either order, and the run is what one ingest of the
+// longer version gives. A TORCH_TRACE log and a PT_XLA_DEBUG log, cut inside a line and at a
+// line's end.
+TEST_F(MergeTest, TwoVersionsOfAGrowingLogMergeIntoTheLongerOne) {
+  namespace fs = std::filesystem;
+  const std::string debug =
+      std::string(RCF_FIXTURES_DIR) + "/scenarios/multi_sync/pt_xla_debug.log";
+  struct Case {
+    std::string log;
+    int64_t cut;
+    std::string name;
+  };
+  const std::string trace = testing::read_file(rank_log(1));
+  const std::string xla = testing::read_file(debug);
+  const std::string trace_name = "dedicated_log_torch_trace_rank_1.log";
+  const std::vector<Case> cases = {
+      {trace, 1500000, trace_name},
+      {trace, static_cast<int64_t>(trace.find('\n', 200000)) + 1, trace_name},
+      {xla, 80000, "pt_xla_debug.log"},
+      {xla, static_cast<int64_t>(xla.find('\n', 30000)) + 1, "pt_xla_debug.log"}};
+  int n = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "case " << n << ", cut at " << c.cut);
+    const std::string dir = path("run" + std::to_string(n++));
+    fs::create_directory(dir);
+    const std::string log = dir + "/" + c.name;
+    auto ingest = [&](const std::string& db) {
+      expect_ok(run_rcf({"ingest", "--db", db, "--host", "h", "--lane", "l", "--run", "r", log}));
+    };
+    testing::write_file(log, c.log.substr(0, static_cast<size_t>(c.cut)));
+    ingest(dir + "/early.db");
+    testing::write_file(log, c.log);
+    ingest(dir + "/late.db");
+    ingest(dir + "/one.db");
+    const std::string expected = all_views(*open(dir + "/one.db"));
+    ASSERT_NE(scalar(*open(dir + "/one.db"), "SELECT count(*) FROM compiles"), "0");
+    RcfRun early_first = merge(dir + "/m1.db", {dir + "/early.db", dir + "/late.db"});
+    expect_ok(early_first);
+    EXPECT_NE(
+        early_first.out.find(": grew from " + std::to_string(c.cut) + " bytes in the store to " +
+                             std::to_string(c.log.size()) + ": the store's version replaced"),
+        std::string::npos)
+        << early_first.out;
+    RcfRun late_first = merge(dir + "/m2.db", {dir + "/late.db", dir + "/early.db"});
+    expect_ok(late_first);
+    EXPECT_NE(late_first.out.find("1 earlier version of a grown log left out"), std::string::npos)
+        << late_first.out;
+    EXPECT_NE(
+        late_first.out.find(": an earlier version (" + std::to_string(c.cut) + " bytes) of the " +
+                            std::to_string(c.log.size()) + " already in the store"),
+        std::string::npos)
+        << late_first.out;
+    for (const char* merged : {"/m1.db", "/m2.db"}) {
+      auto out = open(dir + merged);
+      EXPECT_EQ(all_views(*out), expected) << merged;
+      EXPECT_EQ(scalar(*out, "SELECT count(*) FROM source"), "1") << merged;
+    }
+  }
+}
+
+// What the checkpoints cannot decide keeps both versions and says so: the two hosts' logs with
+// the same start, and a shorter version under the first checkpoint (4 KiB). A log whose bytes
+// differ is another log, kept without a word.
+TEST_F(MergeTest, VersionsTheCheckpointsCannotDecideAreBothKeptAndSaidUnknown) {
+  const std::string debug =
+      testing::read_file(std::string(RCF_FIXTURES_DIR) + "/scenarios/multi_sync/pt_xla_debug.log");
+  const std::string log = path("pt_xla_debug.log");
+  auto ingest = [&](const std::string& db, const std::string& host, const std::string& bytes) {
+    testing::write_file(log, bytes);
+    expect_ok(run_rcf({"ingest", "--db", db, "--host", host, "--lane", "l", "--run", "r", log}));
+  };
+  ingest(path("a.db"), "a", debug.substr(0, 60000));
+  ingest(path("b.db"), "b", debug);
+  ingest(path("small.db"), "a", debug.substr(0, 3000));
+  std::string other = debug;
+  other[10] = other[10] == 'x' ? 'y' : 'x';
+  ingest(path("other.db"), "a", other);
+
+  RcfRun hosts = merge(path("m1.db"), {path("a.db"), path("b.db")});
+  expect_ok(hosts);
+  EXPECT_NE(hosts.out.find(": kept beside the source of the same path in lane l, run r: unknown "
+                           "whether one is an earlier version of the other: the first 57344 "
+                           "bytes agree, but they were ingested on two hosts (a, b)"),
+            std::string::npos)
+      << hosts.out;
+  EXPECT_EQ(scalar(*open(path("m1.db")), "SELECT count(*) FROM source"), "2");
+
+  RcfRun small = merge(path("m2.db"), {path("small.db"), path("b.db")});
+  expect_ok(small);
+  EXPECT_NE(
+      small.out.find("the shorter (3000 bytes) ends before the first checkpoint (4096 bytes)"),
+      std::string::npos)
+      << small.out;
+  EXPECT_EQ(scalar(*open(path("m2.db")), "SELECT count(*) FROM source"), "2");
+
+  RcfRun different = merge(path("m3.db"), {path("a.db"), path("other.db")});
+  expect_ok(different);
+  EXPECT_EQ(different.out.find("earlier version"), std::string::npos) << different.out;
+  EXPECT_EQ(different.out.find("unknown"), std::string::npos) << different.out;
+  EXPECT_EQ(scalar(*open(path("m3.db")), "SELECT count(*) FROM source"), "2");
+}
+
 }  // namespace merge_test
 }  // namespace rcf

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <string.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -316,17 +317,26 @@ std::string format_hash(const ContentHash& hash, int64_t bytes) {
 }  // namespace
 
 void LineReader::hash_input(const char* data, size_t size) {
-  int64_t room = prefix_bytes_ - total_read_;
-  if (prefix_hash_.empty() && room >= 0 && room <= static_cast<int64_t>(size)) {
-    // The prefix ends inside this chunk: digest it there, then go on.
+  // The bytes are hashed in pieces that end where a digest is due: the prefix hash and each
+  // checkpoint (ingest/reading/prefix_checkpoints.h).
+  while (size > 0) {
+    int64_t stop = checkpoints_.next_offset();
+    const bool prefix_due = prefix_hash_.empty() && prefix_bytes_ >= total_read_;
+    if (prefix_due) stop = std::min(stop, prefix_bytes_);
+    const int64_t room = stop - total_read_;
+    if (room > static_cast<int64_t>(size)) {
+      hash_.update(data, size);
+      total_read_ += static_cast<int64_t>(size);
+      return;
+    }
     hash_.update(data, static_cast<size_t>(room));
-    prefix_hash_ = format_hash(hash_, prefix_bytes_);
+    total_read_ += room;
     data += room;
     size -= static_cast<size_t>(room);
-    total_read_ += room;
+    if (prefix_due && total_read_ == prefix_bytes_)
+      prefix_hash_ = format_hash(hash_, prefix_bytes_);
+    if (total_read_ == checkpoints_.next_offset()) checkpoints_.add(hash_.digest());
   }
-  hash_.update(data, size);
-  total_read_ += static_cast<int64_t>(size);
 }
 
 void LineReader::hash_prefix(int64_t bytes) {

@@ -11,6 +11,7 @@
 
 #include "ingest/reading/byte_source.h"
 #include "ingest/reading/content_hash.h"
+#include "ingest/reading/prefix_checkpoints.h"
 
 namespace rcf::ingest {
 
@@ -60,6 +61,9 @@ class LineReader {
   void hash_prefix(int64_t bytes);
   // content_hash() of the first hash_prefix() bytes; empty when the input was shorter.
   const std::string& prefix_hash() const { return prefix_hash_; }
+  // The hashes of the bytes read so far at the fixed offsets of
+  // ingest/reading/prefix_checkpoints.h, as source.prefix_checkpoints holds them.
+  const std::string& prefix_checkpoints() const { return checkpoints_.text(); }
 
  private:
   // Reads more input after buf_[end_]; returns false at end of input or error.
@@ -141,6 +145,7 @@ class LineReader {
   ContentHash hash_;
   int64_t prefix_bytes_ = -1;  // -1: no prefix hash wanted
   std::string prefix_hash_;
+  PrefixCheckpoints checkpoints_;
   std::string error_;
 };
 

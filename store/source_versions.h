@@ -1,0 +1,41 @@
+// Whether two sources with one path in one run are two versions of one growing log, from what a
+// store keeps of each (its length, content hash, prefix checkpoints and host); `rcf merge` keeps
+// the longer of two such versions (docs/merge.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/database.h"
+
+namespace rcf::store {
+
+struct SourceVersion {
+  int64_t source_id = 0;
+  int64_t bytes = 0;
+  std::string content_hash;
+  std::string prefix_checkpoints;
+  std::optional<std::string> host;
+};
+
+// The sources of run `run_id` with path `path`, oldest first.
+std::vector<SourceVersion> sources_at_path(Database& db, int64_t run_id, const std::string& path);
+
+struct GrowthVerdict {
+  enum Kind {
+    kUnrelated,   // two logs (their bytes differ where both have them), or the same content
+    kFirstGrew,   // the second is an earlier version of the first
+    kSecondGrew,  // the first is an earlier version of the second
+    kUndecided,   // the store cannot tell: `why` says why and what would decide it
+  };
+  Kind kind = kUnrelated;
+  int64_t compared_bytes = 0;  // of the shorter's first bytes, when one grew into the other
+  std::string why;
+};
+
+// Judges two sources with one path in one run.
+GrowthVerdict judge_growth(const SourceVersion& first, const SourceVersion& second);
+
+}  // namespace rcf::store
