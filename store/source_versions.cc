@@ -8,9 +8,7 @@
 namespace rcf::store {
 
 std::vector<SourceVersion> sources_at_path(Database& db, int64_t run_id, const std::string& path) {
-  auto list = db.prepare(
-      "SELECT source_id, bytes, content_hash, prefix_checkpoints, host FROM source "
-      "WHERE run_id=? AND path=? ORDER BY source_id");
+  auto list = db.prepare(kSourcesAtPathSql);
   list.bind(1, run_id).bind(2, path);
   std::vector<SourceVersion> found;
   while (list.step())

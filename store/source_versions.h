@@ -20,6 +20,11 @@ struct SourceVersion {
   std::optional<std::string> host;
 };
 
+// The sources of run ?1 with path ?2, oldest first (through the index source_run).
+inline constexpr const char* kSourcesAtPathSql =
+    "SELECT source_id, bytes, content_hash, prefix_checkpoints, host FROM source "
+    "WHERE run_id=? AND path=? ORDER BY source_id";
+
 // The sources of run `run_id` with path `path`, oldest first.
 std::vector<SourceVersion> sources_at_path(Database& db, int64_t run_id, const std::string& path);
 

@@ -28,9 +28,11 @@ namespace {
 // CompileTime and ExecuteTime timers, and counter values such as aten::_local_scalar_dense), a
 // fifth of a metrics report, so queries that use it repeat its WHERE term (kMetricFieldsTerm in
 // store/store.h). source_content serves the duplicate-source lookup (store/duplicate_source.h),
-// run once per file by ingest and merge; without it that lookup scans every source.
+// run once per file by ingest and merge; without it that lookup scans every source. source_run
+// holds the path too: rcf merge looks up each shard source's path in its run (a run can hold
+// 100,000 files of a dump directory).
 constexpr const char* kIndexSql = R"sql(
-CREATE INDEX IF NOT EXISTS source_run ON source(run_id);
+CREATE INDEX IF NOT EXISTS source_run ON source(run_id, path);
 CREATE INDEX IF NOT EXISTS source_content ON source(content_hash);
 DROP INDEX IF EXISTS dynamo_compile_raw_ref;
 DROP INDEX IF EXISTS guard_failure_ref;

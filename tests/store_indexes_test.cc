@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "store/source_versions.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
 #include "tests/support/temp_files.h"
@@ -76,6 +77,17 @@ TEST(StoreIndexes, EveryPerRunTableIsFoundByRunId) {
 
 // The metric samples the analysis reads (timers and counter values) are found through the partial
 // index metric_fields when a query repeats its term; the old two-field metric_timer is dropped.
+// rcf merge looks up each shard source's path in its run: one index step, not a scan of the
+// run's sources (a dump directory's run holds thousands).
+TEST(StoreIndexes, TheMergesLookupOfAPathInARunUsesTheSourceRunIndex) {
+  testing::TempDir dir;
+  auto db = open_store(dir.file("rcf.db"), OpenMode::kCreateOrWrite);
+  auto st = db->prepare(std::string("EXPLAIN QUERY PLAN ") + kSourcesAtPathSql);
+  std::string plan;
+  while (st.step()) plan += st.str(3) + "\n";
+  EXPECT_NE(plan.find("USING INDEX source_run (run_id=? AND path=?)"), std::string::npos) << plan;
+}
+
 TEST(StoreIndexes, MetricQueriesThatRepeatTheTermUseTheMetricFieldsIndex) {
   testing::TempDir dir;
   auto db = open_store(dir.file("rcf.db"), OpenMode::kCreateOrWrite);
