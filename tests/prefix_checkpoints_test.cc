@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <climits>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -151,6 +153,23 @@ TEST(PrefixCheckpoints, AnotherLogOrTooLittleEvidenceIsNotAnEarlierVersion) {
             VersionComparison::kUndecided);
   EXPECT_EQ(compare_versions(150000, shorter, longer.substr(0, 16)).kind,
             VersionComparison::kUndecided);
+  // A rigged store's byte count: answered at once, not by stepping through its checkpoints.
+  for (int64_t bytes : {int64_t{-1}, INT64_MIN, int64_t{1} << 62, INT64_MAX})
+    EXPECT_EQ(compare_versions(bytes, shorter, longer).kind, VersionComparison::kUndecided)
+        << bytes;
+}
+
+// The count of checkpoints of a length agrees with the offsets on both sides of each step.
+TEST(PrefixCheckpoints, TheCheckpointsOfALengthAreThoseAtOrBeforeIt) {
+  const std::string log = log_text(8, 300000);
+  for (int64_t bytes : {int64_t{4095}, int64_t{4096}, int64_t{65535}, int64_t{65536},
+                        int64_t{131071}, int64_t{131072}, int64_t{300000}}) {
+    const std::string text = expected_checkpoints(log.substr(0, static_cast<size_t>(bytes)));
+    const VersionComparison c = compare_versions(bytes, text, expected_checkpoints(log));
+    EXPECT_EQ(c.kind,
+              bytes < 4096 ? VersionComparison::kUndecided : VersionComparison::kEarlierVersion)
+        << bytes;
+  }
 }
 
 }  // namespace prefix_checkpoints_test

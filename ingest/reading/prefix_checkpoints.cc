@@ -18,6 +18,14 @@ bool is_hex_text(std::string_view text) {
          });
 }
 
+// How many checkpoints a stream of `bytes` bytes has: computed, not counted, since a store's byte
+// count may be anything (a rigged one's 2^62 would be 2^46 steps).
+size_t checkpoints_within(int64_t bytes) {
+  if (bytes < kFine) return 0;
+  if (bytes < kCoarse) return static_cast<size_t>(bytes / kFine);
+  return kFineCount + static_cast<size_t>(bytes / kCoarse - 1);
+}
+
 }  // namespace
 
 int64_t checkpoint_offset(size_t index) {
@@ -34,8 +42,7 @@ VersionComparison compare_versions(int64_t shorter_bytes, std::string_view short
                                    std::string_view longer) {
   VersionComparison result;
   if (!is_hex_text(shorter) || !is_hex_text(longer)) return result;
-  size_t reached = 0;  // the checkpoints a log of shorter_bytes has
-  while (checkpoint_offset(reached) <= shorter_bytes) ++reached;
+  const size_t reached = checkpoints_within(shorter_bytes);
   // A store's texts are its own: one that does not hold them all is damaged, not evidence.
   if (reached == 0 || shorter.size() != reached * kDigestChars ||
       longer.size() < reached * kDigestChars)
