@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/run_analysis.h"
+#include "ingest/reading/file_prefix_hashes.h"
 #include "store/store.h"
 #include "store/write_transaction.h"
 #include "util/error.h"
@@ -107,7 +108,7 @@ void fold_shards(store::Database& out, const MergeRequest& request, MergeSummary
   store::WriteTransaction transaction(out);  // the merge's one transaction
   std::vector<int64_t> touched_runs;
   {
-    store::StoreMerger merger(out);
+    store::StoreMerger merger(out, ingest::file_prefix_hashes);
     for (const std::string& path : request.shard_paths)
       summary.shards.push_back(merger.merge(*open_shard(path), path));
     touched_runs = merger.touched_runs();
@@ -152,12 +153,16 @@ std::string render_grown(const std::string& shard_path, const store::GrownSource
                            g.shorter_bytes, g.longer_bytes);
   const int64_t unchecked = g.shorter_bytes - g.compared_bytes;
   const std::string evidence =
-      unchecked == 0 ? fmt::format("all {} bytes of the shorter compared by their checkpoints",
-                                   g.compared_bytes)
-                     : fmt::format(
-                           "its first {} bytes compared by their checkpoints, its last {} "
-                           "could not be",
-                           g.compared_bytes, unchecked);
+      g.by_file ? fmt::format(
+                      "all {} bytes of the shorter compared with the file at that "
+                      "path on this machine",
+                      g.compared_bytes)
+      : unchecked == 0 ? fmt::format("all {} bytes of the shorter compared by their checkpoints",
+                                     g.compared_bytes)
+                       : fmt::format(
+                             "its first {} bytes compared by their checkpoints, its last {} "
+                             "could not be",
+                             g.compared_bytes, unchecked);
   return fmt::format("  {}: {}: {} (lane {}, run {}; {})\n", field_text(shard_path),
                      field_text(g.path), what, field_text(g.lane), field_text(g.run), evidence);
 }

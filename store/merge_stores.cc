@@ -101,8 +101,10 @@ class IdMap {
 // One shard's merge: which sources are new, then every raw table's rows of those sources.
 class ShardCopy {
  public:
-  ShardCopy(Database& out, StringInterner& strings, Database& shard, const std::string& path)
+  ShardCopy(Database& out, StringInterner& strings, Database& shard, const std::string& path,
+            const FilePrefixHashes& file)
       : out_(out),
+        file_(file),
         strings_(strings),
         shard_(shard),
         path_(path),
@@ -135,6 +137,7 @@ class ShardCopy {
   int64_t string_id(int64_t shard_sid);
 
   Database& out_;
+  const FilePrefixHashes& file_;
   StringInterner& strings_;
   Database& shard_;
   const std::string& path_;
@@ -200,16 +203,28 @@ bool ShardCopy::settle_versions(int64_t out_run_id, const std::string& path, con
   std::vector<int64_t> older;
   for (const SourceVersion& kept : sources_at_path(out_, out_run_id, path)) {
     if (std::find(replaced.begin(), replaced.end(), kept.source_id) != replaced.end()) continue;
-    const GrowthVerdict verdict = judge_growth(kept, incoming);
+    const GrowthVerdict verdict = judge_growth(kept, incoming, path, file_);
     if (verdict.kind == GrowthVerdict::kFirstGrew) {
-      result.grown.push_back(
-          {path, run.lane, run.run, incoming.bytes, kept.bytes, verdict.compared_bytes, false});
+      result.grown.push_back({.path = path,
+                              .lane = run.lane,
+                              .run = run.run,
+                              .shorter_bytes = incoming.bytes,
+                              .longer_bytes = kept.bytes,
+                              .compared_bytes = verdict.compared_bytes,
+                              .by_file = verdict.by_file,
+                              .shard_longer = false});
       return false;
     }
     if (verdict.kind == GrowthVerdict::kSecondGrew) {
       older.push_back(kept.source_id);
-      result.grown.push_back(
-          {path, run.lane, run.run, kept.bytes, incoming.bytes, verdict.compared_bytes, true});
+      result.grown.push_back({.path = path,
+                              .lane = run.lane,
+                              .run = run.run,
+                              .shorter_bytes = kept.bytes,
+                              .longer_bytes = incoming.bytes,
+                              .compared_bytes = verdict.compared_bytes,
+                              .by_file = verdict.by_file,
+                              .shard_longer = true});
     } else if (verdict.kind == GrowthVerdict::kUndecided) {
       result.undecided.push_back({path, run.lane, run.run, verdict.why});
     }
@@ -375,14 +390,14 @@ struct StoreMerger::TableCopy {
   BatchInsert insert;
 };
 
-StoreMerger::StoreMerger(Database& out)
-    : out_(out), strings_(std::make_unique<StringInterner>(out)) {}
+StoreMerger::StoreMerger(Database& out, FilePrefixHashes file)
+    : out_(out), file_(std::move(file)), strings_(std::make_unique<StringInterner>(out)) {}
 StoreMerger::~StoreMerger() = default;
 
 ShardMergeResult StoreMerger::merge(Database& shard, const std::string& shard_path) {
   ShardMergeResult result;
   result.shard_path = shard_path;
-  ShardCopy copy(out_, *strings_, shard, shard_path);
+  ShardCopy copy(out_, *strings_, shard, shard_path, file_);
   copy.decide_sources(result, touched_runs_);
   if (result.sources_added == 0) return result;
   if (tables_.empty())

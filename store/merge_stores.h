@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "store/database.h"
+#include "store/source_versions.h"
 
 namespace rcf::store {
 
@@ -32,6 +33,7 @@ struct GrownSource {
   std::string path, lane, run;
   int64_t shorter_bytes = 0, longer_bytes = 0;
   int64_t compared_bytes = 0;  // the shorter's first bytes its prefix checkpoints cover
+  bool by_file = false;        // all of them compared with the file at the path instead
   bool shard_longer = false;   // the output's version was replaced; else the shard's left out
 };
 
@@ -53,8 +55,9 @@ struct ShardMergeResult {
 
 class StoreMerger {
  public:
-  // `out` must be in a write transaction the caller commits or rolls back.
-  explicit StoreMerger(Database& out);
+  // `out` must be in a write transaction the caller commits or rolls back. `file`, when given,
+  // reads a log's file where two versions' checkpoints leave bytes uncompared (judge_growth).
+  explicit StoreMerger(Database& out, FilePrefixHashes file = {});
   ~StoreMerger();
   StoreMerger(const StoreMerger&) = delete;
   StoreMerger& operator=(const StoreMerger&) = delete;
@@ -70,6 +73,7 @@ class StoreMerger {
   struct TableCopy;
 
   Database& out_;
+  FilePrefixHashes file_;
   std::unique_ptr<StringInterner> strings_;
   std::vector<std::unique_ptr<TableCopy>> tables_;  // the raw tables, in schema order  // shared by
                                                     // the shards: texts repeat across hosts

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,10 +38,19 @@ struct GrowthVerdict {
   };
   Kind kind = kUnrelated;
   int64_t compared_bytes = 0;  // of the shorter's first bytes, when one grew into the other
+  bool by_file = false;        // compared with the file itself, every byte of the shorter
   std::string why;
 };
 
-// Judges two sources with one path in one run.
-GrowthVerdict judge_growth(const SourceVersion& first, const SourceVersion& second);
+// The content hashes (source.content_hash's form) of the first `lengths` bytes of the file at a
+// path, read now; nullopt when it cannot be read that far (ingest/reading/file_prefix_hashes.h).
+using FilePrefixHashes = std::function<std::optional<std::vector<std::string>>(
+    const std::string& path, const std::vector<int64_t>& lengths)>;
+
+// Judges two sources with one path in one run: by their prefix checkpoints, and where those
+// leave the shorter one's last bytes (or all of a shorter one under 4 KiB) uncompared, by the file
+// at `path` when `file` can read it and it still starts with the longer version.
+GrowthVerdict judge_growth(const SourceVersion& first, const SourceVersion& second,
+                           const std::string& path = "", const FilePrefixHashes& file = {});
 
 }  // namespace rcf::store

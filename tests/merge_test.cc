@@ -343,6 +343,13 @@ TEST_F(MergeTest, TwoVersionsOfAGrowingLogMergeIntoTheLongerOne) {
                              std::to_string(c.log.size()) + ": the store's version replaced"),
         std::string::npos)
         << early_first.out;
+    // The log is still here: every byte of the early version is compared with it.
+    EXPECT_NE(early_first.out.find("all " + std::to_string(c.cut) +
+                                   " bytes of the shorter compared with the file at that path"),
+              std::string::npos)
+        << early_first.out;
+    // Gone (or elsewhere): the checkpoints decide, up to the early version's last one.
+    std::filesystem::remove(log);
     RcfRun late_first = merge(dir + "/m2.db", {dir + "/late.db", dir + "/early.db"});
     expect_ok(late_first);
     EXPECT_NE(late_first.out.find("1 earlier version of a grown log left out"), std::string::npos)
@@ -352,6 +359,8 @@ TEST_F(MergeTest, TwoVersionsOfAGrowingLogMergeIntoTheLongerOne) {
                             std::to_string(c.log.size()) + " already in the store"),
         std::string::npos)
         << late_first.out;
+    EXPECT_NE(late_first.out.find("compared by their checkpoints"), std::string::npos)
+        << late_first.out;
     for (const char* merged : {"/m1.db", "/m2.db"}) {
       auto out = open(dir + merged);
       EXPECT_EQ(all_views(*out), expected) << merged;
@@ -360,9 +369,9 @@ TEST_F(MergeTest, TwoVersionsOfAGrowingLogMergeIntoTheLongerOne) {
   }
 }
 
-// What the checkpoints cannot decide keeps both versions and says so: the two hosts' logs with
-// the same start, and a shorter version under the first checkpoint (4 KiB). A log whose bytes
-// differ is another log, kept without a word.
+// What neither the checkpoints nor the file can decide keeps both versions and says so: two hosts'
+// logs with the same start, and a shorter version under the first checkpoint (4 KiB) whose file
+// is gone. A log whose bytes differ is another log, kept without a word.
 TEST_F(MergeTest, VersionsTheCheckpointsCannotDecideAreBothKeptAndSaidUnknown) {
   const std::string debug =
       testing::read_file(std::string(RCF_FIXTURES_DIR) + "/scenarios/multi_sync/pt_xla_debug.log");
@@ -372,11 +381,11 @@ TEST_F(MergeTest, VersionsTheCheckpointsCannotDecideAreBothKeptAndSaidUnknown) {
     expect_ok(run_rcf({"ingest", "--db", db, "--host", host, "--lane", "l", "--run", "r", log}));
   };
   ingest(path("a.db"), "a", debug.substr(0, 60000));
-  ingest(path("b.db"), "b", debug);
-  ingest(path("small.db"), "a", debug.substr(0, 3000));
+  ingest(path("small.db"), "b", debug.substr(0, 3000));
   std::string other = debug;
   other[10] = other[10] == 'x' ? 'y' : 'x';
   ingest(path("other.db"), "a", other);
+  ingest(path("b.db"), "b", debug);
 
   RcfRun hosts = merge(path("m1.db"), {path("a.db"), path("b.db")});
   expect_ok(hosts);
@@ -387,11 +396,13 @@ TEST_F(MergeTest, VersionsTheCheckpointsCannotDecideAreBothKeptAndSaidUnknown) {
       << hosts.out;
   EXPECT_EQ(scalar(*open(path("m1.db")), "SELECT count(*) FROM source"), "2");
 
+  std::filesystem::remove(log);
   RcfRun small = merge(path("m2.db"), {path("small.db"), path("b.db")});
   expect_ok(small);
-  EXPECT_NE(
-      small.out.find("the shorter (3000 bytes) ends before the first checkpoint (4096 bytes)"),
-      std::string::npos)
+  EXPECT_NE(small.out.find("the shorter (3000 bytes) ends before the first checkpoint (4096 "
+                           "bytes), so the stores cannot compare their bytes, and the file at "
+                           "that path here does not start with the longer"),
+            std::string::npos)
       << small.out;
   EXPECT_EQ(scalar(*open(path("m2.db")), "SELECT count(*) FROM source"), "2");
 
@@ -400,6 +411,38 @@ TEST_F(MergeTest, VersionsTheCheckpointsCannotDecideAreBothKeptAndSaidUnknown) {
   EXPECT_EQ(different.out.find("earlier version"), std::string::npos) << different.out;
   EXPECT_EQ(different.out.find("unknown"), std::string::npos) << different.out;
   EXPECT_EQ(scalar(*open(path("m3.db")), "SELECT count(*) FROM source"), "2");
+}
+
+// Where the file is still on this machine it decides what the checkpoints cannot: a version
+// under 4 KiB is the start of the file (kept as an earlier version), or is not (another log).
+TEST_F(MergeTest, TheFileOnThisMachineDecidesAVersionUnderTheFirstCheckpoint) {
+  const std::string debug =
+      testing::read_file(std::string(RCF_FIXTURES_DIR) + "/scenarios/multi_sync/pt_xla_debug.log");
+  const std::string log = path("pt_xla_debug.log");
+  auto ingest = [&](const std::string& db, const std::string& bytes) {
+    testing::write_file(log, bytes);
+    expect_ok(run_rcf({"ingest", "--db", db, "--host", "h", "--lane", "l", "--run", "r", log}));
+  };
+  std::string other = debug.substr(0, 3000);
+  other[10] = other[10] == 'x' ? 'y' : 'x';
+  ingest(path("other.db"), other);
+  ingest(path("small.db"), debug.substr(0, 3000));
+  ingest(path("whole.db"), debug);  // the file now holds the whole log
+
+  RcfRun grew = merge(path("m1.db"), {path("small.db"), path("whole.db")});
+  expect_ok(grew);
+  EXPECT_NE(grew.out.find(": grew from 3000 bytes in the store to " + std::to_string(debug.size()) +
+                          ": the store's version replaced (lane l, run r; all 3000 bytes of the "
+                          "shorter compared with the file at that path on this machine)"),
+            std::string::npos)
+      << grew.out;
+  EXPECT_EQ(scalar(*open(path("m1.db")), "SELECT count(*) FROM source"), "1");
+
+  RcfRun another = merge(path("m2.db"), {path("other.db"), path("whole.db")});
+  expect_ok(another);
+  EXPECT_EQ(another.out.find("earlier version"), std::string::npos) << another.out;
+  EXPECT_EQ(another.out.find("unknown"), std::string::npos) << another.out;
+  EXPECT_EQ(scalar(*open(path("m2.db")), "SELECT count(*) FROM source"), "2");
 }
 
 }  // namespace merge_test
