@@ -201,35 +201,33 @@ bool ShardCopy::settle_versions(int64_t out_run_id, const std::string& path, con
                                 const SourceVersion& incoming, ShardMergeResult& result,
                                 std::vector<int64_t>& replaced) {
   std::vector<int64_t> older;
+  std::vector<GrownSource> replacing;  // reported only if the shard's source is kept
   for (const SourceVersion& kept : sources_at_path(out_, out_run_id, path)) {
     if (std::find(replaced.begin(), replaced.end(), kept.source_id) != replaced.end()) continue;
     const GrowthVerdict verdict = judge_growth(kept, incoming, path, file_);
-    if (verdict.kind == GrowthVerdict::kFirstGrew) {
-      result.grown.push_back({.path = path,
-                              .lane = run.lane,
-                              .run = run.run,
-                              .shorter_bytes = incoming.bytes,
-                              .longer_bytes = kept.bytes,
-                              .compared_bytes = verdict.compared_bytes,
-                              .by_file = verdict.by_file,
-                              .shard_longer = false});
+    const bool shard_longer = verdict.kind == GrowthVerdict::kSecondGrew;
+    if (verdict.kind == GrowthVerdict::kUndecided) {
+      result.undecided.push_back({path, run.lane, run.run, verdict.why});
+      continue;
+    }
+    if (verdict.kind == GrowthVerdict::kUnrelated) continue;
+    GrownSource grown{.path = path,
+                      .lane = run.lane,
+                      .run = run.run,
+                      .shorter_bytes = shard_longer ? kept.bytes : incoming.bytes,
+                      .longer_bytes = shard_longer ? incoming.bytes : kept.bytes,
+                      .compared_bytes = verdict.compared_bytes,
+                      .by_file = verdict.by_file,
+                      .shard_longer = shard_longer};
+    if (!shard_longer) {
+      result.grown.push_back(std::move(grown));
       return false;
     }
-    if (verdict.kind == GrowthVerdict::kSecondGrew) {
-      older.push_back(kept.source_id);
-      result.grown.push_back({.path = path,
-                              .lane = run.lane,
-                              .run = run.run,
-                              .shorter_bytes = kept.bytes,
-                              .longer_bytes = incoming.bytes,
-                              .compared_bytes = verdict.compared_bytes,
-                              .by_file = verdict.by_file,
-                              .shard_longer = true});
-    } else if (verdict.kind == GrowthVerdict::kUndecided) {
-      result.undecided.push_back({path, run.lane, run.run, verdict.why});
-    }
+    older.push_back(kept.source_id);
+    replacing.push_back(std::move(grown));
   }
   replaced.insert(replaced.end(), older.begin(), older.end());
+  result.grown.insert(result.grown.end(), replacing.begin(), replacing.end());
   return true;
 }
 
