@@ -101,6 +101,38 @@ class MergeTest : public ::testing::Test {
   // The whole store (every table, ids included) but the times of the ingests.
   static std::string whole(const std::string& db) { return dump_tables(*open(db)); }
 
+  // A real PT_XLA_DEBUG log (deterministic: no time, no pid), for the versions of a growing log.
+  static std::string debug_log() {
+    return testing::read_file(std::string(RCF_FIXTURES_DIR) +
+                              "/scenarios/multi_sync/pt_xla_debug.log");
+  }
+  // Writes `bytes` as the log at one path (the version the file holds now), then ingests it into
+  // a shard of its own, as `host` would.
+  void ingest_version(const std::string& db, const std::string& host, const std::string& bytes) {
+    testing::write_file(version_path(), bytes);
+    expect_ok(run_rcf(
+        {"ingest", "--db", db, "--host", host, "--lane", "l", "--run", "r", version_path()}));
+  }
+  std::string version_path() const { return path("pt_xla_debug.log"); }
+  // Another log with the same length and all but its 11th byte.
+  static std::string one_byte_changed(std::string log) {
+    log[10] = log[10] == 'x' ? 'y' : 'x';
+    return log;
+  }
+  // A merge that kept two versions it could not tell apart, saying `said`.
+  void expect_undecided(const RcfRun& merged, const std::string& db, const std::string& said) {
+    expect_ok(merged);
+    EXPECT_NE(merged.out.find(said), std::string::npos) << merged.out;
+    EXPECT_EQ(scalar(*open(db), "SELECT count(*) FROM source"), "2");
+  }
+  // A merge that found two logs at one path: both kept, and not a word of versions.
+  void expect_two_logs(const RcfRun& merged, const std::string& db) {
+    expect_ok(merged);
+    EXPECT_EQ(merged.out.find("earlier version"), std::string::npos) << merged.out;
+    EXPECT_EQ(merged.out.find("unknown"), std::string::npos) << merged.out;
+    EXPECT_EQ(scalar(*open(db), "SELECT count(*) FROM source"), "2");
+  }
+
   TempDir tmp_;
 };
 
@@ -373,61 +405,31 @@ TEST_F(MergeTest, TwoVersionsOfAGrowingLogMergeIntoTheLongerOne) {
 // logs with the same start, and a shorter version under the first checkpoint (4 KiB) whose file
 // is gone. A log whose bytes differ is another log, kept without a word.
 TEST_F(MergeTest, VersionsTheCheckpointsCannotDecideAreBothKeptAndSaidUnknown) {
-  const std::string debug =
-      testing::read_file(std::string(RCF_FIXTURES_DIR) + "/scenarios/multi_sync/pt_xla_debug.log");
-  const std::string log = path("pt_xla_debug.log");
-  auto ingest = [&](const std::string& db, const std::string& host, const std::string& bytes) {
-    testing::write_file(log, bytes);
-    expect_ok(run_rcf({"ingest", "--db", db, "--host", host, "--lane", "l", "--run", "r", log}));
-  };
-  ingest(path("a.db"), "a", debug.substr(0, 60000));
-  ingest(path("small.db"), "b", debug.substr(0, 3000));
-  std::string other = debug;
-  other[10] = other[10] == 'x' ? 'y' : 'x';
-  ingest(path("other.db"), "a", other);
-  ingest(path("b.db"), "b", debug);
+  const std::string debug = debug_log();
+  ingest_version(path("a.db"), "a", debug.substr(0, 60000));
+  ingest_version(path("small.db"), "b", debug.substr(0, 3000));
+  ingest_version(path("other.db"), "a", one_byte_changed(debug));
+  ingest_version(path("b.db"), "b", debug);
 
-  RcfRun hosts = merge(path("m1.db"), {path("a.db"), path("b.db")});
-  expect_ok(hosts);
-  EXPECT_NE(hosts.out.find(": kept beside the source of the same path in lane l, run r: unknown "
-                           "whether one is an earlier version of the other: the first 57344 "
-                           "bytes agree, but they were ingested on two hosts (a, b)"),
-            std::string::npos)
-      << hosts.out;
-  EXPECT_EQ(scalar(*open(path("m1.db")), "SELECT count(*) FROM source"), "2");
-
-  std::filesystem::remove(log);
-  RcfRun small = merge(path("m2.db"), {path("small.db"), path("b.db")});
-  expect_ok(small);
-  EXPECT_NE(small.out.find("the shorter (3000 bytes) ends before the first checkpoint (4096 "
-                           "bytes), so the stores cannot compare their bytes, and the file at "
-                           "that path here does not start with the longer"),
-            std::string::npos)
-      << small.out;
-  EXPECT_EQ(scalar(*open(path("m2.db")), "SELECT count(*) FROM source"), "2");
-
-  RcfRun different = merge(path("m3.db"), {path("a.db"), path("other.db")});
-  expect_ok(different);
-  EXPECT_EQ(different.out.find("earlier version"), std::string::npos) << different.out;
-  EXPECT_EQ(different.out.find("unknown"), std::string::npos) << different.out;
-  EXPECT_EQ(scalar(*open(path("m3.db")), "SELECT count(*) FROM source"), "2");
+  expect_undecided(merge(path("m1.db"), {path("a.db"), path("b.db")}), path("m1.db"),
+                   ": kept beside the source of the same path in lane l, run r: unknown whether "
+                   "one is an earlier version of the other: the first 57344 bytes agree, but "
+                   "they were ingested on two hosts (a, b)");
+  std::filesystem::remove(version_path());
+  expect_undecided(merge(path("m2.db"), {path("small.db"), path("b.db")}), path("m2.db"),
+                   "the shorter (3000 bytes) ends before the first checkpoint (4096 bytes), so "
+                   "the stores cannot compare their bytes, and the file at that path here does "
+                   "not start with the longer");
+  expect_two_logs(merge(path("m3.db"), {path("a.db"), path("other.db")}), path("m3.db"));
 }
 
 // Where the file is still on this machine it decides what the checkpoints cannot: a version
 // under 4 KiB is the start of the file (kept as an earlier version), or is not (another log).
 TEST_F(MergeTest, TheFileOnThisMachineDecidesAVersionUnderTheFirstCheckpoint) {
-  const std::string debug =
-      testing::read_file(std::string(RCF_FIXTURES_DIR) + "/scenarios/multi_sync/pt_xla_debug.log");
-  const std::string log = path("pt_xla_debug.log");
-  auto ingest = [&](const std::string& db, const std::string& bytes) {
-    testing::write_file(log, bytes);
-    expect_ok(run_rcf({"ingest", "--db", db, "--host", "h", "--lane", "l", "--run", "r", log}));
-  };
-  std::string other = debug.substr(0, 3000);
-  other[10] = other[10] == 'x' ? 'y' : 'x';
-  ingest(path("other.db"), other);
-  ingest(path("small.db"), debug.substr(0, 3000));
-  ingest(path("whole.db"), debug);  // the file now holds the whole log
+  const std::string debug = debug_log();
+  ingest_version(path("other.db"), "h", one_byte_changed(debug.substr(0, 3000)));
+  ingest_version(path("small.db"), "h", debug.substr(0, 3000));
+  ingest_version(path("whole.db"), "h", debug);  // the file now holds the whole log
 
   RcfRun grew = merge(path("m1.db"), {path("small.db"), path("whole.db")});
   expect_ok(grew);
@@ -438,11 +440,7 @@ TEST_F(MergeTest, TheFileOnThisMachineDecidesAVersionUnderTheFirstCheckpoint) {
       << grew.out;
   EXPECT_EQ(scalar(*open(path("m1.db")), "SELECT count(*) FROM source"), "1");
 
-  RcfRun another = merge(path("m2.db"), {path("other.db"), path("whole.db")});
-  expect_ok(another);
-  EXPECT_EQ(another.out.find("earlier version"), std::string::npos) << another.out;
-  EXPECT_EQ(another.out.find("unknown"), std::string::npos) << another.out;
-  EXPECT_EQ(scalar(*open(path("m2.db")), "SELECT count(*) FROM source"), "2");
+  expect_two_logs(merge(path("m2.db"), {path("other.db"), path("whole.db")}), path("m2.db"));
 }
 
 }  // namespace merge_test
