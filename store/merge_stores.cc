@@ -200,6 +200,8 @@ void ShardCopy::decide_sources(ShardMergeResult& result, std::vector<int64_t>& t
 bool ShardCopy::settle_versions(int64_t out_run_id, const std::string& path, const ShardRun& run,
                                 const SourceVersion& incoming, ShardMergeResult& result,
                                 std::vector<int64_t>& replaced) {
+  // Standard input names no file: two reads of it are two inputs, as `rcf ingest` takes them.
+  if (path == "-") return true;
   std::vector<int64_t> older;
   std::vector<GrownSource> replacing;  // reported only if the shard's source is kept
   for (const SourceVersion& kept : sources_at_path(out_, out_run_id, path)) {

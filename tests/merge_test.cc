@@ -423,6 +423,21 @@ TEST_F(MergeTest, VersionsTheCheckpointsCannotDecideAreBothKeptAndSaidUnknown) {
   expect_two_logs(merge(path("m3.db"), {path("a.db"), path("other.db")}), path("m3.db"));
 }
 
+// Standard input is no file: two reads of it with the same start are two inputs, as for ingest.
+TEST_F(MergeTest, TwoReadsOfStandardInputAreNeverVersionsOfOneLog) {
+  const std::string debug = debug_log();
+  const std::string early = path("early.log");
+  testing::write_file(early, debug.substr(0, 60000));
+  testing::write_file(version_path(), debug);
+  for (const auto& [db, from] : {std::pair{path("a.db"), early}, {path("b.db"), version_path()}}) {
+    testing::RcfOptions stdin_from;
+    stdin_from.stdin_file = from;
+    expect_ok(run_rcf({"ingest", "--db", db, "--host", "h", "--lane", "l", "--run", "r", "-"},
+                      stdin_from));
+  }
+  expect_two_logs(merge(path("m.db"), {path("a.db"), path("b.db")}), path("m.db"));
+}
+
 // Where the file is still on this machine it decides what the checkpoints cannot: a version
 // under 4 KiB is the start of the file (kept as an earlier version), or is not (another log).
 TEST_F(MergeTest, TheFileOnThisMachineDecidesAVersionUnderTheFirstCheckpoint) {
