@@ -1,5 +1,7 @@
 #include "ingest/reading/content_hash.h"
 
+#include <fmt/format.h>
+
 #include <cstring>
 
 namespace rcf::ingest {
@@ -92,6 +94,10 @@ uint64_t ContentHash::digest() const {
   h *= kPrime3;
   h ^= h >> 32;
   return h;
+}
+
+std::string ContentHash::text() const {
+  return fmt::format("{:016x}-{}", digest(), total_);
 }
 
 }  // namespace rcf::ingest

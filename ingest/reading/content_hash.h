@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace rcf::ingest {
 
@@ -14,6 +15,8 @@ class ContentHash {
   void update(const char* data, size_t size);
   uint64_t digest() const;  // XXH64 of everything passed to update() so far
   uint64_t size() const { return total_; }
+  // The digest and the length as source.content_hash holds them: 16 hex digits, '-', the bytes.
+  std::string text() const;
 
  private:
   void stripe(const unsigned char* p);  // one 32-byte stripe into the four lanes

@@ -1,7 +1,5 @@
 #include "ingest/reading/file_prefix_hashes.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -34,7 +32,7 @@ std::optional<std::vector<std::string>> file_prefix_hashes(const std::string& pa
       hash.update(buffer.data(), static_cast<size_t>(got));
       done += got;
     }
-    digest = fmt::format("{:016x}-{}", hash.digest(), length);
+    digest = hash.text();
   }
   std::vector<std::string> hashes;
   for (int64_t n : lengths) hashes.push_back(at[n]);

@@ -112,13 +112,9 @@ bool reads_ahead(const ByteSource& source, size_t buffer_size, size_t max_line, 
 // Reading ahead, the buffer is two of half the size each, so that memory stays as it was.
 LineReader::LineReader(ByteSource& source, size_t buffer_size, size_t max_line)
     : source_(source),
-      buf_(std::max<size_t>(
-               reads_ahead(source, buffer_size, max_line, kAheadMinBytes, kAheadHeadroom)
-                   ? buffer_size / 2
-                   : buffer_size,
-               16),
-           source.raw_size() >= static_cast<int64_t>(buffer_size)),
       ahead_allowed_(reads_ahead(source, buffer_size, max_line, kAheadMinBytes, kAheadHeadroom)),
+      buf_(std::max<size_t>(ahead_allowed_ ? buffer_size / 2 : buffer_size, 16),
+           source.raw_size() >= static_cast<int64_t>(buffer_size)),
       max_line_(max_line) {}
 
 // The thread uses the source and the hash: it stops before they go.
@@ -310,43 +306,35 @@ bool LineReader::next(std::string_view* line) {
   return true;
 }
 
-namespace {
-std::string format_hash(const ContentHash& hash, int64_t bytes) {
-  return fmt::format("{:016x}-{}", hash.digest(), bytes);
-}
-}  // namespace
-
 void LineReader::hash_input(const char* data, size_t size) {
   // The bytes are hashed in pieces that end where a digest is due: the prefix hash and each
   // checkpoint (ingest/reading/prefix_checkpoints.h).
   while (size > 0) {
+    const int64_t hashed = static_cast<int64_t>(hash_.size());
     int64_t stop = checkpoints_.next_offset();
-    const bool prefix_due = prefix_hash_.empty() && prefix_bytes_ >= total_read_;
+    const bool prefix_due = prefix_hash_.empty() && prefix_bytes_ >= hashed;
     if (prefix_due) stop = std::min(stop, prefix_bytes_);
-    const int64_t room = stop - total_read_;
+    const int64_t room = stop - hashed;
     if (room > static_cast<int64_t>(size)) {
       hash_.update(data, size);
-      total_read_ += static_cast<int64_t>(size);
       return;
     }
     hash_.update(data, static_cast<size_t>(room));
-    total_read_ += room;
     data += room;
     size -= static_cast<size_t>(room);
-    if (prefix_due && total_read_ == prefix_bytes_)
-      prefix_hash_ = format_hash(hash_, prefix_bytes_);
-    if (total_read_ == checkpoints_.next_offset()) checkpoints_.add(hash_.digest());
+    if (prefix_due && stop == prefix_bytes_) prefix_hash_ = hash_.text();
+    if (stop == checkpoints_.next_offset()) checkpoints_.add(hash_.digest());
   }
 }
 
 void LineReader::hash_prefix(int64_t bytes) {
   prefix_bytes_ = bytes;
   prefix_hash_.clear();
-  if (bytes == 0) prefix_hash_ = format_hash(hash_, 0);
+  if (bytes == 0) prefix_hash_ = hash_.text();
 }
 
 std::string LineReader::content_hash() const {
-  return format_hash(hash_, total_read_);
+  return hash_.text();
 }
 
 }  // namespace rcf::ingest

@@ -122,10 +122,11 @@ class LineReader {
   class AheadRead;
 
   ByteSource& source_;
+  bool ahead_allowed_ = false;  // until reading ahead starts (once at most); before buf_, which
+                                // is half the size when it is allowed
   Buffer buf_;
   // While a block is read ahead: the thread, the buffer it reads into (the next block, after
   // kAheadHeadroom) and the source's count of raw bytes read after the current block.
-  bool ahead_allowed_ = false;  // until reading ahead starts (once at most)
   std::unique_ptr<AheadRead> ahead_;
   std::optional<Buffer> spare_;
   int64_t ahead_raw_read_ = 0;
@@ -141,7 +142,6 @@ class LineReader {
   bool no_newline_ = false;
   int64_t line_no_ = 0;
   int64_t consumed_ = 0;
-  int64_t total_read_ = 0;
   ContentHash hash_;
   int64_t prefix_bytes_ = -1;  // -1: no prefix hash wanted
   std::string prefix_hash_;
