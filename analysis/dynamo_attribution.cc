@@ -238,6 +238,8 @@ struct DynamoCompileMerger::State {
   CompileTables tables;
   DynamoKeyIndex index;        // positions in `merged` by key
   uint32_t last = UINT32_MAX;  // the position of the last record's compile
+  // The positions of merged[0, key_order.size()) in key order, as the last snapshot left them.
+  util::LargeVector<uint32_t> key_order;
 };
 
 DynamoCompileMerger::DynamoCompileMerger(size_t expected_records)
@@ -263,6 +265,37 @@ bool DynamoCompileMerger::contains(const DynamoKey& key) const {
   return state_->index
       .find(key, [&merged](uint32_t i) -> const DynamoKey& { return merged[i].key; })
       .has_value();
+}
+
+bool DynamoCompileMerger::only_referenced(const DynamoKey& key) const {
+  const util::LargeVector<Merged>& merged = state_->merged;
+  std::optional<uint32_t> at =
+      state_->index.find(key, [&merged](uint32_t i) -> const DynamoKey& { return merged[i].key; });
+  return at && merged[*at].referenced_only;
+}
+
+MergedCompiles DynamoCompileMerger::snapshot() {
+  State& state = *state_;
+  // The compiles added since the last snapshot, sorted, merged into the key order kept.
+  auto key_less = [&state](uint32_t a, uint32_t b) {
+    return state.merged[a].key < state.merged[b].key;
+  };
+  const size_t kept = state.key_order.size();
+  for (size_t i = kept; i < state.merged.size(); ++i)
+    state.key_order.push_back(static_cast<uint32_t>(i));
+  std::sort(state.key_order.begin() + static_cast<ptrdiff_t>(kept), state.key_order.end(),
+            key_less);
+  std::inplace_merge(state.key_order.begin(),
+                     state.key_order.begin() + static_cast<ptrdiff_t>(kept), state.key_order.end(),
+                     key_less);
+  MergedCompiles out;
+  out.impl_ = std::make_unique<MergedCompiles::Impl>();
+  out.impl_->merged.reserve(state.merged.size());
+  for (uint32_t i : state.key_order) out.impl_->merged.push_back(state.merged[i]);
+  out.impl_->tables = state.tables.copy_to_read();
+  for (Merged& m : out.impl_->merged) m.frameless = is_frameless_compile(m, out.impl_->tables);
+  out.impl_->sites.number(out.impl_->merged, out.impl_->tables);
+  return out;
 }
 
 MergedCompiles DynamoCompileMerger::finish() {

@@ -1,6 +1,6 @@
 // Dynamo attribution: merges the compile records of one run into canonical compiles and decides
 // why each one happened. Pure functions over plain structs (the database side is in
-// analysis/run_analysis.cc), so the rules are unit-testable on small inputs.
+// analysis/dynamo_run_loader.cc), so the rules are unit-testable on small inputs.
 #pragma once
 
 #include <cstdint>
@@ -104,8 +104,8 @@ struct RunInputs {
 // The compile records of a run merged into one entry per compile (sorted by key, their sites
 // numbered): the first step of attribute_dynamo_run. It keeps what attribution needs of the
 // records, so the records themselves need not be held (at a million compiles they were the largest
-// part of a run's memory): analysis/run_analysis.cc folds each into a DynamoCompileMerger as it is
-// read. It views into the RunInputs' texts and labels, which must outlive it.
+// part of a run's memory): analysis/dynamo_run_loader.cc folds each into a DynamoCompileMerger as
+// it is read. It views into the RunInputs' texts and labels, which must outlive it.
 class MergedCompiles {
  public:
   MergedCompiles();
@@ -146,8 +146,14 @@ class DynamoCompileMerger {
   void add(const CompileRecord& record);
   // Whether a record of `key` was added (and not skipped).
   bool contains(const DynamoKey& key) const;
+  // Whether `key` was added only from `referenced` records.
+  bool only_referenced(const DynamoKey& key) const;
   // The compiles merged so far, sorted by key, their sites numbered. The merger is then empty.
   MergedCompiles finish();
+  // The same, leaving the merger's compiles as they are (more records may be added): a copy of
+  // them (analysis/dynamo_record_cache.h). The merger keeps their key order for the next one, so
+  // that a snapshot sorts only the compiles added since the last.
+  MergedCompiles snapshot();
 
  private:
   struct State;

@@ -89,6 +89,17 @@ class CompileTables {
     return m.reported == 0 ? kNothing : reported_[m.reported - 1];
   }
 
+  // A copy without the index of code objects, which only the merger adds through.
+  CompileTables copy_to_read() const {
+    CompileTables copy;
+    copy.codes_ = codes_;
+    copy.kinds_ = kinds_;
+    copy.cache_states_ = cache_states_;
+    copy.times_ = times_;
+    copy.reported_ = reported_;
+    return copy;
+  }
+
   // Makes `r` the best record of `m`.
   void set_best(Merged& m, const CompileRecord& r) {
     m.line = r.line;

@@ -11,6 +11,8 @@
 
 namespace rcf::analysis {
 
+class DynamoRecordCache;  // analysis/dynamo_record_cache.h
+
 // Seconds spent in each phase, summed over the runs analysed (for benchmarks).
 struct AnalysisTimings {
   double load_dynamo_s = 0;  // reading the Dynamo raw rows
@@ -25,9 +27,11 @@ struct AnalysisTimings {
 // (`rcf watch`): the compiles whose rows did not change are not written again, and each run's
 // memo says which were (store/compile_row_memo.h). The caller clears them when a write fails.
 // The queries of raw tables that a run has no rows in are skipped (store/run_tables.h);
-// `read_every_table` runs them all, for the tests that compare the two.
+// `read_every_table` runs them all, for the tests that compare the two. `records`: kept by the
+// same kind of caller, the Dynamo records of the runs read so far (only the rows written since are
+// read; analysis/dynamo_record_cache.h).
 void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
                   AnalysisTimings* timings = nullptr, store::AnalysisMemos* memos = nullptr,
-                  bool read_every_table = false);
+                  DynamoRecordCache* records = nullptr, bool read_every_table = false);
 
 }  // namespace rcf::analysis

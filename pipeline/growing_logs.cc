@@ -9,6 +9,7 @@
 #include "pipeline/line_time_stamper.h"
 #include "pipeline/source_recording.h"
 #include "store/ingest_writer.h"
+#include "store/raw_row_deletions.h"
 #include "store/store.h"
 #include "store/trial_writes.h"
 #include "util/error.h"
@@ -34,6 +35,8 @@ store::Database& GrowingLogs::store() {
     db_ = store::open_store(request_.db_path, store::OpenMode::kIngest);
     // Once: the indexes the writer's lookups need (a store of an older rcf lacks them).
     store::create_indexes(*db_);
+    // So that the records kept between analyses know when rows they read were deleted.
+    store::count_raw_row_deletions(*db_);
   }
   return *db_;
 }
@@ -111,15 +114,16 @@ std::vector<std::string> GrowingLogs::read_batch(const std::vector<FileToRead>& 
     // The analysis is a function of the raw rows: when this batch added none (and no other writer
     // changed the store), what the last one wrote stands (docs/watch.md, "How a batch is read").
     analysed_ = batch.rows_changed || store_moved || final;
-    if (analysed_) analysis::analyze_runs(*db, writer.touched_runs(), nullptr, &memos_);
+    if (analysed_) analysis::analyze_runs(*db, writer.touched_runs(), nullptr, &memos_, &records_);
     writer.commit();
     memos_.data_version = store::data_version(*db);
     last_analysis_seconds_ =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - analysis_started).count();
   } catch (...) {
-    open_.clear();   // the store holds none of this batch: every log is read anew
-    memos_.clear();  // nor the rows the analysis wrote
-    db_.reset();     // and the connection is opened again, in case it is what failed
+    open_.clear();     // the store holds none of this batch: every log is read anew
+    memos_.clear();    // nor the rows the analysis wrote
+    records_.clear();  // and what it read may be gone
+    db_.reset();       // and the connection is opened again, in case it is what failed
     throw;
   }
   if (!wal_checked_) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/dynamo_record_cache.h"
 #include "ingest/ingest_driver.h"
 #include "pipeline/watched_files.h"
 #include "store/compile_row_memo.h"
@@ -107,6 +108,10 @@ class GrowingLogs {
   // changed (a batch's analysis wrote every row of the run before: half its cost at 100 000
   // compiles).
   store::AnalysisMemos memos_;
+  // Each run's Dynamo records as the last batch's analysis read them, so that the next one reads
+  // only the rows written since (0.14 s of a batch's analysis at 100 000 compiles was reading the
+  // run again). Not given to previews, whose rows are rolled back.
+  analysis::DynamoRecordCache records_;
   bool wal_checked_ = false;
   bool analysed_ = false;
   double last_preview_seconds_ = 0;

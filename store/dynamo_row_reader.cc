@@ -52,12 +52,17 @@ bool only_run_in_store(Database& db, int64_t run_id) {
   return runs.step() && runs.int64(0) == 1 && runs.int64(1) == run_id;
 }
 
-DynamoRowReader::DynamoRowReader(Database& db, int64_t run_id, bool only_run)
+DynamoRowReader::DynamoRowReader(Database& db, int64_t run_id, bool only_run, const RowMarks* after)
     : db_(db),
       run_id_(run_id),
-      compile_rows_(run_rows("dynamo_compile_raw", only_run)),
-      guard_failure_rows_(run_rows("guard_failure", only_run)),
-      graph_break_rows_(run_rows("graph_break", only_run)),
+      compile_rows_(rows_of("dynamo_compile_raw", only_run, after ? &after->compile : nullptr)),
+      guard_failure_rows_(
+          rows_of("guard_failure", only_run, after ? &after->guard_failure : nullptr)),
+      graph_break_rows_(rows_of("graph_break", only_run, after ? &after->graph_break : nullptr)),
+      cache_outcome_rows_(
+          rows_of("cache_outcome", only_run, after ? &after->cache_outcome : nullptr)),
+      marks_{compile_rows_.last, guard_failure_rows_.last, graph_break_rows_.last,
+             cache_outcome_rows_.last},
       string_text_(db.prepare("SELECT text FROM strings WHERE string_id=?")) {}
 
 // `where` is the WHERE clause, `rows` at least the run's row count.
@@ -65,20 +70,35 @@ DynamoRowReader::RowRange DynamoRowReader::run_rows(const char* table, bool only
   if (only_run) {
     auto range = db_.prepare(
         fmt::format("SELECT (SELECT min(rowid) FROM {0}), (SELECT max(rowid) FROM {0})", table));
-    if (!range.step() || !range.opt_int64(0)) return {"0", 0};
+    if (!range.step() || !range.opt_int64(0)) return {"0", 0, 0};
     int64_t first = range.int64(0), last = range.int64(1);
     return {fmt::format("rowid BETWEEN {} AND {}", first, last),
-            static_cast<size_t>(last - first + 1)};
+            static_cast<size_t>(last - first + 1), last};
   }
   auto range = db_.prepare(
       fmt::format("SELECT min(rowid), max(rowid), count(*) FROM {} WHERE run_id=?", table));
   range.bind(1, run_id_);
-  if (!range.step() || !range.opt_int64(0)) return {fmt::format("run_id = {}", run_id_), 0};
+  if (!range.step() || !range.opt_int64(0)) return {"0", 0, 0};
   int64_t first = range.int64(0), last = range.int64(1), rows = range.int64(2);
   if (rows * 2 < last - first + 1)
-    return {fmt::format("run_id = {}", run_id_), static_cast<size_t>(rows)};
+    return {fmt::format("run_id = {} AND rowid <= {}", run_id_, last), static_cast<size_t>(rows),
+            last};
   return {fmt::format("rowid BETWEEN {} AND {} AND +run_id = {}", first, last, run_id_),
-          static_cast<size_t>(rows)};
+          static_cast<size_t>(rows), last};
+}
+
+// The rows written after an earlier reader's marks are the tables' last: a scan of the rowids
+// above the mark, not of the run's index.
+DynamoRowReader::RowRange DynamoRowReader::run_rows_after(const char* table, bool only_run,
+                                                          int64_t after) {
+  auto range =
+      db_.prepare(only_run ? fmt::format("SELECT max(rowid) FROM {}", table)
+                           : fmt::format("SELECT max(rowid) FROM {} WHERE run_id=?", table));
+  if (!only_run) range.bind(1, run_id_);
+  if (!range.step() || !range.opt_int64(0) || range.int64(0) <= after) return {"0", 0, after};
+  const int64_t last = range.int64(0);
+  return {fmt::format("rowid BETWEEN {} AND {} AND +run_id = {}", after + 1, last, run_id_), 0,
+          last};
 }
 
 std::vector<DynamoRowReader::SourceRow> DynamoRowReader::sources() {
@@ -154,8 +174,7 @@ void DynamoRowReader::each_graph_break(const std::function<void(const GraphBreak
 
 void DynamoRowReader::each_cache_outcome(const std::function<void(const CacheOutcomeRow&)>& visit) {
   auto caches = db_.prepare(std::string("SELECT ") + kDynamoKeyColumns +
-                            ", cache, state FROM cache_outcome WHERE run_id=?");
-  caches.bind(1, run_id_);
+                            ", cache, state FROM cache_outcome WHERE " + cache_outcome_rows_.where);
   CacheOutcomeRow row;
   while (caches.step()) {
     row.key = dynamo_raw_key_at(caches, 0);

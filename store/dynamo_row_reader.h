@@ -1,7 +1,7 @@
 // The raw Dynamo rows of one run (dynamo_compile_raw, guard_failure, graph_break, cache_outcome,
 // source) and the texts they name by string id, read for the analysis of the run
-// (analysis/run_analysis.cc) as typed rows handed to a callback one at a time: a run may hold a
-// million compiles, and the analysis turns each row into its own record as it is read instead of
+// (analysis/dynamo_run_loader.cc) as typed rows handed to a callback one at a time: a run may hold
+// a million compiles, and the analysis turns each row into its own record as it is read instead of
 // the rows being held. The scans read in row order (no sort, no join) and allocate nothing a row.
 //
 // A row handed to a callback, and every text view in it, is valid only during that callback: the
@@ -85,12 +85,24 @@ class DynamoRowReader {
     std::optional<int64_t> file_rank;  // the rank in the file name
   };
 
-  // `only_run`: only_run_in_store(db, run_id), asked once by the caller.
-  DynamoRowReader(Database& db, int64_t run_id, bool only_run);
+  // The largest rowid of the run's rows in each table that a reader reads: a reader given the
+  // marks of an earlier one reads only the rows written since (rows are only ever added with a
+  // rowid above the table's largest; analysis/dynamo_record_cache.h checks that none was deleted).
+  // 0: none.
+  struct RowMarks {
+    int64_t compile = 0, guard_failure = 0, graph_break = 0, cache_outcome = 0;
+  };
+
+  // `only_run`: only_run_in_store(db, run_id), asked once by the caller. `after`: read only the
+  // rows above these marks, else every row of the run.
+  DynamoRowReader(Database& db, int64_t run_id, bool only_run, const RowMarks* after = nullptr);
   DynamoRowReader(const DynamoRowReader&) = delete;
   DynamoRowReader& operator=(const DynamoRowReader&) = delete;
 
-  // At least the run's rows in each table (for reserving memory).
+  // Up to where this reader reads each table (the rows written after it are not read).
+  const RowMarks& marks() const { return marks_; }
+
+  // At least the run's rows in each table that this reader reads (for reserving memory).
   size_t compile_rows() const { return compile_rows_.rows; }
   size_t guard_failure_rows() const { return guard_failure_rows_.rows; }
   size_t graph_break_rows() const { return graph_break_rows_.rows; }
@@ -134,17 +146,24 @@ class DynamoRowReader {
                               const std::function<void(const Key& key, int64_t line)>& visit);
 
  private:
-  // The rows of the run in one table: the WHERE clause that selects them, and at least their
-  // count.
+  // The rows of the run in one table: the WHERE clause that selects them, at least their count,
+  // and the largest rowid it selects (0: none).
   struct RowRange {
     std::string where;
     size_t rows = 0;
+    int64_t last = 0;
   };
   RowRange run_rows(const char* table, bool only_run);
+  // The rows of the run in one table above rowid `after`.
+  RowRange run_rows_after(const char* table, bool only_run, int64_t after);
+  RowRange rows_of(const char* table, bool only_run, const int64_t* after) {
+    return after ? run_rows_after(table, only_run, *after) : run_rows(table, only_run);
+  }
 
   Database& db_;
   const int64_t run_id_;
-  RowRange compile_rows_, guard_failure_rows_, graph_break_rows_;
+  RowRange compile_rows_, guard_failure_rows_, graph_break_rows_, cache_outcome_rows_;
+  RowMarks marks_;
   Statement string_text_;
 };
 

@@ -282,5 +282,51 @@ TEST(DynamoAttribution, ResumeNames) {
   EXPECT_FALSE(parse_resume_name("forward"));
 }
 
+// A merger read on across batches (analysis/dynamo_record_cache.h): a snapshot after each batch
+// of records equals a merger that took every record so far and finished, compile for compile,
+// where the records come out of key order (a recompile block before the compile it names, a new
+// frame below an old one) and a later batch adds records to compiles a snapshot already held.
+TEST(DynamoAttribution, SnapshotsOfAMergerReadOnEqualAWholeMerge) {
+  RunInputs in;
+  in.source_names = {{1, "train.log"}};
+  const std::vector<std::vector<CompileRecord>> batches = {
+      {compile(5, 2, 10, "recompile_block", "fwd"), compile(5, 1, 11, "referenced", ""),
+       compile(3, 0, 12)},
+      {compile(5, 1, 20, "recompile_block", "fwd"), compile(1, 0, 21), compile(3, 1, 22)},
+      {compile(3, 1, 30), compile(0, 0, 31), compile(9, 0, 32, "forward", "other")}};
+  // 5/1 is known only from the reference until its own record comes in the second batch.
+  const std::vector<bool> only_referenced = {true, false, false};
+  DynamoCompileMerger read_on;
+  std::vector<CompileRecord> so_far;
+  for (size_t b = 0; b < batches.size(); ++b) {
+    const auto& batch = batches[b];
+    for (const CompileRecord& r : batch) {
+      read_on.add(r);
+      so_far.push_back(r);
+    }
+    DynamoCompileMerger whole;
+    for (const CompileRecord& r : so_far) whole.add(r);
+    // The guard failures are attached by key (a search of the compiles in key order).
+    MergedCompiles snapshot = read_on.snapshot(), finished = whole.finish();
+    for (MergedCompiles* m : {&snapshot, &finished}) {
+      m->add_reason(reason(compile(5, 2, 10), 10, "5/1",
+                           "tensor 'x' size mismatch at index 0. "
+                           "expected 8, actual 9"));
+      m->add_reason(reason(compile(3, 1, 22), 22, "3/0", "L['n'] == 3"));
+    }
+    std::vector<AttributedCompile> from_snapshot, from_whole;
+    attribute_dynamo_run(in, std::move(snapshot),
+                         [&](AttributedCompile&& a) { from_snapshot.push_back(std::move(a)); });
+    attribute_dynamo_run(in, std::move(finished),
+                         [&](AttributedCompile&& a) { from_whole.push_back(std::move(a)); });
+    EXPECT_EQ(from_snapshot, from_whole) << "after " << so_far.size() << " records";
+    std::vector<std::string> causes;
+    for (const AttributedCompile& a : from_snapshot) causes.push_back(a.cause);
+    EXPECT_NE(std::find(causes.begin(), causes.end(), "shape"), causes.end());
+    EXPECT_EQ(read_on.only_referenced(compile(5, 1, 11, "referenced", "").key), only_referenced[b]);
+  }
+  EXPECT_FALSE(read_on.only_referenced(compile(7, 0, 0).key));  // never added
+}
+
 }  // namespace dynamo_attribution_test
 }  // namespace rcf::analysis

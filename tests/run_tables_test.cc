@@ -101,7 +101,7 @@ std::string analysed_again(const std::string& db_path, const std::string& copy,
   std::filesystem::copy_file(db_path, copy);
   auto db = open_store(copy, OpenMode::kCreateOrWrite);
   db->exec("BEGIN");
-  analysis::analyze_runs(*db, run_ids(*db), nullptr, nullptr, read_every_table);
+  analysis::analyze_runs(*db, run_ids(*db), nullptr, nullptr, nullptr, read_every_table);
   db->exec("COMMIT");
   return testing::dump_tables(*db);
 }
