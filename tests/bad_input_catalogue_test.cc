@@ -536,7 +536,10 @@ TEST_F(BadInputCatalogue, GzipBomb) {
   const int64_t bytes = std::stoll(scalar(*db, "SELECT bytes FROM ingest_stats"));
   EXPECT_GT(bytes, int64_t{256} << 20);
   EXPECT_LT(bytes, int64_t{400} << 20);
-  EXPECT_LT(r.max_rss_kb, 170 * 1024) << "peak memory while inflating the bomb";
+  // Bounded by the 64 MiB line cap, not by the 256 MiB inflated: the line buffer grows to the cap
+  // by doubling, and the heap may keep the smaller buffers it grew from. 144 MB in six runs on the
+  // project VM, once 193 MB in a full suite run (the bound was 170 MB, which that run failed).
+  EXPECT_LT(r.max_rss_kb, 224 * 1024) << "peak memory while inflating the bomb";
   EXPECT_LT(r.wall_s, 30.0);
 }
 
