@@ -13,9 +13,10 @@ std::optional<DynamoRecordCache::Taken> DynamoRecordCache::take(store::Database&
   std::unique_ptr<Run>& run = runs_[run_id];
   if (run && (run->deletions != *deletions || run->data_version != version)) run.reset();
   if (!run) run = std::make_unique<Run>();
-  if (!read_on_run(db, run_id, only_run, *run)) {
-    runs_.erase(run_id);
-    return std::nullopt;
+  // What was kept no longer merges as a whole read would: read anew.
+  if (!read_on(db, run_id, only_run, run->read)) {
+    *run = Run();
+    read_on(db, run_id, only_run, run->read);
   }
   run->deletions = *deletions;
   run->data_version = version;
@@ -27,14 +28,6 @@ std::optional<DynamoRecordCache::Taken> DynamoRecordCache::take(store::Database&
   taken.step_facts = read.intake.step_facts;
   taken.records = read.intake.records;
   return taken;
-}
-
-// A run read on that no longer holds what a whole read would is read once more from the start.
-bool DynamoRecordCache::read_on_run(store::Database& db, int64_t run_id, bool only_run, Run& run) {
-  if (read_on(db, run_id, only_run, run.read)) return true;
-  if (!run.read.started) return false;  // not to be kept (read_on read nothing)
-  run = Run();
-  return read_on(db, run_id, only_run, run.read);
 }
 
 }  // namespace rcf::analysis

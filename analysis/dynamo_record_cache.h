@@ -39,12 +39,14 @@ class DynamoRecordCache {
   };
 
   // The records of `run_id`, read on from the last take (from the start the first time, or when
-  // what was kept may be gone). nullopt when the run is not kept: the connection does not count
-  // deletions, or the run has text logs read as the same process as a TORCH_TRACE log (their
-  // reasons are thinned against the whole run's); the caller reads it whole (load_run).
+  // what was kept may be gone), for a run without text logs read as the same process as a
+  // TORCH_TRACE log (their reasons are thinned against the whole run's: the caller reads such a
+  // run whole with load_run, and forgets it here). nullopt when the connection does not count
+  // deletions: the caller reads the run whole.
   std::optional<Taken> take(store::Database& db, int64_t run_id, bool only_run);
 
-  // Forgets every run.
+  // Forgets one run, or every run.
+  void forget(int64_t run_id) { runs_.erase(run_id); }
   void clear() { runs_.clear(); }
 
  private:
@@ -53,8 +55,6 @@ class DynamoRecordCache {
     int64_t deletions = 0;     // store::raw_row_deletions when it was read
     int64_t data_version = 0;  // store::data_version when it was read
   };
-  // Reads on into `run` (anew when it is empty); false when it cannot be kept.
-  static bool read_on_run(store::Database& db, int64_t run_id, bool only_run, Run& run);
 
   std::map<int64_t, std::unique_ptr<Run>> runs_;
 };

@@ -86,15 +86,13 @@ void drop_repeated_reasons(RunInputs& in, const std::vector<bool>& from_alias) {
 // read through the memos here, so that a text repeated over a run is read and held once.
 class DynamoRunLoader {
  public:
-  // `after`: only the rows above these marks are read, into an `in` that holds what an earlier
-  // loader read (its texts, breaks and caches; its sources are read again); else every row, into
-  // an empty `in`.
+  // A text log of the same process as a TORCH_TRACE log (`same_process`) is read under the
+  // trace's keys. `after`: only the rows above these marks are read, into an `in` that holds what
+  // an earlier loader read (its texts, breaks and caches; its sources are read again); else every
+  // row, into an empty `in`.
   DynamoRunLoader(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
-                  const DynamoRows::RowMarks* after = nullptr)
-      : in_(in),
-        // A text log of the same process as a TORCH_TRACE log is read under the trace's keys.
-        same_process_(SameProcessSources::find(db, run_id)),
-        rows_(db, run_id, only_run, after) {
+                  SameProcessSources same_process, const DynamoRows::RowMarks* after = nullptr)
+      : in_(in), same_process_(std::move(same_process)), rows_(db, run_id, only_run, after) {
     in_.merged_sources = same_process_.aliases();
     load_sources();
     if (!after) read_all_texts_if_few();
@@ -333,9 +331,9 @@ class DynamoRunLoader {
 // Loads the Dynamo records of `run_id`: the compile records through `intake`, merged into
 // `merged` before the guard failures are read (they are attached to it as they are read), the rest
 // into `in` (empty).
-void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
-              CompileIntake& intake, std::optional<MergedCompiles>& merged) {
-  DynamoRunLoader loader(db, run_id, only_run, in);
+void load_run(store::Database& db, int64_t run_id, bool only_run, SameProcessSources same_process,
+              RunInputs& in, CompileIntake& intake, std::optional<MergedCompiles>& merged) {
+  DynamoRunLoader loader(db, run_id, only_run, in, std::move(same_process));
   loader.load_compiles(intake);
   merged = intake.merger.finish();
   loader.load_reasons(*merged);
@@ -345,8 +343,8 @@ void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
 
 bool read_on(store::Database& db, int64_t run_id, bool only_run, DynamoRecordsRead& read) {
   const bool first = !read.started;
-  DynamoRunLoader loader(db, run_id, only_run, read.inputs, first ? nullptr : &read.marks);
-  if (!read.inputs.merged_sources.empty()) return false;
+  DynamoRunLoader loader(db, run_id, only_run, read.inputs, SameProcessSources(),
+                         first ? nullptr : &read.marks);
   if (first) {
     loader.load_compiles(read.intake);
   } else if (!loader.add_compiles(read.intake)) {

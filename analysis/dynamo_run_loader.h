@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "analysis/dynamo_attribution.h"
+#include "analysis/same_process_sources.h"
 #include "analysis/step_evidence_loader.h"
 #include "store/database.h"
 #include "store/dynamo_row_reader.h"
@@ -76,9 +77,9 @@ struct CompileIntake {
 
 // Loads the Dynamo records of `run_id`: the compile records through `intake`, merged into
 // `merged` before the guard failures are read (they are attached to it as they are read), the rest
-// into `in` (empty).
-void load_run(store::Database& db, int64_t run_id, bool only_run, RunInputs& in,
-              CompileIntake& intake, std::optional<MergedCompiles>& merged);
+// into `in` (empty). `same_process`: SameProcessSources::find of the run.
+void load_run(store::Database& db, int64_t run_id, bool only_run, SameProcessSources same_process,
+              RunInputs& in, CompileIntake& intake, std::optional<MergedCompiles>& merged);
 
 // The Dynamo records of a run as far as they were read, to read on from (read_on).
 struct DynamoRecordsRead {
@@ -90,10 +91,10 @@ struct DynamoRecordsRead {
 };
 
 // Reads the rows of `run_id` written since `read` was last read on (every row, into an empty
-// `read`). False, having read nothing, when the run has text logs read as the same process as a
-// TORCH_TRACE log (their reasons are thinned against the whole run's); false too when `read` no
-// longer holds what a read of the whole run would (DynamoRunLoader::add_compiles). Either way the
-// caller reads the run whole with load_run.
+// `read`), for a run without text logs read as the same process as a TORCH_TRACE log (their
+// reasons are thinned against the whole run's: load_run). False when `read` no longer holds what a
+// read of the whole run would (a compile's own record came after a reference to it was taken): the
+// caller reads it anew.
 bool read_on(store::Database& db, int64_t run_id, bool only_run, DynamoRecordsRead& read);
 
 }  // namespace rcf::analysis

@@ -12,6 +12,7 @@
 #include "analysis/dynamo_run_loader.h"
 #include "analysis/rank_divergence.h"
 #include "analysis/run_rollup.h"
+#include "analysis/same_process_sources.h"
 #include "analysis/step_curve.h"
 #include "analysis/step_evidence_loader.h"
 #include "analysis/training_steps.h"
@@ -302,14 +303,19 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     const RunInputs* dynamo_inputs = &read_here;
     CompileIntake intake;
     std::optional<MergedCompiles> merged;
+    // A text log of the same process as a TORCH_TRACE log is read under the trace's keys, and its
+    // reasons thinned against the whole run's: such a run is read whole every time.
+    SameProcessSources same_process = SameProcessSources::find(db, run_id);
+    const bool kept_run = records && same_process.aliases().empty();
+    if (records && !kept_run) records->forget(run_id);
     if (std::optional<DynamoRecordCache::Taken> kept =
-            records ? records->take(db, run_id, only_run) : std::nullopt) {
+            kept_run ? records->take(db, run_id, only_run) : std::nullopt) {
       dynamo_inputs = kept->inputs;
       merged = std::move(kept->merged);
       intake.step_facts = std::move(kept->step_facts);
       intake.records = kept->records;
     } else {
-      load_run(db, run_id, only_run, read_here, intake, merged);
+      load_run(db, run_id, only_run, std::move(same_process), read_here, intake, merged);
     }
     const RunInputs& dynamo = *dynamo_inputs;
     const size_t dynamo_records = intake.records;
