@@ -7,9 +7,11 @@
 // batch's analysis goes over. `--warmup S`: the writer starts S seconds after the watch (which
 // reads that history first), so that every latency is one of the watch reading on. With
 // `--rate 0` and a `--record-ms` of seconds, each recompile comes alone after a pause (late in a
-// run, the usual case). Each latency is printed when there are at most 20.
-// Usage: watch_bench [--rate MB_PER_S] [--seconds S] [--record-ms MS] [--prefill N] [--warmup S]
-//                    [--dir DIR] [--rcf PATH]
+// run, the usual case). Each latency is printed when there are at most 20. `--prefill-sites K`
+// spreads the history over K frames (each recompiled N / K times, one site each) instead of a new
+// frame per recompile (a site each: the run's cause groups are then as many as its recompiles).
+// Usage: watch_bench [--rate MB_PER_S] [--seconds S] [--record-ms MS] [--prefill N]
+//                    [--prefill-sites K] [--warmup S] [--dir DIR] [--rcf PATH]
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -37,35 +39,38 @@ struct Options {
   double seconds = 20;
   int record_ms = 100;
   int64_t prefill = 0;  // recompiles in the log before the watch starts (a long run's history)
-  double warmup_s = 0;  // the writer starts this long after the watch
+  int64_t prefill_sites = 0;  // the frames the history recompiles; 0: a new frame each
+  double warmup_s = 0;        // the writer starts this long after the watch
   std::string dir = "/tmp/rcf-watch-bench";
   std::string rcf = RCF_BINARY;  // the rcf that watches (another build's, to compare two)
 };
 
-// The three lines of one recompile of frame `frame` (the first is the line the alert names).
-std::string recompile_block(int64_t frame) {
+// The three lines of recompile `compile` of frame `frame`, rejected by the entry of the compile
+// before (the first is the line the alert names).
+std::string recompile_block(int64_t frame, int64_t compile = 1) {
   std::string out;
   const char* prefix = "V1126 20:42:45.142000 1003 torch/_dynamo/guards.py:4760]";
-  out += fmt::format("{} [{}/1] [__recompiles] Recompiling function fn_{} in /m/model.py:{}\n",
-                     prefix, frame, frame, frame + 10);
-  out += fmt::format("{} [{}/1] [__recompiles]     triggered by the following guard failure(s):\n",
-                     prefix, frame);
+  out += fmt::format("{} [{}/{}] [__recompiles] Recompiling function fn_{} in /m/model.py:{}\n",
+                     prefix, frame, compile, frame, frame + 10);
+  out += fmt::format("{} [{}/{}] [__recompiles]     triggered by the following guard failure(s):\n",
+                     prefix, frame, compile);
   out += fmt::format(
-      "{} [{}/1] [__recompiles]     - {}/0: tensor 'x' size mismatch at index 0. "
-      "expected 8, actual 9\n",
-      prefix, frame, frame);
+      "{} [{}/{}] [__recompiles]     - {}/{}: tensor 'x' size mismatch at index 0. "
+      "expected {}, actual {}\n",
+      prefix, frame, compile, frame, compile - 1, 7 + compile, 8 + compile);
   return out;
 }
 
 // Writes the log: a recompile every record_ms, filler to the rate. Records each recompile's
 // first line number and write time.
 // The history of a long run: `count` recompiles of frames numbered from 1 000 000, one after the
-// other. Returns the lines written.
-int64_t write_history(const std::string& path, int64_t count) {
+// other, or round the `sites` first of them. Returns the lines written.
+int64_t write_history(const std::string& path, int64_t count, int64_t sites) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) std::exit(1);
   for (int64_t i = 0; i < count; ++i) {
-    std::string block = recompile_block(1000000 + i);
+    std::string block = sites > 0 ? recompile_block(1000000 + i % sites, 1 + i / sites)
+                                  : recompile_block(1000000 + i);
     std::fwrite(block.data(), 1, block.size(), f);
   }
   std::fclose(f);
@@ -139,6 +144,8 @@ int main(int argc, char** argv) {
       o.record_ms = std::atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--prefill"))
       o.prefill = std::atoll(argv[i + 1]);
+    else if (!strcmp(argv[i], "--prefill-sites"))
+      o.prefill_sites = std::atoll(argv[i + 1]);
     else if (!strcmp(argv[i], "--warmup"))
       o.warmup_s = std::atof(argv[i + 1]);
     else if (!strcmp(argv[i], "--dir"))
@@ -152,7 +159,7 @@ int main(int argc, char** argv) {
   if (pipe(out_pipe) != 0) return 1;
   const std::string for_s = fmt::format("{}", o.warmup_s + o.seconds + 2);
   const std::string db = o.dir + "/rcf.db", logs = o.dir + "/logs";
-  const int64_t history_lines = write_history(logs + "/train.log", o.prefill);
+  const int64_t history_lines = write_history(logs + "/train.log", o.prefill, o.prefill_sites);
   pid_t child = fork();
   if (child == 0) {
     dup2(out_pipe[1], 1);
