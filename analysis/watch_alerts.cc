@@ -42,11 +42,11 @@ Alert recompile_alert(const store::WatchCompileRow& c) {
 // one process are known to be one (docs/torch_trace.md, "From records to compiles"), each holds a
 // copy of the compile under a key of its own file. A Dynamo compile is its compile id (an unknown
 // rank read as rank 0, as a single process's logs are) with its site and cause; any other compile
-// its program key.
-std::string compile_identity(const store::WatchCompileRow& c) {
-  if (c.frame_id < 0) return fmt::format("{}\n{}\n{}", c.program_key, c.site, c.cause);
-  return fmt::format("{}/{}/{}/{}/{}\n{}\n{}", std::max<int64_t>(c.rank, 0), c.epoch, c.ca_id,
-                     c.frame_id, c.frame_compile_id, c.site, c.cause);
+// its program key (with a frame id of -1). Views into the row.
+CompileIdentity identity_of(const store::WatchCompileRow& c) {
+  if (c.frame_id < 0) return {0, 0, 0, -1, 0, c.program_key, c.site, c.cause};
+  return {std::max<int64_t>(c.rank, 0), c.epoch, c.ca_id, c.frame_id,
+          c.frame_compile_id,           {},      c.site,  c.cause};
 }
 
 bool is_recompile(const store::WatchCompileRow& c) {
@@ -117,9 +117,16 @@ std::vector<Alert> AlertTracker::advance(const store::WatchRunRows& rows, LogEnd
   ends_ = ends;
   holds_back_ = false;
   last_line_.clear();
-  auto see_line = [this](const std::string& source, int64_t line) {
-    int64_t& last = last_line_[source];
-    last = std::max(last, line);
+  last_line_of_ = {nullptr, nullptr};
+  // Rows come mostly a log at a time: the last log's entry is kept at hand.
+  int64_t* last = nullptr;
+  const std::string* last_source = nullptr;
+  auto see_line = [&](const std::string& source, int64_t line) {
+    if (!last_source || source != *last_source) {
+      last = &last_line_[source];
+      last_source = &source;
+    }
+    *last = std::max(*last, line);
   };
   for (const auto& c : rows.compiles) see_line(c.source, c.line);
   for (const auto& b : rows.breaks) see_line(b.source, b.line);
@@ -135,7 +142,13 @@ std::vector<Alert> AlertTracker::advance(const store::WatchRunRows& rows, LogEnd
 }
 
 bool AlertTracker::settled(const std::string& source, int64_t line, bool unknown_cause) {
-  if (ends_ == LogEnds::kEnded || line < last_line_[source]) return true;
+  if (ends_ == LogEnds::kEnded) return true;
+  auto& [known, last] = last_line_of_;
+  if (!known || source != *known) {
+    last = &last_line_[source];
+    known = &source;
+  }
+  if (line < *last) return true;
   if (ends_ == LogEnds::kPreviewed && !unknown_cause) return true;
   holds_back_ = true;
   return false;
@@ -165,14 +178,17 @@ void AlertTracker::see_breaks(const store::WatchRunRows& rows, std::vector<Alert
 void AlertTracker::see_compiles(const store::WatchRunRows& rows, std::vector<Alert>& out) {
   said_.clear();
   bool settled_before = settled_;
-  std::map<std::string, int64_t> nth_of_program;
+  std::map<CompileIdentity, int64_t> nth_of_program;  // views into `rows`
   std::set<std::string> held;  // programs with a compile held back: their later ones wait too
   for (const auto& c : rows.compiles) {
-    std::string identity = compile_identity(c);
+    const CompileIdentity identity = identity_of(c);
     // A compile id names one compile of a process: two rows with it are copies of that compile
     // (two logs not yet known to be one process). A program key can be compiled again.
     int64_t nth = c.frame_id >= 0 ? 1 : ++nth_of_program[identity];
-    int64_t& alerted = compiles_of_program_[identity];
+    auto known = compiles_of_program_.find(identity);
+    if (known == compiles_of_program_.end())
+      known = compiles_of_program_.emplace(OwnedCompileIdentity(identity), 0).first;
+    int64_t& alerted = known->second;
     if (nth <= alerted) {
       said_.push_back(&c);
       continue;

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "store/watch_queries.h"
@@ -62,6 +63,41 @@ enum class LogEnds {
   kEnded,      // the watch ends, or the logs stayed quiet: everything is taken
 };
 
+// What names a compile across the looks of an AlertTracker (watch_alerts.cc, identity_of): its
+// compile id and its program key (-1 and "" for the one the other leaves out), its site and cause.
+// Compared by the numbers first.
+struct CompileIdentity {
+  int64_t rank = 0, epoch = 0, ca_id = 0, frame_id = 0, frame_compile_id = 0;
+  std::string_view program_key, site, cause;
+  auto tied() const {
+    return std::tie(frame_id, frame_compile_id, rank, epoch, ca_id, program_key, site, cause);
+  }
+  bool operator<(const CompileIdentity& o) const { return tied() < o.tied(); }
+};
+// The same, owning its texts (viewed anew at each comparison).
+struct OwnedCompileIdentity {
+  explicit OwnedCompileIdentity(const CompileIdentity& id)
+      : numbers(id), program_key(id.program_key), site(id.site), cause(id.cause) {}
+  CompileIdentity view() const {
+    CompileIdentity v = numbers;
+    v.program_key = program_key;
+    v.site = site;
+    v.cause = cause;
+    return v;
+  }
+  CompileIdentity numbers;  // its views are not used
+  std::string program_key, site, cause;
+  friend bool operator<(const OwnedCompileIdentity& a, const OwnedCompileIdentity& b) {
+    return a.view() < b.view();
+  }
+  friend bool operator<(const OwnedCompileIdentity& a, const CompileIdentity& b) {
+    return a.view() < b;
+  }
+  friend bool operator<(const CompileIdentity& a, const OwnedCompileIdentity& b) {
+    return a < b.view();
+  }
+};
+
 // Remembers what was already alerted; each call to advance() returns what is new since.
 class AlertTracker {
  public:
@@ -90,7 +126,9 @@ class AlertTracker {
 
   StormBudgets budgets_;
   RunStatus status_;
-  std::map<std::string, int64_t> compiles_of_program_;  // alerted, by program, site, cause
+  // Alerted, by identity (watch_alerts.cc, identity_of); looked up for every compile of the run
+  // at every look, mostly told apart by their numbers.
+  std::map<OwnedCompileIdentity, int64_t, std::less<>> compiles_of_program_;
   std::set<std::string> programs_;
   std::set<std::pair<std::string, int64_t>> limit_hits_;  // source, line
   std::set<std::string> break_kinds_;                     // type, location and reason
@@ -101,8 +139,10 @@ class AlertTracker {
   // The compiles of the current call's rows alerted on, now or before: storms count only these,
   // so that a storm never comes before the recompiles that make it. Valid during advance().
   std::vector<const store::WatchCompileRow*> said_;
-  LogEnds ends_ = LogEnds::kMayGrow;          // of the current call
-  std::map<std::string, int64_t> last_line_;  // per log, the line of its last record read
+  LogEnds ends_ = LogEnds::kMayGrow;                    // of the current call
+  std::unordered_map<std::string, int64_t> last_line_;  // per log, the line of its last record read
+  // settled()'s last lookup in last_line_: the log's name and its entry (entries stay put).
+  std::pair<const std::string*, int64_t*> last_line_of_{nullptr, nullptr};
 };
 
 }  // namespace rcf::analysis
