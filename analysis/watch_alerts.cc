@@ -42,11 +42,19 @@ Alert recompile_alert(const store::WatchCompileRow& c) {
 // one process are known to be one (docs/torch_trace.md, "From records to compiles"), each holds a
 // copy of the compile under a key of its own file. A Dynamo compile is its compile id (an unknown
 // rank read as rank 0, as a single process's logs are) with its site and cause; any other compile
-// its program key (with a frame id of -1). Views into the row.
-CompileIdentity identity_of(const store::WatchCompileRow& c) {
-  if (c.frame_id < 0) return {0, 0, 0, -1, 0, c.program_key, c.site, c.cause};
-  return {std::max<int64_t>(c.rank, 0), c.epoch, c.ca_id, c.frame_id,
-          c.frame_compile_id,           {},      c.site,  c.cause};
+// its program key. Its texts are written into `texts` (a buffer reused over the run's compiles:
+// a look goes over all of them), which it views.
+CompileIdentity identity_of(const store::WatchCompileRow& c, std::string& texts) {
+  texts.clear();
+  CompileIdentity id;
+  if (c.frame_id < 0) {
+    (texts += c.program_key) += '\n';
+  } else {
+    id = {c.frame_id, c.frame_compile_id, std::max<int64_t>(c.rank, 0), c.epoch, c.ca_id, {}};
+  }
+  ((texts += c.site) += '\n') += c.cause;
+  id.texts = texts;
+  return id;
 }
 
 bool is_recompile(const store::WatchCompileRow& c) {
@@ -178,13 +186,19 @@ void AlertTracker::see_breaks(const store::WatchRunRows& rows, std::vector<Alert
 void AlertTracker::see_compiles(const store::WatchRunRows& rows, std::vector<Alert>& out) {
   said_.clear();
   bool settled_before = settled_;
-  std::map<CompileIdentity, int64_t> nth_of_program;  // views into `rows`
+  std::map<OwnedCompileIdentity, int64_t, std::less<>> nth_of_program;
   std::set<std::string> held;  // programs with a compile held back: their later ones wait too
   for (const auto& c : rows.compiles) {
-    const CompileIdentity identity = identity_of(c);
+    const CompileIdentity identity = identity_of(c, identity_texts_);
     // A compile id names one compile of a process: two rows with it are copies of that compile
     // (two logs not yet known to be one process). A program key can be compiled again.
-    int64_t nth = c.frame_id >= 0 ? 1 : ++nth_of_program[identity];
+    int64_t nth = 1;
+    if (c.frame_id < 0) {
+      auto it = nth_of_program.find(identity);
+      if (it == nth_of_program.end())
+        it = nth_of_program.emplace(OwnedCompileIdentity(identity), 0).first;
+      nth = ++it->second;
+    }
     auto known = compiles_of_program_.find(identity);
     if (known == compiles_of_program_.end())
       known = compiles_of_program_.emplace(OwnedCompileIdentity(identity), 0).first;

@@ -64,39 +64,38 @@ enum class LogEnds {
 };
 
 // What names a compile across the looks of an AlertTracker (watch_alerts.cc, identity_of): its
-// compile id and its program key (-1 and "" for the one the other leaves out), its site and cause.
-// Compared by the numbers first.
+// compile id (a frame id of -1 where it has none) and its texts (program key where it has no
+// compile id, site, cause), compared numbers first. A view, for looking up; OwnedCompileIdentity
+// holds its texts.
 struct CompileIdentity {
-  int64_t rank = 0, epoch = 0, ca_id = 0, frame_id = 0, frame_compile_id = 0;
-  std::string_view program_key, site, cause;
-  auto tied() const {
-    return std::tie(frame_id, frame_compile_id, rank, epoch, ca_id, program_key, site, cause);
-  }
-  bool operator<(const CompileIdentity& o) const { return tied() < o.tied(); }
+  int64_t frame_id = -1, frame_compile_id = 0, rank = 0, epoch = 0, ca_id = 0;
+  std::string_view texts;  // the texts, separated by '\n'
+  auto tied() const { return std::tie(frame_id, frame_compile_id, rank, epoch, ca_id, texts); }
 };
-// The same, owning its texts (viewed anew at each comparison).
 struct OwnedCompileIdentity {
   explicit OwnedCompileIdentity(const CompileIdentity& id)
-      : numbers(id), program_key(id.program_key), site(id.site), cause(id.cause) {}
-  CompileIdentity view() const {
-    CompileIdentity v = numbers;
-    v.program_key = program_key;
-    v.site = site;
-    v.cause = cause;
-    return v;
-  }
-  CompileIdentity numbers;  // its views are not used
-  std::string program_key, site, cause;
-  friend bool operator<(const OwnedCompileIdentity& a, const OwnedCompileIdentity& b) {
-    return a.view() < b.view();
-  }
-  friend bool operator<(const OwnedCompileIdentity& a, const CompileIdentity& b) {
-    return a.view() < b;
-  }
-  friend bool operator<(const CompileIdentity& a, const OwnedCompileIdentity& b) {
-    return a < b.view();
-  }
+      : frame_id(id.frame_id),
+        frame_compile_id(id.frame_compile_id),
+        rank(id.rank),
+        epoch(id.epoch),
+        ca_id(id.ca_id),
+        texts(id.texts) {}
+  CompileIdentity view() const { return {frame_id, frame_compile_id, rank, epoch, ca_id, texts}; }
+  int64_t frame_id, frame_compile_id, rank, epoch, ca_id;
+  std::string texts;
 };
+inline bool operator<(const CompileIdentity& a, const CompileIdentity& b) {
+  return a.tied() < b.tied();
+}
+inline bool operator<(const OwnedCompileIdentity& a, const OwnedCompileIdentity& b) {
+  return a.view() < b.view();
+}
+inline bool operator<(const OwnedCompileIdentity& a, const CompileIdentity& b) {
+  return a.view() < b;
+}
+inline bool operator<(const CompileIdentity& a, const OwnedCompileIdentity& b) {
+  return a < b.view();
+}
 
 // Remembers what was already alerted; each call to advance() returns what is new since.
 class AlertTracker {
@@ -129,6 +128,7 @@ class AlertTracker {
   // Alerted, by identity (watch_alerts.cc, identity_of); looked up for every compile of the run
   // at every look, mostly told apart by their numbers.
   std::map<OwnedCompileIdentity, int64_t, std::less<>> compiles_of_program_;
+  std::string identity_texts_;  // identity_of's buffer
   std::set<std::string> programs_;
   std::set<std::pair<std::string, int64_t>> limit_hits_;  // source, line
   std::set<std::string> break_kinds_;                     // type, location and reason
