@@ -154,6 +154,12 @@ struct MergedCompiles::Impl {
   CompileTables tables;              // what the compiles index
   SiteNumbers sites;
   AttachedReasons reasons;  // MergedCompiles::add_reason's, then RunInputs::reasons
+
+  // Once `merged` is sorted by key: which compiles no frame made, and the sites' numbers.
+  void number_sites() {
+    for (Merged& m : merged) m.frameless = is_frameless_compile(m, tables);
+    sites.number(merged, tables);
+  }
 };
 
 void MergedCompiles::add_reason(const ReasonRecord& reason) {
@@ -293,8 +299,7 @@ MergedCompiles DynamoCompileMerger::snapshot() {
   out.impl_->merged.reserve(state.merged.size());
   for (uint32_t i : state.key_order) out.impl_->merged.push_back(state.merged[i]);
   out.impl_->tables = state.tables.copy_to_read();
-  for (Merged& m : out.impl_->merged) m.frameless = is_frameless_compile(m, out.impl_->tables);
-  out.impl_->sites.number(out.impl_->merged, out.impl_->tables);
+  out.impl_->number_sites();
   return out;
 }
 
@@ -304,10 +309,9 @@ MergedCompiles DynamoCompileMerger::finish() {
   std::unique_ptr<State> state = std::exchange(state_, std::make_unique<State>(0));
   state->index = DynamoKeyIndex();  // not needed to sort: freed first
   sort_by_key(state->merged);
-  for (Merged& m : state->merged) m.frameless = is_frameless_compile(m, state->tables);
-  out.impl_->sites.number(state->merged, state->tables);
   out.impl_->merged = std::move(state->merged);
   out.impl_->tables = std::move(state->tables);
+  out.impl_->number_sites();
   return out;
 }
 

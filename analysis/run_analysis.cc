@@ -27,6 +27,40 @@
 namespace rcf::analysis {
 namespace {
 
+// The Dynamo side of one run's analysis: its records read here, or kept between analyses by the
+// caller's DynamoRecordCache. Lifetime: one run's analysis.
+struct DynamoSide {
+  RunInputs read_here;              // the records, unless the cache keeps them
+  const RunInputs* kept = nullptr;  // the cache's
+  CompileIntake intake;             // its merger finished (in `merged`); the step facts and count
+  std::optional<MergedCompiles> merged;
+  const RunInputs& inputs() const { return kept ? *kept : read_here; }
+};
+
+// Each compile record is merged as it is read and never held, and the merge is finished before
+// the run's reasons are read, each then attached to its compile as it is read: at a million
+// compiles the records were the largest part of the run's memory (docs/performance.md). A text
+// log of the same process as a TORCH_TRACE log is read under the trace's keys, and its reasons
+// thinned against the whole run's: such a run is read whole every time, never kept.
+DynamoSide load_dynamo_side(store::Database& db, int64_t run_id, bool only_run,
+                            DynamoRecordCache* records) {
+  DynamoSide side;
+  SameProcessSources same_process = SameProcessSources::find(db, run_id);
+  const bool keep = records && same_process.aliases().empty();
+  if (records && !keep) records->forget(run_id);
+  if (std::optional<DynamoRecordCache::Taken> taken =
+          keep ? records->take(db, run_id, only_run) : std::nullopt) {
+    side.kept = taken->inputs;
+    side.merged = std::move(taken->merged);
+    side.intake.step_facts = std::move(taken->step_facts);
+    side.intake.records = taken->records;
+  } else {
+    load_run(db, run_id, only_run, std::move(same_process), side.read_here, side.intake,
+             side.merged);
+  }
+  return side;
+}
+
 // The run's convergence facts as its run_convergence row: without a curve, its steps are NULL.
 store::RunConvergenceRow run_convergence_row(const RunRollup& r) {
   const ConvergenceSummary& c = r.convergence;
@@ -295,29 +329,9 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     // compiles are then written as they are attributed (never all held), and the XLA compiles
     // follow them in ordinal order.
     const bool only_run = store::only_run_in_store(db, run_id);
-    // Each compile record is merged as it is read and never held, and the merge is finished
-    // before the run's reasons are read, each then attached to its compile as it is read: at a
-    // million compiles the records were the largest part of the run's memory
-    // (docs/performance.md).
-    RunInputs read_here;  // the records, unless `records` keeps them
-    const RunInputs* dynamo_inputs = &read_here;
-    CompileIntake intake;
-    std::optional<MergedCompiles> merged;
-    // A text log of the same process as a TORCH_TRACE log is read under the trace's keys, and its
-    // reasons thinned against the whole run's: such a run is read whole every time.
-    SameProcessSources same_process = SameProcessSources::find(db, run_id);
-    const bool kept_run = records && same_process.aliases().empty();
-    if (records && !kept_run) records->forget(run_id);
-    if (std::optional<DynamoRecordCache::Taken> kept =
-            kept_run ? records->take(db, run_id, only_run) : std::nullopt) {
-      dynamo_inputs = kept->inputs;
-      merged = std::move(kept->merged);
-      intake.step_facts = std::move(kept->step_facts);
-      intake.records = kept->records;
-    } else {
-      load_run(db, run_id, only_run, std::move(same_process), read_here, intake, merged);
-    }
-    const RunInputs& dynamo = *dynamo_inputs;
+    DynamoSide dynamo_side = load_dynamo_side(db, run_id, only_run, records);
+    const RunInputs& dynamo = dynamo_side.inputs();
+    CompileIntake& intake = dynamo_side.intake;
     const size_t dynamo_records = intake.records;
     lap(t.load_dynamo_s);
     // The raw tables the run has rows in: the loaders skip the queries of the others.
@@ -353,14 +367,15 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     bool first = true;
     DynamoStepPlacer placer{steps, dynamo_lines, dynamo_curve};
     int64_t dynamo_compiles =
-        attribute_dynamo_run(dynamo, std::move(*merged), [&](AttributedCompile&& c) {
+        attribute_dynamo_run(dynamo, std::move(*dynamo_side.merged), [&](AttributedCompile&& c) {
           if (first) lap(t.prepare_s), first = false;
           placer.place(c);
           rollup.add(c);
           writer.write(std::move(c));
         });
     if (first) lap(t.prepare_s);
-    read_here = RunInputs{};  // release the Dynamo records before the XLA side is written
+    dynamo_side.read_here =
+        RunInputs{};  // release the Dynamo records before the XLA side is written
     for (auto& c : xla.compiles) {
       c.ordinal += dynamo_compiles;
       rollup.add(c);
