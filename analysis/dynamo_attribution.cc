@@ -517,8 +517,12 @@ util::LargeVector<const Merged*> attribution_order(const util::LargeVector<Merge
     keys.push_back({!start.has_value(), start.value_or(0), m.key.source_id, m.effective_line,
                     !m.referenced_only, m.key.frame_id, m.key.frame_compile_id, i});
   }
-  std::sort(keys.begin(), keys.end(),
-            [](const OrderKey& a, const OrderKey& b) { return a.tied() < b.tied(); });
+  auto before = [](const OrderKey& a, const OrderKey& b) { return a.tied() < b.tied(); };
+  // A log's compiles mostly come in key order (and a watched run's are ordered again at every
+  // batch): only what follows the sorted beginning is sorted, then merged in.
+  auto sorted_end = std::is_sorted_until(keys.begin(), keys.end(), before);
+  std::sort(sorted_end, keys.end(), before);
+  std::inplace_merge(keys.begin(), sorted_end, keys.end(), before);
   util::LargeVector<const Merged*> order;
   order.reserve(merged.size());
   for (const OrderKey& k : keys) order.push_back(&merged[k.index]);
@@ -529,10 +533,10 @@ util::LargeVector<const Merged*> attribution_order(const util::LargeVector<Merge
 // happened. Holds the run-wide indexes the decisions read.
 class CompileAttributor {
  public:
+  // `several_processes`: program keys get a rank (or file) prefix.
   CompileAttributor(const RunInputs& in, const CompileTables& tables, const SiteNumbers& sites,
                     const AttachedReasons& reasons, const UnlocatedBreaks& unlocated,
-                    const GraphBreakIndex& break_index,
-                    const util::LargeVector<const Merged*>& order)
+                    const GraphBreakIndex& break_index, bool several_processes)
       : in_(in),
         tables_(tables),
         sites_(sites),
@@ -540,12 +544,8 @@ class CompileAttributor {
         unlocated_(unlocated),
         break_index_(break_index),
         source_name_(in.source_names.begin(), in.source_names.end()),
-        classify_(in, reasons) {
-    // Several processes in one run: program keys get a rank (or file) prefix.
-    std::set<std::pair<int64_t, int64_t>> processes;
-    for (const Merged* m : order) processes.insert({m->key.source_id, m->key.rank});
-    prefix_ = processes.size() > 1;
-  }
+        classify_(in, reasons),
+        prefix_(several_processes) {}
 
   // Fills `a` (reset beforehand) for compile `m`, the `ordinal`-th in attribution order.
   void attribute(const Merged& m, int64_t ordinal, AttributedCompile& a) {
@@ -818,8 +818,18 @@ class CompileAttributor {
   const GraphBreakIndex& break_index_;
   std::map<int64_t, std::string> source_name_;  // source_id -> short name for evidence texts
   ReasonClassifier classify_;
-  bool prefix_ = false;  // several processes: program keys get a rank (or file) prefix
+  const bool prefix_;  // several processes: program keys get a rank (or file) prefix
 };
+
+// Whether the compiles come from more than one process (source, rank). The compiles are sorted by
+// key, whose first fields are the source and the rank: a second process is a neighbour's.
+bool from_several_processes(const util::LargeVector<Merged>& merged) {
+  for (size_t i = 1; i < merged.size(); ++i)
+    if (merged[i].key.source_id != merged[0].key.source_id ||
+        merged[i].key.rank != merged[0].key.rank)
+      return true;
+  return false;
+}
 
 }  // namespace
 
@@ -834,44 +844,79 @@ int64_t attribute_dynamo_run(const RunInputs& in,
   return attribute_dynamo_run(in, merge_dynamo_compiles(in), emit);
 }
 
-// The phases: 1. the compiles merged (merge_dynamo_compiles), 2. reasons, caches and unlocated
-// breaks attached to them, 3. the compiles ordered, 4. each compile attributed and emitted.
 int64_t attribute_dynamo_run(const RunInputs& in, MergedCompiles merged_compiles,
                              const std::function<void(AttributedCompile&&)>& emit) {
+  return DynamoAttributionRun(in, std::move(merged_compiles)).attribute(0, emit);
+}
+
+// The phases: 1. the compiles merged (merge_dynamo_compiles), 2. reasons, caches and unlocated
+// breaks attached to them, 3. the compiles ordered (both at construction), 4. each compile
+// attributed and emitted (attribute()).
+struct DynamoAttributionRun::State {
+  const RunInputs& in;
+  MergedCompiles merged_compiles;
+  std::future<GraphBreakIndex> break_index_built;
+  std::optional<UnlocatedBreaks> unlocated;
+  util::LargeVector<const Merged*> order;
+  bool several_processes = false;
+};
+
+DynamoAttributionRun::DynamoAttributionRun(const RunInputs& in, MergedCompiles merged_compiles)
+    : state_(new State{in, std::move(merged_compiles), {}, {}, {}, false}) {
   // The graph-break index needs only the breaks: it is built on a second thread while the
   // reasons are attached to the compiles and the compiles ordered. A run with few breaks builds
   // it when it is needed, on this thread: a thread would cost more than the index.
   constexpr size_t kBreaksForAThread = 4096;
-  std::future<GraphBreakIndex> break_index_built =
+  state_->break_index_built =
       std::async(in.breaks.size() >= kBreaksForAThread ? std::launch::async : std::launch::deferred,
                  [&in] { return GraphBreakIndex(in.breaks, in.break_frames); });
-  util::LargeVector<Merged>& merged = merged_compiles.impl_->merged;
-  if (merged.empty()) return 0;
-
+  MergedCompiles::Impl& impl = *state_->merged_compiles.impl_;
+  util::LargeVector<Merged>& merged = impl.merged;
+  if (merged.empty()) return;
   // The reasons the loader attached as it read them, then those of RunInputs::reasons.
-  AttachedReasons& reasons = merged_compiles.impl_->reasons;
+  AttachedReasons& reasons = impl.reasons;
   for (const ReasonRecord& r : in.reasons) reasons.add(r, merged, &in.texts);
   reasons.group(merged);
   place_referenced_only(merged, reasons);
-  CompileTables& tables = merged_compiles.impl_->tables;
-  attach_cache_states(in, merged, tables);
-  const UnlocatedBreaks unlocated(in, merged, tables);
-  const util::LargeVector<const Merged*> order = attribution_order(merged, tables);
+  attach_cache_states(in, merged, impl.tables);
+  state_->unlocated.emplace(in, merged, impl.tables);
+  state_->order = attribution_order(merged, impl.tables);
+  state_->several_processes = from_several_processes(merged);
+}
 
-  const GraphBreakIndex break_index = break_index_built.get();
-  in.classified.wait();  // the loader's classifications, made on another thread meanwhile
+DynamoAttributionRun::~DynamoAttributionRun() = default;
 
-  CompileAttributor attributor(in, tables, merged_compiles.impl_->sites, reasons, unlocated,
-                               break_index, order);
+size_t DynamoAttributionRun::size() const {
+  return state_->order.size();
+}
+
+const DynamoKey& DynamoAttributionRun::key_at(size_t index) const {
+  return state_->order[index]->key;
+}
+
+bool DynamoAttributionRun::several_processes() const {
+  return state_->several_processes;
+}
+
+int64_t DynamoAttributionRun::attribute(size_t from,
+                                        const std::function<void(AttributedCompile&&)>& emit) {
+  State& s = *state_;
+  if (s.order.empty()) return 0;
+  const GraphBreakIndex break_index = s.break_index_built.get();
+  s.in.classified.wait();  // the loader's classifications, made on another thread meanwhile
+  MergedCompiles::Impl& impl = *s.merged_compiles.impl_;
+  CompileAttributor attributor(s.in, impl.tables, impl.sites, impl.reasons, *s.unlocated,
+                               break_index, s.several_processes);
   int64_t emitted = 0;
   // One compile object, refilled for each compile: `emit` may leave in it what it likes (the
   // writer leaves an older compile, whose strings' buffers are then reused), so every text is
   // assigned or appended in place, never replaced by a new string.
   AttributedCompile a;
-  for (const Merged* m : order) {
+  for (size_t i = from; i < s.order.size(); ++i) {
     a.reset();
-    attributor.attribute(*m, ++emitted, a);
+    attributor.attribute(*s.order[i], static_cast<int64_t>(i) + 1, a);
     emit(std::move(a));
+    ++emitted;
   }
   return emitted;
 }

@@ -124,8 +124,7 @@ class MergedCompiles {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   friend class DynamoCompileMerger;
-  friend int64_t attribute_dynamo_run(const RunInputs& inputs, MergedCompiles merged,
-                                      const std::function<void(AttributedCompile&&)>& emit);
+  friend class DynamoAttributionRun;
 };
 
 // Merges compile records one at a time into MergedCompiles. The records of one compile must come
@@ -175,6 +174,33 @@ int64_t attribute_dynamo_run(const RunInputs& inputs,
 // have been released since).
 int64_t attribute_dynamo_run(const RunInputs& inputs, MergedCompiles merged,
                              const std::function<void(AttributedCompile&&)>& emit);
+
+// The compiles of one run ready to be attributed: their guard failures, cache outcomes and
+// graph breaks attached and their attribution order decided (the first phases of
+// attribute_dynamo_run), so that a caller can compare that order with an earlier analysis' before
+// attributing (analysis/attribution_checkpoint.h). `inputs` must outlive it.
+class DynamoAttributionRun {
+ public:
+  DynamoAttributionRun(const RunInputs& inputs, MergedCompiles merged);
+  ~DynamoAttributionRun();
+  DynamoAttributionRun(const DynamoAttributionRun&) = delete;
+  DynamoAttributionRun& operator=(const DynamoAttributionRun&) = delete;
+
+  // How many compiles, and the key of the one at `index` of the attribution order (its ordinal
+  // is index + 1).
+  size_t size() const;
+  const DynamoKey& key_at(size_t index) const;
+  // Whether the compiles come from several processes (their program keys then name the rank or
+  // the log): a fact of the whole run that every compile's attribution reads.
+  bool several_processes() const;
+  // Attributes the compiles from `from` (an index of the order) on, handing each to `emit` in
+  // ordinal order as attribute_dynamo_run does; returns how many were emitted. Called once.
+  int64_t attribute(size_t from, const std::function<void(AttributedCompile&&)>& emit);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // Whether a guard failure of this origin explains a compile (a limit warning explains why a
 // compile did NOT happen; a profiler table is a summary).

@@ -1,5 +1,7 @@
 #include "analysis/dynamo_record_cache.h"
 
+#include <algorithm>
+
 #include "store/raw_row_deletions.h"
 #include "store/store.h"
 
@@ -13,16 +15,31 @@ std::optional<DynamoRecordCache::Taken> DynamoRecordCache::take(store::Database&
   std::unique_ptr<Run>& run = runs_[run_id];
   if (run && (run->deletions != *deletions || run->data_version != version)) run.reset();
   if (!run) run = std::make_unique<Run>();
-  // What was kept no longer merges as a whole read would: read anew.
-  if (!read_on(db, run_id, only_run, run->read)) {
-    *run = Run();
-    read_on(db, run_id, only_run, run->read);
-  }
-  run->deletions = *deletions;
-  run->data_version = version;
   DynamoRecordsRead& read = run->read;
   Taken taken;
+  bool fresh = !read.started;
+  const size_t reasons_before = read.reasons.size(), caches_before = read.inputs.caches.size();
+  read.intake.keys_taken = &taken.changed;
+  // What was kept no longer merges as a whole read would: read anew.
+  if (!read_on(db, run_id, only_run, read)) {
+    *run = Run();
+    read_on(db, run_id, only_run, run->read);
+    fresh = true;
+  }
+  read.intake.keys_taken = nullptr;
+  // Read from the start, there is no checkpoint (it went with the records) and no change to name.
+  if (fresh) taken.changed.clear();
+  for (size_t i = fresh ? read.reasons.size() : reasons_before; i < read.reasons.size(); ++i)
+    taken.changed.push_back(read.reasons[i].key);
+  for (size_t i = fresh ? read.inputs.caches.size() : caches_before; i < read.inputs.caches.size();
+       ++i)
+    taken.changed.push_back(read.inputs.caches[i].key);
+  std::sort(taken.changed.begin(), taken.changed.end());
+  taken.changed.erase(std::unique(taken.changed.begin(), taken.changed.end()), taken.changed.end());
+  run->deletions = *deletions;
+  run->data_version = version;
   taken.inputs = &read.inputs;
+  taken.checkpoint = &run->checkpoint;
   taken.merged = read.intake.merger.snapshot();
   for (const ReasonRecord& r : read.reasons) taken.merged.add_reason(r);
   taken.step_facts = read.intake.step_facts;

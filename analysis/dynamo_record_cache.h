@@ -20,7 +20,9 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <vector>
 
+#include "analysis/attribution_checkpoint.h"
 #include "analysis/dynamo_run_loader.h"
 #include "store/database.h"
 
@@ -36,6 +38,11 @@ class DynamoRecordCache {
     MergedCompiles merged;
     DynamoStepFactsBuilder step_facts;
     size_t records = 0;
+    // What the last analysis of the run kept of its attribution, and the keys of the compiles
+    // that got a record, a guard failure or a cache outcome since it was taken (sorted, unique):
+    // analysis/attribution_checkpoint.h. The checkpoint lives with the records.
+    AttributionCheckpoint* checkpoint = nullptr;
+    std::vector<DynamoKey> changed;
   };
 
   // The records of `run_id`, read on from the last take (from the start the first time, or when
@@ -52,8 +59,9 @@ class DynamoRecordCache {
  private:
   struct Run {
     DynamoRecordsRead read;
-    int64_t deletions = 0;     // store::raw_row_deletions when it was read
-    int64_t data_version = 0;  // store::data_version when it was read
+    AttributionCheckpoint checkpoint;  // of the last analysis that took these records
+    int64_t deletions = 0;             // store::raw_row_deletions when it was read
+    int64_t data_version = 0;          // store::data_version when it was read
   };
 
   std::map<int64_t, std::unique_ptr<Run>> runs_;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "analysis/dynamo_attribution.h"
 #include "analysis/same_process_sources.h"
@@ -68,10 +69,12 @@ struct CompileIntake {
   DynamoCompileMerger merger;
   DynamoStepFactsBuilder step_facts;
   size_t records = 0;
+  std::vector<DynamoKey>* keys_taken = nullptr;  // when set, each record's key is added to it
   void take(const CompileRecord& r) {
     step_facts.add_compile(r);
     merger.add(r);
     ++records;
+    if (keys_taken) keys_taken->push_back(r.key);
   }
 };
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 
+#include "analysis/attribution_checkpoint.h"
 #include "analysis/dynamo_attribution.h"
 #include "analysis/dynamo_record_cache.h"
 #include "analysis/dynamo_run_loader.h"
@@ -34,6 +35,10 @@ struct DynamoSide {
   const RunInputs* kept = nullptr;  // the cache's
   CompileIntake intake;             // its merger finished (in `merged`); the step facts and count
   std::optional<MergedCompiles> merged;
+  // With kept records: what the last analysis kept of its attribution, and the compiles changed
+  // since (analysis/attribution_checkpoint.h).
+  AttributionCheckpoint* checkpoint = nullptr;
+  std::vector<DynamoKey> changed;
   const RunInputs& inputs() const { return kept ? *kept : read_here; }
 };
 
@@ -54,6 +59,8 @@ DynamoSide load_dynamo_side(store::Database& db, int64_t run_id, bool only_run,
     side.merged = std::move(taken->merged);
     side.intake.step_facts = std::move(taken->step_facts);
     side.intake.records = taken->records;
+    side.checkpoint = taken->checkpoint;
+    side.changed = std::move(taken->changed);
   } else {
     load_run(db, run_id, only_run, std::move(same_process), side.read_here, side.intake,
              side.merged);
@@ -260,20 +267,65 @@ struct DynamoStepPlacer {
   StepCurve& curve;
   int64_t unplaced = 0, unclocked = 0;
 
-  void place(AttributedCompile& c) {
-    const auto [source, line] = lines.place_of(c);
+  // Returns where the compile was placed (DynamoStepLines::kUnplaced: nowhere).
+  StepPlace place(AttributedCompile& c) {
+    const StepPlace where = lines.place_of(c);
+    const auto [source, line] = where;
     if (source == DynamoStepLines::kUnplaced.first) {
       ++unplaced;
-      return;
+      return where;
     }
-    if (!steps.decided()) return;
+    if (!steps.decided()) return where;
     c.step = steps.step_of(source, line, {}, c.start_us);
     if (c.step)
       curve.add(*c.step, c.compile_ms);
     else if (c.start_us)
       ++unclocked;
+    return where;
   }
 };
+
+// Goes on from the run's attribution checkpoint when it is usable (analysis/
+// attribution_checkpoint.h): the rollup, the Dynamo curve and the placer's counts become those
+// after the kept compiles, and the writer keeps their rows. Plans the next checkpoint: after the
+// compiles before the first one changed by this batch's rows, and before the last few (a compile's
+// records may still be coming: a recompile block cut by the batch, a TORCH_TRACE compile whose
+// metrics come at its end). Returns how many compiles are kept.
+size_t resume_attribution(AttributionCheckpoint& checkpoint,
+                          const DynamoAttributionRun& attribution, const RunInputs& dynamo,
+                          const TrainingSteps& steps, const std::vector<ConvergencePoint>& curve,
+                          const store::CompileRowMemo* memo, const std::vector<DynamoKey>& changed,
+                          bool xla_compiles, std::optional<double> execute_ms,
+                          RollupBuilder& rollup, DynamoStepPlacer& placer,
+                          store::CompileResultWriter& writer) {
+  RunAttributionFacts facts{.breaks = dynamo.breaks.size(),
+                            .source_names = dynamo.source_names,
+                            .several_processes = attribution.several_processes(),
+                            .steps_decided = steps.decided(),
+                            .line_sources = steps.line_sources(),
+                            .other_runtimes = xla_compiles || !curve.empty()};
+  const size_t kept =
+      memo->known ? checkpoint.usable(attribution, dynamo, facts, changed, steps, memo->generation)
+                  : 0;
+  if (kept > 0) {
+    AttributionCheckpoint::Resumed resumed = checkpoint.resume();
+    rollup = std::move(resumed.rollup);
+    rollup.resume_on(curve, execute_ms);
+    placer.curve = std::move(resumed.curve);
+    placer.unplaced = resumed.unplaced;
+    placer.unclocked = resumed.unclocked;
+    writer.keep_unchanged(static_cast<int64_t>(kept));
+  }
+  constexpr size_t kOpenTail = 16;
+  size_t until = attribution.size() > kOpenTail ? attribution.size() - kOpenTail : 0;
+  for (size_t i = kept; i < until; ++i)
+    if (std::binary_search(changed.begin(), changed.end(), attribution.key_at(i))) until = i;
+  if (facts.other_runtimes) until = 0;
+  checkpoint.plan(kept, std::max(until, kept), std::move(facts));
+  if (kept > 0 && checkpoint.ends_at(static_cast<int64_t>(kept)))
+    checkpoint.take(rollup, placer.curve, placer.unplaced, placer.unclocked);
+  return kept;
+}
 
 StepAxis axis_of(const TrainingSteps& steps, int64_t unplaced_compiles,
                  int64_t unclocked_compiles) {
@@ -347,9 +399,10 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     std::vector<ConvergencePoint> curve = std::move(xla.convergence);  // + the Dynamo side's
     StepCurve dynamo_curve;
     const DynamoStepLines dynamo_lines(db, run_id, steps, dynamo);
-    RollupBuilder rollup(curve,
-                         tables.metric_sample ? store::last_execute_ms(db, run_id) : std::nullopt,
-                         kDefaultGrowthStep, dynamo_records + xla.compiles.size());
+    const std::optional<double> execute_ms =
+        tables.metric_sample ? store::last_execute_ms(db, run_id) : std::nullopt;
+    RollupBuilder rollup(curve, execute_ms, kDefaultGrowthStep,
+                         dynamo_records + xla.compiles.size());
     // The run's previous analysis is deleted on the writer thread, while the first compiles
     // are prepared here (nothing reads the derived tables in between). The rollup is built here,
     // as each compile is handed to the writer: at a million compiles the writer's inserts are
@@ -364,18 +417,32 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
         },
         memo);
     lap(t.xla_s);
-    bool first = true;
+    DynamoAttributionRun attribution(dynamo, std::move(*dynamo_side.merged));
     DynamoStepPlacer placer{steps, dynamo_lines, dynamo_curve};
+    // A watched run goes on from what its last analysis kept, when nothing that rests on changed.
+    AttributionCheckpoint* checkpoint = memo ? dynamo_side.checkpoint : nullptr;
+    const size_t kept = checkpoint
+                            ? resume_attribution(*checkpoint, attribution, dynamo, steps, curve,
+                                                 memo, dynamo_side.changed, !xla.compiles.empty(),
+                                                 execute_ms, rollup, placer, writer)
+                            : 0;
+    lap(t.prepare_s);
+    t.compiles_kept += static_cast<int64_t>(kept);
     int64_t dynamo_compiles =
-        attribute_dynamo_run(dynamo, std::move(*dynamo_side.merged), [&](AttributedCompile&& c) {
-          if (first) lap(t.prepare_s), first = false;
-          placer.place(c);
+        static_cast<int64_t>(kept) + attribution.attribute(kept, [&](AttributedCompile&& c) {
+          const StepPlace place = placer.place(c);
           rollup.add(c);
+          if (checkpoint && checkpoint->keeps(c.ordinal)) {
+            checkpoint->keep(c, place);
+            if (checkpoint->ends_at(c.ordinal))
+              checkpoint->take(rollup, dynamo_curve, placer.unplaced, placer.unclocked);
+          }
           writer.write(std::move(c));
         });
-    if (first) lap(t.prepare_s);
     dynamo_side.read_here =
         RunInputs{};  // release the Dynamo records before the XLA side is written
+    t.compiles_attributed +=
+        dynamo_compiles - static_cast<int64_t>(kept) + static_cast<int64_t>(xla.compiles.size());
     for (auto& c : xla.compiles) {
       c.ordinal += dynamo_compiles;
       rollup.add(c);
@@ -383,6 +450,12 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     }
     lap(t.attribute_s);
     writer.finish();  // the database is the caller's again
+    if (checkpoint) {
+      std::vector<std::pair<uint32_t, int64_t>> site_sids;
+      for (uint32_t n = 1; n <= writer.site_numbers(); ++n)
+        site_sids.emplace_back(n, writer.site_sid_of(n));
+      checkpoint->written(memo->generation, site_sids);
+    }
     write_run_results(db, strings, run_id, writer, std::move(rollup), curve, dynamo_curve, steps,
                       wall_ms, xla.counted, placer);
     lap(t.finish_s);

@@ -21,6 +21,9 @@ struct AnalysisTimings {
                              // writer thread deletes the runs' previous analysis
   double attribute_s = 0;    // attributing and handing over compiles (writes overlap on a thread)
   double finish_s = 0;       // waiting for the writes, convergence and rollup rows
+  // Compiles attributed, and those taken as kept from an earlier analysis instead
+  // (analysis/attribution_checkpoint.h).
+  int64_t compiles_attributed = 0, compiles_kept = 0;
 };
 
 // `memos`: kept by a caller that analyses the same runs again and again on one connection

@@ -31,6 +31,19 @@ void RollupBuilder::replace_curve(const std::vector<ConvergencePoint>& curve) {
   r_.convergence = summarize_convergence(std::move(points), growth_step_);
 }
 
+RollupBuilder RollupBuilder::checkpoint() {
+  program_keys_.count();  // sorted once here: the copy's and this builder's counts sort only
+                          // the keys added after
+  return RollupBuilder(*this);
+}
+
+void RollupBuilder::resume_on(const std::vector<ConvergencePoint>& curve,
+                              std::optional<double> execute_ms) {
+  replace_curve(curve);
+  r_.execute_ms = execute_ms;
+  site_ordinals_.clear();
+}
+
 void RollupBuilder::add(const AttributedCompile& c, int64_t site_sid) {
   ++r_.compiles;
   program_keys_.add(c.program_key);

@@ -56,6 +56,17 @@ class RollupBuilder {
   // them up front), else 0.
   RollupBuilder(const std::vector<ConvergencePoint>& curve, std::optional<double> execute_ms,
                 int64_t growth_step = kDefaultGrowthStep, size_t expected_compiles = 0);
+  RollupBuilder(RollupBuilder&&) noexcept = default;
+  RollupBuilder& operator=(RollupBuilder&&) noexcept = default;
+  // A copy of the builder as it stands, kept by an analysis so that the next one goes on from
+  // these compiles instead of adding them again (analysis/attribution_checkpoint.h). Until
+  // resume_on(), the copy reads the curve this builder was given.
+  RollupBuilder checkpoint();
+  // Goes on from a checkpoint in a later analysis, whose `curve` (it must outlive the builder)
+  // and `execute_ms` these are. The producer's site numbers are forgotten (a later analysis may
+  // number the sites otherwise; a site is found by its text). The compiles added before keep the
+  // prices they got: resume only where the curve they were priced on equals `curve`.
+  void resume_on(const std::vector<ConvergencePoint>& curve, std::optional<double> execute_ms);
   // `site_sid`, when not 0, is strings.string_id of c.site (the compile writer knows it): the
   // site's groups carry it, so that writing them looks no site up again.
   void add(const AttributedCompile& c, int64_t site_sid = 0);
@@ -95,6 +106,7 @@ class RollupBuilder {
     std::string detail;  // of the latest recompile
   };
   Group& group_of(const AttributedCompile& c, int64_t site_sid);
+  RollupBuilder(const RollupBuilder&) = default;  // checkpoint()'s: it counts the keys first
 
   RunRollup r_;
   std::map<int64_t, const ConvergencePoint*> point_at_;

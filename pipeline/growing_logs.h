@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "analysis/dynamo_record_cache.h"
+#include "analysis/run_analysis.h"
 #include "ingest/ingest_driver.h"
 #include "pipeline/watched_files.h"
 #include "store/compile_row_memo.h"
@@ -78,6 +79,8 @@ class GrowingLogs {
   // Seconds the last batch took to analyse its runs and commit (what a batch costs besides what
   // it reads).
   double last_analysis_seconds() const { return last_analysis_seconds_; }
+  // What the batches' analyses did, summed over the watch (compiles attributed and kept).
+  const analysis::AnalysisTimings& analysis_totals() const { return analysis_totals_; }
   // Seconds the last preview took (its analysis and look included).
   double last_preview_seconds() const { return last_preview_seconds_; }
 
@@ -116,6 +119,7 @@ class GrowingLogs {
   bool analysed_ = false;
   double last_preview_seconds_ = 0;
   double last_analysis_seconds_ = 0;
+  analysis::AnalysisTimings analysis_totals_;
 };
 
 }  // namespace rcf::pipeline

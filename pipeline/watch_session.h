@@ -79,6 +79,8 @@ class WatchSession {
   std::optional<std::chrono::steady_clock::time_point> quiet_look_at() const;
   const analysis::RunStatus& status() const { return tracker_.status(); }
   const WatchRequest& request() const { return request_; }
+  // What the batches' analyses did (GrowingLogs::analysis_totals).
+  const analysis::AnalysisTimings& analysis_totals() const { return logs_.analysis_totals(); }
 
  private:
   void ingest(const std::vector<FileToRead>& files, bool final, WatchRound& round,

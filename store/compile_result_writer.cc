@@ -1,5 +1,8 @@
 #include "store/compile_result_writer.h"
 
+#include <algorithm>
+#include <cstddef>
+
 namespace rcf::store {
 namespace {
 
@@ -77,6 +80,8 @@ void CompileResultWriter::start() {
     memo_->rows.clear();
     memo_->written.clear();
     written_.reserve(earlier_.size());
+    const size_t kept = std::min(earlier_.size(), static_cast<size_t>(std::max<int64_t>(kept_, 0)));
+    written_.assign(earlier_.begin(), earlier_.begin() + static_cast<std::ptrdiff_t>(kept));
   }
   next_row_ = first_free_compile_row(db_);
 }

@@ -42,6 +42,11 @@ class CompileResultWriter {
   // a compile written earlier, or a default one: a caller that reset()s and refills it reuses
   // the buffers of its strings instead of allocating new ones for every compile.
   void write(AttributedCompile&& c);
+  // Before the first write(), with a memo that is `known`: the run's first `compiles` compiles
+  // are the memo's first rows as they are (an analysis that resumes after them,
+  // analysis/attribution_checkpoint.h, hands over only the compiles after them). At most as many
+  // as the memo holds.
+  void keep_unchanged(int64_t compiles) { kept_ = compiles; }
   // Waits until everything queued is written and stops the thread; rethrows the first error
   // a write raised (the compiles after it are not written). Without it, destroying the writer
   // still writes what was handed over, but compiles in the last partial batch are dropped.
@@ -83,6 +88,7 @@ class CompileResultWriter {
   std::vector<CompileRowMemo::Row> written_;  // the rows after it, by ordinal - 1
   std::optional<Statement> delete_attribution_, delete_compile_;
   int64_t next_row_ = 0;                  // compile_row of the next compile
+  int64_t kept_ = 0;                      // keep_unchanged's
   std::vector<int64_t> site_sids_;        // strings.string_id by site_number - 1; 0: not known yet
   std::vector<int64_t> batch_site_sids_;  // the site ids of the batch being inserted
   BatchInsert compiles_, attributions_;

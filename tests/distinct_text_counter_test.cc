@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 namespace rcf::util {
@@ -38,6 +39,22 @@ TEST(DistinctTextCounter, ManyTextsAgreeWithASet) {
   c.reserve(100000);
   for (int i = 0; i < 100000; ++i) c.add(std::to_string((i * 7919) % 61331));
   EXPECT_EQ(c.count(), 61331u);
+}
+
+// A copy counts what the original had and goes on alone: its texts are its own (the original is
+// gone before the copy counts), and counts after more texts merge them into the sorted ones.
+TEST(DistinctTextCounter, ACopyCountsOnAloneAfterTheOriginalIsGone) {
+  auto original = std::make_unique<DistinctTextCounter>();
+  for (int i = 0; i < 5000; ++i) original->add("key" + std::to_string(i % 1000));
+  EXPECT_EQ(original->count(), 1000u);
+  for (int i = 0; i < 10; ++i) original->add("late" + std::to_string(i));  // not counted yet
+  DistinctTextCounter copy(*original);
+  original->add("only in the original");
+  original.reset();
+  EXPECT_EQ(copy.count(), 1010u);
+  for (int i = 0; i < 3000; ++i) copy.add("key" + std::to_string(i));  // 2000 new
+  EXPECT_EQ(copy.count(), 3010u);
+  EXPECT_EQ(copy.added(), 8010u);
 }
 
 }  // namespace distinct_text_counter_test

@@ -85,7 +85,8 @@ size_t piece_end(size_t size, int i, int pieces) {
 // Appends `logs` in `pieces`, a watch batch after each, and checks after each that the store
 // equals its fresh analysis, and that every plain log was read on (it keeps its source).
 // `between(i)` runs before the batch of piece i.
-void expect_every_batch_as_a_fresh_analysis(
+// Returns what the batches' analyses did (how many compiles they attributed and kept).
+rcf::analysis::AnalysisTimings expect_every_batch_as_a_fresh_analysis(
     const std::vector<Log>& logs, int pieces,
     const std::function<void(TempDir&, int)>& between = nullptr) {
   TempDir dir;
@@ -105,9 +106,10 @@ void expect_every_batch_as_a_fresh_analysis(
     }
     if (between) between(dir, i);
     session.poll(false, true);
-    ASSERT_EQ(dump_of(dir.file("watch.db")),
+    EXPECT_EQ(dump_of(dir.file("watch.db")),
               freshly_analysed(dir.file("watch.db"), dir.file("fresh.db")))
         << "after piece " << i;
+    if (::testing::Test::HasFailure()) return session.analysis_totals();
     auto db = rcf::testing::read_store(dir.file("watch.db"));
     for (const Log& log : logs) {
       if (log.short_log || i < log.first_piece) continue;
@@ -123,6 +125,7 @@ void expect_every_batch_as_a_fresh_analysis(
   EXPECT_GT(std::stoll(rcf::testing::scalar(*rcf::testing::read_store(dir.file("watch.db")),
                                             "SELECT count(*) FROM compile_event")),
             0);
+  return session.analysis_totals();
 }
 
 std::string trace_of(const std::string& run) {
@@ -207,6 +210,49 @@ TEST(DynamoRecordCache, AnOwnRecordAfterATakenReference) {
   for (int frame = 1; frame <= 300; ++frame) text += recompile_block(frame, 1);  // x/1's own
   for (int frame = 301; frame <= 400; ++frame) text += recompile_block(frame, 1);
   expect_every_batch_as_a_fresh_analysis({{"train.log", text}}, 3);
+}
+
+// A long training console: progress lines decide the steps, and seven frames recompile in turn
+// between them, in twelve pieces that cut blocks and lines. Each batch goes on from the compiles
+// the last one kept (analysis/attribution_checkpoint.h), asking each kept compile's step again,
+// and leaves the store a fresh analysis leaves.
+TEST(DynamoRecordCache, ALongConsoleGoesOnFromTheCompilesTheLastBatchKept) {
+  std::string text;
+  int compiles[7] = {};
+  for (int step = 1; step <= 900; ++step) {
+    text += "epoch 0 step " + std::to_string(step) + "/900 loss 0.0218\n";
+    if (step % 3 != 0) continue;
+    const int frame = (step / 3) % 7;
+    text += recompile_block(frame, ++compiles[frame]);
+  }
+  ASSERT_GT(text.size(), 2 * kFirstPiece);
+  const rcf::analysis::AnalysisTimings totals =
+      expect_every_batch_as_a_fresh_analysis({{"train.log", text}}, 12);
+  // Most batches went on from kept compiles: far fewer attributed than batches times compiles.
+  EXPECT_GT(totals.compiles_kept, 1000);
+  EXPECT_LT(totals.compiles_attributed, totals.compiles_kept);
+}
+
+// The progress lines change shape halfway (`epoch 0 step N/300` lines, then more `iter N` lines
+// that number otherwise): once the second shape has more lines it decides the steps, the steps of
+// the compiles kept before change, and the batch attributes the run whole again.
+TEST(DynamoRecordCache, ProgressLinesThatDecideOtherwiseLaterPlaceTheKeptCompilesAgain) {
+  std::string text;
+  int compiles[5] = {};
+  auto block = [&](int n) {
+    if (n % 3 != 0) return;
+    const int frame = (n / 3) % 5;
+    text += recompile_block(frame, ++compiles[frame]);
+  };
+  for (int step = 1; step <= 300; ++step) {
+    text += "epoch 0 step " + std::to_string(step) + "/300 loss 0.0218\n";
+    block(step);
+  }
+  for (int iter = 1; iter <= 700; ++iter) {
+    text += "iter " + std::to_string(5000 + 7 * iter) + ": loss 0.0218\n";
+    block(iter);
+  }
+  expect_every_batch_as_a_fresh_analysis({{"train.log", text}}, 12);
 }
 
 // The counter the kept records check: deletions on the connection, undone with a rollback.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "store/database.h"
+#include "store/schema.h"
 #include "store/store.h"
 #include "tests/support/db_dump.h"
 #include "tests/support/rcf_in_temp_dir.h"

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -25,6 +26,24 @@ namespace rcf::util {
 template <typename Hash = std::hash<std::string_view>>
 class BasicDistinctTextCounter {
  public:
+  BasicDistinctTextCounter() = default;
+  BasicDistinctTextCounter(BasicDistinctTextCounter&&) noexcept = default;
+  BasicDistinctTextCounter& operator=(BasicDistinctTextCounter&&) noexcept = default;
+  // A copy holds its own texts (the entries point into the copy's arena), in the same order.
+  BasicDistinctTextCounter(const BasicDistinctTextCounter& other) : sorted_(other.sorted_) {
+    entries_.reserve(other.entries_.size());
+    for (const Entry& e : other.entries_) {
+      const size_t bytes = sizeof(uint32_t) + text_at(e.text).size();
+      char* copy = arena_.allocate(bytes);
+      std::memcpy(copy, e.text, bytes);
+      entries_.push_back({e.hash, copy});
+    }
+  }
+  BasicDistinctTextCounter& operator=(const BasicDistinctTextCounter& other) {
+    if (this != &other) *this = BasicDistinctTextCounter(other);
+    return *this;
+  }
+
   void reserve(size_t texts) { entries_.reserve(texts); }
 
   void add(std::string_view text) {
@@ -39,10 +58,14 @@ class BasicDistinctTextCounter {
   size_t added() const { return entries_.size(); }
 
   // How many distinct texts were added (texts longer than 4 GiB are compared by their first
-  // 4 GiB). Sorts what was added; adding more afterwards is allowed.
+  // 4 GiB). Sorts what was added; adding more afterwards is allowed, and the next count sorts
+  // only those and merges them in (a watched run is counted again after every batch).
   size_t count() {
-    std::sort(entries_.begin(), entries_.end(),
-              [](const Entry& a, const Entry& b) { return a.hash < b.hash; });
+    auto by_hash = [](const Entry& a, const Entry& b) { return a.hash < b.hash; };
+    const auto sorted_end = entries_.begin() + static_cast<std::ptrdiff_t>(sorted_);
+    std::sort(sorted_end, entries_.end(), by_hash);
+    std::inplace_merge(entries_.begin(), sorted_end, entries_.end(), by_hash);
+    sorted_ = entries_.size();
     size_t distinct = 0;
     std::vector<std::string_view> same_hash;
     for (size_t i = 0; i < entries_.size();) {
@@ -75,7 +98,8 @@ class BasicDistinctTextCounter {
   }
 
   LargeVector<Entry> entries_;
-  TextArena arena_;  // the texts, for as long as the counter lives
+  size_t sorted_ = 0;  // entries_[0, sorted_) are sorted by hash (the last count's)
+  TextArena arena_;    // the texts, for as long as the counter lives
 };
 
 using DistinctTextCounter = BasicDistinctTextCounter<>;

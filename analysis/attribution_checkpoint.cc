@@ -1,0 +1,63 @@
+#include "analysis/attribution_checkpoint.h"
+
+#include <algorithm>
+
+namespace rcf::analysis {
+
+size_t AttributionCheckpoint::usable(const DynamoAttributionRun& run, const RunInputs& in,
+                                     const RunAttributionFacts& facts,
+                                     const std::vector<DynamoKey>& changed,
+                                     const TrainingSteps& steps, int64_t memo_generation) const {
+  const size_t kept = compiles_.size();
+  if (!state_ || kept == 0 || memo_generation != memo_generation_ || facts.other_runtimes ||
+      !(facts == facts_) || run.size() < kept)
+    return 0;
+  auto is_changed = [&changed](const DynamoKey& key) {
+    return std::binary_search(changed.begin(), changed.end(), key);
+  };
+  // A break is matched through the compile it was traced in (its function names the frame a
+  // resume function was split from).
+  for (const BreakRecord& b : in.breaks)
+    if (is_changed(b.key)) return 0;
+  for (size_t i = 0; i < kept; ++i) {
+    const Kept& k = compiles_[i];
+    if (run.key_at(i) != k.key || is_changed(k.key)) return 0;
+    if (facts.steps_decided && k.place.first >= 0 &&
+        steps.step_of(k.place.first, k.place.second, {}, k.start_us) != k.step)
+      return 0;
+  }
+  return kept;
+}
+
+AttributionCheckpoint::Resumed AttributionCheckpoint::resume() {
+  Resumed resumed = std::move(*state_);
+  state_.reset();
+  return resumed;
+}
+
+void AttributionCheckpoint::plan(size_t kept, size_t until, RunAttributionFacts facts) {
+  compiles_.resize(std::min(kept, compiles_.size()));  // grown by keep() (reserving `until`
+                                                       // at every batch would copy them all)
+  until_ = until;
+  facts_ = std::move(facts);
+  state_.reset();
+  memo_generation_ = -1;
+}
+
+void AttributionCheckpoint::keep(const AttributedCompile& c, StepPlace place) {
+  compiles_.push_back({c.key, place, c.start_us, c.step});
+}
+
+void AttributionCheckpoint::take(RollupBuilder& rollup, const StepCurve& curve, int64_t unplaced,
+                                 int64_t unclocked) {
+  state_.emplace(Resumed{rollup.checkpoint(), curve, unplaced, unclocked});
+}
+
+void AttributionCheckpoint::written(int64_t memo_generation,
+                                    const std::vector<std::pair<uint32_t, int64_t>>& site_sids) {
+  if (!state_) return;
+  memo_generation_ = memo_generation;
+  for (const auto& [number, sid] : site_sids) state_->rollup.set_site_sid(number, sid);
+}
+
+}  // namespace rcf::analysis
