@@ -518,11 +518,16 @@ util::LargeVector<const Merged*> attribution_order(const util::LargeVector<Merge
                     !m.referenced_only, m.key.frame_id, m.key.frame_compile_id, i});
   }
   auto before = [](const OrderKey& a, const OrderKey& b) { return a.tied() < b.tied(); };
-  // A log's compiles mostly come in key order (and a watched run's are ordered again at every
-  // batch): only what follows the sorted beginning is sorted, then merged in.
+  // Compiles already nearly in order (a watched run whose frames each compile in turn, ordered
+  // again at every batch): only the few after the sorted beginning are sorted, then merged in
+  // (the merge's buffer holds at most those few). Otherwise a sort of all.
   auto sorted_end = std::is_sorted_until(keys.begin(), keys.end(), before);
-  std::sort(sorted_end, keys.end(), before);
-  std::inplace_merge(keys.begin(), sorted_end, keys.end(), before);
+  if (static_cast<size_t>(keys.end() - sorted_end) <= keys.size() / 8) {
+    std::sort(sorted_end, keys.end(), before);
+    std::inplace_merge(keys.begin(), sorted_end, keys.end(), before);
+  } else {
+    std::sort(keys.begin(), keys.end(), before);
+  }
   util::LargeVector<const Merged*> order;
   order.reserve(merged.size());
   for (const OrderKey& k : keys) order.push_back(&merged[k.index]);

@@ -95,8 +95,8 @@ store::RunConvergenceRow run_convergence_row(const RunRollup& r) {
 // Writes the run's cause groups as the builder hands them over (each group's detail is taken),
 // then its convergence facts.
 void write_rollup(store::Database& db, store::StringInterner& strings, int64_t run_id,
-                  RollupBuilder&& rollup) {
-  store::CauseGroupWriter groups(db, strings, run_id);
+                  RollupBuilder&& rollup, store::CompileRowMemo* memo) {
+  store::CauseGroupWriter groups(db, strings, run_id, memo);
   const RunRollup r =
       std::move(rollup).finish([&groups](CauseGroup&& g) { groups.write(std::move(g)); });
   groups.finish();
@@ -352,7 +352,7 @@ void write_run_results(store::Database& db, store::StringInterner& strings, int6
                        std::vector<ConvergencePoint>& curve, StepCurve& dynamo_curve,
                        const TrainingSteps& steps, const std::map<int64_t, double>& wall_ms,
                        const std::optional<store::CountedCompiles>& counted,
-                       const DynamoStepPlacer& placer) {
+                       const DynamoStepPlacer& placer, store::CompileRowMemo* memo) {
   for (uint32_t n = 1; n <= writer.site_numbers(); ++n)
     rollup.set_site_sid(n, writer.site_sid_of(n));
   if (!dynamo_curve.empty()) {
@@ -360,7 +360,7 @@ void write_run_results(store::Database& db, store::StringInterner& strings, int6
     rollup.replace_curve(curve);
   }
   store::write_convergence_points(db, run_id, curve);
-  write_rollup(db, strings, run_id, std::move(rollup));
+  write_rollup(db, strings, run_id, std::move(rollup), memo);
   if (counted) store::write_counted_compiles(db, run_id, *counted);
   record_step_axis(db, run_id, axis_of(steps, placer.unplaced, placer.unclocked));
   write_rank_divergence(db, run_id);  // reads the compiles written
@@ -410,6 +410,7 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     // sites' string ids, which the writer interns, are told to the rollup once it is done.
     store::CompileRowMemo* memo = memos ? &memos->of(run_id) : nullptr;
     const bool keep_compiles = memo && memo->known;
+    if (memo && !keep_compiles) memo->groups.clear();  // the run's groups are deleted first
     store::CompileResultWriter writer(
         db, strings, run_id,
         [&db, run_id, only_run, keep_compiles] {
@@ -457,7 +458,7 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
       checkpoint->written(memo->generation, site_sids);
     }
     write_run_results(db, strings, run_id, writer, std::move(rollup), curve, dynamo_curve, steps,
-                      wall_ms, xla.counted, placer);
+                      wall_ms, xla.counted, placer, memo);
     lap(t.finish_s);
   }
 }

@@ -114,7 +114,8 @@ std::vector<std::string> GrowingLogs::read_batch(const std::vector<FileToRead>& 
     // The analysis is a function of the raw rows: when this batch added none (and no other writer
     // changed the store), what the last one wrote stands (docs/watch.md, "How a batch is read").
     analysed_ = batch.rows_changed || store_moved || final;
-    if (analysed_) analysis::analyze_runs(*db, writer.touched_runs(), &analysis_totals_, &memos_, &records_);
+    if (analysed_)
+      analysis::analyze_runs(*db, writer.touched_runs(), &analysis_totals_, &memos_, &records_);
     writer.commit();
     memos_.data_version = store::data_version(*db);
     last_analysis_seconds_ =

@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace rcf::store {
@@ -17,6 +20,19 @@ namespace rcf::store {
 struct CompileRowDigest {
   uint64_t a = 0, b = 0;
   bool operator==(const CompileRowDigest&) const = default;
+};
+
+// A cause_group row's key within its run: its site's string id and its cause.
+struct CauseGroupKey {
+  int64_t site_sid = 0;
+  std::string cause;
+  bool operator==(const CauseGroupKey&) const = default;
+};
+struct CauseGroupKeyHash {
+  size_t operator()(const CauseGroupKey& k) const {
+    return std::hash<std::string>()(k.cause) ^
+           (static_cast<size_t>(k.site_sid) * 0x9E3779B97F4A7C15ull);
+  }
 };
 
 struct CompileRowMemo {
@@ -33,6 +49,14 @@ struct CompileRowMemo {
   // from before it updates only these.
   bool whole = true;
   std::vector<int64_t> written;
+  // The digest of each cause_group row of the run by its key, as the last analysis left them
+  // (store/derived_results_writer.h, CauseGroupWriter): the next writes only the groups whose
+  // rows changed. Empty while `known` is false.
+  struct GroupRow {
+    CompileRowDigest digest;
+    bool written = false;  // by the analysis being written (CauseGroupWriter's mark)
+  };
+  std::unordered_map<CauseGroupKey, GroupRow, CauseGroupKeyHash> groups;
   // How many analyses wrote through this memo: a reader applies `written` only to the rows of
   // the analysis just before (generation - 1).
   int64_t generation = 0;

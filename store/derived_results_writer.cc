@@ -1,5 +1,7 @@
 #include "store/derived_results_writer.h"
 
+#include "store/compile_row_hasher.h"
+
 namespace rcf::store {
 
 // ---- analyze_runs' derived results: begin ----
@@ -17,10 +19,9 @@ void clear_derived_results(Database& db, int64_t run_id, bool only_run, bool kee
         "WHERE run_id=?)",
         "DELETE FROM compile_event WHERE run_id=?"};
   }
-  for (const char* sql :
-       {"DELETE FROM convergence_point WHERE run_id=?",
-        "DELETE FROM run_convergence WHERE run_id=?", "DELETE FROM cause_group WHERE run_id=?"})
-    deletes.push_back(sql);
+  deletes.push_back("DELETE FROM convergence_point WHERE run_id=?");
+  deletes.push_back("DELETE FROM run_convergence WHERE run_id=?");
+  if (!keep_compiles) deletes.push_back("DELETE FROM cause_group WHERE run_id=?");
   for (const char* sql : deletes) {
     auto st = db.prepare(sql);
     st.bind(1, run_id);
@@ -59,17 +60,43 @@ void write_convergence_points(Database& db, int64_t run_id,
   }
 }
 
-CauseGroupWriter::CauseGroupWriter(Database& db, StringInterner& strings, int64_t run_id)
-    : strings_(strings),
+CauseGroupWriter::CauseGroupWriter(Database& db, StringInterner& strings, int64_t run_id,
+                                   CompileRowMemo* memo)
+    : db_(db),
+      strings_(strings),
       run_id_(run_id),
+      memo_(memo),
       groups_(db, "cause_group",
               {"run_id", "site_sid", "cause", "recompiles", "compile_ms_lost", "compile_ms_basis",
                "first_step", "last_step", "detail", "subject_sid", "remedy_variant", "rank"},
               nullptr, 32) {}
 
 void CauseGroupWriter::write(CauseGroup&& g) {
+  const int64_t site_sid = g.site_sid != 0 ? g.site_sid : strings_.id(g.site);
+  const std::optional<int64_t> subject_sid = strings_.id_or_null(g.subject);
+  if (memo_) {
+    CompileRowHasher row;
+    row.val(g.recompiles)
+        .val(g.compile_ms_lost)
+        .val_unowned(g.compile_ms_basis)
+        .val(g.first_step)
+        .val(g.last_step)
+        .val_unowned_or_null(g.detail)
+        .val(subject_sid)
+        .val_unowned(g.remedy_variant)
+        .val(g.rank);
+    const CompileRowDigest digest = CompileRowHasher::combine(row, CompileRowHasher());
+    // Looked up in place: a run of 50 000 groups mostly finds each unchanged.
+    auto [it, added] = memo_->groups.try_emplace(CauseGroupKey{site_sid, g.cause});
+    CompileRowMemo::GroupRow& kept = it->second;
+    const bool same = !added && kept.digest == digest;
+    if (!added && !same) delete_row(it->first);
+    kept.digest = digest;
+    kept.written = true;
+    if (same) return;
+  }
   groups_.val(run_id_)
-      .val(g.site_sid != 0 ? g.site_sid : strings_.id(g.site))
+      .val(site_sid)
       .val(g.cause)
       .val(g.recompiles)
       .val(g.compile_ms_lost)
@@ -80,7 +107,30 @@ void CauseGroupWriter::write(CauseGroup&& g) {
     groups_.null();
   else
     groups_.val(std::move(g.detail));
-  groups_.val(strings_.id_or_null(g.subject)).val(g.remedy_variant).val(g.rank);
+  groups_.val(subject_sid).val(g.remedy_variant).val(g.rank);
+}
+
+void CauseGroupWriter::finish() {
+  groups_.flush();
+  if (!memo_) return;
+  // The groups the run no longer has: not written by this analysis.
+  for (auto it = memo_->groups.begin(); it != memo_->groups.end();) {
+    if (it->second.written) {
+      it->second.written = false;
+      ++it;
+    } else {
+      delete_row(it->first);
+      it = memo_->groups.erase(it);
+    }
+  }
+}
+
+void CauseGroupWriter::delete_row(const CauseGroupKey& key) {
+  if (!delete_)
+    delete_.emplace(
+        db_.prepare("DELETE FROM cause_group WHERE run_id=? AND site_sid=? AND cause=?"));
+  delete_->bind(1, run_id_).bind(2, key.site_sid).bind(3, key.cause);
+  delete_->run();
 }
 
 void write_run_convergence(Database& db, int64_t run_id, const RunConvergenceRow& row) {

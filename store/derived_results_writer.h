@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "store/batch_insert.h"
+#include "store/compile_row_memo.h"
 #include "store/database.h"
 #include "store/derived_rows.h"
 #include "store/rank_divergence_queries.h"
@@ -29,8 +30,9 @@ namespace rcf::store {
 // (store/dynamo_row_reader.h); then the two large tables are emptied whole, which SQLite does by
 // dropping their pages instead of deleting a million rows one by one from each table and index
 // (a store of one run is analysed again by each `rcf ingest` of more of its logs).
-// `keep_compiles`: compile_event and attribution are left to a CompileResultWriter with a known
-// memo (store/compile_row_memo.h), which rewrites only what changed.
+// `keep_compiles`: compile_event, attribution and cause_group are left to a CompileResultWriter
+// and a CauseGroupWriter with a known memo (store/compile_row_memo.h), which rewrite only what
+// changed.
 void clear_derived_results(Database& db, int64_t run_id, bool only_run, bool keep_compiles = false);
 
 // One log of a run read as the same process as another (a source_merge row).
@@ -49,17 +51,28 @@ void write_convergence_points(Database& db, int64_t run_id,
 
 // Inserts a run's cause groups as the rollup hands them over, 32 rows a statement (hundreds of
 // thousands of groups at a million compiles). `db` and `strings` must outlive the writer.
+// With `memo` (whose `groups` describe the run's cause_group rows: the caller cleared them and the
+// memo's groups when it was not known), a group whose row holds the same values is not written
+// again, a changed one replaces its row, and finish() deletes the groups the run no longer has
+// and leaves the new digests in the memo: a watched run of 50 000 groups wrote them all at every
+// batch (docs/watch.md).
 class CauseGroupWriter {
  public:
-  CauseGroupWriter(Database& db, StringInterner& strings, int64_t run_id);
+  CauseGroupWriter(Database& db, StringInterner& strings, int64_t run_id,
+                   CompileRowMemo* memo = nullptr);
   // Takes the group's detail; its other texts are interned (site, subject) or copied.
   void write(CauseGroup&& g);
-  // Writes the groups still buffered.
-  void finish() { groups_.flush(); }
+  // Writes the groups still buffered (and, with a memo, deletes the groups gone).
+  void finish();
 
  private:
+  void delete_row(const CauseGroupKey& key);
+
+  Database& db_;
   StringInterner& strings_;
   int64_t run_id_;
+  CompileRowMemo* memo_;
+  std::optional<Statement> delete_;
   BatchInsert groups_;
 };
 

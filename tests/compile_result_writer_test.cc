@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "store/derived_results_writer.h"
 #include "store/store.h"
 #include "tests/support/temp_files.h"
 #include "util/error.h"
@@ -290,6 +291,71 @@ TEST_F(CompileResultWriterTest, AnUnknownMemoWritesEveryRow) {
   EXPECT_EQ(scalar("SELECT count(*) FROM compile_event"), "10");
   EXPECT_TRUE(memo.whole);
   EXPECT_EQ(memo.rows.size(), 10u);
+}
+
+CauseGroup group(std::string site, std::string cause, int64_t recompiles, int64_t rank) {
+  CauseGroup g;
+  g.site = std::move(site);
+  g.cause = std::move(cause);
+  g.recompiles = recompiles;
+  g.compile_ms_basis = "unknown";
+  g.detail = "latest of " + std::to_string(recompiles);
+  g.rank = rank;
+  return g;
+}
+
+void write_groups(Database& db, StringInterner& strings, std::vector<CauseGroup> groups,
+                  CompileRowMemo* memo) {
+  CauseGroupWriter writer(db, strings, 1, memo);
+  for (CauseGroup& g : groups) writer.write(std::move(g));
+  writer.finish();
+}
+
+// The run's cause groups through a memo (a watched run's, written after every batch): a group
+// whose row holds the same values keeps its row, a changed one replaces it, a group the run no
+// longer has is deleted, and the rows equal a write of the same groups into an empty store.
+TEST_F(CompileResultWriterTest, CauseGroupsThroughAMemoRewriteOnlyWhatChanged) {
+  StringInterner strings(*db_);
+  CompileRowMemo memo;
+  write_groups(*db_, strings,
+               {group("a.py:1 (f)", "shape", 3, 1), group("b.py:2 (g)", "dtype", 2, 2),
+                group("c.py:3 (h)", "shape", 1, 3)},
+               &memo);
+  EXPECT_EQ(memo.groups.size(), 3u);
+  auto rowid_of = [this](const std::string& cause, const std::string& site) {
+    return scalar(
+        "SELECT g.rowid FROM cause_group g JOIN strings s ON s.string_id = g.site_sid "
+        "WHERE g.cause = '" +
+        cause + "' AND s.text = '" + site + "'");
+  };
+  const std::string unchanged = rowid_of("shape", "c.py:3 (h)");
+  const std::string changed = rowid_of("shape", "a.py:1 (f)");
+
+  const std::vector<CauseGroup> second = {group("a.py:1 (f)", "shape", 4, 1),
+                                          group("d.py:4 (k)", "constant", 1, 2),
+                                          group("c.py:3 (h)", "shape", 1, 3)};
+  write_groups(*db_, strings, second, &memo);
+  EXPECT_EQ(memo.groups.size(), 3u);
+  EXPECT_EQ(rowid_of("shape", "c.py:3 (h)"), unchanged);
+  EXPECT_NE(rowid_of("shape", "a.py:1 (f)"), changed);
+  EXPECT_EQ(rowid_of("dtype", "b.py:2 (g)"), "<none>");
+
+  testing::TempDir other_dir;
+  auto fresh = store::open_store(other_dir.file("fresh.db"), store::OpenMode::kCreateOrWrite);
+  fresh->exec("INSERT INTO run_table(run_id, lane, run, created_at) VALUES (1, 'l', 'r', 'now')");
+  StringInterner fresh_strings(*fresh);
+  write_groups(*fresh, fresh_strings, second, nullptr);
+  const std::string rows =
+      "SELECT group_concat(s.text || '|' || g.cause || '|' || g.recompiles || '|' || g.detail || "
+      "'|' || g.rank, ';') FROM (SELECT * FROM cause_group ORDER BY rank) g JOIN strings s ON "
+      "s.string_id = g.site_sid";
+  auto st = db_->prepare(rows);
+  auto fresh_st = fresh->prepare(rows);
+  ASSERT_TRUE(st.step() && fresh_st.step());
+  EXPECT_EQ(st.text(0), fresh_st.text(0));
+  EXPECT_EQ(st.text(0),
+            "a.py:1 (f)|shape|4|latest of 4|1;d.py:4 (k)|constant|1|latest of 1|2;"
+            "c.py:3 (h)|shape|1|latest of 1|3");
 }
 
 }  // namespace compile_result_writer_test
