@@ -34,7 +34,11 @@ void RollupBuilder::replace_curve(const std::vector<ConvergencePoint>& curve) {
 RollupBuilder RollupBuilder::checkpoint() {
   program_keys_.count();  // sorted once here: the copy's and this builder's counts sort only
                           // the keys added after
-  return RollupBuilder(*this);
+  RollupBuilder copy(*this);
+  // The copy's groups get this builder's room (pages not written cost nothing), so that its first
+  // new group does not move them all to a larger array.
+  copy.groups_.reserve(groups_.capacity());
+  return copy;
 }
 
 void RollupBuilder::resume_on(const std::vector<ConvergencePoint>& curve,

@@ -30,8 +30,10 @@ class BasicDistinctTextCounter {
   BasicDistinctTextCounter(BasicDistinctTextCounter&&) noexcept = default;
   BasicDistinctTextCounter& operator=(BasicDistinctTextCounter&&) noexcept = default;
   // A copy holds its own texts (the entries point into the copy's arena), in the same order.
+  // Its room is the original's (pages not written cost nothing: util/large_array_allocator.h), so
+  // that adding to the copy does not move the entries at once.
   BasicDistinctTextCounter(const BasicDistinctTextCounter& other) : sorted_(other.sorted_) {
-    entries_.reserve(other.entries_.size());
+    entries_.reserve(other.entries_.capacity());
     for (const Entry& e : other.entries_) {
       const size_t bytes = sizeof(uint32_t) + text_at(e.text).size();
       char* copy = arena_.allocate(bytes);
