@@ -188,7 +188,9 @@ void AlertTracker::see_compiles(const store::WatchRunRows& rows, std::vector<Ale
   bool settled_before = settled_;
   std::map<OwnedCompileIdentity, int64_t, std::less<>> nth_of_program;
   std::set<std::string> held;  // programs with a compile held back: their later ones wait too
-  for (const auto& c : rows.compiles) {
+  if (known_at_.size() > rows.compiles.size()) known_at_.resize(rows.compiles.size());
+  for (size_t index = 0; index < rows.compiles.size(); ++index) {
+    const store::WatchCompileRow& c = rows.compiles[index];
     const CompileIdentity identity = identity_of(c, identity_texts_);
     // A compile id names one compile of a process: two rows with it are copies of that compile
     // (two logs not yet known to be one process). A program key can be compiled again.
@@ -199,7 +201,13 @@ void AlertTracker::see_compiles(const store::WatchRunRows& rows, std::vector<Ale
         it = nth_of_program.emplace(OwnedCompileIdentity(identity), 0).first;
       nth = ++it->second;
     }
-    auto known = compiles_of_program_.find(identity);
+    // The row at this index mostly names the compile it named at the last look: compared with
+    // that entry first, instead of looked up among every compile of the run.
+    if (index >= known_at_.size()) known_at_.push_back(compiles_of_program_.end());
+    auto& known = known_at_[index];
+    if (known == compiles_of_program_.end() || known->first.view() < identity ||
+        identity < known->first.view())
+      known = compiles_of_program_.find(identity);
     if (known == compiles_of_program_.end())
       known = compiles_of_program_.emplace(OwnedCompileIdentity(identity), 0).first;
     int64_t& alerted = known->second;

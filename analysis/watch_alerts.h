@@ -128,6 +128,9 @@ class AlertTracker {
   // Alerted, by identity (watch_alerts.cc, identity_of); looked up for every compile of the run
   // at every look, mostly told apart by their numbers.
   std::map<OwnedCompileIdentity, int64_t, std::less<>> compiles_of_program_;
+  // The entry of compiles_of_program_ the row at each index named at the last look (end() for
+  // none yet); entries are never erased, so these stay valid.
+  std::vector<std::map<OwnedCompileIdentity, int64_t, std::less<>>::iterator> known_at_;
   std::string identity_texts_;  // identity_of's buffer
   std::set<std::string> programs_;
   std::set<std::pair<std::string, int64_t>> limit_hits_;  // source, line
