@@ -20,6 +20,7 @@
 #include "analysis/guard_reason.h"
 #include "analysis/merged_compile.h"
 #include "ingest/compile_id.h"
+#include "util/sort_tail.h"
 
 namespace rcf::analysis {
 
@@ -520,14 +521,12 @@ util::LargeVector<const Merged*> attribution_order(const util::LargeVector<Merge
   auto before = [](const OrderKey& a, const OrderKey& b) { return a.tied() < b.tied(); };
   // Compiles already nearly in order (a watched run whose frames each compile in turn, ordered
   // again at every batch): only the few after the sorted beginning are sorted, then merged in
-  // (the merge's buffer holds at most those few). Otherwise a sort of all.
+  // (held aside meanwhile: at most an eighth of the keys). Otherwise a sort of all.
   auto sorted_end = std::is_sorted_until(keys.begin(), keys.end(), before);
-  if (static_cast<size_t>(keys.end() - sorted_end) <= keys.size() / 8) {
-    std::sort(sorted_end, keys.end(), before);
-    std::inplace_merge(keys.begin(), sorted_end, keys.end(), before);
-  } else {
+  if (static_cast<size_t>(keys.end() - sorted_end) <= keys.size() / 8)
+    util::sort_tail(keys.begin(), sorted_end, keys.end(), before);
+  else
     std::sort(keys.begin(), keys.end(), before);
-  }
   util::LargeVector<const Merged*> order;
   order.reserve(merged.size());
   for (const OrderKey& k : keys) order.push_back(&merged[k.index]);
@@ -889,6 +888,8 @@ DynamoAttributionRun::DynamoAttributionRun(const RunInputs& in, MergedCompiles m
   state_->several_processes = from_several_processes(merged);
 }
 
+// A graph-break index still being built on its thread is waited for by its future's destructor
+// (std::async's), while the inputs it reads still live.
 DynamoAttributionRun::~DynamoAttributionRun() = default;
 
 size_t DynamoAttributionRun::size() const {

@@ -418,28 +418,31 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
         },
         memo);
     lap(t.xla_s);
-    DynamoAttributionRun attribution(dynamo, std::move(*dynamo_side.merged));
     DynamoStepPlacer placer{steps, dynamo_lines, dynamo_curve};
     // A watched run goes on from what its last analysis kept, when nothing that rests on changed.
     AttributionCheckpoint* checkpoint = memo ? dynamo_side.checkpoint : nullptr;
-    const size_t kept = checkpoint
-                            ? resume_attribution(*checkpoint, attribution, dynamo, steps, curve,
-                                                 memo, dynamo_side.changed, !xla.compiles.empty(),
-                                                 execute_ms, rollup, placer, writer)
-                            : 0;
-    lap(t.prepare_s);
-    t.compiles_kept += static_cast<int64_t>(kept);
-    int64_t dynamo_compiles =
-        static_cast<int64_t>(kept) + attribution.attribute(kept, [&](AttributedCompile&& c) {
-          const StepPlace place = placer.place(c);
-          rollup.add(c);
-          if (checkpoint && checkpoint->keeps(c.ordinal)) {
-            checkpoint->keep(c, place);
-            if (checkpoint->ends_at(c.ordinal))
-              checkpoint->take(rollup, dynamo_curve, placer.unplaced, placer.unclocked);
-          }
-          writer.write(std::move(c));
-        });
+    size_t kept = 0;
+    int64_t dynamo_compiles = 0;
+    {  // the merged compiles and their order are released before the writes are finished
+      DynamoAttributionRun attribution(dynamo, std::move(*dynamo_side.merged));
+      if (checkpoint)
+        kept = resume_attribution(*checkpoint, attribution, dynamo, steps, curve, memo,
+                                  dynamo_side.changed, !xla.compiles.empty(), execute_ms, rollup,
+                                  placer, writer);
+      lap(t.prepare_s);
+      t.compiles_kept += static_cast<int64_t>(kept);
+      dynamo_compiles =
+          static_cast<int64_t>(kept) + attribution.attribute(kept, [&](AttributedCompile&& c) {
+            const StepPlace place = placer.place(c);
+            rollup.add(c);
+            if (checkpoint && checkpoint->keeps(c.ordinal)) {
+              checkpoint->keep(c, place);
+              if (checkpoint->ends_at(c.ordinal))
+                checkpoint->take(rollup, dynamo_curve, placer.unplaced, placer.unclocked);
+            }
+            writer.write(std::move(c));
+          });
+    }
     dynamo_side.read_here =
         RunInputs{};  // release the Dynamo records before the XLA side is written
     t.compiles_attributed +=

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "util/large_array_allocator.h"
+#include "util/sort_tail.h"
 #include "util/text_arena.h"
 
 namespace rcf::util {
@@ -64,9 +65,11 @@ class BasicDistinctTextCounter {
   // only those and merges them in (a watched run is counted again after every batch).
   size_t count() {
     auto by_hash = [](const Entry& a, const Entry& b) { return a.hash < b.hash; };
-    const auto sorted_end = entries_.begin() + static_cast<std::ptrdiff_t>(sorted_);
-    std::sort(sorted_end, entries_.end(), by_hash);
-    std::inplace_merge(entries_.begin(), sorted_end, entries_.end(), by_hash);
+    if (sorted_ == 0)
+      std::sort(entries_.begin(), entries_.end(), by_hash);
+    else
+      sort_tail(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(sorted_),
+                entries_.end(), by_hash);
     sorted_ = entries_.size();
     size_t distinct = 0;
     std::vector<std::string_view> same_hash;
