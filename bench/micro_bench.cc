@@ -276,8 +276,10 @@ void BM_CompileRowDigest(benchmark::State& state) {
 BENCHMARK(BM_CompileRowDigest);
 
 // AlertTracker::advance over a watched run's rows once every compile was said: what each batch
-// and preview of `rcf watch` pays for the alerts, per 100 000 compiles.
+// and preview of `rcf watch` pays for the alerts, per 100 000 compiles; with Arg 1 the compiles
+// have steps (a run with progress lines: the storms' pass then looks at every recompile).
 void BM_AlertTrackerAdvance(benchmark::State& state) {
+  const bool steps = state.range(0) == 1;
   rcf::store::WatchRunRows rows;
   for (int64_t i = 0; i < 100000; ++i) {
     rcf::store::WatchCompileRow c;
@@ -294,6 +296,7 @@ void BM_AlertTrackerAdvance(benchmark::State& state) {
     c.detail = "tensor 'x' dim 0: 8 -> 9";
     c.source = "train.log";
     c.line = 3 * i + 1;
+    if (steps) c.step = i / 4;
     rows.compiles.push_back(std::move(c));
   }
   rcf::analysis::AlertTracker tracker;
@@ -301,6 +304,6 @@ void BM_AlertTrackerAdvance(benchmark::State& state) {
   for (auto _ : state)
     benchmark::DoNotOptimize(tracker.advance(rows, rcf::analysis::LogEnds::kMayGrow));
 }
-BENCHMARK(BM_AlertTrackerAdvance)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AlertTrackerAdvance)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();
