@@ -10,8 +10,11 @@
 // run, the usual case). Each latency is printed when there are at most 20. `--prefill-sites K`
 // spreads the history over K frames (each recompiled N / K times, one site each) instead of a new
 // frame per recompile (a site each: the run's cause groups are then as many as its recompiles).
+// `--steps 1` prints a progress line (`epoch 0 step N/...`) before each recompile, history
+// included: the run's steps are then decided by its progress lines, each recompile in a step of
+// its own, as in a training console.
 // Usage: watch_bench [--rate MB_PER_S] [--seconds S] [--record-ms MS] [--prefill N]
-//                    [--prefill-sites K] [--warmup S] [--dir DIR] [--rcf PATH]
+//                    [--prefill-sites K] [--steps 0|1] [--warmup S] [--dir DIR] [--rcf PATH]
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -40,6 +43,7 @@ struct Options {
   int record_ms = 100;
   int64_t prefill = 0;  // recompiles in the log before the watch starts (a long run's history)
   int64_t prefill_sites = 0;  // the frames the history recompiles; 0: a new frame each
+  bool steps = false;         // a progress line before each recompile
   double warmup_s = 0;        // the writer starts this long after the watch
   std::string dir = "/tmp/rcf-watch-bench";
   std::string rcf = RCF_BINARY;  // the rcf that watches (another build's, to compare two)
@@ -65,16 +69,23 @@ std::string recompile_block(int64_t frame, int64_t compile = 1) {
 // first line number and write time.
 // The history of a long run: `count` recompiles of frames numbered from 1 000 000, one after the
 // other, or round the `sites` first of them. Returns the lines written.
-int64_t write_history(const std::string& path, int64_t count, int64_t sites) {
+// The progress line of step `step` (--steps).
+std::string step_line(int64_t step) {
+  return fmt::format("epoch 0 step {}/100000000 loss 0.0218\n", step);
+}
+
+// With `steps`, each recompile follows a progress line of a step of its own.
+int64_t write_history(const std::string& path, int64_t count, int64_t sites, bool steps) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) std::exit(1);
   for (int64_t i = 0; i < count; ++i) {
     std::string block = sites > 0 ? recompile_block(1000000 + i % sites, 1 + i / sites)
                                   : recompile_block(1000000 + i);
+    if (steps) block = step_line(i + 1) + block;
     std::fwrite(block.data(), 1, block.size(), f);
   }
   std::fclose(f);
-  return count * 3;
+  return count * (steps ? 4 : 3);
 }
 
 void write_log(const Options& o, const std::string& path, int64_t first_line, std::mutex& mu,
@@ -94,6 +105,10 @@ void write_log(const Options& o, const std::string& path, int64_t first_line, st
           "V1126 20:42:45.142000 1003 torch/_dynamo/symbolic_convert.py:1234] [{}/1] "
           "[__trace_bytecode] TRACE LOAD_FAST x{} [TensorVariable()]\n",
           frame, i);
+      ++line;
+    }
+    if (o.steps) {
+      chunk += step_line(o.prefill + frame + 1);
       ++line;
     }
     std::fwrite(chunk.data(), 1, chunk.size(), f);
@@ -146,6 +161,8 @@ int main(int argc, char** argv) {
       o.prefill = std::atoll(argv[i + 1]);
     else if (!strcmp(argv[i], "--prefill-sites"))
       o.prefill_sites = std::atoll(argv[i + 1]);
+    else if (!strcmp(argv[i], "--steps"))
+      o.steps = std::atoi(argv[i + 1]) != 0;
     else if (!strcmp(argv[i], "--warmup"))
       o.warmup_s = std::atof(argv[i + 1]);
     else if (!strcmp(argv[i], "--dir"))
@@ -159,7 +176,8 @@ int main(int argc, char** argv) {
   if (pipe(out_pipe) != 0) return 1;
   const std::string for_s = fmt::format("{}", o.warmup_s + o.seconds + 2);
   const std::string db = o.dir + "/rcf.db", logs = o.dir + "/logs";
-  const int64_t history_lines = write_history(logs + "/train.log", o.prefill, o.prefill_sites);
+  const int64_t history_lines =
+      write_history(logs + "/train.log", o.prefill, o.prefill_sites, o.steps);
   pid_t child = fork();
   if (child == 0) {
     dup2(out_pipe[1], 1);
