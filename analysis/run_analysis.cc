@@ -285,6 +285,21 @@ struct DynamoStepPlacer {
   }
 };
 
+// What the Dynamo attribution of a run reads besides its records, and where each compile goes.
+// Lifetime: one run's analysis.
+struct RunContext {
+  const TrainingSteps& steps;
+  const std::vector<ConvergencePoint>& curve;  // the torch_xla / JAX side's
+  store::CompileRowMemo* memo;                 // nullptr outside `rcf watch`
+  bool xla_compiles;
+  std::optional<double> execute_ms;
+};
+struct CompileSinks {
+  RollupBuilder& rollup;
+  DynamoStepPlacer& placer;
+  store::CompileResultWriter& writer;
+};
+
 // Goes on from the run's attribution checkpoint when it is usable (analysis/
 // attribution_checkpoint.h): the rollup, the Dynamo curve and the placer's counts become those
 // after the kept compiles, and the writer keeps their rows. Plans the next checkpoint: after the
@@ -293,28 +308,30 @@ struct DynamoStepPlacer {
 // metrics come at its end). Returns how many compiles are kept.
 size_t resume_attribution(AttributionCheckpoint& checkpoint,
                           const DynamoAttributionRun& attribution, const RunInputs& dynamo,
-                          const TrainingSteps& steps, const std::vector<ConvergencePoint>& curve,
-                          const store::CompileRowMemo* memo, const std::vector<DynamoKey>& changed,
-                          bool xla_compiles, std::optional<double> execute_ms,
-                          RollupBuilder& rollup, DynamoStepPlacer& placer,
-                          store::CompileResultWriter& writer) {
+                          const std::vector<DynamoKey>& changed, const RunContext& run,
+                          const CompileSinks& to) {
+  const TrainingSteps& steps = run.steps;
+  const std::vector<ConvergencePoint>& curve = run.curve;
+  const store::CompileRowMemo* memo = run.memo;
+  RollupBuilder& rollup = to.rollup;
+  DynamoStepPlacer& placer = to.placer;
   RunAttributionFacts facts{.breaks = dynamo.breaks.size(),
                             .source_names = dynamo.source_names,
                             .several_processes = attribution.several_processes(),
                             .steps_decided = steps.decided(),
                             .line_sources = steps.line_sources(),
-                            .other_runtimes = xla_compiles || !curve.empty()};
+                            .other_runtimes = run.xla_compiles || !curve.empty()};
   const size_t kept =
       memo->known ? checkpoint.usable(attribution, dynamo, facts, changed, steps, memo->generation)
                   : 0;
   if (kept > 0) {
     AttributionCheckpoint::Resumed resumed = checkpoint.resume();
     rollup = std::move(resumed.rollup);
-    rollup.resume_on(curve, execute_ms);
+    rollup.resume_on(curve, run.execute_ms);
     placer.curve = std::move(resumed.curve);
     placer.unplaced = resumed.unplaced;
     placer.unclocked = resumed.unclocked;
-    writer.keep_unchanged(static_cast<int64_t>(kept));
+    to.writer.keep_unchanged(static_cast<int64_t>(kept));
   }
   constexpr size_t kOpenTail = 16;
   size_t until = attribution.size() > kOpenTail ? attribution.size() - kOpenTail : 0;
@@ -325,6 +342,48 @@ size_t resume_attribution(AttributionCheckpoint& checkpoint,
   if (kept > 0 && checkpoint.ends_at(static_cast<int64_t>(kept)))
     checkpoint.take(rollup, placer.curve, placer.unplaced, placer.unclocked);
   return kept;
+}
+
+// How many Dynamo compiles were taken as kept from the last analysis, and how many the run has.
+struct DynamoAttributed {
+  size_t kept = 0;
+  int64_t compiles = 0;
+};
+
+// Attributes the run's Dynamo compiles (going on from `checkpoint` when it is usable), each then
+// placed in its step, added to the rollup, kept for the next checkpoint and written.
+// `prepared()` runs once the compiles are ordered, before the first is attributed. The merged
+// compiles and their order are released on return, before the writes are finished.
+DynamoAttributed attribute_dynamo_side(DynamoSide& side, AttributionCheckpoint* checkpoint,
+                                       const RunContext& run, const CompileSinks& to,
+                                       const std::function<void()>& prepared) {
+  DynamoAttributed out;
+  DynamoAttributionRun attribution(side.inputs(), std::move(*side.merged));
+  if (checkpoint)
+    out.kept = resume_attribution(*checkpoint, attribution, side.inputs(), side.changed, run, to);
+  prepared();
+  out.compiles =
+      static_cast<int64_t>(out.kept) + attribution.attribute(out.kept, [&](AttributedCompile&& c) {
+        const StepPlace place = to.placer.place(c);
+        to.rollup.add(c);
+        if (checkpoint && checkpoint->keeps(c.ordinal)) {
+          checkpoint->keep(c, place);
+          if (checkpoint->ends_at(c.ordinal))
+            checkpoint->take(to.rollup, to.placer.curve, to.placer.unplaced, to.placer.unclocked);
+        }
+        to.writer.write(std::move(c));
+      });
+  return out;
+}
+
+// The torch_xla / JAX compiles, numbered on after the run's `dynamo_compiles` Dynamo ones.
+void hand_over_xla_compiles(std::vector<AttributedCompile>& compiles, int64_t dynamo_compiles,
+                            const CompileSinks& to) {
+  for (auto& c : compiles) {
+    c.ordinal += dynamo_compiles;
+    to.rollup.add(c);
+    to.writer.write(std::move(c));
+  }
 }
 
 StepAxis axis_of(const TrainingSteps& steps, int64_t unplaced_compiles,
@@ -344,6 +403,13 @@ StepAxis axis_of(const TrainingSteps& steps, int64_t unplaced_compiles,
   return axis;
 }
 
+// (site number, string id) of each site the writer interned, once it is finished.
+std::vector<std::pair<uint32_t, int64_t>> site_sids_of(const store::CompileResultWriter& writer) {
+  std::vector<std::pair<uint32_t, int64_t>> sids;
+  for (uint32_t n = 1; n <= writer.site_numbers(); ++n) sids.emplace_back(n, writer.site_sid_of(n));
+  return sids;
+}
+
 // The run's results once its compiles are written: the curve with the Dynamo side's steps
 // (`curve` is the one `rollup` reads, replaced in place), the rollup with the sites' string ids
 // the writer interned, the counted compiles, the step axis and the rank divergence.
@@ -353,8 +419,7 @@ void write_run_results(store::Database& db, store::StringInterner& strings, int6
                        const TrainingSteps& steps, const std::map<int64_t, double>& wall_ms,
                        const std::optional<store::CountedCompiles>& counted,
                        const DynamoStepPlacer& placer, store::CompileRowMemo* memo) {
-  for (uint32_t n = 1; n <= writer.site_numbers(); ++n)
-    rollup.set_site_sid(n, writer.site_sid_of(n));
+  for (const auto& [number, sid] : site_sids_of(writer)) rollup.set_site_sid(number, sid);
   if (!dynamo_curve.empty()) {
     curve = merge_curves(curve, dynamo_curve.finish(steps.last_step().value_or(0), wall_ms));
     rollup.replace_curve(curve);
@@ -419,47 +484,26 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
         memo);
     lap(t.xla_s);
     DynamoStepPlacer placer{steps, dynamo_lines, dynamo_curve};
+    const CompileSinks sinks{.rollup = rollup, .placer = placer, .writer = writer};
     // A watched run goes on from what its last analysis kept, when nothing that rests on changed.
     AttributionCheckpoint* checkpoint = memo ? dynamo_side.checkpoint : nullptr;
-    size_t kept = 0;
-    int64_t dynamo_compiles = 0;
-    {  // the merged compiles and their order are released before the writes are finished
-      DynamoAttributionRun attribution(dynamo, std::move(*dynamo_side.merged));
-      if (checkpoint)
-        kept = resume_attribution(*checkpoint, attribution, dynamo, steps, curve, memo,
-                                  dynamo_side.changed, !xla.compiles.empty(), execute_ms, rollup,
-                                  placer, writer);
-      lap(t.prepare_s);
-      t.compiles_kept += static_cast<int64_t>(kept);
-      dynamo_compiles =
-          static_cast<int64_t>(kept) + attribution.attribute(kept, [&](AttributedCompile&& c) {
-            const StepPlace place = placer.place(c);
-            rollup.add(c);
-            if (checkpoint && checkpoint->keeps(c.ordinal)) {
-              checkpoint->keep(c, place);
-              if (checkpoint->ends_at(c.ordinal))
-                checkpoint->take(rollup, dynamo_curve, placer.unplaced, placer.unclocked);
-            }
-            writer.write(std::move(c));
-          });
-    }
+    const DynamoAttributed attributed =
+        attribute_dynamo_side(dynamo_side, checkpoint,
+                              {.steps = steps,
+                               .curve = curve,
+                               .memo = memo,
+                               .xla_compiles = !xla.compiles.empty(),
+                               .execute_ms = execute_ms},
+                              sinks, [&] { lap(t.prepare_s); });
     dynamo_side.read_here =
         RunInputs{};  // release the Dynamo records before the XLA side is written
-    t.compiles_attributed +=
-        dynamo_compiles - static_cast<int64_t>(kept) + static_cast<int64_t>(xla.compiles.size());
-    for (auto& c : xla.compiles) {
-      c.ordinal += dynamo_compiles;
-      rollup.add(c);
-      writer.write(std::move(c));
-    }
+    t.compiles_kept += static_cast<int64_t>(attributed.kept);
+    t.compiles_attributed += attributed.compiles - static_cast<int64_t>(attributed.kept) +
+                             static_cast<int64_t>(xla.compiles.size());
+    hand_over_xla_compiles(xla.compiles, attributed.compiles, sinks);
     lap(t.attribute_s);
     writer.finish();  // the database is the caller's again
-    if (checkpoint) {
-      std::vector<std::pair<uint32_t, int64_t>> site_sids;
-      for (uint32_t n = 1; n <= writer.site_numbers(); ++n)
-        site_sids.emplace_back(n, writer.site_sid_of(n));
-      checkpoint->written(memo->generation, site_sids);
-    }
+    if (checkpoint) checkpoint->written(memo->generation, site_sids_of(writer));
     write_run_results(db, strings, run_id, writer, std::move(rollup), curve, dynamo_curve, steps,
                       wall_ms, xla.counted, placer, memo);
     lap(t.finish_s);
