@@ -65,6 +65,33 @@ TEST(LineReflow, LinesOfEqualLengthAloneAreNoHardWrap) {
   EXPECT_EQ(rejoined(text).size(), 6u);
 }
 
+TEST(LineReflow, AProgressLineAfterEachWidestLineIsALineOfItsOwn) {
+  // A training console: a progress line, then a recompile block whose guard-failure line is the
+  // widest of the log (every one as wide: the ids have as many digits), then the next progress
+  // line. The progress lines follow the widest lines, but the first one opens the log after
+  // nothing: they are the log's own lines, not the rests of cut ones.
+  std::string text;
+  for (int i = 0; i < 12; ++i) {
+    const std::string id = std::to_string(1000000 + i);
+    text += "epoch 0 step " + std::to_string(i + 1) + "/100000000 loss 0.0218\n";
+    text += kGlog + "Recompiling function fn_" + id + " in /m/model.py:" + id + "\n";
+    text +=
+        kGlog + "    - " + id + "/0: tensor 'x' size mismatch at index 0. expected 8, actual 9\n";
+  }
+  EXPECT_FALSE(LineReflow::learn(text).active()) << LineReflow::learn(text).describe();
+  EXPECT_EQ(rejoined(text).size(), 36u);
+  // The same log hard-wrapped by a terminal still is: its rests are tails of cut lines, which no
+  // line of the log starts as.
+  std::string wrapped;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t end = text.find('\n', pos);
+    wrapped += cut_every(text.substr(pos, end - pos), 100);
+    pos = end + 1;
+  }
+  EXPECT_EQ(LineReflow::learn(wrapped).describe(), "hard wrap at 100 columns");
+  EXPECT_EQ(rejoined(wrapped), rejoined(text));
+}
+
 TEST(LineReflow, WordWrapIsJoinedWithItsSpace) {
   for (size_t width : {72, 80}) {
     std::string text;

@@ -147,6 +147,47 @@ bool reflow_shape_is_prefix_like(std::string_view shape) {
   return std::any_of(shape.begin(), shape.end(), [](char c) { return c != 'a' && c != ' '; });
 }
 
+// A line with every run of digits written `#` (`epoch 0 step 12/100` and `epoch 0 step 3/100`
+// are one shape), or "" when it says too little to be told from another line's rest: without a
+// run of three letters, a rest such as `)` or `0]` may well match a line of its own by chance.
+std::string reflow_line_shape(std::string_view line) {
+  std::string shape;
+  size_t letters = 0, longest_word = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    const bool digit = c >= '0' && c <= '9';
+    if (digit && !shape.empty() && shape.back() == '#') continue;
+    shape.push_back(digit ? '#' : c);
+    letters = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ? letters + 1 : 0;
+    longest_word = std::max(longest_word, letters);
+  }
+  return longest_word >= 3 ? shape : "";
+}
+
+// The shapes of the lines that follow a line of the greatest width and also follow a narrower
+// line elsewhere in the head (or open it): such a line is one of the log's own lines (a progress
+// line printed after each record), not the rest of a cut, however often it follows a line that
+// happens to be as wide as the widest (docs/line_framing.md). A terminal's rests are tails of cut
+// lines, which no line of the log starts as.
+std::set<std::string, std::less<>> reflow_own_line_shapes(
+    const std::vector<std::string_view>& lines, size_t widest) {
+  std::set<std::string, std::less<>> alone, after_widest;
+  size_t previous = kReflowNpos;  // the last non-blank line before (double spacing skips blanks)
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (is_blank(lines[i])) continue;
+    const bool after_cut_width =
+        previous != kReflowNpos && display_width(lines[previous]) == widest;
+    std::string shape = reflow_line_shape(lines[i]);
+    previous = i;
+    if (shape.empty()) continue;
+    (after_cut_width ? after_widest : alone).insert(std::move(shape));
+  }
+  std::set<std::string, std::less<>> own;
+  for (const std::string& shape : after_widest)
+    if (alone.count(shape)) own.insert(shape);
+  return own;
+}
+
 // The first word of a line that starts at column 0 (a logger's name, a tool's label), "" when
 // the line is indented or the word is too short or too long to be one.
 std::string_view reflow_first_word(std::string_view line) {
@@ -327,6 +368,7 @@ bool LineReflow::starts_record(std::string_view text) const {
   for (const std::string& word : record_words_)
     if (text.starts_with(word) && text.size() > word.size() && text[word.size()] == ' ')
       return true;
+  if (!own_line_shapes_.empty() && own_line_shapes_.count(reflow_line_shape(text))) return true;
   if (record_start_.empty() || text.size() < record_start_.size()) return false;
   for (size_t i = 0; i < record_start_.size(); ++i)
     if (reflow_shape_class(text[i]) != record_start_[i]) return false;
@@ -409,6 +451,7 @@ LineReflow LineReflow::learn(std::string_view head) {
   reflow.record_words_ = reflow_learn_record_keys(
       lines, widest, [](std::string_view line) { return std::string(reflow_first_word(line)); },
       kWordShare);
+  reflow.own_line_shapes_ = reflow_own_line_shapes(lines, widest);
   ReflowCutCounts cut_counts;
   size_t hard_cuts = reflow.count_hard_cuts(lines, next, widest, &cut_counts);
   std::pair<size_t, size_t> word_widths = reflow_learn_word_width(lines);

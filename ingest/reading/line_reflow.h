@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -62,6 +63,9 @@ class LineReflow {
   // First words many lines of the head start with (`Compilation` of `Compilation Analysis:`,
   // `Metric:`). A line that starts with one starts a record.
   std::vector<std::string> record_words_;
+  // The shapes (digits as `#`) of lines that follow a line of the greatest width but also stand
+  // alone after a narrower one: the log's own lines, never a cut's rest (line_reflow.cc).
+  std::set<std::string, std::less<>> own_line_shapes_;
 
   bool starts_record(std::string_view text) const;
   size_t count_hard_cuts(const std::vector<std::string_view>& lines,
