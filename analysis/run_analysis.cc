@@ -129,9 +129,9 @@ std::map<int64_t, double> wall_ms_by_step(const XlaRunInputs& in) {
 // graph break traced under its id before it (with TORCH_LOGS=recompiles a first compile has no
 // record of its own), also in a text log read as the same process as a TORCH_TRACE log (the
 // compile then carries the trace's key, and that log's records are read from the store). A
-// compile that only a later record names is placed before every line: in the first step
-// (docs/training_steps.md). Built only when progress lines decide the steps, and only from the
-// logs that have them: memory follows their graph breaks.
+// compile that only a later record names is in the first step when it is the run's first (0/0),
+// and in none otherwise (docs/training_steps.md). Built only when progress lines decide the steps,
+// and only from the logs that have them: memory follows their graph breaks.
 class DynamoStepLines {
  public:
   DynamoStepLines(store::Database& db, int64_t run_id, const TrainingSteps& steps,
@@ -172,12 +172,13 @@ class DynamoStepLines {
     // A fragment no record of its own shows ran in the call whose graph break made it.
     if (c.split_from)
       if (const auto* p = find(first_seen_, *c.split_from)) return *p;
-    if (const auto* p = find(named_later_, c.key)) {
-      // Only a later reason names it. The run's first compile (0/0) is in the first step; any
-      // other compile happened somewhere before that reason, and the log cannot say where.
-      if (is_run_first(c.key)) return {p->first, 0};
-      return kUnplaced;
-    }
+    // Only a later reason names it (in a text log read as the same process as a trace, or in
+    // its own log). The run's first compile (0/0) is in the first step; any other compile
+    // happened somewhere before that reason, and the log cannot say where.
+    if (const auto* p = find(named_later_, c.key))
+      return is_run_first(c.key) ? Place{p->first, 0} : kUnplaced;
+    if (c.evidence_kind == "referenced")
+      return is_run_first(c.key) ? Place{c.key.source_id, 0} : kUnplaced;
     return {c.key.source_id, own};
   }
   // Where place_of puts a compile the logs cannot place in a step.
