@@ -425,7 +425,7 @@ void write_run_results(store::Database& db, store::StringInterner& strings, int6
     curve = merge_curves(curve, dynamo_curve.finish(steps.last_step().value_or(0), wall_ms));
     rollup.replace_curve(curve);
   }
-  store::write_convergence_points(db, run_id, curve);
+  store::write_convergence_points(db, run_id, curve, memo);
   write_rollup(db, strings, run_id, std::move(rollup), memo);
   if (counted) store::write_counted_compiles(db, run_id, *counted);
   record_step_axis(db, run_id, axis_of(steps, placer.unplaced, placer.unclocked));
@@ -476,11 +476,13 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     // sites' string ids, which the writer interns, are told to the rollup once it is done.
     store::CompileRowMemo* memo = memos ? &memos->of(run_id) : nullptr;
     const bool keep_compiles = memo && memo->known;
-    if (memo && !keep_compiles) memo->groups.clear();  // the run's groups are deleted first
+    const bool keep_points = keep_compiles && memo->points_known;
+    if (memo && !keep_compiles) memo->groups.clear();      // the run's groups are deleted first
+    if (memo && !keep_points) memo->points_known = false;  // and its points
     store::CompileResultWriter writer(
         db, strings, run_id,
-        [&db, run_id, only_run, keep_compiles] {
-          store::clear_derived_results(db, run_id, only_run, keep_compiles);
+        [&db, run_id, only_run, keep_compiles, keep_points] {
+          store::clear_derived_results(db, run_id, only_run, keep_compiles, keep_points);
         },
         memo);
     lap(t.xla_s);

@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "store/derived_rows.h"
+
 namespace rcf::store {
 
 // A digest of one compile's values in both tables, all but its compile_row (128 bits: a collision
@@ -57,6 +59,12 @@ struct CompileRowMemo {
     bool written = false;  // by the analysis being written (CauseGroupWriter's mark)
   };
   std::unordered_map<CauseGroupKey, GroupRow, CauseGroupKeyHash> groups;
+  // The run's convergence_point rows as the last analysis left them, by step, once one wrote
+  // them through this memo (`points_known`): the next writes only the points that changed
+  // (store/derived_results_writer.h, write_convergence_points). A run with a compile in every
+  // step has a point per step: 100 000 rows were deleted and written again at every batch.
+  bool points_known = false;
+  std::vector<ConvergencePoint> points;
   // How many analyses wrote through this memo: a reader applies `written` only to the rows of
   // the analysis just before (generation - 1).
   int64_t generation = 0;

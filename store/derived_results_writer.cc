@@ -1,12 +1,16 @@
 #include "store/derived_results_writer.h"
 
+#include <algorithm>
+#include <string>
+
 #include "store/compile_row_hasher.h"
 
 namespace rcf::store {
 
 // ---- analyze_runs' derived results: begin ----
 
-void clear_derived_results(Database& db, int64_t run_id, bool only_run, bool keep_compiles) {
+void clear_derived_results(Database& db, int64_t run_id, bool only_run, bool keep_compiles,
+                           bool keep_points) {
   std::vector<const char*> deletes;
   if (keep_compiles) {
     // compile_event and attribution: rewritten row by row by the compile writer.
@@ -19,7 +23,7 @@ void clear_derived_results(Database& db, int64_t run_id, bool only_run, bool kee
         "WHERE run_id=?)",
         "DELETE FROM compile_event WHERE run_id=?"};
   }
-  deletes.push_back("DELETE FROM convergence_point WHERE run_id=?");
+  if (!keep_points) deletes.push_back("DELETE FROM convergence_point WHERE run_id=?");
   deletes.push_back("DELETE FROM run_convergence WHERE run_id=?");
   if (!keep_compiles) deletes.push_back("DELETE FROM cause_group WHERE run_id=?");
   for (const char* sql : deletes) {
@@ -43,21 +47,68 @@ void write_source_merges(Database& db, int64_t run_id, const std::vector<SourceM
   }
 }
 
-void write_convergence_points(Database& db, int64_t run_id,
-                              const std::vector<ConvergencePoint>& points) {
-  if (points.empty()) return;
-  auto insert_point = db.prepare(
-      "INSERT INTO convergence_point(run_id, step, programs_cached, compiles_in_step, compile_ms, "
-      "wall_ms) VALUES (?,?,?,?,?,?)");
-  for (const auto& p : points) {
-    insert_point.bind(1, run_id)
-        .bind(2, p.step)
-        .bind(3, p.programs_cached)
-        .bind(4, p.compiles_in_step)
-        .bind(5, p.compile_ms)
-        .bind(6, p.wall_ms);
-    insert_point.run();
+namespace {
+
+constexpr const char* kPointColumns =
+    "convergence_point(run_id, step, programs_cached, compiles_in_step, compile_ms, wall_ms) "
+    "VALUES (?,?,?,?,?,?)";
+
+// Whether each point's step is above the one before (what a memo of the points can be diffed by).
+bool strictly_by_step(const std::vector<ConvergencePoint>& points) {
+  return std::adjacent_find(points.begin(), points.end(), [](const auto& a, const auto& b) {
+           return a.step >= b.step;
+         }) == points.end();
+}
+
+void write_point(Statement& write, int64_t run_id, const ConvergencePoint& p) {
+  write.bind(1, run_id)
+      .bind(2, p.step)
+      .bind(3, p.programs_cached)
+      .bind(4, p.compiles_in_step)
+      .bind(5, p.compile_ms)
+      .bind(6, p.wall_ms);
+  write.run();
+}
+
+// The points of `now` that differ from `before` (both strictly by step) are written over, and the
+// steps of `before` that `now` lacks deleted: a growing run changes its last few points.
+void write_changed_points(Database& db, int64_t run_id, const std::vector<ConvergencePoint>& before,
+                          const std::vector<ConvergencePoint>& now) {
+  auto write = db.prepare(std::string("INSERT OR REPLACE INTO ") + kPointColumns);
+  auto remove = db.prepare("DELETE FROM convergence_point WHERE run_id=? AND step=?");
+  size_t i = 0, j = 0;
+  while (i < before.size() || j < now.size()) {
+    if (j == now.size() || (i < before.size() && before[i].step < now[j].step)) {
+      remove.bind(1, run_id).bind(2, before[i++].step);
+      remove.run();
+      continue;
+    }
+    const bool same_step = i < before.size() && before[i].step == now[j].step;
+    if (!same_step || !(before[i] == now[j])) write_point(write, run_id, now[j]);
+    i += same_step ? 1 : 0;
+    ++j;
   }
+}
+
+}  // namespace
+
+void write_convergence_points(Database& db, int64_t run_id,
+                              const std::vector<ConvergencePoint>& points, CompileRowMemo* memo) {
+  const bool diffable = strictly_by_step(points);
+  if (memo && memo->points_known && diffable) {
+    write_changed_points(db, run_id, memo->points, points);
+  } else {
+    if (memo && memo->points_known) {  // kept by clear_derived_results, but cannot be diffed
+      auto clear = db.prepare("DELETE FROM convergence_point WHERE run_id=?");
+      clear.bind(1, run_id);
+      clear.run();
+    }
+    auto write = db.prepare(std::string("INSERT INTO ") + kPointColumns);
+    for (const auto& p : points) write_point(write, run_id, p);
+  }
+  if (!memo) return;
+  memo->points_known = diffable;
+  memo->points = diffable ? points : std::vector<ConvergencePoint>();
 }
 
 CauseGroupWriter::CauseGroupWriter(Database& db, StringInterner& strings, int64_t run_id,

@@ -32,8 +32,10 @@ namespace rcf::store {
 // (a store of one run is analysed again by each `rcf ingest` of more of its logs).
 // `keep_compiles`: compile_event, attribution and cause_group are left to a CompileResultWriter
 // and a CauseGroupWriter with a known memo (store/compile_row_memo.h), which rewrite only what
-// changed.
-void clear_derived_results(Database& db, int64_t run_id, bool only_run, bool keep_compiles = false);
+// changed; `keep_points`: convergence_point is left to write_convergence_points with a memo that
+// knows the run's points.
+void clear_derived_results(Database& db, int64_t run_id, bool only_run, bool keep_compiles = false,
+                           bool keep_points = false);
 
 // One log of a run read as the same process as another (a source_merge row).
 struct SourceMergeRow {
@@ -45,9 +47,12 @@ struct SourceMergeRow {
 // Replaces the run's source_merge rows (the merged_sources view) with `merges`, in their order.
 void write_source_merges(Database& db, int64_t run_id, const std::vector<SourceMergeRow>& merges);
 
-// The run's convergence curve, one convergence_point row per point.
+// The run's convergence curve, one convergence_point row per point (`points` by step). With a
+// `memo` that knows the points the store holds (clear_derived_results kept them), only the
+// points that changed are deleted or written; either way the memo then knows `points`.
 void write_convergence_points(Database& db, int64_t run_id,
-                              const std::vector<ConvergencePoint>& points);
+                              const std::vector<ConvergencePoint>& points,
+                              CompileRowMemo* memo = nullptr);
 
 // Inserts a run's cause groups as the rollup hands them over, 32 rows a statement (hundreds of
 // thousands of groups at a million compiles). `db` and `strings` must outlive the writer.

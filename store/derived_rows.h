@@ -83,6 +83,7 @@ struct ConvergencePoint {
   int64_t compiles_in_step = 0;
   std::optional<double> compile_ms;  // see convergence_point.compile_ms in sql/schema.sql
   std::optional<double> wall_ms;
+  bool operator==(const ConvergencePoint&) const = default;
 };
 
 // How many compiles a runtime counter says the run did, whether or not records name them

@@ -358,5 +358,43 @@ TEST_F(CompileResultWriterTest, CauseGroupsThroughAMemoRewriteOnlyWhatChanged) {
             "c.py:3 (h)|shape|1|latest of 1|3");
 }
 
+// A watched run's curve through the memo: only the points that changed are written (a point per
+// step, 100 000 of them, were deleted and written again at every batch), the steps gone are
+// deleted, and the rows equal those a write of the whole curve leaves.
+TEST_F(CompileResultWriterTest, ConvergencePointsThroughAMemoRewriteOnlyWhatChanged) {
+  auto point = [](int64_t step, int64_t programs, std::optional<double> ms = std::nullopt) {
+    return ConvergencePoint{step, programs, 1, ms, std::nullopt};
+  };
+  CompileRowMemo memo;
+  const std::vector<ConvergencePoint> first = {point(1, 1, 2.5), point(2, 2), point(3, 3),
+                                               point(5, 4), point(9, 4)};
+  write_convergence_points(*db_, 1, first, &memo);
+  EXPECT_TRUE(memo.points_known);
+  auto rowid_at = [this](int step) {
+    return scalar("SELECT rowid FROM convergence_point WHERE run_id = 1 AND step = " +
+                  std::to_string(step));
+  };
+  const std::string kept = rowid_at(2), changed = rowid_at(5);
+  // The run grew: step 5 gained a compile, the last step moved from 9 to 12, step 1's time is
+  // now unknown.
+  const std::vector<ConvergencePoint> second = {point(1, 1), point(2, 2), point(3, 3),
+                                                point(5, 5), point(7, 6), point(12, 6)};
+  write_convergence_points(*db_, 1, second, &memo);
+  EXPECT_EQ(rowid_at(2), kept);
+  EXPECT_NE(rowid_at(5), changed);
+  EXPECT_EQ(rowid_at(9), "<none>");
+  const std::string rows =
+      "SELECT group_concat(step || ':' || programs_cached || ':' || ifnull(compile_ms, '-'), ' ') "
+      "FROM (SELECT * FROM convergence_point WHERE run_id = 1 ORDER BY step)";
+  EXPECT_EQ(scalar(rows), "1:1:- 2:2:- 3:3:- 5:5:- 7:6:- 12:6:-");
+  db_->exec("DELETE FROM convergence_point");
+  write_convergence_points(*db_, 1, second);
+  EXPECT_EQ(scalar(rows), "1:1:- 2:2:- 3:3:- 5:5:- 7:6:- 12:6:-");
+  // Points not strictly by step cannot be diffed: written whole, and the memo forgets them.
+  write_convergence_points(*db_, 1, {point(4, 1), point(2, 2)}, &memo);
+  EXPECT_FALSE(memo.points_known);
+  EXPECT_EQ(scalar(rows), "2:2:- 4:1:-");
+}
+
 }  // namespace compile_result_writer_test
 }  // namespace rcf::store
