@@ -53,6 +53,18 @@ void AttributionCheckpoint::take(RollupBuilder& rollup, const StepCurve& curve, 
   state_.emplace(Resumed{rollup.checkpoint(), curve, unplaced, unclocked});
 }
 
+AttributionCheckpoint AttributionCheckpoint::fork() const {
+  AttributionCheckpoint copy;
+  copy.compiles_ = compiles_;
+  copy.until_ = until_;
+  copy.facts_ = facts_;
+  if (state_)
+    copy.state_.emplace(
+        Resumed{state_->rollup.fork(), state_->curve, state_->unplaced, state_->unclocked});
+  copy.memo_generation_ = memo_generation_;
+  return copy;
+}
+
 void AttributionCheckpoint::written(int64_t memo_generation,
                                     const std::vector<std::pair<uint32_t, int64_t>>& site_sids) {
   if (!state_) return;

@@ -91,6 +91,9 @@ class AttributionCheckpoint {
 
   size_t kept() const { return state_ ? compiles_.size() : 0; }
 
+  // A copy, for a trial analysis that goes on from it and is rolled back (a watch's preview).
+  AttributionCheckpoint fork() const;
+
  private:
   struct Kept {  // one compile of the kept beginning of the order
     DynamoKey key;

@@ -61,6 +61,17 @@ void ClassifiedReasons::add(int64_t sid, std::string_view reason) {
   background_->feeder.add({sid, reason});
 }
 
+ClassifiedReasons ClassifiedReasons::fork() const {
+  wait();
+  ClassifiedReasons copy;
+  copy.t_.dense = t_.dense;
+  copy.t_.sparse = t_.sparse;
+  copy.t_.entries = t_.entries;  // their texts stay in this one's arena
+  copy.t_.queued_dense = t_.queued_dense;
+  copy.t_.queued_sparse = t_.queued_sparse;
+  return copy;
+}
+
 void ClassifiedReasons::wait() const {
   if (!background_) return;
   std::unique_ptr<Background> running = std::move(background_);

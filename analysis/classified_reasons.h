@@ -75,6 +75,10 @@ class ClassifiedReasons {
   // How many texts were classified (call wait() first).
   size_t size() const { return t_.entries.size(); }
 
+  // A copy (after wait()) that views this one's classifications instead of copying their texts
+  // (those it classifies go to its own arena): see TextsById::fork. This must outlive the fork.
+  ClassifiedReasons fork() const;
+
  private:
   // The texts of an entry lie one after another in the arena, from `at`, in ReasonClass's
   // order: cause, confidence, subject, expected, actual, user_code, detail.

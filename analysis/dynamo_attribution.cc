@@ -281,6 +281,12 @@ bool DynamoCompileMerger::only_referenced(const DynamoKey& key) const {
   return at && merged[*at].referenced_only;
 }
 
+DynamoCompileMerger DynamoCompileMerger::fork() const {
+  DynamoCompileMerger copy;
+  copy.state_ = std::make_unique<State>(*state_);
+  return copy;
+}
+
 MergedCompiles DynamoCompileMerger::snapshot() {
   State& state = *state_;
   // The compiles added since the last snapshot, sorted, merged into the key order kept.
@@ -314,6 +320,21 @@ MergedCompiles DynamoCompileMerger::finish() {
   out.impl_->tables = std::move(state->tables);
   out.impl_->number_sites();
   return out;
+}
+
+RunInputs RunInputs::fork() const {
+  RunInputs copy;
+  copy.compiles = compiles;
+  copy.reasons = reasons;
+  copy.breaks = breaks;
+  copy.break_frames = break_frames;
+  copy.caches = caches;
+  copy.texts = texts.fork();
+  copy.classified = classified.fork();
+  copy.labels = labels;
+  copy.source_names = source_names;
+  copy.merged_sources = merged_sources;
+  return copy;
 }
 
 MergedCompiles merge_dynamo_compiles(const RunInputs& in) {

@@ -99,6 +99,11 @@ struct RunInputs {
   std::vector<std::pair<int64_t, std::string>> source_names;
   // Text logs read as the same process as a TORCH_TRACE log (analysis/same_process_sources.h).
   std::vector<SourceAlias> merged_sources;
+
+  // A copy whose records view this one's texts and classifications (TextsById::fork): for a
+  // trial analysis that reads on from a copy of what a watch keeps
+  // (analysis/dynamo_record_cache.h). This must outlive the fork and not change while it lives.
+  RunInputs fork() const;
 };
 
 // The compile records of a run merged into one entry per compile (sorted by key, their sites
@@ -149,6 +154,9 @@ class DynamoCompileMerger {
   bool only_referenced(const DynamoKey& key) const;
   // The compiles merged so far, sorted by key, their sites numbered. The merger is then empty.
   MergedCompiles finish();
+  // A copy, to merge more records into without changing this one (the texts its compiles view
+  // are not copied).
+  DynamoCompileMerger fork() const;
   // The same, leaving the merger's compiles as they are (more records may be added): a copy of
   // them (analysis/dynamo_record_cache.h). The merger keeps their key order for the next one, so
   // that a snapshot sorts only the compiles added since the last.

@@ -47,4 +47,18 @@ std::optional<DynamoRecordCache::Taken> DynamoRecordCache::take(store::Database&
   return taken;
 }
 
+DynamoRecordCache DynamoRecordCache::fork() const {
+  DynamoRecordCache copy;
+  for (const auto& [run_id, run] : runs_) {
+    if (!run) continue;
+    auto forked = std::make_unique<Run>();
+    forked->read = run->read.fork();
+    forked->checkpoint = run->checkpoint.fork();
+    forked->deletions = run->deletions;
+    forked->data_version = run->data_version;
+    copy.runs_.emplace(run_id, std::move(forked));
+  }
+  return copy;
+}
+
 }  // namespace rcf::analysis

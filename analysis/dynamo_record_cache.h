@@ -56,6 +56,13 @@ class DynamoRecordCache {
   void forget(int64_t run_id) { runs_.erase(run_id); }
   void clear() { runs_.clear(); }
 
+  // A copy of what is kept, to analyse a trial that is rolled back (a watch's preview): it reads
+  // on from the same marks and goes on from the same checkpoints, and whatever it reads is
+  // dropped with it, so that this one still describes the store once the trial is undone. Its
+  // records view this one's texts: this must outlive it and not be used meanwhile. Costs a copy
+  // of the kept records (about 20 ms at 100 000 compiles), not a read of the runs.
+  DynamoRecordCache fork() const;
+
  private:
   struct Run {
     DynamoRecordsRead read;

@@ -341,6 +341,18 @@ void load_run(store::Database& db, int64_t run_id, bool only_run, SameProcessSou
   loader.load_caches();
 }
 
+DynamoRecordsRead DynamoRecordsRead::fork() const {
+  DynamoRecordsRead copy;
+  copy.inputs = inputs.fork();
+  copy.intake.merger = intake.merger.fork();
+  copy.intake.step_facts = intake.step_facts;
+  copy.intake.records = intake.records;
+  copy.reasons = reasons;
+  copy.marks = marks;
+  copy.started = started;
+  return copy;
+}
+
 bool read_on(store::Database& db, int64_t run_id, bool only_run, DynamoRecordsRead& read) {
   const bool first = !read.started;
   DynamoRunLoader loader(db, run_id, only_run, read.inputs, SameProcessSources(),

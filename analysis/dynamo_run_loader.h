@@ -91,6 +91,9 @@ struct DynamoRecordsRead {
   util::LargeVector<ReasonRecord> reasons;  // the guard failures, in row order
   DynamoRows::RowMarks marks;               // up to where each table was read
   bool started = false;                     // whether anything was read (else all is read)
+
+  // A copy to read on from without changing this one (RunInputs::fork: this must outlive it).
+  DynamoRecordsRead fork() const;
 };
 
 // Reads the rows of `run_id` written since `read` was last read on (every row, into an empty

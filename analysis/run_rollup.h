@@ -62,6 +62,8 @@ class RollupBuilder {
   // these compiles instead of adding them again (analysis/attribution_checkpoint.h). Until
   // resume_on(), the copy reads the curve this builder was given.
   RollupBuilder checkpoint();
+  // A copy of a checkpoint, to go on from in a trial analysis (AttributionCheckpoint::fork).
+  RollupBuilder fork() const { return RollupBuilder(*this); }
   // Goes on from a checkpoint in a later analysis, whose `curve` (it must outlive the builder)
   // and `execute_ms` these are. The producer's site numbers are forgotten (a later analysis may
   // number the sites otherwise; a site is found by its text). The compiles added before keep the

@@ -18,4 +18,12 @@ std::string_view TextsById::add(int64_t sid, std::string_view text) {
   return copied;
 }
 
+TextsById TextsById::fork() const {
+  TextsById copy;
+  copy.dense_ = dense_;
+  copy.sparse_ = sparse_;
+  copy.count_ = count_;
+  return copy;
+}
+
 }  // namespace rcf::analysis

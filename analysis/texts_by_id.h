@@ -40,6 +40,11 @@ class TextsById {
   // How many texts were added.
   size_t size() const { return count_; }
 
+  // A copy that views this one's texts instead of copying them (the texts added to it go to its
+  // own blocks): for a trial analysis that adds to a copy of what a watch keeps
+  // (analysis/dynamo_record_cache.h). This must outlive the fork and not be assigned meanwhile.
+  TextsById fork() const;
+
  private:
   std::vector<std::string_view> dense_;  // by id; a null data() marks an id never added
   std::unordered_map<int64_t, std::string_view> sparse_;

@@ -280,9 +280,13 @@ void GrowingLogs::write_ends(store::IngestWriter& writer, const std::vector<std:
   }
   writer.finish_sources();
   forget_memos_if_store_moved(db);
-  // A copy: what the preview writes is rolled back, and the memos must still describe the store.
+  // Copies: what the preview writes is rolled back, and the memos and the kept records must
+  // still describe the store. The copy of the records reads on from where the last batch's
+  // analysis left them and goes on from its checkpoint, as a batch does, instead of reading and
+  // attributing the run whole.
   store::AnalysisMemos written = memos_;
-  analysis::analyze_runs(db, writer.touched_runs(), nullptr, &written);
+  analysis::DynamoRecordCache records = records_.fork();
+  analysis::analyze_runs(db, writer.touched_runs(), &preview_totals_, &written, &records);
   look(db, run_id, written.find(run_id));
 }
 

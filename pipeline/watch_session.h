@@ -81,6 +81,8 @@ class WatchSession {
   const WatchRequest& request() const { return request_; }
   // What the batches' analyses did (GrowingLogs::analysis_totals).
   const analysis::AnalysisTimings& analysis_totals() const { return logs_.analysis_totals(); }
+  // What the previews' analyses did (GrowingLogs::preview_totals).
+  const analysis::AnalysisTimings& preview_totals() const { return logs_.preview_totals(); }
 
  private:
   void ingest(const std::vector<FileToRead>& files, bool final, WatchRound& round,

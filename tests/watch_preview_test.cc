@@ -131,6 +131,69 @@ TEST_P(WatchPreviewTest, APreviewIsTheOneShotStoreOfWhatWasRead) {
       << "the previews left the log's reading as it was";
 }
 
+// A long training console (progress lines decide the steps; seven frames recompile in turn between
+// them), read in pieces that cut blocks and lines, previewed after each batch: each preview reads
+// on from a copy of the records the watch keeps and goes on from the compiles the last batch kept
+// (analysis/dynamo_record_cache.h, DynamoRecordCache::fork) instead of reading and attributing the
+// run whole, and still shows the one-shot store of what was read; the batches after it still go on
+// from what they kept.
+TEST(WatchPreview, APreviewGoesOnFromTheCompilesTheLastBatchKept) {
+  std::string text;
+  int compiles[7] = {};
+  for (int step = 1; step <= 900; ++step) {
+    text += "epoch 0 step " + std::to_string(step) + "/900 loss 0.0218\n";
+    if (step % 3 != 0) continue;
+    const int frame = (step / 3) % 7, compile = ++compiles[frame];
+    const std::string prefix = "V1126 20:42:45.142000 1003 torch/_dynamo/guards.py:4760] [" +
+                               std::to_string(frame) + "/" + std::to_string(compile) +
+                               "] [__recompiles] ";
+    text += prefix + "Recompiling function fn_" + std::to_string(frame) +
+            " in /m/model.py:" + std::to_string(frame + 10) + "\n" + prefix +
+            "    triggered by the following guard failure(s):\n" + prefix + "    - " +
+            std::to_string(frame) + "/" + std::to_string(compile - 1) +
+            ": tensor 'x' size mismatch at index 0. expected 8, actual " +
+            std::to_string(9 + compile) + "\n";
+  }
+  TempDir dir;
+  const std::string watched = dir.file("watched");
+  fs::create_directories(watched + "/logs");
+  const std::string path = watched + "/logs/train.log";
+  rcf::pipeline::GrowingLogs logs({watched + "/watch.db", "default", "default", "", ""});
+  std::ofstream file(path, std::ios::binary);
+  size_t written = 0;
+  for (int piece = 1; piece <= 6; ++piece) {
+    const size_t first = size_t{66} << 10;  // past the sniffing window: the log is read on
+    const size_t at = first + (text.size() - first) * static_cast<size_t>(piece - 1) / 6;
+    const size_t cut = text.find("    triggered by", at);  // inside a block, at a line's end
+    ASSERT_NE(cut, std::string::npos);
+    const size_t end = text.find('\n', cut) + 1;
+    SCOPED_TRACE("cut at byte " + std::to_string(end));
+    file.write(text.data() + written, static_cast<std::streamsize>(end - written));
+    file.flush();
+    written = end;
+    logs.read_batch({{path, static_cast<int64_t>(end), false}}, false);
+    std::string previewed;
+    ASSERT_TRUE(logs.preview_ends([&](rcf::store::Database& db, int64_t, auto) {
+      previewed = rcf::testing::dump_tables_by_text(db);
+    }));
+    EXPECT_EQ(previewed, one_shot(dir.file("once_" + std::to_string(piece)), "train.log",
+                                  text.substr(0, end), watched));
+  }
+  // The first batch attributes the run whole; every preview goes on from what the batch before it
+  // kept, attributing only what that batch read (and the last few compiles before it).
+  const rcf::analysis::AnalysisTimings& previews = logs.preview_totals();
+  EXPECT_GT(previews.compiles_kept, 2 * previews.compiles_attributed);
+  const int64_t batches_kept = logs.analysis_totals().compiles_kept;
+  file.write(text.data() + written, static_cast<std::streamsize>(text.size() - written));
+  file.close();
+  logs.read_batch({{path, -1, false}}, true);
+  EXPECT_GT(logs.analysis_totals().compiles_kept, batches_kept)
+      << "the last batch went on from what the one before kept";
+  auto db = rcf::testing::read_store(watched + "/watch.db");
+  EXPECT_EQ(rcf::testing::dump_tables_by_text(*db),
+            one_shot(dir.file("once_whole"), "train.log", text, watched));
+}
+
 INSTANTIATE_TEST_SUITE_P(
     RealLogs, WatchPreviewTest,
     ::testing::Values(
