@@ -48,8 +48,8 @@ struct WatchBreakRow {
   std::optional<int64_t> user_line;
 };
 
-// A training step with its compile time (from the curve) and wall time (from step timings),
-// each when known.
+// A training step with its wall time (from step timings) and its compile time (from the curve)
+// when known.
 struct WatchStepRow {
   int64_t step = 0;
   std::optional<double> compile_ms, wall_ms;
@@ -60,8 +60,9 @@ struct WatchRunRows {
   std::vector<WatchCompileRow> compiles;  // by ordinal
   std::vector<WatchLimitRow> limit_hits;  // by source, line
   std::vector<WatchBreakRow> breaks;      // by source, line
-  std::vector<WatchStepRow> steps;        // by step; none unless the axis is training steps
-  std::string convergence_state;          // run_convergence.state, "" when not analysed
+  // The steps with a wall time (step timings), by step; none unless the axis is training steps.
+  std::vector<WatchStepRow> steps;
+  std::string convergence_state;  // run_convergence.state, "" when not analysed
   std::optional<int64_t> settle_step;
 };
 
