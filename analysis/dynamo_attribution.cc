@@ -152,7 +152,10 @@ class SiteNumbers {
 
 struct MergedCompiles::Impl {
   util::LargeVector<Merged> merged;  // one per compile, by key
-  CompileTables tables;              // what the compiles index
+  // The positions in `merged` in the order the merger first saw each compile (row order, which is
+  // mostly the attribution order): attribution_order starts from it. Empty: key order.
+  util::LargeVector<uint32_t> seen_order;
+  CompileTables tables;  // what the compiles index
   SiteNumbers sites;
   AttachedReasons reasons;  // MergedCompiles::add_reason's, then RunInputs::reasons
 
@@ -202,10 +205,11 @@ void permute(util::LargeVector<Merged>& merged, util::LargeVector<uint32_t>& ord
 // Sorts the merged compiles (in first-seen order) by key. Sorted as (key, position) pairs, then
 // moved into place: comparing through the positions would fetch a compile from memory at every
 // comparison.
-void sort_by_key(util::LargeVector<Merged>& merged) {
+// Sorts `merged` by key; returns the old position of each new one (empty when it was sorted).
+util::LargeVector<uint32_t> sort_by_key(util::LargeVector<Merged>& merged) {
   auto key_less = [](const Merged& a, const Merged& b) { return a.key < b.key; };
-  if (std::is_sorted(merged.begin(), merged.end(), key_less)) return;
   util::LargeVector<uint32_t> order;
+  if (std::is_sorted(merged.begin(), merged.end(), key_less)) return order;
   {
     util::LargeVector<std::pair<DynamoKey, uint32_t>> keyed;
     keyed.reserve(merged.size());
@@ -215,6 +219,16 @@ void sort_by_key(util::LargeVector<Merged>& merged) {
     for (const auto& [key, i] : keyed) order.push_back(i);
   }
   permute(merged, order);
+  return order;
+}
+
+// The positions of a run's compiles in the order they were first seen, from the first-seen index
+// of each position (`key_order`, a permutation).
+util::LargeVector<uint32_t> seen_order_of(const util::LargeVector<uint32_t>& key_order) {
+  util::LargeVector<uint32_t> seen(key_order.size());
+  for (uint32_t position = 0; position < key_order.size(); ++position)
+    seen[key_order[position]] = position;
+  return seen;
 }
 
 }  // namespace
@@ -305,6 +319,7 @@ MergedCompiles DynamoCompileMerger::snapshot() {
   out.impl_ = std::make_unique<MergedCompiles::Impl>();
   out.impl_->merged.reserve(state.merged.size());
   for (uint32_t i : state.key_order) out.impl_->merged.push_back(state.merged[i]);
+  out.impl_->seen_order = seen_order_of(state.key_order);
   out.impl_->tables = state.tables.copy_to_read();
   out.impl_->number_sites();
   return out;
@@ -315,7 +330,8 @@ MergedCompiles DynamoCompileMerger::finish() {
   out.impl_ = std::make_unique<MergedCompiles::Impl>();
   std::unique_ptr<State> state = std::exchange(state_, std::make_unique<State>(0));
   state->index = DynamoKeyIndex();  // not needed to sort: freed first
-  sort_by_key(state->merged);
+  const util::LargeVector<uint32_t> key_order = sort_by_key(state->merged);
+  out.impl_->seen_order = seen_order_of(key_order);
   out.impl_->merged = std::move(state->merged);
   out.impl_->tables = std::move(state->tables);
   out.impl_->number_sites();
@@ -517,6 +533,7 @@ class UnlocatedBreaks {
 // source; then frame and compile, then key order. Sorted as compact keys: comparing through the
 // compiles would fetch two of them, and their best records, from memory at every comparison.
 util::LargeVector<const Merged*> attribution_order(const util::LargeVector<Merged>& merged,
+                                                   const util::LargeVector<uint32_t>& seen_order,
                                                    const CompileTables& tables) {
   struct OrderKey {
     bool no_start;
@@ -531,23 +548,30 @@ util::LargeVector<const Merged*> attribution_order(const util::LargeVector<Merge
                       frame_compile_id, index);
     }
   };
+  // In the order their records came, the compiles with a record of their own are mostly in
+  // attribution order already, and so are those known only by reference, in the order of the
+  // references (by key they are not: a frame's recompiles come long after later frames' first
+  // compiles). Each kind is sorted as nearly sorted (the few out of order sorted and merged in,
+  // else a sort of all), then the two merged: a watched run orders its compiles again at every
+  // batch.
   util::LargeVector<OrderKey> keys;
+  util::LargeVector<OrderKey> referenced;
   keys.reserve(merged.size());
-  for (uint32_t i = 0; i < merged.size(); ++i) {
+  const bool seen = seen_order.size() == merged.size();
+  for (uint32_t n = 0; n < merged.size(); ++n) {
+    const uint32_t i = seen ? seen_order[n] : n;
     const Merged& m = merged[i];
     const std::optional<int64_t> start = tables.times(m).start_us;
-    keys.push_back({!start.has_value(), start.value_or(0), m.key.source_id, m.effective_line,
+    (m.referenced_only ? referenced : keys)
+        .push_back({!start.has_value(), start.value_or(0), m.key.source_id, m.effective_line,
                     !m.referenced_only, m.key.frame_id, m.key.frame_compile_id, i});
   }
   auto before = [](const OrderKey& a, const OrderKey& b) { return a.tied() < b.tied(); };
-  // Compiles already nearly in order (a watched run whose frames each compile in turn, ordered
-  // again at every batch): only the few after the sorted beginning are sorted, then merged in
-  // (held aside meanwhile: at most an eighth of the keys). Otherwise a sort of all.
-  auto sorted_end = std::is_sorted_until(keys.begin(), keys.end(), before);
-  if (static_cast<size_t>(keys.end() - sorted_end) <= keys.size() / 8)
-    util::sort_tail(keys.begin(), sorted_end, keys.end(), before);
-  else
-    std::sort(keys.begin(), keys.end(), before);
+  util::sort_nearly_sorted(keys.begin(), keys.end(), before);
+  util::sort_nearly_sorted(referenced.begin(), referenced.end(), before);
+  const auto own = static_cast<std::ptrdiff_t>(keys.size());
+  keys.resize(merged.size());
+  util::merge_in_from_back(keys.begin(), keys.begin() + own, keys.end(), referenced, before);
   util::LargeVector<const Merged*> order;
   order.reserve(merged.size());
   for (const OrderKey& k : keys) order.push_back(&merged[k.index]);
@@ -905,7 +929,7 @@ DynamoAttributionRun::DynamoAttributionRun(const RunInputs& in, MergedCompiles m
   place_referenced_only(merged, reasons);
   attach_cache_states(in, merged, impl.tables);
   state_->unlocated.emplace(in, merged, impl.tables);
-  state_->order = attribution_order(merged, impl.tables);
+  state_->order = attribution_order(merged, impl.seen_order, impl.tables);
   state_->several_processes = from_several_processes(merged);
 }
 

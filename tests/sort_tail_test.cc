@@ -1,5 +1,7 @@
 // util::sort_tail: a range whose beginning is sorted comes out as std::sort leaves it, whatever
-// the tail holds (nothing, elements all before or all after the beginning's, interleaved, equal).
+// the tail holds (nothing, elements all before or all after the beginning's, interleaved, equal);
+// util::sort_nearly_sorted: so does a range with a few elements out of order anywhere, and one
+// with many (which std::sort takes).
 #include "util/sort_tail.h"
 
 #include <gtest/gtest.h>
@@ -49,6 +51,41 @@ TEST(SortTail, MovesElementsThatOwnMemory) {
   std::vector<std::string> v = {"apple", "melon", "pear", "fig", "zucchini", "banana"};
   sort_tail(v.begin(), v.begin() + 3, v.end(), std::less<std::string>());
   EXPECT_EQ(v, (std::vector<std::string>{"apple", "banana", "fig", "melon", "pear", "zucchini"}));
+}
+
+// A sorted range of `n` distinct values with `moved` of them taken out and put back elsewhere,
+// at random: sort_nearly_sorted leaves what std::sort leaves.
+void expect_nearly_sorted(std::mt19937& rng, int n, int moved) {
+  std::vector<int> v(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) v[static_cast<size_t>(i)] = 3 * i;
+  for (int k = 0; k < moved && n > 1; ++k) {
+    std::uniform_int_distribution<int> at(0, n - 1);
+    const int from = at(rng), to = at(rng);
+    const int x = v[static_cast<size_t>(from)];
+    v.erase(v.begin() + from);
+    v.insert(v.begin() + to, x);
+  }
+  std::vector<int> expected = v;
+  std::sort(expected.begin(), expected.end());
+  sort_nearly_sorted(v.begin(), v.end(), std::less<int>());
+  EXPECT_EQ(v, expected) << n << " values, " << moved << " moved";
+}
+
+TEST(SortNearlySorted, FewOrManyOutOfOrderAnywhere) {
+  std::mt19937 rng(11);
+  for (int n : {0, 1, 2, 3, 17, 200, 1000})
+    for (int moved : {0, 1, 2, 5, 20, 400}) expect_nearly_sorted(rng, n, moved);
+  // The greatest value first: every other element is below it, too many to hold aside.
+  std::vector<int> v = {99, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  sort_nearly_sorted(v.begin(), v.end(), std::less<int>());
+  EXPECT_EQ(v, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 99}));
+  std::vector<std::string> words = {"apple",  "banana", "fig",  "zucchini", "melon", "pear",
+                                    "quince", "raisin", "sloe", "tomato",   "ugli",  "date"};
+  sort_nearly_sorted(words.begin(), words.end(), std::less<std::string>());
+  EXPECT_TRUE(std::is_sorted(words.begin(), words.end()));
+  EXPECT_EQ(words.size(), 12u);
+  EXPECT_EQ(words.front(), "apple");
+  EXPECT_EQ(words.back(), "zucchini");
 }
 
 }  // namespace sort_tail_test
