@@ -22,13 +22,24 @@ void RollupBuilder::replace_curve(const std::vector<ConvergencePoint>& curve) {
   point_at_.clear();
   r_.compile_ms.reset();
   r_.wall_ms.reset();
+  point_at_.reserve(curve.size());
   for (const auto& p : curve) {
     points.push_back({p.step, p.programs_cached, p.compiles_in_step});
-    point_at_[p.step] = &p;
+    point_at_.emplace_back(p.step, &p);
     if (p.compile_ms) r_.compile_ms = r_.compile_ms.value_or(0) + *p.compile_ms;
     if (p.wall_ms) r_.wall_ms = r_.wall_ms.value_or(0) + *p.wall_ms;
   }
+  auto by_step = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (!std::is_sorted(point_at_.begin(), point_at_.end(), by_step))
+    std::stable_sort(point_at_.begin(), point_at_.end(), by_step);
   r_.convergence = summarize_convergence(std::move(points), growth_step_);
+}
+
+const ConvergencePoint* RollupBuilder::point_at(int64_t step) const {
+  auto after = std::upper_bound(point_at_.begin(), point_at_.end(), step,
+                                [](int64_t s, const auto& p) { return s < p.first; });
+  if (after == point_at_.begin() || std::prev(after)->first != step) return nullptr;
+  return std::prev(after)->second;
 }
 
 RollupBuilder RollupBuilder::checkpoint() {
@@ -60,9 +71,9 @@ void RollupBuilder::add(const AttributedCompile& c, int64_t site_sid) {
   if (cost) {
     ++a.measured;
   } else if (c.step) {
-    auto it = point_at_.find(*c.step);
-    if (it != point_at_.end() && it->second->compile_ms && it->second->compiles_in_step > 0) {
-      cost = *it->second->compile_ms / static_cast<double>(it->second->compiles_in_step);
+    const ConvergencePoint* point = point_at(*c.step);
+    if (point && point->compile_ms && point->compiles_in_step > 0) {
+      cost = *point->compile_ms / static_cast<double>(point->compiles_in_step);
       ++a.shared;
     }
   }

@@ -1,7 +1,7 @@
 #include "analysis/step_curve.h"
 
 #include <algorithm>
-#include <set>
+#include <vector>
 
 namespace rcf::analysis {
 
@@ -17,10 +17,15 @@ std::vector<ConvergencePoint> StepCurve::finish(int64_t last_step,
   if (in_step_.empty()) return out;
   const int64_t first = std::min<int64_t>(1, in_step_.begin()->first);
   last_step = std::max(last_step, in_step_.rbegin()->first);
-  std::set<int64_t> steps = {first, last_step};
-  for (const auto& [step, s] : in_step_) steps.insert(step);
+  // The steps of the points, as a sorted array (a set of a point per step allocated a node each
+  // at every analysis of a watched run).
+  std::vector<int64_t> steps = {first, last_step};
+  steps.reserve(in_step_.size() + wall_ms.size() + 2);
+  for (const auto& [step, s] : in_step_) steps.push_back(step);
   for (const auto& [step, ms] : wall_ms)
-    if (step >= first && step <= last_step) steps.insert(step);
+    if (step >= first && step <= last_step) steps.push_back(step);
+  std::sort(steps.begin(), steps.end());
+  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
   int64_t programs = 0;
   auto next = in_step_.begin();
   for (int64_t step : steps) {

@@ -63,21 +63,23 @@ bool is_recompile(const store::WatchCompileRow& c) {
 
 // The recompiles among `said` (compiles already alerted on) whose step is known, by site, for
 // the sites with at least `at_least` of them (the others cannot storm: a run of 50 000 sites
-// recompiled once or twice each built a list for every site at every look).
+// recompiled once or twice each built a list for every site at every look). The sites are
+// counted by their number in `numbers`, into `counts`.
 std::map<std::string, std::vector<const store::WatchCompileRow*>> recompiles_by_site(
-    const std::vector<const store::WatchCompileRow*>& said, int64_t at_least) {
-  std::vector<std::pair<const store::WatchCompileRow*, const int64_t*>> counted;
-  std::unordered_map<std::string_view, int64_t> counts;
-  counts.reserve(said.size());
+    const std::vector<const store::WatchCompileRow*>& said, int64_t at_least,
+    util::TextTable& numbers, std::vector<int64_t>& counts) {
+  std::vector<std::pair<const store::WatchCompileRow*, uint32_t>> counted;
+  std::fill(counts.begin(), counts.end(), 0);
   for (const auto* c : said) {
     if (!is_recompile(*c) || !c->step) continue;
-    int64_t& n = counts[c->site];  // a node's value stays where it is
-    ++n;
-    counted.emplace_back(c, &n);
+    const uint32_t site = numbers.ordinal(c->site);
+    if (site >= counts.size()) counts.resize(site + 1, 0);
+    ++counts[site];
+    counted.emplace_back(c, site);
   }
   std::map<std::string, std::vector<const store::WatchCompileRow*>> by_site;
-  for (const auto& [c, n] : counted)
-    if (*n >= at_least) by_site[c->site].push_back(c);
+  for (const auto& [c, site] : counted)
+    if (counts[site] >= at_least) by_site[c->site].push_back(c);
   for (auto& [site, list] : by_site)
     std::stable_sort(list.begin(), list.end(),
                      [](const auto* x, const auto* y) { return *x->step < *y->step; });
@@ -273,7 +275,8 @@ void AlertTracker::see_limit_hits(const store::WatchRunRows& rows, std::vector<A
 // raised when it goes over, again only after it fell back under.
 void AlertTracker::see_site_storms(std::vector<Alert>& out) {
   std::set<std::string> storming;
-  for (const auto& [site, list] : recompiles_by_site(said_, budgets_.site_recompiles)) {
+  for (const auto& [site, list] :
+       recompiles_by_site(said_, budgets_.site_recompiles, site_numbers_, site_counts_)) {
     int64_t last = *list.back()->step;
     std::vector<const store::WatchCompileRow*> window;
     for (const auto* c : list)

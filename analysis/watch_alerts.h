@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "store/watch_queries.h"
+#include "util/text_table.h"
 
 namespace rcf::analysis {
 
@@ -142,6 +143,10 @@ class AlertTracker {
   // The compiles of the current call's rows alerted on, now or before: storms count only these,
   // so that a storm never comes before the recompiles that make it. Valid during advance().
   std::vector<const store::WatchCompileRow*> said_;
+  // The sites of the said recompiles numbered, and their counts at the current look (by number):
+  // a run of 50 000 sites counted them in a hash map of 50 000 nodes at every look.
+  util::TextTable site_numbers_;
+  std::vector<int64_t> site_counts_;
   LogEnds ends_ = LogEnds::kMayGrow;                    // of the current call
   std::unordered_map<std::string, int64_t> last_line_;  // per log, the line of its last record read
   // settled()'s last lookup in last_line_: the log's name and its entry (entries stay put).
