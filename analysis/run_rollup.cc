@@ -5,6 +5,8 @@
 #include <set>
 #include <tuple>
 
+#include "util/sort_tail.h"
+
 namespace rcf::analysis {
 
 RollupBuilder::RollupBuilder(const std::vector<ConvergencePoint>& curve,
@@ -42,9 +44,24 @@ const ConvergencePoint* RollupBuilder::point_at(int64_t step) const {
   return std::prev(after)->second;
 }
 
+std::vector<uint32_t> RollupBuilder::sort_sites_by_text() {
+  const size_t sorted = sites_by_text_.size();
+  for (size_t site = sorted + 1; site <= site_texts_.size(); ++site)
+    sites_by_text_.push_back(static_cast<uint32_t>(site));
+  util::sort_tail(sites_by_text_.begin(), sites_by_text_.begin() + static_cast<ptrdiff_t>(sorted),
+                  sites_by_text_.end(), [this](uint32_t a, uint32_t b) {
+                    return site_texts_[a - 1] < site_texts_[b - 1];
+                  });
+  std::vector<uint32_t> place(site_texts_.size() + 1, 0);
+  for (size_t i = 0; i < sites_by_text_.size(); ++i)
+    place[sites_by_text_[i]] = static_cast<uint32_t>(i);
+  return place;
+}
+
 RollupBuilder RollupBuilder::checkpoint() {
   program_keys_.count();  // sorted once here: the copy's and this builder's counts sort only
                           // the keys added after
+  sort_sites_by_text();   // and so are the sites
   RollupBuilder copy(*this);
   // The copy's groups get this builder's room (pages not written cost nothing), so that its first
   // new group does not move them all to a larger array.
@@ -171,16 +188,17 @@ RunRollup RollupBuilder::finish(const std::function<void(CauseGroup&&)>& each) &
     int64_t recompiles;
     uint32_t site, cause, index;
   };
+  const std::vector<uint32_t> site_place = sort_sites_by_text();
   std::vector<SortKey> order;
   order.reserve(groups_.size());
   for (uint32_t i = 0; i < groups_.size(); ++i) {
     const Group& a = groups_[i];
     order.push_back({a.has_ms_lost ? a.ms_lost : -1, a.recompiles, a.site, a.cause, i});
   }
-  std::sort(order.begin(), order.end(), [this](const SortKey& x, const SortKey& y) {
+  std::sort(order.begin(), order.end(), [this, &site_place](const SortKey& x, const SortKey& y) {
     if (x.ms_lost != y.ms_lost) return x.ms_lost > y.ms_lost;
     if (x.recompiles != y.recompiles) return x.recompiles > y.recompiles;
-    if (x.site != y.site) return site_texts_[x.site - 1] < site_texts_[y.site - 1];
+    if (x.site != y.site) return site_place[x.site] < site_place[y.site];  // by their texts
     return cause_texts_[x.cause - 1] < cause_texts_[y.cause - 1];
   });
   CauseGroup g;

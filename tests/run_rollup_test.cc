@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 namespace rcf::analysis {
 namespace run_rollup_test {
 
@@ -47,6 +51,31 @@ TEST(RunRollup, RanksByCompileTimeLostThenCount) {
   EXPECT_FALSE(r.groups[2].compile_ms_lost);
   EXPECT_EQ(r.groups[2].compile_ms_basis, "unknown");
   EXPECT_EQ(r.convergence.state, SettleState::kNoData);
+}
+
+// Groups that tie on time lost and count are ranked by their sites' texts, whatever order the
+// sites came in, also when the builder goes on from a checkpoint and more sites come after it
+// (the sites sorted at the checkpoint, then the new ones merged in).
+TEST(RunRollup, TiesRankBySiteTextAcrossACheckpoint) {
+  const std::vector<std::string> sites = {"m.py:5", "b.py:2", "z.py:1", "a.py:9", "k.py:3",
+                                          "c.py:7", "y.py:4", "d.py:8", "a.py:10"};
+  std::vector<AttributedCompile> cs;
+  for (size_t i = 0; i < sites.size(); ++i)
+    cs.push_back(compile(static_cast<int64_t>(i + 1), sites[i], "shape", std::nullopt));
+  RollupBuilder builder({}, std::nullopt);
+  for (size_t i = 0; i < 4; ++i) builder.add(cs[i]);
+  RollupBuilder resumed = builder.checkpoint();
+  resumed.resume_on({}, std::nullopt);
+  for (size_t i = 4; i < cs.size(); ++i) resumed.add(cs[i]);
+  RunRollup r = std::move(resumed).finish();
+  std::vector<std::string> ranked;
+  for (const auto& g : r.groups) ranked.push_back(g.site);
+  std::vector<std::string> by_text = sites;
+  std::sort(by_text.begin(), by_text.end());
+  EXPECT_EQ(ranked, by_text);
+  std::vector<std::string> whole;
+  for (const auto& g : roll_up_run(cs, {}, std::nullopt).groups) whole.push_back(g.site);
+  EXPECT_EQ(whole, by_text);
 }
 
 // A site numbered by its producer (the Dynamo side) and the same site unnumbered (another
