@@ -41,7 +41,7 @@ std::optional<DynamoRecordCache::Taken> DynamoRecordCache::take(store::Database&
   taken.inputs = &read.inputs;
   taken.checkpoint = &run->checkpoint;
   taken.merged = read.intake.merger.snapshot();
-  for (const ReasonRecord& r : read.reasons) taken.merged.add_reason(r);
+  read.each_reason([&taken](const ReasonRecord& r) { taken.merged.add_reason(r); });
   taken.step_facts = read.intake.step_facts;
   taken.records = read.intake.records;
   return taken;

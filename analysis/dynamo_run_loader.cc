@@ -347,7 +347,7 @@ DynamoRecordsRead DynamoRecordsRead::fork() const {
   copy.intake.merger = intake.merger.fork();
   copy.intake.step_facts = intake.step_facts;
   copy.intake.records = intake.records;
-  copy.reasons = reasons;
+  copy.forked_from = this;
   copy.marks = marks;
   copy.started = started;
   return copy;

@@ -89,11 +89,21 @@ struct DynamoRecordsRead {
   RunInputs inputs;      // texts, classifications, labels, graph breaks and cache outcomes
   CompileIntake intake;  // the compile records, merged
   util::LargeVector<ReasonRecord> reasons;  // the guard failures, in row order
-  DynamoRows::RowMarks marks;               // up to where each table was read
-  bool started = false;                     // whether anything was read (else all is read)
+  // In a fork: the guard failures of the records it was forked from, which come before
+  // `reasons` (not copied: a preview's fork of 100 000 compiles copied 50 000 of them).
+  const DynamoRecordsRead* forked_from = nullptr;
+  DynamoRows::RowMarks marks;  // up to where each table was read
+  bool started = false;        // whether anything was read (else all is read)
 
-  // A copy to read on from without changing this one (RunInputs::fork: this must outlive it).
+  // A copy to read on from without changing this one (RunInputs::fork: this must outlive it, and
+  // not change while the fork lives).
   DynamoRecordsRead fork() const;
+  // Each guard failure read, in row order (a fork's own after those it was forked from).
+  template <typename Visit>
+  void each_reason(Visit&& visit) const {
+    if (forked_from) forked_from->each_reason(visit);
+    for (const ReasonRecord& r : reasons) visit(r);
+  }
 };
 
 // Reads the rows of `run_id` written since `read` was last read on (every row, into an empty
