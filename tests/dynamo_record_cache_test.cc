@@ -24,6 +24,7 @@
 #include "tests/support/fixture_text.h"
 #include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/training_console.h"
 
 namespace dynamo_record_cache_test {
 
@@ -31,6 +32,7 @@ namespace fs = std::filesystem;
 using rcf::pipeline::WatchRequest;
 using rcf::pipeline::WatchSession;
 using rcf::testing::fixture_text;
+using rcf::testing::recompile_block;
 using rcf::testing::TempDir;
 
 struct Log {
@@ -186,20 +188,6 @@ TEST(DynamoRecordCache, AnotherWriterDeletingRowsOfTheRunBetweenBatches) {
       });
 }
 
-// The three lines of a TORCH_LOGS=recompiles block: compile `frame`/`compile`, rejected by the
-// entry of `frame`/`compile - 1`.
-std::string recompile_block(int frame, int compile) {
-  const std::string prefix = "V1126 20:42:45.142000 1003 torch/_dynamo/guards.py:4760] [" +
-                             std::to_string(frame) + "/" + std::to_string(compile) +
-                             "] [__recompiles] ";
-  return prefix + "Recompiling function fn_" + std::to_string(frame) +
-         " in /m/model.py:" + std::to_string(frame + 10) + "\n" + prefix +
-         "    triggered by the following guard failure(s):\n" + prefix + "    - " +
-         std::to_string(frame) + "/" + std::to_string(compile - 1) +
-         ": tensor 'x' size mismatch at index 0. expected 8, actual " +
-         std::to_string(9 + compile) + "\n";
-}
-
 // A compile known first only from a reference (a guard failure naming it), whose own record
 // comes in a later batch: a whole read takes own records first and never that reference (the
 // kept records are then read anew; the merge of the two records happens to be the same).
@@ -217,14 +205,7 @@ TEST(DynamoRecordCache, AnOwnRecordAfterATakenReference) {
 // the last one kept (analysis/attribution_checkpoint.h), asking each kept compile's step again,
 // and leaves the store a fresh analysis leaves.
 TEST(DynamoRecordCache, ALongConsoleGoesOnFromTheCompilesTheLastBatchKept) {
-  std::string text;
-  int compiles[7] = {};
-  for (int step = 1; step <= 900; ++step) {
-    text += "epoch 0 step " + std::to_string(step) + "/900 loss 0.0218\n";
-    if (step % 3 != 0) continue;
-    const int frame = (step / 3) % 7;
-    text += recompile_block(frame, ++compiles[frame]);
-  }
+  const std::string text = rcf::testing::training_console(900, 7);
   ASSERT_GT(text.size(), 2 * kFirstPiece);
   const rcf::analysis::AnalysisTimings totals =
       expect_every_batch_as_a_fresh_analysis({{"train.log", text}}, 12);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "tests/support/reflows.h"
 #include "tests/support/temp_files.h"
 #include "tests/support/test_paths.h"
+#include "tests/support/training_console.h"
 
 namespace watch_preview_test {
 
@@ -92,14 +94,18 @@ struct PreviewCase {
 
 class WatchPreviewTest : public ::testing::TestWithParam<PreviewCase> {};
 
-TEST_P(WatchPreviewTest, APreviewIsTheOneShotStoreOfWhatWasRead) {
+// Appends `text` to a watched log `name` in pieces ending at `cuts`, a batch and a preview after
+// each: every preview must show the store a one-shot ingest of what was read leaves, and leave
+// nothing to preview; then the rest, in a final batch, after which the store must be the one-shot
+// store of the whole log (the previews left the log's reading as it was). `before_end` sees the
+// logs before that last batch.
+void expect_previews_as_one_shots(
+    const std::string& text, const std::vector<size_t>& cuts, const std::string& name,
+    const std::function<void(rcf::pipeline::GrowingLogs&)>& before_end = nullptr) {
   TempDir dir;
-  const std::string text = GetParam().text();
-  const std::vector<size_t> cuts = cuts_of(text);
-  ASSERT_GE(cuts.size(), 3u);
   const std::string watched = dir.file("watched");
   fs::create_directories(watched + "/logs");
-  const std::string path = watched + "/logs/log";
+  const std::string path = watched + "/logs/" + name;
   rcf::pipeline::GrowingLogs logs({watched + "/watch.db", "default", "default", "", ""});
   std::ofstream file(path, std::ios::binary);
   size_t written = 0;
@@ -117,18 +123,26 @@ TEST_P(WatchPreviewTest, APreviewIsTheOneShotStoreOfWhatWasRead) {
     }));
     ++previews;
     const std::string expected =
-        one_shot(dir.file("once_" + std::to_string(previews)), "log", text.substr(0, cut), watched);
+        one_shot(dir.file("once_" + std::to_string(previews)), name, text.substr(0, cut), watched);
     EXPECT_EQ(previewed, expected);
     EXPECT_FALSE(logs.preview_ends([](rcf::store::Database&, int64_t, auto) {}))
         << "nothing grew since the last preview";
   }
+  if (before_end) before_end(logs);
   file.write(text.data() + written, static_cast<std::streamsize>(text.size() - written));
   file.close();
   logs.read_batch({{path, -1, false}}, true);
   auto db = rcf::testing::read_store(watched + "/watch.db");
   EXPECT_EQ(rcf::testing::dump_tables_by_text(*db),
-            one_shot(dir.file("once_whole"), "log", text, watched))
+            one_shot(dir.file("once_whole"), name, text, watched))
       << "the previews left the log's reading as it was";
+}
+
+TEST_P(WatchPreviewTest, APreviewIsTheOneShotStoreOfWhatWasRead) {
+  const std::string text = GetParam().text();
+  const std::vector<size_t> cuts = cuts_of(text);
+  ASSERT_GE(cuts.size(), 3u);
+  expect_previews_as_one_shots(text, cuts, "log");
 }
 
 // A long training console (progress lines decide the steps; seven frames recompile in turn between
@@ -138,60 +152,25 @@ TEST_P(WatchPreviewTest, APreviewIsTheOneShotStoreOfWhatWasRead) {
 // run whole, and still shows the one-shot store of what was read; the batches after it still go on
 // from what they kept.
 TEST(WatchPreview, APreviewGoesOnFromTheCompilesTheLastBatchKept) {
-  std::string text;
-  int compiles[7] = {};
-  for (int step = 1; step <= 900; ++step) {
-    text += "epoch 0 step " + std::to_string(step) + "/900 loss 0.0218\n";
-    if (step % 3 != 0) continue;
-    const int frame = (step / 3) % 7, compile = ++compiles[frame];
-    const std::string prefix = "V1126 20:42:45.142000 1003 torch/_dynamo/guards.py:4760] [" +
-                               std::to_string(frame) + "/" + std::to_string(compile) +
-                               "] [__recompiles] ";
-    text += prefix + "Recompiling function fn_" + std::to_string(frame) +
-            " in /m/model.py:" + std::to_string(frame + 10) + "\n" + prefix +
-            "    triggered by the following guard failure(s):\n" + prefix + "    - " +
-            std::to_string(frame) + "/" + std::to_string(compile - 1) +
-            ": tensor 'x' size mismatch at index 0. expected 8, actual " +
-            std::to_string(9 + compile) + "\n";
-  }
-  TempDir dir;
-  const std::string watched = dir.file("watched");
-  fs::create_directories(watched + "/logs");
-  const std::string path = watched + "/logs/train.log";
-  rcf::pipeline::GrowingLogs logs({watched + "/watch.db", "default", "default", "", ""});
-  std::ofstream file(path, std::ios::binary);
-  size_t written = 0;
-  for (int piece = 1; piece <= 6; ++piece) {
+  const std::string text = rcf::testing::training_console(900, 7);
+  std::vector<size_t> cuts;
+  for (int piece = 0; piece < 6; ++piece) {
     const size_t first = size_t{66} << 10;  // past the sniffing window: the log is read on
-    const size_t at = first + (text.size() - first) * static_cast<size_t>(piece - 1) / 6;
+    const size_t at = first + (text.size() - first) * static_cast<size_t>(piece) / 6;
     const size_t cut = text.find("    triggered by", at);  // inside a block, at a line's end
     ASSERT_NE(cut, std::string::npos);
-    const size_t end = text.find('\n', cut) + 1;
-    SCOPED_TRACE("cut at byte " + std::to_string(end));
-    file.write(text.data() + written, static_cast<std::streamsize>(end - written));
-    file.flush();
-    written = end;
-    logs.read_batch({{path, static_cast<int64_t>(end), false}}, false);
-    std::string previewed;
-    ASSERT_TRUE(logs.preview_ends([&](rcf::store::Database& db, int64_t, auto) {
-      previewed = rcf::testing::dump_tables_by_text(db);
-    }));
-    EXPECT_EQ(previewed, one_shot(dir.file("once_" + std::to_string(piece)), "train.log",
-                                  text.substr(0, end), watched));
+    cuts.push_back(text.find('\n', cut) + 1);
   }
+  int64_t previews_kept = 0, previews_attributed = 0, batches_kept = 0;
+  expect_previews_as_one_shots(text, cuts, "train.log", [&](rcf::pipeline::GrowingLogs& logs) {
+    previews_kept = logs.preview_totals().compiles_kept;
+    previews_attributed = logs.preview_totals().compiles_attributed;
+    batches_kept = logs.analysis_totals().compiles_kept;
+  });
   // The first batch attributes the run whole; every preview goes on from what the batch before it
   // kept, attributing only what that batch read (and the last few compiles before it).
-  const rcf::analysis::AnalysisTimings& previews = logs.preview_totals();
-  EXPECT_GT(previews.compiles_kept, 2 * previews.compiles_attributed);
-  const int64_t batches_kept = logs.analysis_totals().compiles_kept;
-  file.write(text.data() + written, static_cast<std::streamsize>(text.size() - written));
-  file.close();
-  logs.read_batch({{path, -1, false}}, true);
-  EXPECT_GT(logs.analysis_totals().compiles_kept, batches_kept)
-      << "the last batch went on from what the one before kept";
-  auto db = rcf::testing::read_store(watched + "/watch.db");
-  EXPECT_EQ(rcf::testing::dump_tables_by_text(*db),
-            one_shot(dir.file("once_whole"), "train.log", text, watched));
+  EXPECT_GT(previews_kept, 2 * previews_attributed);
+  EXPECT_GT(batches_kept, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(
