@@ -27,12 +27,14 @@ ClassifiedReasons::~ClassifiedReasons() {
 ClassifiedReasons::ClassifiedReasons(ClassifiedReasons&& other) noexcept {
   other.wait_dropping_errors();
   t_ = std::move(other.t_);
+  base_ = other.base_;
 }
 
 ClassifiedReasons& ClassifiedReasons::operator=(ClassifiedReasons&& other) noexcept {
   wait_dropping_errors();
   other.wait_dropping_errors();
   t_ = std::move(other.t_);
+  base_ = other.base_;
   return *this;
 }
 
@@ -64,11 +66,7 @@ void ClassifiedReasons::add(int64_t sid, std::string_view reason) {
 ClassifiedReasons ClassifiedReasons::fork() const {
   wait();
   ClassifiedReasons copy;
-  copy.t_.dense = t_.dense;
-  copy.t_.sparse = t_.sparse;
-  copy.t_.entries = t_.entries;  // their texts stay in this one's arena
-  copy.t_.queued_dense = t_.queued_dense;
-  copy.t_.queued_sparse = t_.queued_sparse;
+  copy.base_ = this;
   return copy;
 }
 
@@ -85,6 +83,7 @@ void ClassifiedReasons::classify(int64_t sid, std::string_view reason) {
   else
     slot = &t_.sparse[sid];
   if (*slot != 0) return;
+  if (base_ && base_->find(sid)) return;  // classified before the fork (the slot stays 0)
   const GuardReason g = classify_guard_reason(reason);
   Entry e;
   e.dim = g.dim;

@@ -68,15 +68,16 @@ class ClassifiedReasons {
       auto it = t_.sparse.find(sid);
       if (it != t_.sparse.end()) n = it->second;
     }
-    if (n == 0) return std::nullopt;
+    if (n == 0) return base_ ? base_->find(sid) : std::nullopt;
     return view(t_.entries[n - 1]);
   }
 
   // How many texts were classified (call wait() first).
-  size_t size() const { return t_.entries.size(); }
+  size_t size() const { return t_.entries.size() + (base_ ? base_->size() : 0); }
 
-  // A copy (after wait()) that views this one's classifications instead of copying their texts
-  // (those it classifies go to its own arena): see TextsById::fork. This must outlive the fork.
+  // A copy (after wait()) that finds this one's classifications in it instead of copying them
+  // or their index (those it classifies go to its own tables): see TextsById::fork. This must
+  // outlive the fork and not change meanwhile.
   ClassifiedReasons fork() const;
 
  private:
@@ -110,6 +111,7 @@ class ClassifiedReasons {
   };
   Tables t_;
   mutable std::unique_ptr<Background> background_;  // uses t_ through `this` until wait()
+  const ClassifiedReasons* base_ = nullptr;         // a fork's: the one it was forked from
 };
 
 }  // namespace rcf::analysis

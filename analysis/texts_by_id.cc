@@ -20,8 +20,7 @@ std::string_view TextsById::add(int64_t sid, std::string_view text) {
 
 TextsById TextsById::fork() const {
   TextsById copy;
-  copy.dense_ = dense_;
-  copy.sparse_ = sparse_;
+  copy.base_ = this;
   copy.count_ = count_;
   return copy;
 }

@@ -30,8 +30,8 @@ class TextsById {
       return v;
     }
     auto it = sparse_.find(sid);
-    if (it == sparse_.end()) return std::nullopt;
-    return it->second;
+    if (it != sparse_.end()) return it->second;
+    return base_ ? base_->find(sid) : std::nullopt;
   }
 
   // Copies `text` in as the text of `sid` (which must not be added yet); returns the copy.
@@ -40,9 +40,10 @@ class TextsById {
   // How many texts were added.
   size_t size() const { return count_; }
 
-  // A copy that views this one's texts instead of copying them (the texts added to it go to its
-  // own blocks): for a trial analysis that adds to a copy of what a watch keeps
-  // (analysis/dynamo_record_cache.h). This must outlive the fork and not be assigned meanwhile.
+  // A copy that finds this one's texts in it instead of copying them or their index (the texts
+  // added to it go to its own map and blocks): for a trial analysis that adds to a copy of what a
+  // watch keeps (analysis/dynamo_record_cache.h). This must outlive the fork and not change
+  // meanwhile.
   TextsById fork() const;
 
  private:
@@ -50,6 +51,7 @@ class TextsById {
   std::unordered_map<int64_t, std::string_view> sparse_;
   util::TextArena arena_;  // the copies
   size_t count_ = 0;
+  const TextsById* base_ = nullptr;  // a fork's: the texts it was forked from
 };
 
 }  // namespace rcf::analysis
