@@ -137,13 +137,18 @@ void CauseGroupWriter::write(CauseGroup&& g) {
         .val_unowned(g.remedy_variant)
         .val(g.rank);
     const CompileRowDigest digest = CompileRowHasher::combine(row, CompileRowHasher());
-    // Looked up in place: a run of 50 000 groups mostly finds each unchanged.
-    auto [it, added] = memo_->groups.try_emplace(CauseGroupKey{site_sid, g.cause});
-    CompileRowMemo::GroupRow& kept = it->second;
-    const bool same = !added && kept.digest == digest;
-    if (!added && !same) delete_row(it->first);
-    kept.digest = digest;
-    kept.written = true;
+    CauseGroupKey key{site_sid, g.cause};
+    const size_t before = slot_of(key);
+    const bool same = before != kNoSlot && memo_->groups[before].digest == digest;
+    if (before == kNoSlot && !memo_->groups.empty()) {
+      // Not where the walk expected it: new, or moved from a place the walk passed or has not
+      // reached. Its row, if any, goes now; finish() leaves the key's old place alone.
+      delete_row(key);
+      out_of_place_.insert(key);
+    } else if (before != kNoSlot && !same) {
+      delete_row(key);
+    }
+    next_.push_back({std::move(key), digest});
     if (same) return;
   }
   groups_.val(run_id_)
@@ -161,19 +166,37 @@ void CauseGroupWriter::write(CauseGroup&& g) {
   groups_.val(subject_sid).val(g.remedy_variant).val(g.rank);
 }
 
+// The memo's place of `key` near the walk's (the place after the last one found, a few places on
+// for a group gone or moved away), consumed; kNoSlot when not there.
+size_t CauseGroupWriter::slot_of(const CauseGroupKey& key) {
+  const auto& old = memo_->groups;
+  if (found_.size() != old.size()) found_.assign(old.size(), false);
+  size_t looked = 0;
+  for (size_t at = walk_; at < old.size() && looked < kLookAhead; ++at) {
+    if (found_[at]) continue;
+    if (old[at].key == key) {
+      found_[at] = true;
+      walk_ = at + 1;
+      return at;
+    }
+    ++looked;
+  }
+  return kNoSlot;
+}
+
 void CauseGroupWriter::finish() {
   groups_.flush();
   if (!memo_) return;
-  // The groups the run no longer has: not written by this analysis.
-  for (auto it = memo_->groups.begin(); it != memo_->groups.end();) {
-    if (it->second.written) {
-      it->second.written = false;
-      ++it;
-    } else {
-      delete_row(it->first);
-      it = memo_->groups.erase(it);
-    }
-  }
+  // The groups the run no longer has: neither found in their place nor written elsewhere.
+  const auto& old = memo_->groups;
+  for (size_t at = 0; at < old.size(); ++at)
+    if (!(at < found_.size() && found_[at]) && !out_of_place_.contains(old[at].key))
+      delete_row(old[at].key);
+  memo_->groups = std::move(next_);
+  next_.clear();
+  found_.clear();
+  out_of_place_.clear();
+  walk_ = 0;
 }
 
 void CauseGroupWriter::delete_row(const CauseGroupKey& key) {

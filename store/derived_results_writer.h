@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "store/batch_insert.h"
@@ -60,7 +61,9 @@ void write_convergence_points(Database& db, int64_t run_id,
 // memo's groups when it was not known), a group whose row holds the same values is not written
 // again, a changed one replaces its row, and finish() deletes the groups the run no longer has
 // and leaves the new digests in the memo: a watched run of 50 000 groups wrote them all at every
-// batch (docs/watch.md).
+// batch (docs/watch.md). The groups are compared in the order they come and the memo's order, side
+// by side: a group found a few places from where the walk expects it (most stay in place from
+// one batch to the next) is compared by its digest; one not found there is written again.
 class CauseGroupWriter {
  public:
   CauseGroupWriter(Database& db, StringInterner& strings, int64_t run_id,
@@ -71,6 +74,10 @@ class CauseGroupWriter {
   void finish();
 
  private:
+  static constexpr size_t kNoSlot = static_cast<size_t>(-1);
+  // How many places past a gone or moved group the walk looks for the group that comes.
+  static constexpr size_t kLookAhead = 8;
+  size_t slot_of(const CauseGroupKey& key);
   void delete_row(const CauseGroupKey& key);
 
   Database& db_;
@@ -79,6 +86,13 @@ class CauseGroupWriter {
   CompileRowMemo* memo_;
   std::optional<Statement> delete_;
   BatchInsert groups_;
+  // The walk over the memo's groups (valid until finish()): the place after the last found, which
+  // of them were found, the keys written where the walk did not find them, and the groups as
+  // written, in order (the memo's next).
+  size_t walk_ = 0;
+  std::vector<bool> found_;
+  std::unordered_set<CauseGroupKey, CauseGroupKeyHash> out_of_place_;
+  std::vector<CompileRowMemo::GroupRow> next_;
 };
 
 // The run's convergence facts: its run_convergence row (sql/schema.sql documents each column).

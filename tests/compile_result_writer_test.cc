@@ -358,6 +358,82 @@ TEST_F(CompileResultWriterTest, CauseGroupsThroughAMemoRewriteOnlyWhatChanged) {
             "c.py:3 (h)|shape|1|latest of 1|3");
 }
 
+// The groups through a memo while they come, go, move far up or down and change, batch after
+// batch (the memo finds each group by walking both orders side by side): the rows always equal a
+// write of the same groups into an empty store, and a batch that only adds a group at the end
+// writes no other row again.
+TEST_F(CompileResultWriterTest, CauseGroupsThroughAMemoFollowMovesAndGaps) {
+  StringInterner strings(*db_);
+  CompileRowMemo memo;
+  struct Entry {
+    int site;
+    const char* cause;
+    int64_t recompiles;
+  };
+  std::vector<Entry> list;
+  for (int i = 0; i < 40; ++i) list.push_back({i, i % 3 == 0 ? "dtype" : "shape", 1});
+  auto groups_of = [](const std::vector<Entry>& entries) {
+    std::vector<CauseGroup> out;
+    for (size_t i = 0; i < entries.size(); ++i)
+      out.push_back(group("m.py:" + std::to_string(entries[i].site), entries[i].cause,
+                          entries[i].recompiles, static_cast<int64_t>(i) + 1));
+    return out;
+  };
+  const std::string rows =
+      "SELECT group_concat(x, ';') FROM (SELECT s.text || '|' || g.cause || '|' || g.recompiles "
+      "|| '|' || g.detail || '|' || g.rank AS x FROM cause_group g JOIN strings s ON "
+      "s.string_id = g.site_sid ORDER BY s.text, g.cause)";
+  testing::TempDir other_dir;
+  auto fresh = store::open_store(other_dir.file("fresh.db"), store::OpenMode::kCreateOrWrite);
+  fresh->exec("INSERT INTO run_table(run_id, lane, run, created_at) VALUES (1, 'l', 'r', 'now')");
+  StringInterner fresh_strings(*fresh);
+  uint64_t seed = 12345;
+  auto next = [&seed](size_t n) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<size_t>((seed >> 33) % n);
+  };
+  int new_site = 100;
+  for (int batch = 0; batch < 60; ++batch) {
+    switch (batch % 5) {
+      case 0: {  // one moves far
+        const size_t from = next(list.size()), to = next(list.size());
+        Entry e = list[from];
+        list.erase(list.begin() + static_cast<ptrdiff_t>(from));
+        list.insert(list.begin() + static_cast<ptrdiff_t>(to), e);
+        break;
+      }
+      case 1:  // one is gone
+        list.erase(list.begin() + static_cast<ptrdiff_t>(next(list.size())));
+        break;
+      case 2:  // a new one anywhere
+        list.insert(list.begin() + static_cast<ptrdiff_t>(next(list.size() + 1)),
+                    {new_site++, "constant", 1});
+        break;
+      case 3:  // one gains a recompile in place
+        ++list[next(list.size())].recompiles;
+        break;
+      default:  // two swap
+        std::swap(list[next(list.size())], list[next(list.size())]);
+    }
+    write_groups(*db_, strings, groups_of(list), &memo);
+    fresh->exec("DELETE FROM cause_group");
+    write_groups(*fresh, fresh_strings, groups_of(list), nullptr);
+    auto st = fresh->prepare(rows);
+    ASSERT_TRUE(st.step());
+    ASSERT_EQ(scalar(rows), st.text(0)) << "batch " << batch;
+    ASSERT_EQ(memo.groups.size(), list.size());
+  }
+  const std::string rowids =
+      "SELECT group_concat(rowid) FROM (SELECT rowid FROM cause_group "
+      "ORDER BY rowid)";
+  const std::string before = scalar(rowids);
+  list.push_back({new_site, "shape", 1});
+  write_groups(*db_, strings, groups_of(list), &memo);
+  const std::string after = scalar(rowids);
+  EXPECT_EQ(after.substr(0, before.size() + 1), before + ",");
+  EXPECT_EQ(std::count(after.begin(), after.end(), ','), static_cast<ptrdiff_t>(list.size()) - 1);
+}
+
 // A watched run's curve through the memo: only the points that changed are written (a point per
 // step, 100 000 of them, were deleted and written again at every batch), the steps gone are
 // deleted, and the rows equal those a write of the whole curve leaves.
