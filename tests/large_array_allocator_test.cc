@@ -34,5 +34,36 @@ TEST(LargeArrayAllocator, GrowingAcrossTheThresholdKeepsTheElements) {
   EXPECT_TRUE(v.empty());
 }
 
+// With freed arrays kept (rcf watch), the next large array reuses the smallest kept mapping that
+// holds it, cut to its size, still on a 2 MiB boundary; one larger than every kept mapping gets a
+// new one; once nothing may be kept, nothing is reused.
+TEST(LargeArrayAllocator, KeptFreedArraysAreReusedByTheNextThatFits) {
+  constexpr size_t kMiB = size_t{1} << 20;
+  keep_freed_large_arrays(64 * kMiB);
+  const void* six = nullptr;
+  const void* two = nullptr;
+  {
+    LargeVector<char> a(6 * kMiB, 'a'), b(2 * kMiB, 'b');
+    six = a.data();
+    two = b.data();
+  }
+  {
+    LargeVector<char> c(3 * kMiB + 5, 'c');  // 4 MiB: only the 6 MiB mapping holds it
+    EXPECT_EQ(static_cast<const void*>(c.data()), six);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(c.data()) % (2 * kMiB), 0u);
+    EXPECT_EQ(c.back(), 'c');
+    LargeVector<char> d(2 * kMiB, 'd');  // the 2 MiB one
+    EXPECT_EQ(static_cast<const void*>(d.data()), two);
+    EXPECT_EQ(d.front(), 'd');
+    LargeVector<char> e(8 * kMiB, 'e');  // none kept is that large (and c, d are in use)
+    EXPECT_NE(static_cast<const void*>(e.data()), six);
+    EXPECT_NE(static_cast<const void*>(e.data()), two);
+    EXPECT_EQ(e[5 * kMiB], 'e');
+  }
+  keep_freed_large_arrays(0);  // gives back c's, d's and e's mappings
+  LargeVector<int64_t> f(kMiB, 7);
+  EXPECT_EQ(f.back(), 7);
+}
+
 }  // namespace large_array_allocator_test
 }  // namespace rcf::util
