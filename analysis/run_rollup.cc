@@ -46,13 +46,12 @@ const ConvergencePoint* RollupBuilder::point_at(int64_t step) const {
 
 std::vector<uint32_t> RollupBuilder::sort_sites_by_text() {
   const size_t sorted = sites_by_text_.size();
-  for (size_t site = sorted + 1; site <= site_texts_.size(); ++site)
+  for (size_t site = sorted + 1; site <= sites_.size(); ++site)
     sites_by_text_.push_back(static_cast<uint32_t>(site));
   util::sort_tail(sites_by_text_.begin(), sites_by_text_.begin() + static_cast<ptrdiff_t>(sorted),
-                  sites_by_text_.end(), [this](uint32_t a, uint32_t b) {
-                    return site_texts_[a - 1] < site_texts_[b - 1];
-                  });
-  std::vector<uint32_t> place(site_texts_.size() + 1, 0);
+                  sites_by_text_.end(),
+                  [this](uint32_t a, uint32_t b) { return sites_.text(a) < sites_.text(b); });
+  std::vector<uint32_t> place(sites_.size() + 1, 0);
   for (size_t i = 0; i < sites_by_text_.size(); ++i)
     place[sites_by_text_[i]] = static_cast<uint32_t>(i);
   return place;
@@ -104,11 +103,10 @@ void RollupBuilder::add(const AttributedCompile& c, int64_t site_sid) {
   }
   if (c.ordinal > a.latest_ordinal) {
     a.latest_ordinal = c.ordinal;
-    a.detail = c.detail;
+    a.detail = details_.ordinal(c.detail);
   }
   if (!c.subject.empty()) {
     uint32_t subject = subjects_.ordinal(c.subject);
-    if (subject > subject_texts_.size()) subject_texts_.emplace_back(c.subject);
     if (a.subject == 0 || a.subject == subject) {
       a.subject = subject;
       ++a.subject_count;
@@ -133,8 +131,7 @@ void RollupBuilder::set_site_sid(uint32_t site_number, int64_t site_sid) {
 RollupBuilder::Group& RollupBuilder::group_of(const AttributedCompile& c, int64_t site_sid) {
   auto site_ordinal = [&] {
     uint32_t site = sites_.ordinal(c.site);
-    if (site > site_texts_.size()) {
-      site_texts_.push_back(c.site);
+    if (site > site_sids_.size()) {
       site_sids_.push_back(0);
       site_groups_.push_back(0);
     }
@@ -151,7 +148,6 @@ RollupBuilder::Group& RollupBuilder::group_of(const AttributedCompile& c, int64_
   }
   if (site_sid != 0) site_sids_[site - 1] = site_sid;
   uint32_t cause = causes_.ordinal(c.cause);
-  if (cause > cause_texts_.size()) cause_texts_.push_back(c.cause);
   uint32_t last = 0;  // index + 1 of the site's last group, 0: none yet
   for (uint32_t i = site_groups_[site - 1]; i != 0; i = groups_[i - 1].next_at_site) {
     if (groups_[i - 1].cause == cause) return groups_[i - 1];
@@ -199,33 +195,36 @@ RunRollup RollupBuilder::finish(const std::function<void(CauseGroup&&)>& each) &
     if (x.ms_lost != y.ms_lost) return x.ms_lost > y.ms_lost;
     if (x.recompiles != y.recompiles) return x.recompiles > y.recompiles;
     if (x.site != y.site) return site_place[x.site] < site_place[y.site];  // by their texts
-    return cause_texts_[x.cause - 1] < cause_texts_[y.cause - 1];
+    return causes_.text(x.cause) < causes_.text(y.cause);
   });
   CauseGroup g;
   for (size_t rank = 0; rank < order.size(); ++rank) {
     const uint32_t index = order[rank].index;
     Group& a = groups_[index];
-    g.site = site_texts_[a.site - 1];
+    g.site = sites_.text(a.site);
     g.site_sid = site_sids_[a.site - 1];
-    g.cause = cause_texts_[a.cause - 1];
+    g.cause = causes_.text(a.cause);
     g.recompiles = a.recompiles;
     g.compile_ms_lost = a.has_ms_lost ? std::optional<double>(a.ms_lost) : std::nullopt;
     g.compile_ms_basis = a.shared > 0 ? "step_share" : a.measured > 0 ? "measured" : "unknown";
     g.first_step = a.first_step != kNoStep ? std::optional<int64_t>(a.first_step) : std::nullopt;
     g.last_step = a.last_step != kNoStep ? std::optional<int64_t>(a.last_step) : std::nullopt;
-    g.detail = std::move(a.detail);
+    if (a.detail != 0)
+      g.detail = details_.text(a.detail);
+    else
+      g.detail.clear();
     // The most frequent subject; ties: the smallest.
     uint32_t best = a.subject;
     int64_t best_n = a.subject_count;
     auto others = other_subjects_.find(index);
     if (others != other_subjects_.end())
       for (const auto& [ordinal, n] : others->second)
-        if (n > best_n || (n == best_n && subject_texts_[ordinal - 1] < subject_texts_[best - 1])) {
+        if (n > best_n || (n == best_n && subjects_.text(ordinal) < subjects_.text(best))) {
           best = ordinal;
           best_n = n;
         }
     if (best != 0)
-      g.subject = subject_texts_[best - 1];
+      g.subject = subjects_.text(best);
     else
       g.subject.clear();
     g.remedy_variant = remedy_variant(g.cause, g.subject, g.detail);

@@ -105,7 +105,7 @@ class RollupBuilder {
     int64_t subject_count = 0;
     int64_t first_step = kNoStep, last_step = kNoStep;
     int64_t latest_ordinal = -1;
-    std::string detail;  // of the latest recompile
+    uint32_t detail = 0;  // ordinal in details_ of the latest recompile's detail (0: none yet)
   };
   Group& group_of(const AttributedCompile& c, int64_t site_sid);
   RollupBuilder(const RollupBuilder&) = default;  // checkpoint()'s: it counts the keys first
@@ -119,10 +119,11 @@ class RollupBuilder {
   int64_t growth_step_ = kDefaultGrowthStep;
   util::DistinctTextCounter program_keys_;  // every compile's, counted distinct by finish()
   std::optional<double> known_ms_;
-  // Sites, causes and subjects are numbered (1, 2, ...; their texts by ordinal - 1), and
-  // site_groups_[site - 1] is the index + 1 of the site's first group (a site has a few causes).
-  util::TextTable sites_, causes_, subjects_;
-  std::vector<std::string> site_texts_, cause_texts_, subject_texts_;
+  // Sites, causes, subjects and details are numbered (1, 2, ...), and site_groups_[site - 1] is
+  // the index + 1 of the site's first group (a site has a few causes). A group holds its texts by
+  // number, so that a copy of the builder (a checkpoint at every batch of a watched run) copies
+  // a few arrays, not a string or two per group (half of a watched run's CPU was malloc and free).
+  util::TextTable sites_{true}, causes_{true}, subjects_{true}, details_{true};
   // Site ordinals in the order of their texts, as far as sort_sites_by_text() last sorted them:
   // the fix-first order breaks ties by site, and sorting 50 000 groups comparing their sites'
   // texts was most of a watched run's rollup. Copied with a checkpoint.

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace rcf::util {
 namespace text_table_test {
@@ -25,6 +26,26 @@ TEST(TextTable, TextsThatDifferOnlyInLengthOrLastByteAreDistinct) {
   EXPECT_EQ(t.ordinal("abd"), 3u);
   EXPECT_EQ(t.ordinal(std::string("ab\0c", 4)), 4u);  // bytes, not C strings
   EXPECT_EQ(t.ordinal(std::string("ab\0c", 4)), 4u);
+}
+
+// A table made by_ordinal gives each number's text back (the empty text too), through growth,
+// in a copy, and after clear() numbers anew.
+TEST(TextTable, TextByOrdinalThroughGrowthCopyAndClear) {
+  TextTable t(true);
+  std::vector<std::string> texts;
+  for (int i = 0; i < 5000; ++i) texts.push_back(i % 97 == 0 ? "" : "site_" + std::to_string(i));
+  for (const auto& text : texts) t.ordinal(text);
+  ASSERT_EQ(t.size(), 4949u);  // 4948 sites and the empty text, seen 52 times
+  EXPECT_EQ(t.text(1), "");
+  EXPECT_EQ(t.text(2), "site_1");
+  EXPECT_EQ(t.text(t.size()), "site_4999");
+  TextTable copy = t;
+  for (uint32_t n = 1; n <= t.size(); ++n) ASSERT_EQ(copy.ordinal(t.text(n)), n);
+  EXPECT_EQ(copy.size(), t.size());
+  t.clear();
+  EXPECT_EQ(t.ordinal("again"), 1u);
+  EXPECT_EQ(t.text(1), "again");
+  EXPECT_EQ(copy.text(2), "site_1");
 }
 
 // Through many growths of the table and the arena, every text keeps its number: checked against

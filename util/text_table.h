@@ -20,7 +20,8 @@ namespace rcf::util {
 
 class TextTable {
  public:
-  TextTable() : slots_(kInitialSlots) {}
+  // `by_ordinal`: text() is asked for (4 more bytes a text).
+  explicit TextTable(bool by_ordinal = false) : slots_(kInitialSlots), by_ordinal_(by_ordinal) {}
 
   // The number of `text`, given the next one when it is new.
   uint32_t ordinal(std::string_view text) {
@@ -34,6 +35,7 @@ class TextTable {
       if (s.ordinal == 0) {
         s = {hash, static_cast<uint32_t>(arena_.size()), static_cast<uint32_t>(text.size()),
              ++size_};
+        if (by_ordinal_) starts_.push_back(static_cast<uint32_t>(arena_.size()));
         arena_.append(text);
         return s.ordinal;
       }
@@ -54,6 +56,13 @@ class TextTable {
   }
   // How many distinct texts were seen.
   uint32_t size() const { return size_; }
+  // The text numbered `ordinal` (1..size()), valid until the next ordinal() or clear(); only for
+  // a table made `by_ordinal`.
+  std::string_view text(uint32_t ordinal) const {
+    const uint32_t start = starts_[ordinal - 1];
+    const uint32_t end = ordinal < size_ ? starts_[ordinal] : static_cast<uint32_t>(arena_.size());
+    return std::string_view(arena_.data() + start, end - start);
+  }
 
   // Forgets every text; keeps the slots unless they are much larger than what was used.
   void clear() {
@@ -63,6 +72,7 @@ class TextTable {
       std::fill(slots_.begin(), slots_.end(), Slot());
     }
     arena_.clear();
+    starts_.clear();
     size_ = 0;
   }
 
@@ -90,6 +100,8 @@ class TextTable {
   LargeVector<Slot> slots_;  // a power of two in size
   std::string arena_;        // the texts, one after another
   uint32_t size_ = 0;
+  bool by_ordinal_ = false;
+  std::vector<uint32_t> starts_;  // by ordinal - 1, where its text starts in arena_ (by_ordinal_)
 };
 
 }  // namespace rcf::util
