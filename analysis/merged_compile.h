@@ -76,6 +76,7 @@ static_assert(sizeof(Merged) <= 104, "a run holds one per compile: keep it small
 class CompileTables {
  public:
   const CodeObject& code(const Merged& m) const { return codes_[m.code]; }
+  const CodeObject& code_at(uint32_t code) const { return codes_[code]; }  // Merged::code
   std::string_view kind(const Merged& m) const { return kinds_[m.kind]; }
   const BestTimes& times(const Merged& m) const {
     static const BestTimes kNone;
