@@ -20,12 +20,23 @@ using std::chrono::milliseconds;
 constexpr milliseconds kCheckEvery{200};
 // Directories are walked for new files at most this often without a signal.
 constexpr milliseconds kWalkEvery{2000};
-// The least time between two batches, and how many times its last batch's analysis the gap is
-// at least: a batch costs what it reads, which waiting does not change, and the run's analysis,
-// which it does (docs/watch.md, "Budgets"). So a chatty log is read in batches a quarter second
-// apart, and a large run less often instead of taking every core.
+// The least time between two batches, and how many times its last batch's analysis and alerts'
+// pass the gap is at least: a batch costs what it reads, which waiting does not change, and the
+// run's analysis, which it does (docs/watch.md, "Budgets"). So a chatty log is read in batches a
+// quarter second apart, and a large run less often, its analysis taking a twentieth of a core
+// (the watch's budget: 5 %) as long as that leaves a line's alert within kAlertWithin: a line
+// written just after a batch read its log waits for that batch, the gap and the next batch.
 constexpr milliseconds kMinGap{250};
-constexpr double kGapPerCost = 4.0;
+constexpr double kGapPerCost = 19.0;
+constexpr milliseconds kAlertWithin{900};
+
+Clock::duration gap_after(const WatchRound& batch) {
+  using Seconds = std::chrono::duration<double>;
+  const Seconds run_cost = batch.analysis_seconds + batch.alerts_seconds;
+  const Seconds whole = batch.ingest_seconds + batch.alerts_seconds;
+  const Seconds gap = std::min<Seconds>(run_cost * kGapPerCost, kAlertWithin - 2 * whole);
+  return std::max<Clock::duration>(kMinGap, std::chrono::duration_cast<Clock::duration>(gap));
+}
 // The least time between a look and a quiet look that the session asked for (a log's last record
 // to preview): it is due when it is due, after a batch too.
 constexpr milliseconds kQuietLookGap{20};
@@ -115,8 +126,7 @@ WatchEnd run_watch_loop(WatchSession& session, const WatchLoopOptions& o) {
     last_read = round.files_read > 0;
     if (round.files_read > 0) {  // a look that read nothing says nothing of the batches' cost
       last_batch = last_look;
-      gap = std::max<Clock::duration>(kMinGap, std::chrono::duration_cast<Clock::duration>(
-                                                   round.analysis_seconds * kGapPerCost));
+      gap = gap_after(round);
     }
     if (o.on_round) o.on_round(round, false);
   }

@@ -57,6 +57,8 @@ WatchRound WatchSession::poll(bool final, bool walk, const RoundHandler& early) 
   batch_ended_ = std::chrono::steady_clock::now();
   // A batch that added no raw row changed no row the alerts read.
   if (logs_.last_batch_analysed() || final) read_alerts(round, final);
+  if (round.analysis_seconds.count() > 0)
+    round.alerts_seconds = std::chrono::steady_clock::now() - batch_ended_;
   return round;
 }
 

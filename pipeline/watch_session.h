@@ -48,6 +48,9 @@ struct WatchRound {
   // read. Zero for the first batch, which reads what the logs held before the watch (its
   // analysis writes the whole run: a later batch's writes what changed).
   std::chrono::duration<double> analysis_seconds{0};
+  // After the batch, the alerts' pass over the run's rows: like the analysis, paid again by every
+  // batch (zero when analysis_seconds is).
+  std::chrono::duration<double> alerts_seconds{0};
 };
 
 class WatchSession {
