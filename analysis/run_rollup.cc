@@ -103,7 +103,7 @@ void RollupBuilder::add(const AttributedCompile& c, int64_t site_sid) {
   }
   if (c.ordinal > a.latest_ordinal) {
     a.latest_ordinal = c.ordinal;
-    a.detail = details_.ordinal(c.detail);
+    a.detail = c.detail;
   }
   if (!c.subject.empty()) {
     uint32_t subject = subjects_.ordinal(c.subject);
@@ -209,10 +209,7 @@ RunRollup RollupBuilder::finish(const std::function<void(CauseGroup&&)>& each) &
     g.compile_ms_basis = a.shared > 0 ? "step_share" : a.measured > 0 ? "measured" : "unknown";
     g.first_step = a.first_step != kNoStep ? std::optional<int64_t>(a.first_step) : std::nullopt;
     g.last_step = a.last_step != kNoStep ? std::optional<int64_t>(a.last_step) : std::nullopt;
-    if (a.detail != 0)
-      g.detail = details_.text(a.detail);
-    else
-      g.detail.clear();
+    g.detail = std::move(a.detail);
     // The most frequent subject; ties: the smallest.
     uint32_t best = a.subject;
     int64_t best_n = a.subject_count;

@@ -105,7 +105,8 @@ class RollupBuilder {
     int64_t subject_count = 0;
     int64_t first_step = kNoStep, last_step = kNoStep;
     int64_t latest_ordinal = -1;
-    uint32_t detail = 0;  // ordinal in details_ of the latest recompile's detail (0: none yet)
+    std::string detail;  // of the latest recompile (interned, the distinct details of a million
+                         // compiles in one growing arena raised the analysis' peak by 75 MB)
   };
   Group& group_of(const AttributedCompile& c, int64_t site_sid);
   RollupBuilder(const RollupBuilder&) = default;  // checkpoint()'s: it counts the keys first
@@ -119,11 +120,11 @@ class RollupBuilder {
   int64_t growth_step_ = kDefaultGrowthStep;
   util::DistinctTextCounter program_keys_;  // every compile's, counted distinct by finish()
   std::optional<double> known_ms_;
-  // Sites, causes, subjects and details are numbered (1, 2, ...), and site_groups_[site - 1] is
-  // the index + 1 of the site's first group (a site has a few causes). A group holds its texts by
-  // number, so that a copy of the builder (a checkpoint at every batch of a watched run) copies
-  // a few arrays, not a string or two per group (half of a watched run's CPU was malloc and free).
-  util::TextTable sites_{true}, causes_{true}, subjects_{true}, details_{true};
+  // Sites, causes and subjects are numbered (1, 2, ...), and site_groups_[site - 1] is the
+  // index + 1 of the site's first group (a site has a few causes). A group holds them by number,
+  // so that a copy of the builder (a checkpoint at every batch of a watched run) copies a few
+  // arrays for them, not a string per site (half of a watched run's CPU was malloc and free).
+  util::TextTable sites_{true}, causes_{true}, subjects_{true};
   // Site ordinals in the order of their texts, as far as sort_sites_by_text() last sorted them:
   // the fix-first order breaks ties by site, and sorting 50 000 groups comparing their sites'
   // texts was most of a watched run's rollup. Copied with a checkpoint.
