@@ -6,36 +6,62 @@
 namespace rcf::analysis {
 
 void StepCurve::add(int64_t step, std::optional<double> compile_ms) {
-  Step& s = in_step_[step];
-  ++s.compiles;
-  if (compile_ms) s.compile_ms = s.compile_ms.value_or(0) + *compile_ms;
+  Step* s = nullptr;
+  if (in_order_.empty() || in_order_.back().step < step) {
+    s = &in_order_.emplace_back();
+    s->step = step;
+  } else {
+    auto at = std::lower_bound(in_order_.begin(), in_order_.end(), step,
+                               [](const Step& a, int64_t b) { return a.step < b; });
+    if (at != in_order_.end() && at->step == step) {
+      s = &*at;
+    } else {
+      s = &late_[step];
+      s->step = step;
+    }
+  }
+  ++s->compiles;
+  if (compile_ms) s->compile_ms = s->compile_ms.value_or(0) + *compile_ms;
+}
+
+std::vector<StepCurve::Step> StepCurve::by_step() const {
+  std::vector<Step> all;
+  all.reserve(in_order_.size() + late_.size());
+  auto late = late_.begin();
+  for (const Step& s : in_order_) {
+    for (; late != late_.end() && late->first < s.step; ++late) all.push_back(late->second);
+    all.push_back(s);
+  }
+  for (; late != late_.end(); ++late) all.push_back(late->second);
+  return all;
 }
 
 std::vector<ConvergencePoint> StepCurve::finish(int64_t last_step,
                                                 const std::map<int64_t, double>& wall_ms) const {
   std::vector<ConvergencePoint> out;
-  if (in_step_.empty()) return out;
-  const int64_t first = std::min<int64_t>(1, in_step_.begin()->first);
-  last_step = std::max(last_step, in_step_.rbegin()->first);
+  if (empty()) return out;
+  const std::vector<Step> in_step = by_step();
+  const int64_t first = std::min<int64_t>(1, in_step.front().step);
+  last_step = std::max(last_step, in_step.back().step);
   // The steps of the points, as a sorted array (a set of a point per step allocated a node each
   // at every analysis of a watched run).
   std::vector<int64_t> steps = {first, last_step};
-  steps.reserve(in_step_.size() + wall_ms.size() + 2);
-  for (const auto& [step, s] : in_step_) steps.push_back(step);
+  steps.reserve(in_step.size() + wall_ms.size() + 2);
+  for (const Step& s : in_step) steps.push_back(s.step);
   for (const auto& [step, ms] : wall_ms)
     if (step >= first && step <= last_step) steps.push_back(step);
   std::sort(steps.begin(), steps.end());
   steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
   int64_t programs = 0;
-  auto next = in_step_.begin();
+  auto next = in_step.begin();
   for (int64_t step : steps) {
     ConvergencePoint p;
     p.step = step;
-    for (; next != in_step_.end() && next->first <= step; ++next) {
-      programs += next->second.compiles;
-      if (next->first == step) {
-        p.compiles_in_step = next->second.compiles;
-        p.compile_ms = next->second.compile_ms;
+    for (; next != in_step.end() && next->step <= step; ++next) {
+      programs += next->compiles;
+      if (next->step == step) {
+        p.compiles_in_step = next->compiles;
+        p.compile_ms = next->compile_ms;
       }
     }
     p.programs_cached = programs;
