@@ -124,8 +124,8 @@ CauseGroupWriter::CauseGroupWriter(Database& db, StringInterner& strings, int64_
 
 void CauseGroupWriter::write(CauseGroup&& g) {
   const int64_t site_sid = g.site_sid != 0 ? g.site_sid : strings_.id(g.site);
-  const std::optional<int64_t> subject_sid = strings_.id_or_null(g.subject);
   if (memo_) {
+    // The subject by its text: its string id is looked up only for a row written.
     CompileRowHasher row;
     row.val(g.recompiles)
         .val(g.compile_ms_lost)
@@ -133,7 +133,7 @@ void CauseGroupWriter::write(CauseGroup&& g) {
         .val(g.first_step)
         .val(g.last_step)
         .val_unowned_or_null(g.detail)
-        .val(subject_sid)
+        .val_unowned_or_null(g.subject)
         .val_unowned(g.remedy_variant)
         .val(g.rank);
     const CompileRowDigest digest = CompileRowHasher::combine(row, CompileRowHasher());
@@ -151,6 +151,7 @@ void CauseGroupWriter::write(CauseGroup&& g) {
     next_.push_back({std::move(key), digest});
     if (same) return;
   }
+  const std::optional<int64_t> subject_sid = strings_.id_or_null(g.subject);
   groups_.val(run_id_)
       .val(site_sid)
       .val(g.cause)
