@@ -65,14 +65,21 @@ bool is_recompile(const store::WatchCompileRow& c) {
 // the sites with at least `at_least` of them (the others cannot storm: a run of 50 000 sites
 // recompiled once or twice each built a list for every site at every look). The sites are
 // counted by their number in `numbers`, into `counts`.
+// `number_at` keeps the number each row (by its index from `first_row`) had at the last look: a
+// row mostly names the same site, which is then checked by its text instead of hashed again.
 std::map<std::string, std::vector<const store::WatchCompileRow*>> recompiles_by_site(
     const std::vector<const store::WatchCompileRow*>& said, int64_t at_least,
-    util::TextTable& numbers, std::vector<int64_t>& counts) {
+    util::TextTable& numbers, std::vector<int64_t>& counts, const store::WatchCompileRow* first_row,
+    std::vector<uint32_t>& number_at) {
   std::vector<std::pair<const store::WatchCompileRow*, uint32_t>> counted;
   std::fill(counts.begin(), counts.end(), 0);
   for (const auto* c : said) {
     if (!is_recompile(*c) || !c->step) continue;
-    const uint32_t site = numbers.ordinal(c->site);
+    const auto index = static_cast<size_t>(c - first_row);
+    if (index >= number_at.size()) number_at.resize(index + 1, 0);
+    uint32_t& site = number_at[index];
+    if (site == 0 || site > numbers.size() || numbers.text(site) != c->site)
+      site = numbers.ordinal(c->site);
     if (site >= counts.size()) counts.resize(site + 1, 0);
     ++counts[site];
     counted.emplace_back(c, site);
@@ -198,6 +205,8 @@ void AlertTracker::see_breaks(const store::WatchRunRows& rows, std::vector<Alert
 // new-program alert when the curve had settled at the last look and this program is new.
 void AlertTracker::see_compiles(const store::WatchRunRows& rows, std::vector<Alert>& out) {
   said_.clear();
+  said_rows_ = rows.compiles.data();
+  if (site_number_at_.size() > rows.compiles.size()) site_number_at_.resize(rows.compiles.size());
   bool settled_before = settled_;
   std::map<OwnedCompileIdentity, int64_t, std::less<>> nth_of_program;
   std::set<std::string> held;  // programs with a compile held back: their later ones wait too
@@ -275,8 +284,8 @@ void AlertTracker::see_limit_hits(const store::WatchRunRows& rows, std::vector<A
 // raised when it goes over, again only after it fell back under.
 void AlertTracker::see_site_storms(std::vector<Alert>& out) {
   std::set<std::string> storming;
-  for (const auto& [site, list] :
-       recompiles_by_site(said_, budgets_.site_recompiles, site_numbers_, site_counts_)) {
+  for (const auto& [site, list] : recompiles_by_site(said_, budgets_.site_recompiles, site_numbers_,
+                                                     site_counts_, said_rows_, site_number_at_)) {
     int64_t last = *list.back()->step;
     std::vector<const store::WatchCompileRow*> window;
     for (const auto* c : list)

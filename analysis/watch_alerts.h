@@ -145,8 +145,12 @@ class AlertTracker {
   std::vector<const store::WatchCompileRow*> said_;
   // The sites of the said recompiles numbered, and their counts at the current look (by number):
   // a run of 50 000 sites counted them in a hash map of 50 000 nodes at every look.
-  util::TextTable site_numbers_;
+  util::TextTable site_numbers_{true};
   std::vector<int64_t> site_counts_;
+  // The rows said_ points into (valid during advance()), and the site number of each row, by its
+  // index, at the last look (0: none yet).
+  const store::WatchCompileRow* said_rows_ = nullptr;
+  std::vector<uint32_t> site_number_at_;
   LogEnds ends_ = LogEnds::kMayGrow;                    // of the current call
   std::unordered_map<std::string, int64_t> last_line_;  // per log, the line of its last record read
   // settled()'s last lookup in last_line_: the log's name and its entry (entries stay put).

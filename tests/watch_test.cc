@@ -670,6 +670,27 @@ TEST(WatchAlertRules, SiteStormOncePerCrossing) {
                                                      AlertKind::kStorm}));
 }
 
+// A row whose site changed since the last look (a later analysis found the compile's frame) is
+// counted at its new site: the storms' pass keeps each row's site number from look to look and
+// must see that the text moved.
+TEST(WatchAlertRules, ARowThatMovesToAnotherSiteCountsThere) {
+  rcf::analysis::AlertTracker tracker;
+  rcf::store::WatchRunRows rows;
+  rows.compiles = {compile_row(1, 1, "a.py:1", "first_compile", 10),
+                   compile_row(2, 2, "a.py:1", "shape", 20),
+                   compile_row(3, 3, "a.py:1", "shape", 30)};
+  EXPECT_EQ(kinds_of(tracker.advance(rows, LogEnds::kEnded)),
+            std::vector<AlertKind>(2, AlertKind::kRecompile));
+  // Rows 2 and 3 were b.py's; with one more of b.py's that is its third recompile in 3 steps.
+  rows.compiles[1].site = "b.py:7";
+  rows.compiles[2].site = "b.py:7";
+  rows.compiles.push_back(compile_row(4, 4, "b.py:7", "shape", 40));
+  auto alerts = tracker.advance(rows, LogEnds::kEnded);  // b.py's are compiles not said yet
+  ASSERT_EQ(kinds_of(alerts), (std::vector<AlertKind>{AlertKind::kRecompile, AlertKind::kRecompile,
+                                                      AlertKind::kRecompile, AlertKind::kStorm}));
+  EXPECT_EQ(alerts[3].site, "b.py:7");
+}
+
 // Compile time over half the wall time of the last 10 timed steps is a storm; said when the share
 // goes over, not at every look.
 TEST(WatchAlertRules, CompileShareStorm) {
