@@ -54,7 +54,8 @@ const Merged* AttachedReasons::owner_of(const ReasonRecord& r, util::LargeVector
   }
   // The reasons of one recompile block are consecutive rows: its compile is looked up once.
   if (!last_owner_ || last_owner_->key != key) {
-    last_owner_ = find_merged(merged, key);
+    const size_t from = last_owner_ ? static_cast<size_t>(last_owner_ - merged.data()) : 0;
+    last_owner_ = find_merged_from(merged, key, from);
     if (!last_owner_) return nullptr;
   }
   return last_owner_;

@@ -184,4 +184,23 @@ inline Merged* find_merged(util::LargeVector<Merged>& merged, const DynamoKey& k
   return it != merged.end() && it->key == key ? &*it : nullptr;
 }
 
+// The same, for keys asked for mostly in order: searched from position `from` on first, in steps
+// that double (a guard failure's compile is mostly at or just after the last one's: 50 000 of
+// them attached again at every batch of a watched run each searched the whole array).
+inline Merged* find_merged_from(util::LargeVector<Merged>& merged, const DynamoKey& key,
+                                size_t from) {
+  if (from >= merged.size() || key < merged[from].key) return find_merged(merged, key);
+  size_t lo = from, hi = from + 1, step = 1;
+  while (hi < merged.size() && merged[hi].key < key) {
+    lo = hi;
+    step *= 2;
+    hi = from + step;
+  }
+  // merged[lo].key <= key, and merged[hi].key >= key where hi is in the array.
+  const auto end = merged.begin() + static_cast<ptrdiff_t>(std::min(hi + 1, merged.size()));
+  auto it = std::lower_bound(merged.begin() + static_cast<ptrdiff_t>(lo), end, key,
+                             [](const Merged& m, const DynamoKey& k) { return m.key < k; });
+  return it != end && it->key == key ? &*it : nullptr;
+}
+
 }  // namespace rcf::analysis
