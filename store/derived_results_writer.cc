@@ -120,7 +120,9 @@ CauseGroupWriter::CauseGroupWriter(Database& db, StringInterner& strings, int64_
       groups_(db, "cause_group",
               {"run_id", "site_sid", "cause", "recompiles", "compile_ms_lost", "compile_ms_basis",
                "first_step", "last_step", "detail", "subject_sid", "remedy_variant", "rank"},
-              nullptr, 32) {}
+              nullptr, 32) {
+  if (memo_) found_.assign(memo_->groups.size(), false);
+}
 
 void CauseGroupWriter::write(CauseGroup&& g) {
   const int64_t site_sid = g.site_sid != 0 ? g.site_sid : strings_.id(g.site);
@@ -171,7 +173,6 @@ void CauseGroupWriter::write(CauseGroup&& g) {
 // for a group gone or moved away), consumed; kNoSlot when not there.
 size_t CauseGroupWriter::slot_of(const CauseGroupKey& key) {
   const auto& old = memo_->groups;
-  if (found_.size() != old.size()) found_.assign(old.size(), false);
   size_t looked = 0;
   for (size_t at = walk_; at < old.size() && looked < kLookAhead; ++at) {
     if (found_[at]) continue;
@@ -191,13 +192,8 @@ void CauseGroupWriter::finish() {
   // The groups the run no longer has: neither found in their place nor written elsewhere.
   const auto& old = memo_->groups;
   for (size_t at = 0; at < old.size(); ++at)
-    if (!(at < found_.size() && found_[at]) && !out_of_place_.contains(old[at].key))
-      delete_row(old[at].key);
+    if (!found_[at] && !out_of_place_.contains(old[at].key)) delete_row(old[at].key);
   memo_->groups = std::move(next_);
-  next_.clear();
-  found_.clear();
-  out_of_place_.clear();
-  walk_ = 0;
 }
 
 void CauseGroupWriter::delete_row(const CauseGroupKey& key) {

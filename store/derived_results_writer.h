@@ -86,9 +86,10 @@ class CauseGroupWriter {
   CompileRowMemo* memo_;
   std::optional<Statement> delete_;
   BatchInsert groups_;
-  // The walk over the memo's groups (valid until finish()): the place after the last found, which
-  // of them were found, the keys written where the walk did not find them, and the groups as
-  // written, in order (the memo's next).
+  // The walk over the memo's groups (the memo's groups as at construction, until finish(): one
+  // writer writes one analysis): the place after the last found, which of them were found, the
+  // keys written where the walk did not find them, and the groups as written, in order (the
+  // memo's next).
   size_t walk_ = 0;
   std::vector<bool> found_;
   std::unordered_set<CauseGroupKey, CauseGroupKeyHash> out_of_place_;

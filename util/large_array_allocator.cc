@@ -8,7 +8,7 @@
 namespace rcf::util {
 namespace {
 
-constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kHugePage = LargeArrayAllocator<char>::kHugePage;
 
 struct Mapping {
   char* start;
