@@ -61,36 +61,35 @@ bool is_recompile(const store::WatchCompileRow& c) {
   return !c.cause.empty() && c.cause != "first_compile";
 }
 
-// The recompiles among `said` (compiles already alerted on) whose step is known, by site, for
-// the sites with at least `at_least` of them (the others cannot storm: a run of 50 000 sites
-// recompiled once or twice each built a list for every site at every look). The sites are
-// counted by their number in `numbers`, into `counts`.
-// `number_at` keeps the number each row (by its index from `first_row`) had at the last look: a
-// row mostly names the same site, which is then checked by its text instead of hashed again.
-std::map<std::string, std::vector<const store::WatchCompileRow*>> recompiles_by_site(
-    const std::vector<const store::WatchCompileRow*>& said, int64_t at_least,
-    util::TextTable& numbers, std::vector<int64_t>& counts, const store::WatchCompileRow* first_row,
-    std::vector<uint32_t>& number_at) {
-  std::vector<std::pair<const store::WatchCompileRow*, uint32_t>> counted;
-  std::fill(counts.begin(), counts.end(), 0);
-  for (const auto* c : said) {
-    if (!is_recompile(*c) || !c->step) continue;
-    const auto index = static_cast<size_t>(c - first_row);
-    if (index >= number_at.size()) number_at.resize(index + 1, 0);
-    uint32_t& site = number_at[index];
-    if (site == 0 || site > numbers.size() || numbers.text(site) != c->site)
-      site = numbers.ordinal(c->site);
-    if (site >= counts.size()) counts.resize(site + 1, 0);
-    ++counts[site];
-    counted.emplace_back(c, site);
-  }
-  std::map<std::string, std::vector<const store::WatchCompileRow*>> by_site;
-  for (const auto& [c, site] : counted)
-    if (counts[site] >= at_least) by_site[c->site].push_back(c);
-  for (auto& [site, list] : by_site)
-    std::stable_sort(list.begin(), list.end(),
-                     [](const auto* x, const auto* y) { return *x->step < *y->step; });
-  return by_site;
+uint64_t mixed(uint64_t h, uint64_t v) {
+  h = (h ^ v) * 0xff51afd7ed558ccdull;
+  return h ^ (h >> 33);
+}
+
+uint64_t mixed(uint64_t h, const std::string& text) {
+  return mixed(mixed(h, std::hash<std::string_view>()(text)), text.size());
+}
+
+// A digest of what a look reads of a compile row to decide whether and how it is said: its
+// identity, step and record. A row whose digest is the last look's is taken as unchanged (63
+// bits: a collision would keep the last look's verdict on one row). Its detail and times are
+// read when an alert is written, from the row as it is then.
+uint64_t fingerprint_of(const store::WatchCompileRow& c) {
+  uint64_t h = 0x2545F4914F6CDD1Dull;
+  for (int64_t v : {c.frame_id, c.frame_compile_id, c.rank, c.epoch, c.ca_id, c.line,
+                    c.step.value_or(-1), int64_t{c.step.has_value()}})
+    h = mixed(h, static_cast<uint64_t>(v));
+  for (const std::string* text : {&c.program_key, &c.site, &c.cause, &c.source})
+    h = mixed(h, *text);
+  return h;
+}
+
+// What tells a row from the one a look saw at its index: the version of a row read from the store
+// (a new read, a new version; store/watch_queries.h), else its digest. Digesting 100 000 rows
+// chasing their texts was a twelfth of a watched run's CPU.
+constexpr uint64_t kVersioned = uint64_t{1} << 63;
+uint64_t mark_of(const store::WatchCompileRow& c) {
+  return c.version != 0 ? (c.version | kVersioned) : (fingerprint_of(c) & ~kVersioned);
 }
 
 // The causes of `window`, in order of first appearance: "shape, dtype".
@@ -144,39 +143,80 @@ std::string alert_kind_names() {
 std::vector<Alert> AlertTracker::advance(const store::WatchRunRows& rows, LogEnds ends) {
   ends_ = ends;
   holds_back_ = false;
-  last_line_.clear();
-  last_line_of_ = {nullptr, nullptr};
-  // Rows come mostly a log at a time: the last log's entry is kept at hand.
-  int64_t* last = nullptr;
-  const std::string* last_source = nullptr;
-  auto see_line = [&](const std::string& source, int64_t line) {
-    if (!last_source || source != *last_source) {
-      last = &last_line_[source];
-      last_source = &source;
-    }
-    *last = std::max(*last, line);
-  };
-  for (const auto& c : rows.compiles) see_line(c.source, c.line);
-  for (const auto& b : rows.breaks) see_line(b.source, b.line);
-  for (const auto& h : rows.limit_hits) see_line(h.source, h.line);
+  const size_t first = first_to_look_at(rows);
+  rewind_to(first);
+  see_last_lines(rows, first);
   std::vector<Alert> out;
   see_breaks(rows, out);
-  see_compiles(rows, out);
+  see_compiles(rows, first, out);
   see_limit_hits(rows, out);
-  see_site_storms(out);
+  see_site_storms(rows, out);
   see_share_storm(rows, out);
   settled_ = rows.convergence_state == "settled";
   return out;
 }
 
-bool AlertTracker::settled(const std::string& source, int64_t line, bool unknown_cause) {
-  if (ends_ == LogEnds::kEnded) return true;
-  auto& [known, last] = last_line_of_;
-  if (!known || source != *known) {
-    last = &last_line_[source];
-    known = &source;
+// A batch changes the rows of the compiles it read and those after (a run's compiles are in
+// order), and the rows held back wait for a later look: the rows before both were said, and a
+// row said stays said while its identity and record are the same.
+size_t AlertTracker::first_to_look_at(const store::WatchRunRows& rows) const {
+  if (look_whole_) return 0;
+  const size_t end = std::min({held_from_, seen_.size(), rows.compiles.size()});
+  for (size_t index = 0; index < end; ++index)
+    if (mark_of(rows.compiles[index]) != seen_[index].mark) return index;
+  return end;
+}
+
+void AlertTracker::rewind_to(size_t first) {
+  for (size_t index = seen_.size(); index-- > first;) {
+    const SeenRow& row = seen_[index];
+    if (row.has_nth) --row.nth->second;
+    if (row.in_site) {
+      site_rows_[row.site].pop_back();  // its last: rows are added and dropped in index order
+      touched_sites_.push_back(row.site);
+    }
+    auto& highs = compile_line_highs_[row.source];
+    while (!highs.empty() && highs.back().first >= first) highs.pop_back();
   }
-  if (line < *last) return true;
+  seen_.resize(first);
+}
+
+uint32_t AlertTracker::source_number(const std::string& source) {
+  const uint32_t number = source_numbers_.ordinal(source);
+  if (number >= compile_line_highs_.size()) {
+    compile_line_highs_.resize(number + 1);
+    other_last_line_.resize(number + 1, 0);
+  }
+  return number;
+}
+
+// The line of each log's last record read, from the compile rows from `first` on (the highs of
+// those before were kept) and from every break and limit hit.
+void AlertTracker::see_last_lines(const store::WatchRunRows& rows, size_t first) {
+  seen_.resize(rows.compiles.size());
+  for (size_t index = first; index < rows.compiles.size(); ++index) {
+    const store::WatchCompileRow& c = rows.compiles[index];
+    SeenRow& row = seen_[index];
+    row.mark = mark_of(c);
+    row.source = source_number(c.source);
+    auto& highs = compile_line_highs_[row.source];
+    if (highs.empty() || c.line > highs.back().second) highs.emplace_back(index, c.line);
+  }
+  std::fill(other_last_line_.begin(), other_last_line_.end(), 0);
+  auto see = [&](const std::string& source, int64_t line) {
+    int64_t& last = other_last_line_[source_number(source)];
+    last = std::max(last, line);
+  };
+  for (const auto& b : rows.breaks) see(b.source, b.line);
+  for (const auto& h : rows.limit_hits) see(h.source, h.line);
+}
+
+bool AlertTracker::settled(uint32_t source, int64_t line, bool unknown_cause) {
+  if (ends_ == LogEnds::kEnded) return true;
+  int64_t last = other_last_line_[source];
+  if (const auto& highs = compile_line_highs_[source]; !highs.empty())
+    last = std::max(last, highs.back().second);
+  if (line < last) return true;
   if (ends_ == LogEnds::kPreviewed && !unknown_cause) return true;
   holds_back_ = true;
   return false;
@@ -187,7 +227,7 @@ void AlertTracker::see_breaks(const store::WatchRunRows& rows, std::vector<Alert
   for (const auto& b : rows.breaks) {
     std::string where = location_text(b.user_file, b.user_line, b.user_function);
     std::string key = b.gb_type + "\n" + where + "\n" + b.reason;
-    if (break_kinds_.count(key) || !settled(b.source, b.line)) continue;
+    if (break_kinds_.count(key) || !settled(source_number(b.source), b.line)) continue;
     break_kinds_.insert(key);
     Alert a;
     a.kind = AlertKind::kGraphBreak;
@@ -201,48 +241,56 @@ void AlertTracker::see_breaks(const store::WatchRunRows& rows, std::vector<Alert
   }
 }
 
-// Each compile not seen before: a recompile alert when its cause is not first_compile, and a
-// new-program alert when the curve had settled at the last look and this program is new.
-void AlertTracker::see_compiles(const store::WatchRunRows& rows, std::vector<Alert>& out) {
-  said_.clear();
-  said_rows_ = rows.compiles.data();
-  if (site_number_at_.size() > rows.compiles.size()) site_number_at_.resize(rows.compiles.size());
+// Each compile not seen before, from the row `first` on: a recompile alert when its cause is not
+// first_compile, and a new-program alert when the curve had settled at the last look and this
+// program is new.
+void AlertTracker::see_compiles(const store::WatchRunRows& rows, size_t first,
+                                std::vector<Alert>& out) {
   bool settled_before = settled_;
-  std::map<OwnedCompileIdentity, int64_t, std::less<>> nth_of_program;
   std::set<std::string> held;  // programs with a compile held back: their later ones wait too
-  if (known_at_.size() > rows.compiles.size()) known_at_.resize(rows.compiles.size());
-  for (size_t index = 0; index < rows.compiles.size(); ++index) {
+  held_from_ = rows.compiles.size();
+  auto say = [&](size_t index, const store::WatchCompileRow& c) {
+    if (!is_recompile(c) || !c.step) return;
+    SeenRow& row = seen_[index];
+    row.site = site_numbers_.ordinal(c.site);
+    row.in_site = true;
+    if (row.site >= site_rows_.size()) {
+      site_rows_.resize(row.site + 1);
+      storming_.resize(row.site + 1, false);
+    }
+    site_rows_[row.site].push_back(static_cast<uint32_t>(index));
+    touched_sites_.push_back(row.site);
+  };
+  for (size_t index = first; index < rows.compiles.size(); ++index) {
     const store::WatchCompileRow& c = rows.compiles[index];
+    SeenRow& row = seen_[index];
     const CompileIdentity identity = identity_of(c, identity_texts_);
     // A compile id names one compile of a process: two rows with it are copies of that compile
     // (two logs not yet known to be one process). A program key can be compiled again.
     int64_t nth = 1;
     if (c.frame_id < 0) {
-      auto it = nth_of_program.find(identity);
-      if (it == nth_of_program.end())
-        it = nth_of_program.emplace(OwnedCompileIdentity(identity), 0).first;
+      auto it = nth_of_program_.find(identity);
+      if (it == nth_of_program_.end())
+        it = nth_of_program_.emplace(OwnedCompileIdentity(identity), 0).first;
       nth = ++it->second;
+      row.nth = it;
+      row.has_nth = true;
     }
-    // The row at this index mostly names the compile it named at the last look: compared with
-    // that entry first, instead of looked up among every compile of the run.
-    if (index >= known_at_.size()) known_at_.push_back(compiles_of_program_.end());
-    auto& known = known_at_[index];
-    if (known == compiles_of_program_.end() || known->first.view() < identity ||
-        identity < known->first.view())
-      known = compiles_of_program_.find(identity);
+    auto known = compiles_of_program_.find(identity);
     if (known == compiles_of_program_.end())
       known = compiles_of_program_.emplace(OwnedCompileIdentity(identity), 0).first;
     int64_t& alerted = known->second;
     if (nth <= alerted) {
-      said_.push_back(&c);
+      say(index, c);
       continue;
     }
-    if (held.count(c.program_key) || !settled(c.source, c.line, c.cause == "unknown")) {
+    if (held.count(c.program_key) || !settled(row.source, c.line, c.cause == "unknown")) {
       held.insert(c.program_key);
+      held_from_ = std::min(held_from_, index);
       continue;
     }
     alerted = nth;
-    said_.push_back(&c);
+    say(index, c);
     bool new_program = programs_.insert(c.program_key).second;
     if (is_recompile(c)) {
       out.push_back(recompile_alert(c));
@@ -264,7 +312,8 @@ void AlertTracker::see_compiles(const store::WatchRunRows& rows, std::vector<Ale
 
 void AlertTracker::see_limit_hits(const store::WatchRunRows& rows, std::vector<Alert>& out) {
   for (const auto& h : rows.limit_hits) {
-    if (limit_hits_.count({h.source, h.line}) || !settled(h.source, h.line)) continue;
+    if (limit_hits_.count({h.source, h.line}) || !settled(source_number(h.source), h.line))
+      continue;
     limit_hits_.insert({h.source, h.line});
     Alert a;
     a.kind = AlertKind::kLimitHit;
@@ -281,32 +330,46 @@ void AlertTracker::see_limit_hits(const store::WatchRunRows& rows, std::vector<A
 }
 
 // A site whose recompiles within the last site_steps steps (up to its latest) reach the budget;
-// raised when it goes over, again only after it fell back under.
-void AlertTracker::see_site_storms(std::vector<Alert>& out) {
-  std::set<std::string> storming;
-  for (const auto& [site, list] : recompiles_by_site(said_, budgets_.site_recompiles, site_numbers_,
-                                                     site_counts_, said_rows_, site_number_at_)) {
-    int64_t last = *list.back()->step;
+// raised when it goes over, again only after it fell back under. Only the sites whose said
+// recompiles changed since the last look can change, in the order of their texts.
+void AlertTracker::see_site_storms(const store::WatchRunRows& rows, std::vector<Alert>& out) {
+  std::sort(touched_sites_.begin(), touched_sites_.end());
+  touched_sites_.erase(std::unique(touched_sites_.begin(), touched_sites_.end()),
+                       touched_sites_.end());
+  std::vector<std::pair<std::string_view, uint32_t>> sites;
+  for (uint32_t site : touched_sites_) sites.emplace_back(site_numbers_.text(site), site);
+  touched_sites_.clear();
+  std::sort(sites.begin(), sites.end());
+  const auto at_least = static_cast<size_t>(std::max<int64_t>(budgets_.site_recompiles, 0));
+  for (const auto& [site, number] : sites) {
+    const auto& indices = site_rows_[number];
     std::vector<const store::WatchCompileRow*> window;
-    for (const auto* c : list)
-      if (*c->step > last - budgets_.site_steps) window.push_back(c);
-    if (static_cast<int64_t>(window.size()) < budgets_.site_recompiles) continue;
-    storming.insert(site);
-    if (storming_sites_.count(site)) continue;
+    if (indices.size() >= at_least && !indices.empty()) {
+      std::vector<const store::WatchCompileRow*> list;
+      for (uint32_t index : indices) list.push_back(&rows.compiles[index]);
+      std::stable_sort(list.begin(), list.end(),
+                       [](const auto* x, const auto* y) { return *x->step < *y->step; });
+      const int64_t last = *list.back()->step;
+      for (const auto* c : list)
+        if (*c->step > last - budgets_.site_steps) window.push_back(c);
+    }
+    const bool over = !window.empty() && window.size() >= at_least;
+    const bool was_over = storming_[number];
+    storming_[number] = over;
+    if (!over || was_over) continue;
     const auto& latest = *window.back();
     Alert a;
     a.kind = AlertKind::kStorm;
     a.step = latest.step;
-    a.site = site;
+    a.site = std::string(site);
     a.cause = causes_text(window);
     a.detail = fmt::format("{} recompiles within {} steps (steps {}-{}){}", window.size(),
-                           budgets_.site_steps, *window.front()->step, last,
+                           budgets_.site_steps, *window.front()->step, *window.back()->step,
                            latest.detail.empty() ? "" : "; latest: " + latest.detail);
     a.source = latest.source;
     a.line = latest.line;
     out.push_back(std::move(a));
   }
-  storming_sites_ = std::move(storming);
 }
 
 // Compile time over the share budget in the last share_steps timed steps.

@@ -9,7 +9,6 @@
 #include <string>
 #include <string_view>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
 #include "store/watch_queries.h"
@@ -113,48 +112,71 @@ class AlertTracker {
   // Something was held back by the last call.
   bool holds_back() const { return holds_back_; }
   const RunStatus& status() const { return status_; }
+  // Every look goes over every row (tests compare the looks that go on from the first changed
+  // row with these).
+  void look_at_every_row() { look_whole_ = true; }
 
  private:
+  // What a look remembers of each compile row, by its index, to go on from the first row that
+  // changed or was held back instead of looking at every compile of the run again.
+  using IdentityMap = std::map<OwnedCompileIdentity, int64_t, std::less<>>;
+  struct SeenRow {
+    uint64_t mark = 0;     // its version, or a digest of the fields a look reads (mark_of)
+    uint32_t source = 0;   // number in source_numbers_
+    uint32_t site = 0;     // number in site_numbers_ when `in_site`
+    bool in_site = false;  // a said recompile with a step, in site_rows_[site]
+    bool has_nth = false;  // counted in nth_of_program_ (a compile without an id)
+    IdentityMap::iterator nth = {};  // that entry
+  };
+
   // Whether the row at (`source`, `line`) may be alerted on now (see advance()); a compile's row
   // with `unknown_cause`.
-  bool settled(const std::string& source, int64_t line, bool unknown_cause = false);
+  bool settled(uint32_t source, int64_t line, bool unknown_cause = false);
+  uint32_t source_number(const std::string& source);
+  // The first row of `rows` a look must go over again; the rows before it were said at the last
+  // look and are unchanged.
+  size_t first_to_look_at(const store::WatchRunRows& rows) const;
+  // Forgets what the last look counted for the rows from `first` on.
+  void rewind_to(size_t first);
+  void see_last_lines(const store::WatchRunRows& rows, size_t first);
   void see_breaks(const store::WatchRunRows& rows, std::vector<Alert>& out);
-  void see_compiles(const store::WatchRunRows& rows, std::vector<Alert>& out);
+  void see_compiles(const store::WatchRunRows& rows, size_t first, std::vector<Alert>& out);
   void see_limit_hits(const store::WatchRunRows& rows, std::vector<Alert>& out);
-  void see_site_storms(std::vector<Alert>& out);  // over said_
+  void see_site_storms(const store::WatchRunRows& rows, std::vector<Alert>& out);
   void see_share_storm(const store::WatchRunRows& rows, std::vector<Alert>& out);
 
   StormBudgets budgets_;
   RunStatus status_;
-  // Alerted, by identity (watch_alerts.cc, identity_of); looked up for every compile of the run
-  // at every look, mostly told apart by their numbers.
-  std::map<OwnedCompileIdentity, int64_t, std::less<>> compiles_of_program_;
-  // The entry of compiles_of_program_ the row at each index named at the last look (end() for
-  // none yet); entries are never erased, so these stay valid.
-  std::vector<std::map<OwnedCompileIdentity, int64_t, std::less<>>::iterator> known_at_;
+  // Alerted, by identity (watch_alerts.cc, identity_of): how many compiles of it were said.
+  // Entries are never erased, so iterators to them stay valid.
+  IdentityMap compiles_of_program_;
+  // The compiles without an id counted by identity over the rows before the first a look goes
+  // over (the nth compile of a program is its nth row); entries are never erased.
+  IdentityMap nth_of_program_;
+  std::vector<SeenRow> seen_;   // by row index, as the last look left them
+  size_t held_from_ = 0;        // the first row the last look held back (seen_.size(): none)
+  bool look_whole_ = false;     // go over every row at every look (the reference, for tests)
   std::string identity_texts_;  // identity_of's buffer
   std::set<std::string> programs_;
   std::set<std::pair<std::string, int64_t>> limit_hits_;  // source, line
   std::set<std::string> break_kinds_;                     // type, location and reason
-  std::set<std::string> storming_sites_;                  // over budget at the last look
   bool share_storming_ = false;
   bool settled_ = false;  // the curve had settled at the last look
   bool holds_back_ = false;
-  // The compiles of the current call's rows alerted on, now or before: storms count only these,
-  // so that a storm never comes before the recompiles that make it. Valid during advance().
-  std::vector<const store::WatchCompileRow*> said_;
-  // The sites of the said recompiles numbered, and their counts at the current look (by number):
-  // a run of 50 000 sites counted them in a hash map of 50 000 nodes at every look.
+  // Logs numbered; per log, the line of its last record read: among the compile rows, as the
+  // rows (by index) where the highest line so far rose, so that a look drops those from the
+  // first row it goes over; among the breaks and limit hits, read again at every look.
+  util::TextTable source_numbers_;
+  std::vector<std::vector<std::pair<size_t, int64_t>>> compile_line_highs_;
+  std::vector<int64_t> other_last_line_;
+  // The said recompiles with a step, by site number (their row indices, ascending); storms count
+  // only these, so that a storm never comes before the recompiles that make it. A look checks
+  // again only the sites whose lists it changed (`touched_sites_`).
   util::TextTable site_numbers_{true};
-  std::vector<int64_t> site_counts_;
-  // The rows said_ points into (valid during advance()), and the site number of each row, by its
-  // index, at the last look (0: none yet).
-  const store::WatchCompileRow* said_rows_ = nullptr;
-  std::vector<uint32_t> site_number_at_;
-  LogEnds ends_ = LogEnds::kMayGrow;                    // of the current call
-  std::unordered_map<std::string, int64_t> last_line_;  // per log, the line of its last record read
-  // settled()'s last lookup in last_line_: the log's name and its entry (entries stay put).
-  std::pair<const std::string*, int64_t*> last_line_of_{nullptr, nullptr};
+  std::vector<std::vector<uint32_t>> site_rows_;
+  std::vector<bool> storming_;  // by site number: over budget at the last look
+  std::vector<uint32_t> touched_sites_;
+  LogEnds ends_ = LogEnds::kMayGrow;  // of the current call
 };
 
 }  // namespace rcf::analysis

@@ -297,6 +297,7 @@ void BM_AlertTrackerAdvance(benchmark::State& state) {
     c.source = "train.log";
     c.line = 3 * i + 1;
     if (steps) c.step = i / 4;
+    c.version = static_cast<uint64_t>(i) + 1;  // as read from the store
     rows.compiles.push_back(std::move(c));
   }
   rcf::analysis::AlertTracker tracker;

@@ -1,7 +1,14 @@
 #include "store/watch_queries.h"
 
+#include <atomic>
+
 namespace rcf::store {
 namespace {
+
+uint64_t next_row_version() {
+  static std::atomic<uint64_t> last{0};
+  return ++last;
+}
 
 constexpr const char* kCompileColumns =
     "SELECT c.ordinal, c.step, site.text, c.program_key, c.kind, coalesce(a.cause, ''), "
@@ -28,6 +35,7 @@ WatchCompileRow compile_row_of(Statement& st) {
   r.ca_id = st.int64(12);
   r.frame_id = st.int64(13);
   r.frame_compile_id = st.int64(14);
+  r.version = next_row_version();
   return r;
 }
 

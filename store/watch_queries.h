@@ -26,6 +26,11 @@ struct WatchCompileRow {
   int64_t line = 0;
   // The Dynamo compile id (frame_id < 0: the compile has none, as torch_xla's and JAX's).
   int64_t rank = -1, epoch = 0, ca_id = -1, frame_id = -1, frame_compile_id = -1;
+  // Which read of the store made this row: a number no other read in this process gave, so that
+  // a row with the version a reader saw before holds what it held then (the alerts go on from
+  // the first row whose version moved). 0 for a row made otherwise, compared by its values. Code
+  // that changes a read row in place sets it to 0.
+  uint64_t version = 0;
 };
 
 // One recompile-limit warning: the frame runs without compiling from here on.

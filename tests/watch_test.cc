@@ -9,10 +9,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -690,6 +692,113 @@ TEST(WatchAlertRules, ARowThatMovesToAnotherSiteCountsThere) {
                                                       AlertKind::kRecompile, AlertKind::kStorm}));
   EXPECT_EQ(alerts[3].site, "b.py:7");
 }
+
+// A look goes on from the first compile row that changed or was held back: it must say what a
+// look over every row says, through rows appended, changed in place (site, cause, step, record),
+// dropped from the tail, read again whole, and logs ended or not, with program keys compiled
+// again and compile ids copied in two logs. Rows told apart by their values (made in place), and
+// by their versions (as the store's reads make them: a row read again gets a new one).
+class LookFromTheFirstChangedRow : public ::testing::TestWithParam<bool> {};
+
+TEST_P(LookFromTheFirstChangedRow, SaysWhatALookOverEveryRowSays) {
+  const bool versioned = GetParam();
+  uint64_t last_version = 0;
+  auto version = [&]() { return versioned ? ++last_version : uint64_t{0}; };
+  std::mt19937 random(20261206);
+  auto pick = [&](int n) { return static_cast<int>(random() % static_cast<uint32_t>(n)); };
+  const std::vector<std::string> sites = {"a.py:1", "a.py:2", "b.py:7", "c.py:3"};
+  const std::vector<std::string> causes = {"first_compile", "shape", "shape", "dtype", "unknown"};
+  const std::vector<std::string> sources = {"rank0.log", "rank1.log"};
+  for (int trial = 0; trial < 40; ++trial) {
+    rcf::analysis::StormBudgets budgets;
+    budgets.site_recompiles = 2 + pick(2);
+    budgets.site_steps = 3 + pick(6);
+    rcf::analysis::AlertTracker going_on(budgets), whole(budgets);
+    whole.look_at_every_row();
+    rcf::store::WatchRunRows rows;
+    std::map<std::string, int64_t> next_line = {{sources[0], 1}, {sources[1], 1}};
+    int64_t step = 0;
+    auto new_row = [&]() {
+      rcf::store::WatchCompileRow c;
+      c.ordinal = static_cast<int64_t>(rows.compiles.size()) + 1;
+      c.version = version();
+      step += pick(3);
+      if (pick(6) != 0) c.step = step;
+      c.site = sites[pick(4)];
+      c.cause = causes[pick(5)];
+      c.detail = c.cause + " at " + c.site;
+      c.source = sources[pick(2)];
+      c.line = (next_line[c.source] += 1 + pick(4));
+      if (pick(2) == 0) {
+        c.program_key = "key" + std::to_string(pick(6));  // compiled again, no compile id
+      } else {
+        c.frame_id = pick(4);
+        c.frame_compile_id = pick(5);  // a compile id, sometimes in both logs
+        c.rank = pick(2) - 1;
+        c.program_key = std::to_string(c.frame_id) + "/" + std::to_string(c.frame_compile_id);
+      }
+      return c;
+    };
+    for (int look = 0; look < 30; ++look) {
+      int change = pick(10);
+      if (change == 0 && !rows.compiles.empty()) {
+        auto& c = rows.compiles[static_cast<size_t>(pick(static_cast<int>(rows.compiles.size())))];
+        switch (pick(4)) {
+          case 0:
+            c.site = sites[pick(4)];
+            break;
+          case 1:
+            c.cause = causes[pick(5)];
+            break;
+          case 2:
+            c.step = c.step ? std::nullopt : std::make_optional<int64_t>(step);
+            break;
+          default:
+            c.detail = "refined";
+            break;
+        }
+        c.version = version();
+      } else if (change == 1 && !rows.compiles.empty()) {
+        rows.compiles.resize(static_cast<size_t>(pick(static_cast<int>(rows.compiles.size()))));
+      } else if (change == 2) {
+        std::vector<rcf::store::WatchCompileRow> again = rows.compiles;  // read again whole
+        for (auto& c : again) c.version = version();
+        rows.compiles = std::move(again);
+      }
+      for (int n = pick(6); n > 0; --n) rows.compiles.push_back(new_row());
+      if (pick(5) == 0) {
+        rcf::store::WatchBreakRow b;
+        b.source = sources[pick(2)];
+        b.line = (next_line[b.source] += 1);
+        b.gb_type = "break " + std::to_string(pick(3));
+        rows.breaks.push_back(b);
+      }
+      rows.convergence_state = pick(4) == 0 ? "settled" : "still_growing";
+      const LogEnds ends = std::array{LogEnds::kMayGrow, LogEnds::kMayGrow, LogEnds::kPreviewed,
+                                      LogEnds::kEnded}[static_cast<size_t>(pick(4))];
+      const auto said = going_on.advance(rows, ends), expected = whole.advance(rows, ends);
+      ASSERT_EQ(said.size(), expected.size()) << "trial " << trial << " look " << look;
+      for (size_t i = 0; i < said.size(); ++i) {
+        EXPECT_EQ(said[i].kind, expected[i].kind) << "trial " << trial << " look " << look;
+        EXPECT_EQ(said[i].step, expected[i].step);
+        EXPECT_EQ(said[i].site, expected[i].site);
+        EXPECT_EQ(said[i].cause, expected[i].cause);
+        EXPECT_EQ(said[i].detail, expected[i].detail);
+        EXPECT_EQ(said[i].source, expected[i].source);
+        EXPECT_EQ(said[i].line, expected[i].line);
+      }
+      EXPECT_EQ(going_on.holds_back(), whole.holds_back()) << "trial " << trial << " look " << look;
+      EXPECT_EQ(going_on.status().recompiles, whole.status().recompiles);
+      EXPECT_EQ(going_on.status().programs, whole.status().programs);
+      EXPECT_EQ(going_on.status().last_step, whole.status().last_step);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(WatchAlertRules, LookFromTheFirstChangedRow, ::testing::Bool(),
+                         [](const auto& param_info) {
+                           return param_info.param ? "Versioned" : "ByValue";
+                         });
 
 // Compile time over half the wall time of the last 10 timed steps is a storm; said when the share
 // goes over, not at every look.
