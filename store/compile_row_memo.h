@@ -58,7 +58,8 @@ struct CompileRowMemo {
   // all of it cache misses). Empty while `known` is false.
   struct GroupRow {
     CauseGroupKey key;
-    CompileRowDigest digest;
+    CompileRowDigest digest;  // of its columns but its rank
+    int64_t rank = 0;         // a group added above moves those below: only their rank is set
   };
   std::vector<GroupRow> groups;
   // The run's convergence_point rows as the last analysis left them, by step, once one wrote

@@ -136,8 +136,7 @@ void CauseGroupWriter::write(CauseGroup&& g) {
         .val(g.last_step)
         .val_unowned_or_null(g.detail)
         .val_unowned_or_null(g.subject)
-        .val_unowned(g.remedy_variant)
-        .val(g.rank);
+        .val_unowned(g.remedy_variant);
     const CompileRowDigest digest = CompileRowHasher::combine(row, CompileRowHasher());
     CauseGroupKey key{site_sid, g.cause};
     const size_t before = slot_of(key);
@@ -149,8 +148,10 @@ void CauseGroupWriter::write(CauseGroup&& g) {
       out_of_place_.insert(key);
     } else if (before != kNoSlot && !same) {
       delete_row(key);
+    } else if (same && memo_->groups[before].rank != g.rank) {
+      set_rank(key, g.rank);
     }
-    next_.push_back({std::move(key), digest});
+    next_.push_back({std::move(key), digest, g.rank});
     if (same) return;
   }
   const std::optional<int64_t> subject_sid = strings_.id_or_null(g.subject);
@@ -194,6 +195,14 @@ void CauseGroupWriter::finish() {
   for (size_t at = 0; at < old.size(); ++at)
     if (!found_[at] && !out_of_place_.contains(old[at].key)) delete_row(old[at].key);
   memo_->groups = std::move(next_);
+}
+
+void CauseGroupWriter::set_rank(const CauseGroupKey& key, int64_t rank) {
+  if (!set_rank_)
+    set_rank_.emplace(
+        db_.prepare("UPDATE cause_group SET rank=? WHERE run_id=? AND site_sid=? AND cause=?"));
+  set_rank_->bind(1, rank).bind(2, run_id_).bind(3, key.site_sid).bind(4, key.cause);
+  set_rank_->run();
 }
 
 void CauseGroupWriter::delete_row(const CauseGroupKey& key) {

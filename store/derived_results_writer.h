@@ -79,12 +79,13 @@ class CauseGroupWriter {
   static constexpr size_t kLookAhead = 8;
   size_t slot_of(const CauseGroupKey& key);
   void delete_row(const CauseGroupKey& key);
+  void set_rank(const CauseGroupKey& key, int64_t rank);
 
   Database& db_;
   StringInterner& strings_;
   int64_t run_id_;
   CompileRowMemo* memo_;
-  std::optional<Statement> delete_;
+  std::optional<Statement> delete_, set_rank_;
   BatchInsert groups_;
   // The walk over the memo's groups (the memo's groups as at construction, until finish(): one
   // writer writes one analysis): the place after the last found, which of them were found, the
