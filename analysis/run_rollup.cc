@@ -13,6 +13,7 @@ RollupBuilder::RollupBuilder(const std::vector<ConvergencePoint>& curve,
                              std::optional<double> execute_ms, int64_t growth_step,
                              size_t expected_compiles) {
   groups_.reserve(expected_compiles);
+  details_.reserve(expected_compiles);
   program_keys_.reserve(expected_compiles);
   growth_step_ = growth_step;
   replace_curve(curve);
@@ -103,7 +104,7 @@ void RollupBuilder::add(const AttributedCompile& c, int64_t site_sid) {
   }
   if (c.ordinal > a.latest_ordinal) {
     a.latest_ordinal = c.ordinal;
-    a.detail = c.detail;
+    details_.mutate(static_cast<size_t>(&a - groups_.data())) = c.detail;
   }
   if (!c.subject.empty()) {
     uint32_t subject = subjects_.ordinal(c.subject);
@@ -154,6 +155,7 @@ RollupBuilder::Group& RollupBuilder::group_of(const AttributedCompile& c, int64_
     last = i;
   }
   Group& g = groups_.emplace_back();
+  details_.push_back({});
   uint32_t index = static_cast<uint32_t>(groups_.size());
   (last != 0 ? groups_[last - 1].next_at_site : site_groups_[site - 1]) = index;
   g.site = site;
@@ -209,7 +211,7 @@ RunRollup RollupBuilder::finish(const std::function<void(CauseGroup&&)>& each) &
     g.compile_ms_basis = a.shared > 0 ? "step_share" : a.measured > 0 ? "measured" : "unknown";
     g.first_step = a.first_step != kNoStep ? std::optional<int64_t>(a.first_step) : std::nullopt;
     g.last_step = a.last_step != kNoStep ? std::optional<int64_t>(a.last_step) : std::nullopt;
-    g.detail = std::move(a.detail);
+    details_.take_into(index, g.detail);
     // The most frequent subject; ties: the smallest.
     uint32_t best = a.subject;
     int64_t best_n = a.subject_count;

@@ -21,6 +21,7 @@
 #include "store/derived_rows.h"
 #include "util/distinct_text_counter.h"
 #include "util/large_array_allocator.h"
+#include "util/shared_chunks.h"
 #include "util/text_table.h"
 
 namespace rcf::analysis {
@@ -104,9 +105,7 @@ class RollupBuilder {
     int64_t recompiles = 0;
     int64_t subject_count = 0;
     int64_t first_step = kNoStep, last_step = kNoStep;
-    int64_t latest_ordinal = -1;
-    std::string detail;  // of the latest recompile (interned, the distinct details of a million
-                         // compiles in one growing arena raised the analysis' peak by 75 MB)
+    int64_t latest_ordinal = -1;  // its detail (details_) is that recompile's
   };
   Group& group_of(const AttributedCompile& c, int64_t site_sid);
   RollupBuilder(const RollupBuilder&) = default;  // checkpoint()'s: it counts the keys first
@@ -140,6 +139,11 @@ class RollupBuilder {
   // Reserved for `expected_compiles` (at most one group each; pages never touched cost nothing),
   // so that a million compiles' groups are neither moved nor faulted in twice as the array grows.
   util::LargeVector<Group> groups_;
+  // Each group's detail, by its index in groups_: the detail of its latest recompile. Shared
+  // with the builder's checkpoints until a group changes (a batch of a watched run changes a few
+  // of 50 000 groups), not copied with them; not interned (the distinct details of a million
+  // compiles in one growing arena raised the analysis' peak by 75 MB).
+  util::SharedChunks<std::string> details_;
   // (ordinal in subjects_, count) of a group's subjects after its first, by group index.
   std::unordered_map<uint32_t, std::vector<std::pair<uint32_t, int64_t>>> other_subjects_;
 };

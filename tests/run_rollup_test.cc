@@ -78,6 +78,37 @@ TEST(RunRollup, TiesRankBySiteTextAcrossACheckpoint) {
   EXPECT_EQ(whole, by_text);
 }
 
+// A checkpoint shares its groups' details with the builder it was taken from: the builder that
+// goes on (new recompiles of old groups, new groups, across more than one chunk of details) and
+// finishes changes none of the checkpoint's, whose own finish says the details as they were.
+TEST(RunRollup, ACheckpointKeepsItsDetailsWhileTheBuilderGoesOn) {
+  RollupBuilder builder({}, std::nullopt);
+  const int64_t sites = 150;  // more groups than one chunk of shared details holds
+  for (int64_t i = 1; i <= sites; ++i)
+    builder.add(compile(i, "s.py:" + std::to_string(i), "shape", std::nullopt, 10.0 * i,
+                        "first detail " + std::to_string(i)));
+  RollupBuilder kept = builder.checkpoint();
+  for (int64_t i = 1; i <= sites; i += 7)
+    builder.add(compile(sites + i, "s.py:" + std::to_string(i), "shape", std::nullopt, 1.0,
+                        "later detail " + std::to_string(i)));
+  builder.add(compile(2 * sites + 1, "new.py:1", "dtype", std::nullopt, 1.0, "new group"));
+  RunRollup went_on = std::move(builder).finish();
+  RunRollup at_checkpoint = std::move(kept).finish();
+  ASSERT_EQ(at_checkpoint.groups.size(), static_cast<size_t>(sites));
+  for (const auto& g : at_checkpoint.groups)
+    EXPECT_EQ(g.detail, "first detail " + g.site.substr(5)) << g.site;
+  ASSERT_EQ(went_on.groups.size(), static_cast<size_t>(sites) + 1);
+  for (const auto& g : went_on.groups) {
+    if (g.site == "new.py:1") {
+      EXPECT_EQ(g.detail, "new group");
+      continue;
+    }
+    const int64_t i = std::stoll(g.site.substr(5));
+    EXPECT_EQ(g.detail, ((i - 1) % 7 == 0 ? "later detail " : "first detail ") + g.site.substr(5))
+        << g.site;
+  }
+}
+
 // A site numbered by its producer (the Dynamo side) and the same site unnumbered (another
 // runtime's compile at the same text) are one site: groups go by the text, not the number.
 TEST(RunRollup, NumberedAndUnnumberedSitesGroupByText) {
