@@ -74,7 +74,7 @@ int64_t AttachedReasons::text_ref(const ReasonRecord& r, const TextsById* texts)
 
 void AttachedReasons::set_old_id(const std::string& text, AttachedReason& a) {
   if (std::optional<ingest::CompileId> id = ingest::CompileId::parse(text);
-      id && id->text() == text) {
+      id && id->is_text(text)) {
     a.old = *id;
     a.old_form = kCanonicalOldId;
     return;

@@ -1,5 +1,7 @@
 #include "ingest/compile_id.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 
 namespace rcf::ingest {
@@ -16,20 +18,36 @@ bool parse_int(std::string_view s, size_t& i, int32_t& out) {
 
 }  // namespace
 
-std::string CompileId::text_without_attempt() const {
-  std::string out;
-  if (compiled_autograd >= 0) {
-    out = "!" + std::to_string(compiled_autograd);
-    if (frame >= 0) out += "/";
+namespace {
+
+void append_text(const CompileId& id, bool with_attempt, fmt::memory_buffer& out) {
+  if (id.compiled_autograd >= 0) {
+    fmt::format_to(std::back_inserter(out), "!{}", id.compiled_autograd);
+    if (id.frame >= 0) out.push_back('/');
   }
-  if (frame >= 0) out += std::to_string(frame) + "/" + std::to_string(compile);
-  return out;
+  if (id.frame >= 0) fmt::format_to(std::back_inserter(out), "{}/{}", id.frame, id.compile);
+  if (with_attempt && out.size() > 0 && id.attempt > 0)
+    fmt::format_to(std::back_inserter(out), "_{}", id.attempt);
+}
+
+}  // namespace
+
+std::string CompileId::text_without_attempt() const {
+  fmt::memory_buffer out;
+  append_text(*this, false, out);
+  return fmt::to_string(out);
 }
 
 std::string CompileId::text() const {
-  std::string out = text_without_attempt();
-  if (!out.empty() && attempt > 0) out += "_" + std::to_string(attempt);
-  return out;
+  fmt::memory_buffer out;
+  append_text(*this, true, out);
+  return fmt::to_string(out);
+}
+
+bool CompileId::is_text(std::string_view s) const {
+  fmt::memory_buffer out;
+  append_text(*this, true, out);
+  return std::string_view(out.data(), out.size()) == s;
 }
 
 std::optional<CompileId> CompileId::parse(std::string_view s) {

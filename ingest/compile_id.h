@@ -21,6 +21,9 @@ struct CompileId {
   std::string text_without_attempt() const;
   // Parses the text form; nullopt when `s` is not a compile id.
   static std::optional<CompileId> parse(std::string_view s);
+  // Whether `s` is text(): the form the id is kept as, parsed (a run's guard failures are
+  // checked at every batch of a watch: no text is made for it).
+  bool is_text(std::string_view s) const;
   friend bool operator==(const CompileId&, const CompileId&) = default;
 };
 
