@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <deque>
 #include <functional>
 #include <future>
 #include <iterator>
@@ -131,10 +132,10 @@ class SiteNumbers {
       if (number == 0) number = add(m.code);
       m.site_number = number;
     }
-    texts_.resize(codes_.size());
   }
   // `tables`: those given to number(). The reference is valid until the next number().
   const std::string& text(uint32_t number, const CompileTables& tables) const {
+    if (number > texts_.size()) texts_.resize(number);
     std::string& text = texts_[number - 1];
     if (text.empty()) text = text_of(codes_[number - 1], tables);
     return text;
@@ -158,7 +159,9 @@ class SiteNumbers {
   std::vector<uint32_t> by_code_;  // the number of each code object's site, 0: not seen yet
   uint32_t frameless_number_ = 0;
   std::vector<uint32_t> codes_;  // by number - 1: the site's code object, or kFramelessCode
-  mutable std::vector<std::string> texts_;  // by number - 1, once asked for (a text is never "")
+  // By number - 1, once asked for (a text is never ""); grown as texts are asked for (a deque: a
+  // text handed out stays where it is).
+  mutable std::deque<std::string> texts_;
 };
 
 }  // namespace
@@ -325,9 +328,13 @@ MergedCompiles DynamoCompileMerger::snapshot() {
     state.key_order.push_back(static_cast<uint32_t>(i));
   std::sort(state.key_order.begin() + static_cast<ptrdiff_t>(kept), state.key_order.end(),
             key_less);
-  std::inplace_merge(state.key_order.begin(),
-                     state.key_order.begin() + static_cast<ptrdiff_t>(kept), state.key_order.end(),
-                     key_less);
+  // New compiles mostly come after every kept one (a new frame, a frame's next compile): then
+  // nothing is merged (inplace_merge would take a buffer of the whole order at every batch).
+  if (kept > 0 && kept < state.key_order.size() &&
+      key_less(state.key_order[kept], state.key_order[kept - 1]))
+    std::inplace_merge(state.key_order.begin(),
+                       state.key_order.begin() + static_cast<ptrdiff_t>(kept),
+                       state.key_order.end(), key_less);
   MergedCompiles out;
   out.impl_ = std::make_unique<MergedCompiles::Impl>();
   out.impl_->merged.reserve(state.merged.size());
