@@ -1,7 +1,5 @@
 #include "ingest/compile_id.h"
 
-#include <fmt/format.h>
-
 #include <charconv>
 
 namespace rcf::ingest {
@@ -20,34 +18,53 @@ bool parse_int(std::string_view s, size_t& i, int32_t& out) {
 
 namespace {
 
-void append_text(const CompileId& id, bool with_attempt, fmt::memory_buffer& out) {
-  if (id.compiled_autograd >= 0) {
-    fmt::format_to(std::back_inserter(out), "!{}", id.compiled_autograd);
-    if (id.frame >= 0) out.push_back('/');
+// An id's text, written into a fixed buffer: four numbers of at most 11 characters and their
+// separators (is_text runs for every guard failure of a watched run at every batch: no string
+// or format is made for it).
+class IdText {
+ public:
+  IdText(const CompileId& id, bool with_attempt) {
+    if (id.compiled_autograd >= 0) {
+      put('!');
+      put(id.compiled_autograd);
+      if (id.frame >= 0) put('/');
+    }
+    if (id.frame >= 0) {
+      put(id.frame);
+      put('/');
+      put(id.compile);
+    }
+    if (with_attempt && size_ > 0 && id.attempt > 0) {
+      put('_');
+      put(id.attempt);
+    }
   }
-  if (id.frame >= 0) fmt::format_to(std::back_inserter(out), "{}/{}", id.frame, id.compile);
-  if (with_attempt && out.size() > 0 && id.attempt > 0)
-    fmt::format_to(std::back_inserter(out), "_{}", id.attempt);
-}
+  std::string_view view() const { return {chars_, size_}; }
+
+ private:
+  void put(char c) {
+    if (size_ < sizeof(chars_)) chars_[size_++] = c;
+  }
+  void put(int32_t n) {
+    size_ =
+        static_cast<size_t>(std::to_chars(chars_ + size_, chars_ + sizeof(chars_), n).ptr - chars_);
+  }
+  char chars_[64];
+  size_t size_ = 0;
+};
 
 }  // namespace
 
 std::string CompileId::text_without_attempt() const {
-  fmt::memory_buffer out;
-  append_text(*this, false, out);
-  return fmt::to_string(out);
+  return std::string(IdText(*this, false).view());
 }
 
 std::string CompileId::text() const {
-  fmt::memory_buffer out;
-  append_text(*this, true, out);
-  return fmt::to_string(out);
+  return std::string(IdText(*this, true).view());
 }
 
 bool CompileId::is_text(std::string_view s) const {
-  fmt::memory_buffer out;
-  append_text(*this, true, out);
-  return std::string_view(out.data(), out.size()) == s;
+  return IdText(*this, true).view() == s;
 }
 
 std::optional<CompileId> CompileId::parse(std::string_view s) {
