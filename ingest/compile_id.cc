@@ -14,10 +14,6 @@ bool parse_int(std::string_view s, size_t& i, int32_t& out) {
   return true;
 }
 
-}  // namespace
-
-namespace {
-
 // An id's text, written into a fixed buffer: four numbers of at most 11 characters and their
 // separators (is_text runs for every guard failure of a watched run at every batch: no string
 // or format is made for it).

@@ -43,16 +43,21 @@ char* reuse(FreedMappings& f, size_t size) {
   return m.start;
 }
 
+// Unmaps the oldest kept mappings until at most `bytes` are kept; `f.lock` is held.
+void give_back_oldest(FreedMappings& f, size_t bytes) {
+  while (f.kept_bytes > bytes) {
+    munmap(f.kept.front().start, f.kept.front().size);
+    f.kept_bytes -= f.kept.front().size;
+    f.kept.erase(f.kept.begin());
+  }
+}
+
 // Keeps a freed mapping when the budget allows, giving back the oldest kept ones to make room;
 // false when it does not fit at all.
 bool keep(FreedMappings& f, char* start, size_t size) {
   std::lock_guard<std::mutex> hold(f.lock);
   if (size > f.budget) return false;
-  while (f.kept_bytes + size > f.budget) {
-    munmap(f.kept.front().start, f.kept.front().size);
-    f.kept_bytes -= f.kept.front().size;
-    f.kept.erase(f.kept.begin());
-  }
+  give_back_oldest(f, f.budget - size);
   f.kept.push_back({start, size});
   f.kept_bytes += size;
   return true;
@@ -86,11 +91,7 @@ void keep_freed_large_arrays(size_t bytes) {
   FreedMappings& f = freed();
   std::lock_guard<std::mutex> hold(f.lock);
   f.budget = bytes;
-  while (f.kept_bytes > f.budget) {
-    munmap(f.kept.front().start, f.kept.front().size);
-    f.kept_bytes -= f.kept.front().size;
-    f.kept.erase(f.kept.begin());
-  }
+  give_back_oldest(f, f.budget);
 }
 
 }  // namespace rcf::util
