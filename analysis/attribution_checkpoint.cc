@@ -66,10 +66,12 @@ AttributionCheckpoint AttributionCheckpoint::fork() const {
 }
 
 void AttributionCheckpoint::written(int64_t memo_generation,
-                                    const std::vector<std::pair<uint32_t, int64_t>>& site_sids) {
+                                    const std::vector<std::pair<uint32_t, int64_t>>& site_sids,
+                                    const std::vector<uint32_t>& groups_changed_after) {
   if (!state_) return;
   memo_generation_ = memo_generation;
   for (const auto& [number, sid] : site_sids) state_->rollup.set_site_sid(number, sid);
+  state_->rollup.hand_again(groups_changed_after);
 }
 
 }  // namespace rcf::analysis

@@ -83,9 +83,12 @@ class AttributionCheckpoint {
   // The state after the compile ends_at() names (or after the kept compiles, when that is where
   // the plan ends).
   void take(RollupBuilder& rollup, const StepCurve& curve, int64_t unplaced, int64_t unclocked);
-  // Once the analysis' writes are done: the memo generation they made, and the site ids the
-  // compile writer interned (the kept rollup's groups carry them), by the producer's site number.
-  void written(int64_t memo_generation, const std::vector<std::pair<uint32_t, int64_t>>& site_sids);
+  // Once the analysis' writes are done: the memo generation they made, the site ids the compile
+  // writer interned (the kept rollup's groups carry them), by the producer's site number, and the
+  // rollup's groups that compiles after the checkpoint changed (the next analysis that goes on
+  // from here hands them again: RollupBuilder::hand_again).
+  void written(int64_t memo_generation, const std::vector<std::pair<uint32_t, int64_t>>& site_sids,
+               const std::vector<uint32_t>& groups_changed_after);
   // Forgets everything (the analysis that planned it failed or was not resumable).
   void clear() { *this = AttributionCheckpoint(); }
 

@@ -93,14 +93,19 @@ store::RunConvergenceRow run_convergence_row(const RunRollup& r) {
 }
 
 // Writes the run's cause groups as the builder hands them over (each group's detail is taken),
-// then its convergence facts.
-void write_rollup(store::Database& db, store::StringInterner& strings, int64_t run_id,
-                  RollupBuilder&& rollup, store::CompileRowMemo* memo) {
-  store::CauseGroupWriter groups(db, strings, run_id, memo);
-  const RunRollup r =
-      std::move(rollup).finish([&groups](CauseGroup&& g) { groups.write(std::move(g)); });
+// then its convergence facts. A builder that goes on from the checkpoint of the analysis that
+// wrote the memo's groups hands only those that may have changed. Returns the groups changed
+// after this analysis' checkpoint (RunRollup::changed_after_checkpoint).
+std::vector<uint32_t> write_rollup(store::Database& db, store::StringInterner& strings,
+                                   int64_t run_id, RollupBuilder&& rollup,
+                                   store::CompileRowMemo* memo) {
+  const bool changed_only = memo && rollup.resumed() && memo->groups_of_last_analysis();
+  store::CauseGroupWriter groups(db, strings, run_id, memo, changed_only);
+  RunRollup r = std::move(rollup).finish([&groups](CauseGroup&& g) { groups.write(std::move(g)); },
+                                         changed_only);
   groups.finish();
   store::write_run_convergence(db, run_id, run_convergence_row(r));
+  return std::move(r.changed_after_checkpoint);
 }
 
 // What the run's steps count and what decided it (analysis/training_steps.h), on its facts row.
@@ -413,23 +418,26 @@ std::vector<std::pair<uint32_t, int64_t>> site_sids_of(const store::CompileResul
 
 // The run's results once its compiles are written: the curve with the Dynamo side's steps
 // (`curve` is the one `rollup` reads, replaced in place), the rollup with the sites' string ids
-// the writer interned, the counted compiles, the step axis and the rank divergence.
-void write_run_results(store::Database& db, store::StringInterner& strings, int64_t run_id,
-                       const store::CompileResultWriter& writer, RollupBuilder&& rollup,
-                       std::vector<ConvergencePoint>& curve, StepCurve& dynamo_curve,
-                       const TrainingSteps& steps, const std::map<int64_t, double>& wall_ms,
-                       const std::optional<store::CountedCompiles>& counted,
-                       const DynamoStepPlacer& placer, store::CompileRowMemo* memo) {
+// the writer interned, the counted compiles, the step axis and the rank divergence. Returns the
+// rollup's groups changed after this analysis' checkpoint.
+std::vector<uint32_t> write_run_results(
+    store::Database& db, store::StringInterner& strings, int64_t run_id,
+    const store::CompileResultWriter& writer, RollupBuilder&& rollup,
+    std::vector<ConvergencePoint>& curve, StepCurve& dynamo_curve, const TrainingSteps& steps,
+    const std::map<int64_t, double>& wall_ms, const std::optional<store::CountedCompiles>& counted,
+    const DynamoStepPlacer& placer, store::CompileRowMemo* memo) {
   for (const auto& [number, sid] : site_sids_of(writer)) rollup.set_site_sid(number, sid);
   if (!dynamo_curve.empty()) {
     curve = merge_curves(curve, dynamo_curve.finish(steps.last_step().value_or(0), wall_ms));
     rollup.replace_curve(curve);
   }
   store::write_convergence_points(db, run_id, curve, memo);
-  write_rollup(db, strings, run_id, std::move(rollup), memo);
+  std::vector<uint32_t> changed_after_checkpoint =
+      write_rollup(db, strings, run_id, std::move(rollup), memo);
   if (counted) store::write_counted_compiles(db, run_id, *counted);
   record_step_axis(db, run_id, axis_of(steps, placer.unplaced, placer.unclocked));
   write_rank_divergence(db, run_id);  // reads the compiles written
+  return changed_after_checkpoint;
 }
 
 }  // namespace
@@ -477,7 +485,7 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     store::CompileRowMemo* memo = memos ? &memos->of(run_id) : nullptr;
     const bool keep_compiles = memo && memo->known;
     const bool keep_points = keep_compiles && memo->points_known;
-    if (memo && !keep_compiles) memo->groups.clear();      // the run's groups are deleted first
+    if (memo && !keep_compiles) memo->forget_groups();     // the run's groups are deleted first
     if (memo && !keep_points) memo->points_known = false;  // and its points
     store::CompileResultWriter writer(
         db, strings, run_id,
@@ -506,9 +514,11 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     hand_over_xla_compiles(xla.compiles, attributed.compiles, sinks);
     lap(t.attribute_s);
     writer.finish();  // the database is the caller's again
-    if (checkpoint) checkpoint->written(memo->generation, site_sids_of(writer));
-    write_run_results(db, strings, run_id, writer, std::move(rollup), curve, dynamo_curve, steps,
-                      wall_ms, xla.counted, placer, memo);
+    const std::vector<std::pair<uint32_t, int64_t>> site_sids = site_sids_of(writer);
+    std::vector<uint32_t> changed_after_checkpoint =
+        write_run_results(db, strings, run_id, writer, std::move(rollup), curve, dynamo_curve,
+                          steps, wall_ms, xla.counted, placer, memo);
+    if (checkpoint) checkpoint->written(memo->generation, site_sids, changed_after_checkpoint);
     lap(t.finish_s);
   }
 }

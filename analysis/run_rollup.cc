@@ -45,27 +45,16 @@ const ConvergencePoint* RollupBuilder::point_at(int64_t step) const {
   return std::prev(after)->second;
 }
 
-std::vector<uint32_t> RollupBuilder::sort_sites_by_text() {
-  const size_t sorted = sites_by_text_.size();
-  for (size_t site = sorted + 1; site <= sites_.size(); ++site)
-    sites_by_text_.push_back(static_cast<uint32_t>(site));
-  util::sort_tail(sites_by_text_.begin(), sites_by_text_.begin() + static_cast<ptrdiff_t>(sorted),
-                  sites_by_text_.end(),
-                  [this](uint32_t a, uint32_t b) { return sites_.text(a) < sites_.text(b); });
-  std::vector<uint32_t> place(sites_.size() + 1, 0);
-  for (size_t i = 0; i < sites_by_text_.size(); ++i)
-    place[sites_by_text_[i]] = static_cast<uint32_t>(i);
-  return place;
-}
-
 RollupBuilder RollupBuilder::checkpoint() {
   program_keys_.count();  // sorted once here: the copy's and this builder's counts sort only
                           // the keys added after
-  sort_sites_by_text();   // and so are the sites
   RollupBuilder copy(*this);
   // The copy's groups get this builder's room (pages not written cost nothing), so that its first
   // new group does not move them all to a larger array.
   copy.groups_.reserve(groups_.capacity());
+  copy.touched_.clear();
+  copy.recheck_.clear();
+  checkpointed_at_ = ++gen_;
   return copy;
 }
 
@@ -74,6 +63,21 @@ void RollupBuilder::resume_on(const std::vector<ConvergencePoint>& curve,
   replace_curve(curve);
   r_.execute_ms = execute_ms;
   site_ordinals_.clear();
+  touched_.clear();
+  resumed_at_ = ++gen_;
+  checkpointed_at_ = 0;
+}
+
+void RollupBuilder::hand_again(const std::vector<uint32_t>& groups) {
+  recheck_.clear();
+  for (uint32_t index : groups)
+    if (index < groups_.size()) recheck_.push_back(index);
+}
+
+void RollupBuilder::touch(Group& a) {
+  if (resumed() && a.touched < resumed_at_)
+    touched_.push_back(static_cast<uint32_t>(&a - groups_.data()));
+  a.touched = gen_;
 }
 
 void RollupBuilder::add(const AttributedCompile& c, int64_t site_sid) {
@@ -83,6 +87,7 @@ void RollupBuilder::add(const AttributedCompile& c, int64_t site_sid) {
   if (c.cause == "first_compile") return;
   ++r_.recompiles;
   Group& a = group_of(c, site_sid);
+  touch(a);
   ++a.recompiles;
   std::optional<double> cost = c.compile_ms;
   if (cost) {
@@ -164,73 +169,80 @@ RollupBuilder::Group& RollupBuilder::group_of(const AttributedCompile& c, int64_
 }
 
 RunRollup RollupBuilder::finish() && {
-  std::vector<CauseGroup> groups;
-  groups.reserve(groups_.size());
-  RunRollup r =
-      std::move(*this).finish([&groups](CauseGroup&& g) { groups.push_back(std::move(g)); });
+  // Fix-first order: compile time lost (unknown last), recompiles, then the texts, as the
+  // fix_first view numbers the rows (sql/schema.sql).
+  std::vector<uint32_t> order(groups_.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [this](uint32_t i, uint32_t j) {
+    const Group& x = groups_[i];
+    const Group& y = groups_[j];
+    if (x.has_ms_lost != y.has_ms_lost) return x.has_ms_lost;
+    if (x.has_ms_lost && x.ms_lost != y.ms_lost) return x.ms_lost > y.ms_lost;
+    if (x.recompiles != y.recompiles) return x.recompiles > y.recompiles;
+    if (x.site != y.site) return sites_.text(x.site) < sites_.text(y.site);
+    return causes_.text(x.cause) < causes_.text(y.cause);
+  });
+  std::vector<CauseGroup> groups(order.size());
+  for (size_t rank = 0; rank < order.size(); ++rank) fill(order[rank], groups[rank]);
+  RunRollup r = take_totals();
   r.groups = std::move(groups);
   return r;
 }
 
-RunRollup RollupBuilder::finish(const std::function<void(CauseGroup&&)>& each) && {
+RunRollup RollupBuilder::finish(const std::function<void(CauseGroup&&)>& each,
+                                bool changed_only) && {
+  RunRollup r = take_totals();
+  CauseGroup g;
+  auto hand = [&](uint32_t index) {
+    fill(index, g);
+    if (g.after_checkpoint) r.changed_after_checkpoint.push_back(index);
+    each(std::move(g));
+  };
+  if (changed_only && resumed()) {
+    for (uint32_t index : touched_) hand(index);
+    for (uint32_t index : recheck_)
+      if (groups_[index].touched < resumed_at_) hand(index);  // else handed with touched_
+  } else {
+    for (uint32_t index = 0; index < groups_.size(); ++index) hand(index);
+  }
+  return r;
+}
+
+RunRollup RollupBuilder::take_totals() {
   RunRollup r = std::move(r_);
   r.programs = static_cast<int64_t>(program_keys_.count());
   if (!r.compile_ms) r.compile_ms = known_ms_;
   if (r.compile_ms && r.wall_ms && *r.wall_ms > 0) r.compile_share = *r.compile_ms / *r.wall_ms;
-
-  // Fix-first order: compile time lost (unknown last), recompiles, then the texts. Sorted as
-  // compact records (a group is a hundred bytes, fetched from anywhere in memory); the texts are
-  // compared only on a tie.
-  struct SortKey {
-    double ms_lost;
-    int64_t recompiles;
-    uint32_t site, cause, index;
-  };
-  const std::vector<uint32_t> site_place = sort_sites_by_text();
-  std::vector<SortKey> order;
-  order.reserve(groups_.size());
-  for (uint32_t i = 0; i < groups_.size(); ++i) {
-    const Group& a = groups_[i];
-    order.push_back({a.has_ms_lost ? a.ms_lost : -1, a.recompiles, a.site, a.cause, i});
-  }
-  std::sort(order.begin(), order.end(), [this, &site_place](const SortKey& x, const SortKey& y) {
-    if (x.ms_lost != y.ms_lost) return x.ms_lost > y.ms_lost;
-    if (x.recompiles != y.recompiles) return x.recompiles > y.recompiles;
-    if (x.site != y.site) return site_place[x.site] < site_place[y.site];  // by their texts
-    return causes_.text(x.cause) < causes_.text(y.cause);
-  });
-  CauseGroup g;
-  for (size_t rank = 0; rank < order.size(); ++rank) {
-    const uint32_t index = order[rank].index;
-    Group& a = groups_[index];
-    g.site = sites_.text(a.site);
-    g.site_sid = site_sids_[a.site - 1];
-    g.cause = causes_.text(a.cause);
-    g.recompiles = a.recompiles;
-    g.compile_ms_lost = a.has_ms_lost ? std::optional<double>(a.ms_lost) : std::nullopt;
-    g.compile_ms_basis = a.shared > 0 ? "step_share" : a.measured > 0 ? "measured" : "unknown";
-    g.first_step = a.first_step != kNoStep ? std::optional<int64_t>(a.first_step) : std::nullopt;
-    g.last_step = a.last_step != kNoStep ? std::optional<int64_t>(a.last_step) : std::nullopt;
-    details_.take_into(index, g.detail);
-    // The most frequent subject; ties: the smallest.
-    uint32_t best = a.subject;
-    int64_t best_n = a.subject_count;
-    auto others = other_subjects_.find(index);
-    if (others != other_subjects_.end())
-      for (const auto& [ordinal, n] : others->second)
-        if (n > best_n || (n == best_n && subjects_.text(ordinal) < subjects_.text(best))) {
-          best = ordinal;
-          best_n = n;
-        }
-    if (best != 0)
-      g.subject = subjects_.text(best);
-    else
-      g.subject.clear();
-    g.remedy_variant = remedy_variant(g.cause, g.subject, g.detail);
-    g.rank = static_cast<int64_t>(rank) + 1;
-    each(std::move(g));
-  }
   return r;
+}
+
+void RollupBuilder::fill(uint32_t index, CauseGroup& g) {
+  Group& a = groups_[index];
+  g.site = sites_.text(a.site);
+  g.site_sid = site_sids_[a.site - 1];
+  g.cause = causes_.text(a.cause);
+  g.recompiles = a.recompiles;
+  g.compile_ms_lost = a.has_ms_lost ? std::optional<double>(a.ms_lost) : std::nullopt;
+  g.compile_ms_basis = a.shared > 0 ? "step_share" : a.measured > 0 ? "measured" : "unknown";
+  g.first_step = a.first_step != kNoStep ? std::optional<int64_t>(a.first_step) : std::nullopt;
+  g.last_step = a.last_step != kNoStep ? std::optional<int64_t>(a.last_step) : std::nullopt;
+  details_.take_into(index, g.detail);
+  // The most frequent subject; ties: the smallest.
+  uint32_t best = a.subject;
+  int64_t best_n = a.subject_count;
+  auto others = other_subjects_.find(index);
+  if (others != other_subjects_.end())
+    for (const auto& [ordinal, n] : others->second)
+      if (n > best_n || (n == best_n && subjects_.text(ordinal) < subjects_.text(best))) {
+        best = ordinal;
+        best_n = n;
+      }
+  if (best != 0)
+    g.subject = subjects_.text(best);
+  else
+    g.subject.clear();
+  g.remedy_variant = remedy_variant(g.cause, g.subject, g.detail);
+  g.after_checkpoint = checkpointed_at_ != 0 && a.touched >= checkpointed_at_;
 }
 
 std::string remedy_variant(std::string_view cause, std::string_view subject,

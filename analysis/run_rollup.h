@@ -43,7 +43,11 @@ struct RunRollup {
   int64_t programs = 0;  // distinct program keys
   int64_t recompiles = 0;
   std::optional<double> compile_ms, wall_ms, execute_ms, compile_share;
-  std::vector<CauseGroup> groups;  // in rank order
+  std::vector<CauseGroup> groups;  // in rank order (finish() without a callback)
+  // The groups (by the builder's index) that compiles added after the builder's last checkpoint
+  // changed: the next analysis that goes on from that checkpoint hands them again
+  // (RollupBuilder::hand_again).
+  std::vector<uint32_t> changed_after_checkpoint;
 };
 
 // Builds a RunRollup one compile at a time, so that a run's compiles can be written as they are
@@ -81,12 +85,23 @@ class RollupBuilder {
   // site_number), told after add() (the writer interns the sites on its own thread); ignored
   // for a number add() never saw.
   void set_site_sid(uint32_t site_number, int64_t site_sid);
-  // The rollup, its groups in rank order.
+  // The rollup, its groups in rank order (compile time lost, unknown last; recompiles; site;
+  // cause: the fix_first view's order).
   RunRollup finish() &&;
-  // The rollup without its groups: each is handed to `each` in rank order instead, in one reused
-  // CauseGroup that `each` may take the texts of (hundreds of thousands of groups at a million
-  // compiles are then written out without being all held twice).
-  RunRollup finish(const std::function<void(CauseGroup&&)>& each) &&;
+  // The rollup without its groups: each is handed to `each` instead, in no particular order, in
+  // one reused CauseGroup that `each` may take the texts of (hundreds of thousands of groups at a
+  // million compiles are then written out without being all held twice). `changed_only`: only
+  // the groups that may differ from what the analysis that took the checkpoint this builder
+  // resumed from wrote: those a compile added since changed, and those hand_again() named (a
+  // watched run of 50 000 groups changes a few a batch). Without a resume, every group.
+  RunRollup finish(const std::function<void(CauseGroup&&)>& each, bool changed_only = false) &&;
+  // Whether the builder goes on from a checkpoint (resume_on()).
+  bool resumed() const { return resumed_at_ != 0; }
+  // On a checkpoint: the groups the analysis it was taken in changed after taking it
+  // (RunRollup::changed_after_checkpoint, of the builder it was taken from). Those the checkpoint
+  // has are handed again by the finish(each, true) of a builder that resumes from it: their rows
+  // hold what came after the checkpoint, which the next analysis may not add again.
+  void hand_again(const std::vector<uint32_t>& groups);
 
  private:
   static constexpr int64_t kNoStep = std::numeric_limits<int64_t>::min();
@@ -106,6 +121,7 @@ class RollupBuilder {
     int64_t subject_count = 0;
     int64_t first_step = kNoStep, last_step = kNoStep;
     int64_t latest_ordinal = -1;  // its detail (details_) is that recompile's
+    uint32_t touched = 0;         // the builder's generation (gen_) when a compile last changed it
   };
   Group& group_of(const AttributedCompile& c, int64_t site_sid);
   RollupBuilder(const RollupBuilder&) = default;  // checkpoint()'s: it counts the keys first
@@ -124,13 +140,20 @@ class RollupBuilder {
   // so that a copy of the builder (a checkpoint at every batch of a watched run) copies a few
   // arrays for them, not a string per site (half of a watched run's CPU was malloc and free).
   util::TextTable sites_{true}, causes_{true}, subjects_{true};
-  // Site ordinals in the order of their texts, as far as sort_sites_by_text() last sorted them:
-  // the fix-first order breaks ties by site, and sorting 50 000 groups comparing their sites'
-  // texts was most of a watched run's rollup. Copied with a checkpoint.
-  std::vector<uint32_t> sites_by_text_;
-  // Sorts the sites added since the last call into sites_by_text_; returns each site's place in
-  // it, by ordinal.
-  std::vector<uint32_t> sort_sites_by_text();
+  // Which groups changed since when, so that a watched run's analysis hands only those
+  // (finish(each, true)). Generations: resume_on() and checkpoint() each begin one; a group keeps
+  // the generation of its last change. touched_: the groups changed since the resume (or since
+  // construction), each once. recheck_: hand_again()'s groups.
+  uint32_t gen_ = 1;
+  uint32_t resumed_at_ = 0;       // the generation resume_on() began; 0: not resumed
+  uint32_t checkpointed_at_ = 0;  // the generation the last checkpoint() began; 0: none taken
+  std::vector<uint32_t> touched_;
+  std::vector<uint32_t> recheck_;
+  void touch(Group& a);
+  // The run's totals, moved out (finish's).
+  RunRollup take_totals();
+  // `a` as a CauseGroup row, into `g` (its detail taken from details_).
+  void fill(uint32_t index, CauseGroup& g);
   std::vector<int64_t> site_sids_;  // by site ordinal - 1; 0: not told
   // Ordinal in sites_ by the producer's AttributedCompile::site_number - 1 (0: not seen yet), so
   // that a numbered site's text is hashed once, not once per compile.

@@ -704,8 +704,9 @@ CREATE TABLE cause_group (
   remedy_variant TEXT NOT NULL DEFAULT '',  -- which remedy of the cause fits this group (see
                                -- cause_remedy): 'graph_break', 'ops_changed' or '' (the standard
                                -- one), decided from the representative subject and detail
-  rank INTEGER NOT NULL,       -- fix-first rank within the run (1 = fix first): compile_ms_lost
-                               -- desc (unknown last), then recompiles desc, site, cause
+  -- The fix-first rank is not stored: fix_first numbers the groups in their order (a rank held
+  -- here moved for every group below a new one, so a watched run rewrote half its groups at
+  -- every batch).
   PRIMARY KEY (run_id, site_sid, cause)
 );
 
@@ -818,8 +819,13 @@ SELECT c.run_id, r.lane, r.run, c.state, c.first_step, c.last_step, c.settle_ste
 FROM run_convergence c JOIN run_table r ON r.run_id = c.run_id;
 
 -- fix_first: recompiles per run x site x cause, ranked by compile time lost, with the remedy.
+-- rank: 1 = fix first; compile_ms_lost desc (unknown last), then recompiles desc, site, cause
+-- (store/fix_first_queries.cc reads the first rows in this order).
 CREATE VIEW fix_first AS
-SELECT g.run_id, r.lane, r.run, g.rank, site.text AS site, g.cause, g.recompiles,
+SELECT g.run_id, r.lane, r.run,
+       row_number() OVER (PARTITION BY g.run_id ORDER BY g.compile_ms_lost IS NULL,
+                          g.compile_ms_lost DESC, g.recompiles DESC, site.text, g.cause) AS rank,
+       site.text AS site, g.cause, g.recompiles,
        g.compile_ms_lost, g.compile_ms_basis, g.first_step, g.last_step, g.detail,
        s.text AS subject, m.remedy
 FROM cause_group g

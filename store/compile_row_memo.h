@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -24,17 +25,12 @@ struct CompileRowDigest {
   bool operator==(const CompileRowDigest&) const = default;
 };
 
-// A cause_group row's key within its run: its site's string id and its cause.
+// A cause_group row's key within its run: its site's string id and its cause, by its number in
+// CompileRowMemo::group_causes.
 struct CauseGroupKey {
   int64_t site_sid = 0;
-  std::string cause;
-  bool operator==(const CauseGroupKey&) const = default;
-};
-struct CauseGroupKeyHash {
-  size_t operator()(const CauseGroupKey& k) const {
-    return std::hash<std::string>()(k.cause) ^
-           (static_cast<size_t>(k.site_sid) * 0x9E3779B97F4A7C15ull);
-  }
+  uint32_t cause = 0;
+  auto operator<=>(const CauseGroupKey&) const = default;
 };
 
 struct CompileRowMemo {
@@ -51,17 +47,39 @@ struct CompileRowMemo {
   // from before it updates only these.
   bool whole = true;
   std::vector<int64_t> written;
-  // The key and digest of each cause_group row of the run, in the order the last analysis wrote
-  // them (rank order; store/derived_results_writer.h, CauseGroupWriter): the next writes only
-  // the groups whose rows changed, finding each where it was by walking both orders side by side
-  // (a map of 50 000 groups looked up at every batch was a tenth of a watched run's CPU, nearly
-  // all of it cache misses). Empty while `known` is false.
+  // The key and digest of each cause_group row of the run, sorted by key, as the analysis of
+  // generation `groups_generation` left them (-1: not known; store/derived_results_writer.h,
+  // CauseGroupWriter): the next writes only the groups whose rows changed. A watched run's
+  // analysis that goes on from the checkpoint of the analysis just before hands only the groups
+  // its compiles changed and `groups_after_checkpoint`, those the analysis before changed after
+  // its checkpoint (analysis/run_rollup.h, RollupBuilder::hand_again): 50 000 groups compared at
+  // every batch were a fifth of a watched run's CPU.
   struct GroupRow {
     CauseGroupKey key;
-    CompileRowDigest digest;  // of its columns but its rank
-    int64_t rank = 0;         // a group added above moves those below: only their rank is set
+    CompileRowDigest digest;  // of its columns
   };
   std::vector<GroupRow> groups;
+  std::vector<std::string> group_causes;  // a key's cause by its number
+  std::vector<CauseGroupKey> groups_after_checkpoint;
+  int64_t groups_generation = -1;
+  // The groups are not known (the run's cause_group rows were deleted).
+  void forget_groups() {
+    groups.clear();
+    groups_after_checkpoint.clear();
+    groups_generation = -1;
+  }
+  // The analysis just before this one wrote the groups through this memo: one that goes on from
+  // its checkpoint may hand only the groups that changed (CauseGroupWriter's `changed_only`).
+  // Asked once this analysis' compile rows are written (`generation` counts it).
+  bool groups_of_last_analysis() const {
+    return groups_generation >= 0 && groups_generation + 1 == generation;
+  }
+  uint32_t cause_number(std::string_view cause) {
+    for (size_t i = 0; i < group_causes.size(); ++i)
+      if (group_causes[i] == cause) return static_cast<uint32_t>(i);
+    group_causes.emplace_back(cause);
+    return static_cast<uint32_t>(group_causes.size() - 1);
+  }
   // The run's convergence_point rows as the last analysis left them, by step, once one wrote
   // them through this memo (`points_known`): the next writes only the points that changed
   // (store/derived_results_writer.h, write_convergence_points). A run with a compile in every

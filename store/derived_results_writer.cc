@@ -112,16 +112,17 @@ void write_convergence_points(Database& db, int64_t run_id,
 }
 
 CauseGroupWriter::CauseGroupWriter(Database& db, StringInterner& strings, int64_t run_id,
-                                   CompileRowMemo* memo)
+                                   CompileRowMemo* memo, bool changed_only)
     : db_(db),
       strings_(strings),
       run_id_(run_id),
       memo_(memo),
+      changed_only_(memo && changed_only),
       groups_(db, "cause_group",
               {"run_id", "site_sid", "cause", "recompiles", "compile_ms_lost", "compile_ms_basis",
-               "first_step", "last_step", "detail", "subject_sid", "remedy_variant", "rank"},
+               "first_step", "last_step", "detail", "subject_sid", "remedy_variant"},
               nullptr, 32) {
-  if (memo_) found_.assign(memo_->groups.size(), false);
+  if (memo_) handed_.assign(memo_->groups.size(), false);
 }
 
 void CauseGroupWriter::write(CauseGroup&& g) {
@@ -138,21 +139,19 @@ void CauseGroupWriter::write(CauseGroup&& g) {
         .val_unowned_or_null(g.subject)
         .val_unowned(g.remedy_variant);
     const CompileRowDigest digest = CompileRowHasher::combine(row, CompileRowHasher());
-    CauseGroupKey key{site_sid, g.cause};
-    const size_t before = slot_of(key);
-    const bool same = before != kNoSlot && memo_->groups[before].digest == digest;
-    if (before == kNoSlot && !memo_->groups.empty()) {
-      // Not where the walk expected it: new, or moved from a place the walk passed or has not
-      // reached. Its row, if any, goes now; finish() leaves the key's old place alone.
+    const CauseGroupKey key{site_sid, memo_->cause_number(g.cause)};
+    if (g.after_checkpoint) after_checkpoint_.push_back(key);
+    auto& old = memo_->groups;
+    auto at = std::lower_bound(old.begin(), old.end(), key,
+                               [](const auto& r, const CauseGroupKey& k) { return r.key < k; });
+    if (at != old.end() && at->key == key) {
+      handed_[static_cast<size_t>(at - old.begin())] = true;
+      if (at->digest == digest) return;
       delete_row(key);
-      out_of_place_.insert(key);
-    } else if (before != kNoSlot && !same) {
-      delete_row(key);
-    } else if (same && memo_->groups[before].rank != g.rank) {
-      set_rank(key, g.rank);
+      at->digest = digest;
+    } else {
+      added_.push_back({key, digest});
     }
-    next_.push_back({std::move(key), digest, g.rank});
-    if (same) return;
   }
   const std::optional<int64_t> subject_sid = strings_.id_or_null(g.subject);
   groups_.val(run_id_)
@@ -167,49 +166,54 @@ void CauseGroupWriter::write(CauseGroup&& g) {
     groups_.null();
   else
     groups_.val(std::move(g.detail));
-  groups_.val(subject_sid).val(g.remedy_variant).val(g.rank);
-}
-
-// The memo's place of `key` near the walk's (the place after the last one found, a few places on
-// for a group gone or moved away), consumed; kNoSlot when not there.
-size_t CauseGroupWriter::slot_of(const CauseGroupKey& key) {
-  const auto& old = memo_->groups;
-  size_t looked = 0;
-  for (size_t at = walk_; at < old.size() && looked < kLookAhead; ++at) {
-    if (found_[at]) continue;
-    if (old[at].key == key) {
-      found_[at] = true;
-      walk_ = at + 1;
-      return at;
-    }
-    ++looked;
-  }
-  return kNoSlot;
+  groups_.val(subject_sid).val(g.remedy_variant);
 }
 
 void CauseGroupWriter::finish() {
   groups_.flush();
   if (!memo_) return;
-  // The groups the run no longer has: neither found in their place nor written elsewhere.
+  // The groups the run no longer has: every group not handed, or, when only the changed ones
+  // were, those the last analysis changed after its checkpoint that were not handed again.
   const auto& old = memo_->groups;
+  std::vector<bool> gone(old.size(), false);
+  auto place_of = [&old](const CauseGroupKey& key) {
+    auto at = std::lower_bound(old.begin(), old.end(), key,
+                               [](const auto& r, const CauseGroupKey& k) { return r.key < k; });
+    return at != old.end() && at->key == key ? static_cast<size_t>(at - old.begin()) : old.size();
+  };
+  if (changed_only_) {
+    for (const CauseGroupKey& key : memo_->groups_after_checkpoint) {
+      const size_t at = place_of(key);
+      if (at < old.size() && !handed_[at]) gone[at] = true;
+    }
+  } else {
+    for (size_t at = 0; at < old.size(); ++at) gone[at] = !handed_[at];
+  }
   for (size_t at = 0; at < old.size(); ++at)
-    if (!found_[at] && !out_of_place_.contains(old[at].key)) delete_row(old[at].key);
-  memo_->groups = std::move(next_);
+    if (gone[at]) delete_row(old[at].key);
+  update_memo(gone);
 }
 
-void CauseGroupWriter::set_rank(const CauseGroupKey& key, int64_t rank) {
-  if (!set_rank_)
-    set_rank_.emplace(
-        db_.prepare("UPDATE cause_group SET rank=? WHERE run_id=? AND site_sid=? AND cause=?"));
-  set_rank_->bind(1, rank).bind(2, run_id_).bind(3, key.site_sid).bind(4, key.cause);
-  set_rank_->run();
+void CauseGroupWriter::update_memo(const std::vector<bool>& gone) {
+  auto& groups = memo_->groups;
+  size_t kept = 0;
+  for (size_t at = 0; at < groups.size(); ++at)
+    if (!gone[at]) groups[kept++] = groups[at];
+  groups.resize(kept);
+  auto by_key = [](const auto& a, const auto& b) { return a.key < b.key; };
+  std::sort(added_.begin(), added_.end(), by_key);
+  groups.insert(groups.end(), added_.begin(), added_.end());
+  std::inplace_merge(groups.begin(), groups.begin() + static_cast<std::ptrdiff_t>(kept),
+                     groups.end(), by_key);
+  memo_->groups_after_checkpoint = std::move(after_checkpoint_);
+  memo_->groups_generation = memo_->generation;
 }
 
 void CauseGroupWriter::delete_row(const CauseGroupKey& key) {
   if (!delete_)
     delete_.emplace(
         db_.prepare("DELETE FROM cause_group WHERE run_id=? AND site_sid=? AND cause=?"));
-  delete_->bind(1, run_id_).bind(2, key.site_sid).bind(3, key.cause);
+  delete_->bind(1, run_id_).bind(2, key.site_sid).bind(3, memo_->group_causes[key.cause]);
   delete_->run();
 }
 

@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 
 #include "store/batch_insert.h"
@@ -60,41 +59,37 @@ void write_convergence_points(Database& db, int64_t run_id,
 // With `memo` (whose `groups` describe the run's cause_group rows: the caller cleared them and the
 // memo's groups when it was not known), a group whose row holds the same values is not written
 // again, a changed one replaces its row, and finish() deletes the groups the run no longer has
-// and leaves the new digests in the memo: a watched run of 50 000 groups wrote them all at every
-// batch (docs/watch.md). The groups are compared in the order they come and the memo's order, side
-// by side: a group found a few places from where the walk expects it (most stay in place from
-// one batch to the next) is compared by its digest; one not found there is written again.
+// and leaves the new digests in the memo (docs/watch.md). `changed_only` (with a memo whose
+// groups_of_last_analysis()): the caller hands only the groups that may have changed since the
+// analysis the memo's groups describe, and those that analysis changed after its checkpoint
+// (RollupBuilder::finish(each, true)); the groups not handed keep their rows, and of the memo's
+// groups_after_checkpoint those not handed are gone.
 class CauseGroupWriter {
  public:
   CauseGroupWriter(Database& db, StringInterner& strings, int64_t run_id,
-                   CompileRowMemo* memo = nullptr);
+                   CompileRowMemo* memo = nullptr, bool changed_only = false);
   // Takes the group's detail; its other texts are interned (site, subject) or copied.
   void write(CauseGroup&& g);
   // Writes the groups still buffered (and, with a memo, deletes the groups gone).
   void finish();
 
  private:
-  static constexpr size_t kNoSlot = static_cast<size_t>(-1);
-  // How many places past a gone or moved group the walk looks for the group that comes.
-  static constexpr size_t kLookAhead = 8;
-  size_t slot_of(const CauseGroupKey& key);
   void delete_row(const CauseGroupKey& key);
-  void set_rank(const CauseGroupKey& key, int64_t rank);
+  // The memo's groups after this analysis: without those gone (by their place), with those added.
+  void update_memo(const std::vector<bool>& gone);
 
   Database& db_;
   StringInterner& strings_;
   int64_t run_id_;
   CompileRowMemo* memo_;
-  std::optional<Statement> delete_, set_rank_;
+  bool changed_only_;
+  std::optional<Statement> delete_;
   BatchInsert groups_;
-  // The walk over the memo's groups (the memo's groups as at construction, until finish(): one
-  // writer writes one analysis): the place after the last found, which of them were found, the
-  // keys written where the walk did not find them, and the groups as written, in order (the
-  // memo's next).
-  size_t walk_ = 0;
-  std::vector<bool> found_;
-  std::unordered_set<CauseGroupKey, CauseGroupKeyHash> out_of_place_;
-  std::vector<CompileRowMemo::GroupRow> next_;
+  // Which of the memo's groups (by place, as at construction) were handed, the groups new to
+  // it, and the keys of those handed that changed after the analysis' checkpoint.
+  std::vector<bool> handed_;
+  std::vector<CompileRowMemo::GroupRow> added_;
+  std::vector<CauseGroupKey> after_checkpoint_;
 };
 
 // The run's convergence facts: its run_convergence row (sql/schema.sql documents each column).

@@ -105,7 +105,9 @@ struct CauseGroup {
   std::string detail;          // detail of the group's latest recompile
   std::string subject;         // most frequent subject (ties: smallest)
   std::string remedy_variant;  // remedy_variant(cause, subject, detail) of analysis/run_rollup.h
-  int64_t rank = 0;            // 1 = fix first
+  // A compile added after the analysis' checkpoint changed it: the next analysis that goes on
+  // from that checkpoint hands it again (analysis/run_rollup.h, RollupBuilder::hand_again).
+  bool after_checkpoint = false;
 };
 
 }  // namespace rcf::store

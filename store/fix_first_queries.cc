@@ -1,19 +1,25 @@
 #include "store/fix_first_queries.h"
 
+#include <fmt/format.h>
+
 #include <limits>
 
 namespace rcf::store {
 
 std::vector<FixFirstRow> fix_first_of_run(Database& db, int64_t run_id, int64_t rows) {
-  auto st = db.prepare(
-      "SELECT rank, site, cause, recompiles, compile_ms_lost, compile_ms_basis, first_step, "
-      "last_step, detail, subject, remedy FROM fix_first WHERE run_id = ? AND rank <= ? "
-      "ORDER BY rank");
+  auto st = db.prepare(fmt::format(
+      "SELECT 0, site.text, g.cause, g.recompiles, g.compile_ms_lost, g.compile_ms_basis, "
+      "g.first_step, g.last_step, g.detail, s.text, m.remedy FROM cause_group g "
+      "JOIN strings site ON site.string_id = g.site_sid "
+      "LEFT JOIN strings s ON s.string_id = g.subject_sid "
+      "LEFT JOIN cause_remedy m ON m.cause = g.cause AND m.variant = g.remedy_variant "
+      "WHERE g.run_id = ? ORDER BY {} LIMIT ?",
+      kFixFirstOrder));
   st.bind(1, run_id).bind(2, rows > 0 ? rows : std::numeric_limits<int64_t>::max());
   std::vector<FixFirstRow> out;
   while (st.step()) {
     FixFirstRow f;
-    f.rank = st.int64(0);
+    f.rank = static_cast<int64_t>(out.size()) + 1;
     f.site = st.str(1);
     f.cause = st.str(2);
     f.recompiles = st.int64(3);
@@ -31,7 +37,7 @@ std::vector<FixFirstRow> fix_first_of_run(Database& db, int64_t run_id, int64_t 
 
 FixFirstTotals fix_first_totals(Database& db, int64_t run_id) {
   auto st = db.prepare(
-      "SELECT count(*), coalesce(sum(cause = 'unknown'), 0) FROM fix_first WHERE run_id = ?");
+      "SELECT count(*), coalesce(sum(cause = 'unknown'), 0) FROM cause_group WHERE run_id = ?");
   st.bind(1, run_id);
   FixFirstTotals t;
   if (st.step()) {

@@ -21,9 +21,15 @@ struct FixFirstRow {
   std::string detail, subject, remedy;  // detail and subject from the logs: sanitise on output
 };
 
-// The run's rows with rank <= `rows` (0: all), by rank. Ranks are 1..N within a run, so the
-// first rows are found without sorting the others.
+// The run's rows with rank <= `rows` (0: all), by rank. Read from the tables in the view's order
+// with a limit, so that the first rows are found without sorting the others (the view numbers
+// every group of the run first).
 std::vector<FixFirstRow> fix_first_of_run(Database& db, int64_t run_id, int64_t rows);
+
+// ORDER BY terms of the fix-first order over cause_group `g` joined with its site's text `site`,
+// as the fix_first view (sql/schema.sql) numbers them.
+inline constexpr const char* kFixFirstOrder =
+    "g.compile_ms_lost IS NULL, g.compile_ms_lost DESC, g.recompiles DESC, site.text, g.cause";
 
 struct FixFirstTotals {
   int64_t rows = 0;     // rows of the run in the view

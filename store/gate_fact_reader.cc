@@ -1,5 +1,9 @@
 #include "store/gate_fact_reader.h"
 
+#include <fmt/format.h>
+
+#include "store/fix_first_queries.h"
+
 namespace rcf::store {
 
 std::vector<RunRef> runs_in_ingest_order(Database& db, const std::string& lane,
@@ -110,8 +114,10 @@ std::vector<CauseGroupRow> cause_group_rows(Statement& st) {
 
 std::vector<CauseGroupRow> fix_first_groups(Database& db, int64_t run_id) {
   auto st = db.prepare(
-      "SELECT site, cause, recompiles, coalesce(detail, ''), first_step, last_step "
-      "FROM fix_first WHERE run_id = ? ORDER BY rank, site, cause");
+      fmt::format("SELECT site.text, g.cause, g.recompiles, coalesce(g.detail, ''), g.first_step, "
+                  "g.last_step FROM cause_group g JOIN strings site ON site.string_id = g.site_sid "
+                  "WHERE g.run_id = ? ORDER BY {}",
+                  kFixFirstOrder));
   st.bind(1, run_id);
   return cause_group_rows(st);
 }

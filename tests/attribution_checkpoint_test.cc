@@ -61,7 +61,7 @@ AttributionCheckpoint checkpoint_after(const RunInputs& in, size_t kept) {
     checkpoint.keep(c, {c.key.source_id, c.line});
     if (checkpoint.ends_at(c.ordinal)) checkpoint.take(rollup, curve, 0, 0);
   });
-  checkpoint.written(kGeneration, {});
+  checkpoint.written(kGeneration, {}, {});
   return checkpoint;
 }
 

@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "store/derived_results_writer.h"
+#include "store/fix_first_queries.h"
 #include "store/store.h"
 #include "tests/support/temp_files.h"
 #include "util/error.h"
@@ -293,20 +295,21 @@ TEST_F(CompileResultWriterTest, AnUnknownMemoWritesEveryRow) {
   EXPECT_EQ(memo.rows.size(), 10u);
 }
 
-CauseGroup group(std::string site, std::string cause, int64_t recompiles, int64_t rank) {
+CauseGroup group(std::string site, std::string cause, int64_t recompiles,
+                 std::optional<double> ms_lost = std::nullopt) {
   CauseGroup g;
   g.site = std::move(site);
   g.cause = std::move(cause);
   g.recompiles = recompiles;
-  g.compile_ms_basis = "unknown";
+  g.compile_ms_lost = ms_lost;
+  g.compile_ms_basis = ms_lost ? "measured" : "unknown";
   g.detail = "latest of " + std::to_string(recompiles);
-  g.rank = rank;
   return g;
 }
 
 void write_groups(Database& db, StringInterner& strings, std::vector<CauseGroup> groups,
-                  CompileRowMemo* memo) {
-  CauseGroupWriter writer(db, strings, 1, memo);
+                  CompileRowMemo* memo, bool changed_only = false) {
+  CauseGroupWriter writer(db, strings, 1, memo, changed_only);
   for (CauseGroup& g : groups) writer.write(std::move(g));
   writer.finish();
 }
@@ -318,8 +321,8 @@ TEST_F(CompileResultWriterTest, CauseGroupsThroughAMemoRewriteOnlyWhatChanged) {
   StringInterner strings(*db_);
   CompileRowMemo memo;
   write_groups(*db_, strings,
-               {group("a.py:1 (f)", "shape", 3, 1), group("b.py:2 (g)", "dtype", 2, 2),
-                group("c.py:3 (h)", "shape", 1, 3)},
+               {group("a.py:1 (f)", "shape", 3), group("b.py:2 (g)", "dtype", 2),
+                group("c.py:3 (h)", "shape", 1)},
                &memo);
   EXPECT_EQ(memo.groups.size(), 3u);
   auto rowid_of = [this](const std::string& cause, const std::string& site) {
@@ -331,9 +334,9 @@ TEST_F(CompileResultWriterTest, CauseGroupsThroughAMemoRewriteOnlyWhatChanged) {
   const std::string unchanged = rowid_of("shape", "c.py:3 (h)");
   const std::string changed = rowid_of("shape", "a.py:1 (f)");
 
-  const std::vector<CauseGroup> second = {group("a.py:1 (f)", "shape", 4, 1),
-                                          group("d.py:4 (k)", "constant", 1, 2),
-                                          group("c.py:3 (h)", "shape", 1, 3)};
+  const std::vector<CauseGroup> second = {group("a.py:1 (f)", "shape", 4),
+                                          group("d.py:4 (k)", "constant", 1),
+                                          group("c.py:3 (h)", "shape", 1)};
   write_groups(*db_, strings, second, &memo);
   EXPECT_EQ(memo.groups.size(), 3u);
   EXPECT_EQ(rowid_of("shape", "c.py:3 (h)"), unchanged);
@@ -346,22 +349,81 @@ TEST_F(CompileResultWriterTest, CauseGroupsThroughAMemoRewriteOnlyWhatChanged) {
   StringInterner fresh_strings(*fresh);
   write_groups(*fresh, fresh_strings, second, nullptr);
   const std::string rows =
-      "SELECT group_concat(s.text || '|' || g.cause || '|' || g.recompiles || '|' || g.detail || "
-      "'|' || g.rank, ';') FROM (SELECT * FROM cause_group ORDER BY rank) g JOIN strings s ON "
-      "s.string_id = g.site_sid";
+      "SELECT group_concat(site || '|' || cause || '|' || recompiles || '|' || detail || '|' || "
+      "rank, ';') FROM (SELECT * FROM fix_first WHERE run_id = 1 ORDER BY rank)";
   auto st = db_->prepare(rows);
   auto fresh_st = fresh->prepare(rows);
   ASSERT_TRUE(st.step() && fresh_st.step());
   EXPECT_EQ(st.text(0), fresh_st.text(0));
+  // Ranked by recompiles, then by site on the tie.
   EXPECT_EQ(st.text(0),
-            "a.py:1 (f)|shape|4|latest of 4|1;d.py:4 (k)|constant|1|latest of 1|2;"
-            "c.py:3 (h)|shape|1|latest of 1|3");
+            "a.py:1 (f)|shape|4|latest of 4|1;c.py:3 (h)|shape|1|latest of 1|2;"
+            "d.py:4 (k)|constant|1|latest of 1|3");
+}
+
+// The fix-first order (the view numbers the rows; rcf explain reads the first rows from the
+// tables in the same order, and the rollup ranks its groups so): compile time lost first,
+// unknown last, then recompiles, then the site's text, then the cause.
+TEST_F(CompileResultWriterTest, TheFixFirstRanksAreTheViewsOrder) {
+  StringInterner strings(*db_);
+  write_groups(*db_, strings,
+               {group("z.py:1 (f)", "shape", 1), group("b.py:2 (g)", "dtype", 2, 5.0),
+                group("a.py:3 (h)", "shape", 1, 5.0), group("a.py:3 (h)", "dtype", 1, 5.0),
+                group("c.py:4 (k)", "constant", 9), group("m.py:5 (p)", "shape", 1, 0.0),
+                group("y.py:6 (q)", "shape", 1, 7.5), group("b.py:7 (r)", "shape", 1)},
+               nullptr);
+  const std::string expected =
+      "1 y.py:6 (q) shape;2 b.py:2 (g) dtype;3 a.py:3 (h) dtype;4 a.py:3 (h) shape;"
+      "5 m.py:5 (p) shape;6 c.py:4 (k) constant;7 b.py:7 (r) shape;8 z.py:1 (f) shape";
+  EXPECT_EQ(scalar("SELECT group_concat(rank || ' ' || site || ' ' || cause, ';') FROM "
+                   "(SELECT * FROM fix_first WHERE run_id = 1 ORDER BY rank)"),
+            expected);
+  std::string read;
+  for (const store::FixFirstRow& f : store::fix_first_of_run(*db_, 1, 0))
+    read += (read.empty() ? "" : ";") + std::to_string(f.rank) + " " + f.site + " " + f.cause;
+  EXPECT_EQ(read, expected);
+  std::vector<store::FixFirstRow> first = store::fix_first_of_run(*db_, 1, 3);
+  ASSERT_EQ(first.size(), 3u);
+  EXPECT_EQ(first[2].site + " " + first[2].cause, "a.py:3 (h) dtype");
+}
+
+// Only the groups that may have changed are handed (a watched run's analysis that goes on from
+// the last one's checkpoint): the others keep their rows; of those the last analysis changed
+// after its checkpoint, one not handed again is gone.
+TEST_F(CompileResultWriterTest, CauseGroupsHandedOnlyWhenChangedKeepTheOthers) {
+  StringInterner strings(*db_);
+  CompileRowMemo memo;
+  std::vector<CauseGroup> first = {group("a.py:1 (f)", "shape", 1), group("b.py:2 (g)", "shape", 1),
+                                   group("c.py:3 (h)", "shape", 1),
+                                   group("d.py:4 (k)", "shape", 1)};
+  first[2].after_checkpoint = first[3].after_checkpoint = true;
+  ++memo.generation;
+  write_groups(*db_, strings, first, &memo);
+  ASSERT_EQ(memo.groups_after_checkpoint.size(), 2u);
+  ++memo.generation;  // the next analysis' compile rows
+  ASSERT_TRUE(memo.groups_of_last_analysis());
+  const std::string untouched = scalar(
+      "SELECT g.rowid FROM cause_group g JOIN strings s ON s.string_id = g.site_sid "
+      "WHERE s.text = 'a.py:1 (f)'");
+  // b gained a recompile, c is handed again unchanged, d is not handed (gone), e is new.
+  write_groups(*db_, strings,
+               {group("b.py:2 (g)", "shape", 2), group("c.py:3 (h)", "shape", 1),
+                group("e.py:5 (m)", "shape", 1)},
+               &memo, /*changed_only=*/true);
+  EXPECT_EQ(scalar("SELECT group_concat(site || ':' || recompiles, ' ') FROM "
+                   "(SELECT * FROM fix_first ORDER BY rank)"),
+            "b.py:2 (g):2 a.py:1 (f):1 c.py:3 (h):1 e.py:5 (m):1");
+  EXPECT_EQ(scalar("SELECT g.rowid FROM cause_group g JOIN strings s ON s.string_id = "
+                   "g.site_sid WHERE s.text = 'a.py:1 (f)'"),
+            untouched);
+  EXPECT_EQ(memo.groups.size(), 4u);
+  EXPECT_TRUE(memo.groups_after_checkpoint.empty());
+  EXPECT_EQ(memo.groups_generation, memo.generation);
 }
 
 // The groups through a memo while they come, go, move far up or down and change, batch after
-// batch (the memo finds each group by walking both orders side by side): the rows always equal a
-// write of the same groups into an empty store, and a batch that only adds a group at the end
-// writes no other row again.
+// batch, handed in any order: the rows always equal a write of the same groups into an empty
+// store, and a batch that only adds a group writes no other row again.
 TEST_F(CompileResultWriterTest, CauseGroupsThroughAMemoFollowMovesAndGaps) {
   StringInterner strings(*db_);
   CompileRowMemo memo;
@@ -376,12 +438,12 @@ TEST_F(CompileResultWriterTest, CauseGroupsThroughAMemoFollowMovesAndGaps) {
     std::vector<CauseGroup> out;
     for (size_t i = 0; i < entries.size(); ++i)
       out.push_back(group("m.py:" + std::to_string(entries[i].site), entries[i].cause,
-                          entries[i].recompiles, static_cast<int64_t>(i) + 1));
+                          entries[i].recompiles));
     return out;
   };
   const std::string rows =
       "SELECT group_concat(x, ';') FROM (SELECT s.text || '|' || g.cause || '|' || g.recompiles "
-      "|| '|' || g.detail || '|' || g.rank AS x FROM cause_group g JOIN strings s ON "
+      "|| '|' || g.detail AS x FROM cause_group g JOIN strings s ON "
       "s.string_id = g.site_sid ORDER BY s.text, g.cause)";
   testing::TempDir other_dir;
   auto fresh = store::open_store(other_dir.file("fresh.db"), store::OpenMode::kCreateOrWrite);

@@ -39,7 +39,6 @@ TEST(RunRollup, RanksByCompileTimeLostThenCount) {
   EXPECT_EQ(r.programs, 6);
   ASSERT_EQ(r.groups.size(), 3u);
   EXPECT_EQ(r.groups[0].site, "b.py:9");
-  EXPECT_EQ(r.groups[0].rank, 1);
   EXPECT_EQ(r.groups[1].cause, "constant");
   EXPECT_DOUBLE_EQ(*r.groups[1].compile_ms_lost, 1800);
   EXPECT_EQ(r.groups[1].compile_ms_basis, "measured");
@@ -76,6 +75,63 @@ TEST(RunRollup, TiesRankBySiteTextAcrossACheckpoint) {
   std::vector<std::string> whole;
   for (const auto& g : roll_up_run(cs, {}, std::nullopt).groups) whole.push_back(g.site);
   EXPECT_EQ(whole, by_text);
+}
+
+// A builder that goes on from a checkpoint hands only the groups a compile added since changed
+// and those hand_again() named (what the analysis that took the checkpoint changed after it),
+// and says which groups compiles after its own checkpoint changed; without a resume, every group.
+TEST(RunRollup, AResumedBuilderHandsOnlyWhatMayHaveChanged) {
+  auto shape = [](int64_t ordinal, const std::string& site) {
+    return compile(ordinal, site, "shape", std::nullopt, std::nullopt,
+                   "d" + std::to_string(ordinal));
+  };
+  auto sites_handed = [](RollupBuilder&& b, bool changed_only, std::vector<uint32_t>* after) {
+    std::vector<std::string> sites;
+    RunRollup r = std::move(b).finish(
+        [&sites](CauseGroup&& g) {
+          sites.push_back(g.site + (g.after_checkpoint ? "*" : "") + "=" + g.detail);
+        },
+        changed_only);
+    std::sort(sites.begin(), sites.end());
+    if (after) *after = r.changed_after_checkpoint;
+    return sites;
+  };
+  // The analysis before: a, b, c; then its checkpoint; then b again and a new d.
+  RollupBuilder before({}, std::nullopt);
+  for (int64_t i = 1; i <= 3; ++i) before.add(shape(i, std::string(1, char('a' + i - 1))));
+  RollupBuilder kept = before.checkpoint();
+  before.add(shape(4, "b"));
+  before.add(shape(5, "d"));
+  std::vector<uint32_t> changed_after;
+  EXPECT_EQ(sites_handed(before.fork(), true, nullptr),
+            (std::vector<std::string>{"a=d1", "b*=d4", "c=d3", "d*=d5"}));  // not resumed: all
+  EXPECT_EQ(sites_handed(std::move(before), false, &changed_after),
+            (std::vector<std::string>{"a=d1", "b*=d4", "c=d3", "d*=d5"}));
+  EXPECT_EQ(changed_after, (std::vector<uint32_t>{1, 3}));
+  kept.hand_again(changed_after);  // d is not among the checkpoint's groups: dropped
+
+  // The next analysis goes on from the checkpoint: c changes; b is handed again as the
+  // checkpoint has it (its later recompile may not come again), d not (the writer deletes it).
+  RollupBuilder next = kept.fork();
+  next.resume_on({}, std::nullopt);
+  EXPECT_TRUE(next.resumed());
+  next.add(shape(6, "c"));
+  RollupBuilder whole = next.fork();
+  EXPECT_EQ(sites_handed(std::move(next), true, nullptr),
+            (std::vector<std::string>{"b=d2", "c=d6"}));
+  EXPECT_EQ(sites_handed(std::move(whole), false, nullptr),
+            (std::vector<std::string>{"a=d1", "b=d2", "c=d6"}));
+
+  // A checkpoint of the resumed builder: what changes after it is flagged, what changed before
+  // it is handed unflagged.
+  RollupBuilder again = kept.fork();
+  again.resume_on({}, std::nullopt);
+  again.add(shape(7, "a"));
+  RollupBuilder unused = again.checkpoint();
+  again.add(shape(8, "e"));
+  EXPECT_EQ(sites_handed(std::move(again), true, &changed_after),
+            (std::vector<std::string>{"a=d7", "b=d2", "e*=d8"}));
+  EXPECT_EQ(changed_after, (std::vector<uint32_t>{3}));
 }
 
 // A checkpoint shares its groups' details with the builder it was taken from: the builder that

@@ -176,17 +176,12 @@ void generate_report_store(store::Database& db, const ReportStoreSpec& spec) {
       .bind(13, wall_ms > 0 ? compile_ms / wall_ms : 0.0)
       .run();
 
-  // The fix-first ranking: compile time lost, descending.
-  std::vector<std::pair<std::pair<int64_t, std::string>, Group>> ranked(groups.begin(),
-                                                                        groups.end());
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
+  // The fix-first groups (the fix_first view ranks them).
   auto group = db.prepare(
       "INSERT INTO cause_group(run_id, site_sid, cause, recompiles, compile_ms_lost, "
-      "compile_ms_basis, first_step, last_step, detail, subject_sid, rank) VALUES (?, ?, ?, "
-      "?, ?, 'measured', ?, ?, ?, NULL, ?)");
-  int64_t rank = 0;
-  for (const auto& [key, g] : ranked) {
+      "compile_ms_basis, first_step, last_step, detail, subject_sid) VALUES (?, ?, ?, "
+      "?, ?, 'measured', ?, ?, ?, NULL)");
+  for (const auto& [key, g] : groups) {
     group.reset();
     group.bind(1, run_id)
         .bind(2, key.first)
@@ -196,7 +191,6 @@ void generate_report_store(store::Database& db, const ReportStoreSpec& spec) {
         .bind(6, g.first_step)
         .bind(7, g.last_step)
         .bind(8, g.detail)
-        .bind(9, ++rank)
         .run();
   }
   db.exec("COMMIT");
