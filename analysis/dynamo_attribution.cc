@@ -326,15 +326,10 @@ MergedCompiles DynamoCompileMerger::snapshot() {
   const size_t kept = state.key_order.size();
   for (size_t i = kept; i < state.merged.size(); ++i)
     state.key_order.push_back(static_cast<uint32_t>(i));
-  std::sort(state.key_order.begin() + static_cast<ptrdiff_t>(kept), state.key_order.end(),
-            key_less);
   // New compiles mostly come after every kept one (a new frame, a frame's next compile): then
-  // nothing is merged (inplace_merge would take a buffer of the whole order at every batch).
-  if (kept > 0 && kept < state.key_order.size() &&
-      key_less(state.key_order[kept], state.key_order[kept - 1]))
-    std::inplace_merge(state.key_order.begin(),
-                       state.key_order.begin() + static_cast<ptrdiff_t>(kept),
-                       state.key_order.end(), key_less);
+  // nothing is merged; otherwise the few are merged in without a buffer of the whole order.
+  util::sort_tail(state.key_order.begin(), state.key_order.begin() + static_cast<ptrdiff_t>(kept),
+                  state.key_order.end(), key_less);
   MergedCompiles out;
   out.impl_ = std::make_unique<MergedCompiles::Impl>();
   out.impl_->merged.reserve(state.merged.size());

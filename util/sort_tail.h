@@ -13,10 +13,23 @@ namespace rcf::util {
 
 // Merges the sorted `tail` into [first, last), whose sorted elements are [first, head_end) and
 // whose last tail.size() slots are free to take them: from the back, so that nothing is moved
-// twice.
+// twice. A few elements into many: each one's place is found by a binary search and the elements
+// after it are moved as a block, never compared (a comparison that fetches its element from
+// anywhere in memory, once per element of a watched run's 100 000 compiles at every batch, was
+// 5 % of the watch's CPU).
 template <typename It, typename Buffer, typename Less>
 void merge_in_from_back(It first, It head_end, It last, Buffer& tail, Less less) {
   It out = last;
+  if (tail.size() * 16 < static_cast<size_t>(std::distance(first, head_end))) {
+    for (auto t = tail.end(); t != tail.begin();) {
+      --t;
+      It at = std::upper_bound(first, head_end, *t, less);
+      out = std::move_backward(at, head_end, out);
+      head_end = at;
+      *--out = std::move(*t);
+    }
+    return;
+  }
   for (auto t = tail.end(); t != tail.begin();) {
     if (head_end != first && less(*(t - 1), *(head_end - 1)))
       *--out = std::move(*--head_end);
