@@ -92,6 +92,18 @@ uint32_t AttachedReasons::origin_index(std::string_view origin) {
   return static_cast<uint32_t>(origins_.size() - 1);
 }
 
+void AttachedReasons::compiles_inserted(const std::vector<uint32_t>& added) {
+  last_owner_ = nullptr;  // it pointed into the array before
+  if (added.empty()) return;
+  // A compile at old position p is after the added one j (at new position added[j], with
+  // added[j] - j old compiles before it) when p >= added[j] - j.
+  std::vector<uint32_t> old_before(added.size());
+  for (size_t j = 0; j < added.size(); ++j) old_before[j] = added[j] - static_cast<uint32_t>(j);
+  for (AttachedReason& r : reasons_)
+    r.compile += static_cast<uint32_t>(
+        std::upper_bound(old_before.begin(), old_before.end(), r.compile) - old_before.begin());
+}
+
 void AttachedReasons::group(util::LargeVector<Merged>& merged) {
   for (Merged& m : merged) m.reasons = 0;
   for (const AttachedReason& r : reasons_) ++merged[r.compile].reasons;

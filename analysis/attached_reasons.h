@@ -50,6 +50,16 @@ class AttachedReasons {
   // id must view that id's text in RunInputs::texts (the loader's reasons do).
   void add(const ReasonRecord& r, util::LargeVector<Merged>& merged, const TextsById* texts);
 
+  // How many reasons are attached.
+  size_t size() const { return reasons_.size(); }
+  // Whether a reason without a compile id was added: its compile is the closest recompile block
+  // above it, which compiles added later may change.
+  bool has_idless() const { return idless_.has_value(); }
+  // The merged compiles were copied anew with compiles inserted at `added` (ascending positions
+  // in the new array; the others keep their order): the reasons' compiles follow, before the next
+  // add() into the new array (ungrouped reasons only).
+  void compiles_inserted(const std::vector<uint32_t>& added);
+
   // Groups the reasons by compile, each compile's by entry index, then log position, then row
   // order. Placed with a counting sort (stable: row order within a compile), then each compile's
   // few reasons ordered where they are not already.

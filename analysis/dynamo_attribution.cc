@@ -277,6 +277,11 @@ struct DynamoCompileMerger::State {
   uint32_t last = UINT32_MAX;  // the position of the last record's compile
   // The positions of merged[0, key_order.size()) in key order, as the last snapshot left them.
   util::LargeVector<uint32_t> key_order;
+  // The reasons the last snapshot attached, in row order, indexing its compiles (key order); how
+  // many reasons were offered; those of them that explain a compile not there then (by index).
+  std::optional<AttachedReasons> attached;
+  size_t reasons_offered = 0;
+  std::vector<size_t> unplaced;
 };
 
 DynamoCompileMerger::DynamoCompileMerger(size_t expected_records)
@@ -317,8 +322,9 @@ DynamoCompileMerger DynamoCompileMerger::fork() const {
   return copy;
 }
 
-MergedCompiles DynamoCompileMerger::snapshot() {
+MergedCompiles DynamoCompileMerger::snapshot(size_t reasons, const ReasonAt& reason_at) {
   State& state = *state_;
+  const uint32_t compiles_before = static_cast<uint32_t>(state.key_order.size());
   // The compiles added since the last snapshot, sorted, merged into the key order kept.
   auto key_less = [&state](uint32_t a, uint32_t b) {
     return state.merged[a].key < state.merged[b].key;
@@ -337,7 +343,35 @@ MergedCompiles DynamoCompileMerger::snapshot() {
   out.impl_->seen_order = seen_order_of(state.key_order);
   out.impl_->tables = state.tables.copy_to_read();
   out.impl_->number_sites();
+  attach_reasons(out, compiles_before, reasons, reason_at);
   return out;
+}
+
+void DynamoCompileMerger::attach_reasons(MergedCompiles& out, uint32_t compiles_before,
+                                         size_t reasons, const ReasonAt& reason_at) {
+  State& state = *state_;
+  util::LargeVector<Merged>& merged = out.impl_->merged;
+  bool go_on = state.attached && reasons >= state.reasons_offered && !state.attached->has_idless();
+  for (size_t i : state.unplaced)
+    if (go_on && find_merged(merged, reason_at(i).key)) go_on = false;
+  if (go_on) {
+    std::vector<uint32_t> added;  // the positions of the compiles new since the last snapshot
+    for (uint32_t at = 0; at < state.key_order.size(); ++at)
+      if (state.key_order[at] >= compiles_before) added.push_back(at);
+    state.attached->compiles_inserted(added);
+  } else {
+    state.attached.emplace();
+    state.reasons_offered = 0;
+    state.unplaced.clear();
+  }
+  for (size_t i = state.reasons_offered; i < reasons; ++i) {
+    const ReasonRecord& r = reason_at(i);
+    const size_t before = state.attached->size();
+    state.attached->add(r, merged, nullptr);
+    if (state.attached->size() == before && explains_compile(r.origin)) state.unplaced.push_back(i);
+  }
+  state.reasons_offered = reasons;
+  out.impl_->reasons = *state.attached;  // grouped by the analysis, this one kept in row order
 }
 
 MergedCompiles DynamoCompileMerger::finish() {

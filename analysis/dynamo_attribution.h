@@ -158,12 +158,21 @@ class DynamoCompileMerger {
   // are not copied).
   DynamoCompileMerger fork() const;
   // The same, leaving the merger's compiles as they are (more records may be added): a copy of
-  // them (analysis/dynamo_record_cache.h). The merger keeps their key order for the next one, so
-  // that a snapshot sorts only the compiles added since the last.
-  MergedCompiles snapshot();
+  // them (analysis/dynamo_record_cache.h), with the guard failures `reason_at(0 .. reasons - 1)`
+  // (in row order) attached as MergedCompiles::add_reason of each would attach them. The merger
+  // keeps the compiles' key order and the reasons attached for the next one, so that a snapshot
+  // sorts only the compiles added since the last and attaches only the reasons added since
+  // (50 000 attached again at every batch of a watched run were a fifth of its CPU); every reason
+  // is attached again when one that found no compile before would find it now, or when one has
+  // no compile id (its compile depends on the compiles around it). The reasons offered before
+  // must be offered again, unchanged, as the first ones.
+  using ReasonAt = std::function<const ReasonRecord&(size_t)>;
+  MergedCompiles snapshot(size_t reasons, const ReasonAt& reason_at);
 
  private:
   struct State;
+  void attach_reasons(MergedCompiles& out, uint32_t compiles_before, size_t reasons,
+                      const ReasonAt& reason_at);
   std::unique_ptr<State> state_;
 };
 

@@ -40,8 +40,8 @@ std::optional<DynamoRecordCache::Taken> DynamoRecordCache::take(store::Database&
   run->data_version = version;
   taken.inputs = &read.inputs;
   taken.checkpoint = &run->checkpoint;
-  taken.merged = read.intake.merger.snapshot();
-  read.each_reason([&taken](const ReasonRecord& r) { taken.merged.add_reason(r); });
+  taken.merged = read.intake.merger.snapshot(
+      read.reason_count(), [&read](size_t i) -> const ReasonRecord& { return read.reason_at(i); });
   taken.step_facts = read.intake.step_facts;
   taken.records = read.intake.records;
   return taken;

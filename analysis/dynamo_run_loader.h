@@ -98,11 +98,14 @@ struct DynamoRecordsRead {
   // A copy to read on from without changing this one (RunInputs::fork: this must outlive it, and
   // not change while the fork lives).
   DynamoRecordsRead fork() const;
-  // Each guard failure read, in row order (a fork's own after those it was forked from).
-  template <typename Visit>
-  void each_reason(Visit&& visit) const {
-    if (forked_from) forked_from->each_reason(visit);
-    for (const ReasonRecord& r : reasons) visit(r);
+  // How many guard failures were read, and the one at `i` in row order (a fork's own after those
+  // it was forked from).
+  size_t reason_count() const {
+    return (forked_from ? forked_from->reason_count() : 0) + reasons.size();
+  }
+  const ReasonRecord& reason_at(size_t i) const {
+    const size_t before = forked_from ? forked_from->reason_count() : 0;
+    return i < before ? forked_from->reason_at(i) : reasons[i - before];
   }
 };
 

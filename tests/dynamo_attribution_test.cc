@@ -283,9 +283,11 @@ TEST(DynamoAttribution, ResumeNames) {
 }
 
 // A merger read on across batches (analysis/dynamo_record_cache.h): a snapshot after each batch
-// of records equals a merger that took every record so far and finished, compile for compile,
-// where the records come out of key order (a recompile block before the compile it names, a new
-// frame below an old one) and a later batch adds records to compiles a snapshot already held.
+// of records, with the guard failures read so far, equals a merger that took every record so far
+// and finished with every guard failure added, compile for compile, where the records come out of
+// key order (a recompile block before the compile it names, new frames below old ones, which move
+// the compiles the kept reasons index), a later batch adds records to compiles a snapshot already
+// held, and a guard failure comes before its compile's record (attached once the record comes).
 TEST(DynamoAttribution, SnapshotsOfAMergerReadOnEqualAWholeMerge) {
   RunInputs in;
   in.source_names = {{1, "train.log"}};
@@ -293,27 +295,34 @@ TEST(DynamoAttribution, SnapshotsOfAMergerReadOnEqualAWholeMerge) {
       {compile(5, 2, 10, "recompile_block", "fwd"), compile(5, 1, 11, "referenced", ""),
        compile(3, 0, 12)},
       {compile(5, 1, 20, "recompile_block", "fwd"), compile(1, 0, 21), compile(3, 1, 22)},
-      {compile(3, 1, 30), compile(0, 0, 31), compile(9, 0, 32, "forward", "other")}};
+      {compile(3, 1, 30), compile(0, 0, 31), compile(9, 0, 32, "forward", "other")},
+      {compile(2, 0, 40), compile(2, 1, 41, "recompile_block", "fwd"), compile(6, 0, 42)}};
+  const std::vector<std::vector<ReasonRecord>> reason_batches = {
+      {reason(compile(5, 2, 10), 10, "5/1",
+              "tensor 'x' size mismatch at index 0. expected 8, actual 9"),
+       reason(compile(3, 1, 22), 13, "3/0", "L['n'] == 3")},  // before 3/1's record
+      {reason(compile(5, 1, 20), 20, "5/0", "L['m'] == 7")},
+      {},
+      {reason(compile(2, 1, 41), 41, "2/0",
+              "tensor 'y' size mismatch at index 1. expected 2, actual 3"),
+       reason(compile(7, 1, 43), 43, "7/0", "L['k'] == 1")}};  // 7/1 never comes
   // 5/1 is known only from the reference until its own record comes in the second batch.
-  const std::vector<bool> only_referenced = {true, false, false};
+  const std::vector<bool> only_referenced = {true, false, false, false};
   DynamoCompileMerger read_on;
   std::vector<CompileRecord> so_far;
+  std::vector<ReasonRecord> reasons_so_far;
   for (size_t b = 0; b < batches.size(); ++b) {
-    const auto& batch = batches[b];
-    for (const CompileRecord& r : batch) {
+    for (const CompileRecord& r : batches[b]) {
       read_on.add(r);
       so_far.push_back(r);
     }
+    for (const ReasonRecord& r : reason_batches[b]) reasons_so_far.push_back(r);
     DynamoCompileMerger whole;
     for (const CompileRecord& r : so_far) whole.add(r);
-    // The guard failures are attached by key (a search of the compiles in key order).
-    MergedCompiles snapshot = read_on.snapshot(), finished = whole.finish();
-    for (MergedCompiles* m : {&snapshot, &finished}) {
-      m->add_reason(reason(compile(5, 2, 10), 10, "5/1",
-                           "tensor 'x' size mismatch at index 0. "
-                           "expected 8, actual 9"));
-      m->add_reason(reason(compile(3, 1, 22), 22, "3/0", "L['n'] == 3"));
-    }
+    MergedCompiles snapshot = read_on.snapshot(
+        reasons_so_far.size(), [&](size_t i) -> const ReasonRecord& { return reasons_so_far[i]; });
+    MergedCompiles finished = whole.finish();
+    for (const ReasonRecord& r : reasons_so_far) finished.add_reason(r);
     std::vector<AttributedCompile> from_snapshot, from_whole;
     attribute_dynamo_run(in, std::move(snapshot),
                          [&](AttributedCompile&& a) { from_snapshot.push_back(std::move(a)); });
@@ -323,6 +332,9 @@ TEST(DynamoAttribution, SnapshotsOfAMergerReadOnEqualAWholeMerge) {
     std::vector<std::string> causes;
     for (const AttributedCompile& a : from_snapshot) causes.push_back(a.cause);
     EXPECT_NE(std::find(causes.begin(), causes.end(), "shape"), causes.end());
+    if (b >= 1) {
+      EXPECT_NE(std::find(causes.begin(), causes.end(), "constant"), causes.end());
+    }
     EXPECT_EQ(read_on.only_referenced(compile(5, 1, 11, "referenced", "").key), only_referenced[b]);
   }
   EXPECT_FALSE(read_on.only_referenced(compile(7, 0, 0).key));  // never added
