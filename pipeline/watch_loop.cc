@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -20,24 +21,32 @@ using std::chrono::milliseconds;
 constexpr milliseconds kCheckEvery{200};
 // Directories are walked for new files at most this often without a signal.
 constexpr milliseconds kWalkEvery{2000};
-// The least time between two batches, and how many times its last batch's analysis and alerts'
-// pass the gap is at least: a batch costs what it reads, which waiting does not change, and the
-// run's analysis, which it does (docs/watch.md, "Budgets"). So a chatty log is read in batches a
-// quarter second apart, and a large run less often, its analysis taking a twentieth of a core
-// (the watch's budget: 5 %) as long as that leaves a line's alert within kAlertWithin: a line
-// written just after a batch read its log waits for that batch, the gap and the next batch.
-// 0.8 s leaves room under the budget's 1 s for the signal, the reading and a slower batch (with
-// 0.9 s, p99 was 1.06-1.1 s at 100 000 compiles).
+// The least time between two batches, and how long a gap the next batch waits for: the watch
+// takes at most a twentieth of a core (its budget: 5 %, docs/watch.md "Budgets") where that
+// leaves a line's alert within kAlertWithin (a line written just after a batch read its log
+// waits for that batch, the gap and the next batch). A batch's reading costs what was appended
+// whatever the gap; the rest of its CPU since the batch before (the run's analysis, the
+// transaction, the alerts, on every thread, and the looks and previews since: `per_batch`) is
+// paid once per batch, so a longer gap saves it. The gap is the one at which the reading's share
+// of the last cycle and the per-batch CPU spread over the cycle take the budget together; where
+// the reading alone takes nearly all of it (a chatty log), at least kGapPerCost times the
+// per-batch CPU. A small run's batches come a quarter second apart. 0.8 s leaves room under the
+// budget's 1 s for the signal, the reading and a slower batch (with 0.9 s, p99 was 1.06-1.1 s at
+// 100 000 compiles). CPU, not wall time: the store's writer and the compile writer run on
+// threads of their own beside the batch.
 constexpr milliseconds kMinGap{250};
+constexpr double kBudget = 0.05;
+constexpr double kReadingLeavesBudget = 0.04;  // a reading share above this: kGapPerCost
 constexpr double kGapPerCost = 19.0;
 constexpr milliseconds kAlertWithin{800};
 
-Clock::duration gap_after(const WatchRound& batch) {
-  using Seconds = std::chrono::duration<double>;
-  const Seconds run_cost = batch.analysis_seconds + batch.alerts_seconds;
-  const Seconds whole = batch.ingest_seconds + batch.alerts_seconds;
-  const Seconds gap = std::min<Seconds>(run_cost * kGapPerCost, kAlertWithin - 2 * whole);
-  return std::max<Clock::duration>(kMinGap, std::chrono::duration_cast<Clock::duration>(gap));
+using Seconds = std::chrono::duration<double>;
+
+// The CPU this process took so far, on all its threads.
+Seconds process_cpu() {
+  timespec t{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return Seconds(static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9);
 }
 // The least time between a look and a quiet look that the session asked for (a log's last record
 // to preview): it is due when it is due, after a batch too.
@@ -55,6 +64,18 @@ std::optional<WatchEnd> ended(const WatchLoopOptions& o, Clock::time_point deadl
 }
 
 }  // namespace
+
+Clock::duration batch_gap(const WatchRound& batch, Seconds cycle_cpu, Seconds cycle_wall) {
+  const Seconds whole = batch.ingest_seconds + batch.alerts_seconds;
+  const Seconds reading = std::max(Seconds{}, batch.ingest_seconds - batch.analysis_seconds);
+  const Seconds per_batch = std::max(Seconds{}, cycle_cpu - reading);
+  const double reading_share = cycle_wall.count() > 0 ? reading / cycle_wall : 1.0;
+  Seconds gap = per_batch * kGapPerCost;
+  if (reading_share < kReadingLeavesBudget)
+    gap = std::max(gap, per_batch / (kBudget - reading_share) - whole);
+  gap = std::min<Seconds>(gap, kAlertWithin - 2 * whole);
+  return std::max<Clock::duration>(kMinGap, std::chrono::duration_cast<Clock::duration>(gap));
+}
 
 bool process_alive(pid_t pid) {
   int status = 0;
@@ -77,6 +98,7 @@ WatchEnd run_watch_loop(WatchSession& session, const WatchLoopOptions& o) {
       session.has_inotify() ? o.look_every_with_inotify : o.look_every_without;
   auto last_look = started, last_walk = started, last_batch = started;
   Clock::duration gap = kMinGap;
+  Seconds cpu_at_last_batch = process_cpu();
   bool pending = true;  // a change was signalled and not read yet (the first look reads all)
   auto pending_since = started;
   std::optional<WatchEnd> end;
@@ -127,8 +149,10 @@ WatchEnd run_watch_loop(WatchSession& session, const WatchLoopOptions& o) {
     pending = false;
     last_read = round.files_read > 0;
     if (round.files_read > 0) {  // a look that read nothing says nothing of the batches' cost
+      const Seconds cpu = process_cpu();
+      gap = batch_gap(round, cpu - cpu_at_last_batch, last_look - last_batch);
+      cpu_at_last_batch = cpu;
       last_batch = last_look;
-      gap = gap_after(round);
     }
     if (o.on_round) o.on_round(round, false);
   }

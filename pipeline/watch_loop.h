@@ -31,4 +31,11 @@ WatchEnd run_watch_loop(WatchSession& session, const WatchLoopOptions& options);
 // Whether process `pid` still runs (a zombie, ours or another's, counts as ended).
 bool process_alive(pid_t pid);
 
+// How long the next batch waits after `batch` (docs/watch.md, "Budgets"): `cycle_cpu` and
+// `cycle_wall` are the CPU the watch took and the time that passed from the end of the batch
+// before to the end of `batch`.
+std::chrono::steady_clock::duration batch_gap(const WatchRound& batch,
+                                              std::chrono::duration<double> cycle_cpu,
+                                              std::chrono::duration<double> cycle_wall);
+
 }  // namespace rcf::pipeline
