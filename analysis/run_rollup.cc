@@ -5,8 +5,6 @@
 #include <set>
 #include <tuple>
 
-#include "util/sort_tail.h"
-
 namespace rcf::analysis {
 
 RollupBuilder::RollupBuilder(const std::vector<ConvergencePoint>& curve,
