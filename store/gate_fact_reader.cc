@@ -123,24 +123,33 @@ std::vector<CauseGroupRow> fix_first_groups(Database& db, int64_t run_id) {
 }
 
 std::vector<CauseGroupRow> recompile_groups(Database& db, int64_t run_id) {
+  // From the tables, not the views: a view joined by ordinal is materialised and scanned once per
+  // row (a run of a million compiles took minutes).
   auto st = db.prepare(
-      "WITH g AS (SELECT site, cause, count(*) AS n, min(step) AS first_step, "
-      "max(step) AS last_step, max(ordinal) AS latest FROM recompiles WHERE run_id = ?1 "
-      "GROUP BY site, cause) "
-      "SELECT g.site, g.cause, g.n, coalesce(r.detail, ''), g.first_step, g.last_step FROM g "
-      "LEFT JOIN recompiles r ON r.run_id = ?1 AND r.ordinal = g.latest "
-      "ORDER BY g.n DESC, g.site, g.cause");
+      "WITH g AS (SELECT c.site_sid, a.cause, count(*) AS n, min(c.step) AS first_step, "
+      "max(c.step) AS last_step, max(c.ordinal) AS latest FROM compile_event c "
+      "JOIN attribution a ON a.compile_row = c.compile_row "
+      "WHERE c.run_id = ?1 AND a.cause <> 'first_compile' GROUP BY c.site_sid, a.cause) "
+      "SELECT site.text, g.cause, g.n, coalesce(a.detail, ''), g.first_step, g.last_step FROM g "
+      "JOIN strings site ON site.string_id = g.site_sid "
+      "LEFT JOIN compile_event c ON c.run_id = ?1 AND c.ordinal = g.latest "
+      "LEFT JOIN attribution a ON a.compile_row = c.compile_row "
+      "ORDER BY g.n DESC, site.text, g.cause");
   st.bind(1, run_id);
   return cause_group_rows(st);
 }
 
 std::vector<ArrivalRow> program_arrivals(Database& db, int64_t run_id) {
+  // From the tables, not the views (recompile_groups says why), each program's first compile
+  // looked up by its ordinal (CROSS JOIN keeps that order: the other way round scans the firsts
+  // once per compile). A compile attributed first_compile is no recompile.
   auto st = db.prepare(
-      "WITH firsts AS (SELECT min(ordinal) AS ordinal FROM compiles WHERE run_id = ?1 "
+      "WITH firsts AS (SELECT min(ordinal) AS ordinal FROM compile_event WHERE run_id = ?1 "
       "AND kind <> 'dynamo_failed' GROUP BY program_key) "
-      "SELECT c.step, c.site, coalesce(r.cause, 'first_compile'), coalesce(r.detail, '') "
-      "FROM firsts f JOIN compiles c ON c.run_id = ?1 AND c.ordinal = f.ordinal "
-      "LEFT JOIN recompiles r ON r.run_id = ?1 AND r.ordinal = f.ordinal "
+      "SELECT c.step, site.text, coalesce(r.cause, 'first_compile'), coalesce(r.detail, '') "
+      "FROM firsts f CROSS JOIN compile_event c ON c.run_id = ?1 AND c.ordinal = f.ordinal "
+      "JOIN strings site ON site.string_id = c.site_sid "
+      "LEFT JOIN attribution r ON r.compile_row = c.compile_row AND r.cause <> 'first_compile' "
       "WHERE c.step IS NOT NULL ORDER BY c.step, c.ordinal");
   st.bind(1, run_id);
   std::vector<ArrivalRow> arrivals;
