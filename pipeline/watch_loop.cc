@@ -36,8 +36,8 @@ constexpr milliseconds kWalkEvery{2000};
 // threads of their own beside the batch.
 constexpr milliseconds kMinGap{250};
 constexpr double kBudget = 0.05;
-constexpr double kReadingLeavesBudget = 0.04;  // a reading share above this: kGapPerCost
-constexpr double kGapPerCost = 19.0;
+constexpr double kReadingLeavesBudget = 0.04;    // a reading share above this: kGapPerCost
+constexpr double kGapPerCost = 1 / kBudget - 1;  // 19: the cycle is 20 times the CPU
 constexpr milliseconds kAlertWithin{800};
 
 using Seconds = std::chrono::duration<double>;

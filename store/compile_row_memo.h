@@ -7,11 +7,9 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "store/derived_rows.h"
@@ -73,6 +71,13 @@ struct CompileRowMemo {
   // Asked once this analysis' compile rows are written (`generation` counts it).
   bool groups_of_last_analysis() const {
     return groups_generation >= 0 && groups_generation + 1 == generation;
+  }
+  // The place of `key` in `groups`, groups.size() when it is not there.
+  size_t group_place(const CauseGroupKey& key) const {
+    auto at = std::lower_bound(groups.begin(), groups.end(), key,
+                               [](const GroupRow& r, const CauseGroupKey& k) { return r.key < k; });
+    return at != groups.end() && at->key == key ? static_cast<size_t>(at - groups.begin())
+                                                : groups.size();
   }
   uint32_t cause_number(std::string_view cause) {
     for (size_t i = 0; i < group_causes.size(); ++i)

@@ -141,14 +141,12 @@ void CauseGroupWriter::write(CauseGroup&& g) {
     const CompileRowDigest digest = CompileRowHasher::combine(row, CompileRowHasher());
     const CauseGroupKey key{site_sid, memo_->cause_number(g.cause)};
     if (g.after_checkpoint) after_checkpoint_.push_back(key);
-    auto& old = memo_->groups;
-    auto at = std::lower_bound(old.begin(), old.end(), key,
-                               [](const auto& r, const CauseGroupKey& k) { return r.key < k; });
-    if (at != old.end() && at->key == key) {
-      handed_[static_cast<size_t>(at - old.begin())] = true;
-      if (at->digest == digest) return;
+    const size_t at = memo_->group_place(key);
+    if (at < memo_->groups.size()) {
+      handed_[at] = true;
+      if (memo_->groups[at].digest == digest) return;
       delete_row(key);
-      at->digest = digest;
+      memo_->groups[at].digest = digest;
     } else {
       added_.push_back({key, digest});
     }
@@ -176,14 +174,9 @@ void CauseGroupWriter::finish() {
   // were, those the last analysis changed after its checkpoint that were not handed again.
   const auto& old = memo_->groups;
   std::vector<bool> gone(old.size(), false);
-  auto place_of = [&old](const CauseGroupKey& key) {
-    auto at = std::lower_bound(old.begin(), old.end(), key,
-                               [](const auto& r, const CauseGroupKey& k) { return r.key < k; });
-    return at != old.end() && at->key == key ? static_cast<size_t>(at - old.begin()) : old.size();
-  };
   if (changed_only_) {
     for (const CauseGroupKey& key : memo_->groups_after_checkpoint) {
-      const size_t at = place_of(key);
+      const size_t at = memo_->group_place(key);
       if (at < old.size() && !handed_[at]) gone[at] = true;
     }
   } else {
