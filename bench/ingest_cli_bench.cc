@@ -5,6 +5,10 @@
 // --dense-curve: only the dense Dynamo text, at each size (e.g. 100,1024,4096), to show how time
 // and peak memory grow with the input. --only: only the inputs whose name starts so (e.g.
 // torch_trace: the plain and the gzipped trace). --rounds: each input ingested N times in a row.
+// --grown P: each plain input is first ingested cut to its first P % (at a line end), then
+// ingested again once it has grown to the whole (`rcf ingest` reads it on, docs/watch.md), then
+// ingested whole into a fresh store, in that order. --rcf PATH: run that rcf binary instead of
+// this build's (a baseline, measured in the same run).
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -16,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -47,6 +52,32 @@ int64_t write_repeated(const std::string& path, const std::string& unit, int64_t
   return written;
 }
 
+// The log at `path` cut to its first `percent` % at a line end and ingested into a fresh store,
+// then grown back to the whole and ingested again into that store; prints both. The whole is kept
+// in a file beside it, not in this process: a child's peak RSS counts the pages it shares with
+// the parent it was forked from.
+void ingest_grown(const std::string& name, const std::string& dir, const std::string& path,
+                  int percent) {
+  namespace fs = std::filesystem;
+  const std::string whole = path + ".whole";
+  fs::copy_file(path, whole, fs::copy_options::overwrite_existing);
+  const auto size = static_cast<int64_t>(fs::file_size(whole));
+  int64_t cut = size;
+  {
+    std::ifstream in(whole, std::ios::binary);
+    in.seekg(size * percent / 100);
+    std::string rest;
+    std::getline(in, rest);  // to the end of the line the cut falls in
+    if (in) cut = static_cast<int64_t>(in.tellg());
+  }
+  fs::resize_file(path, static_cast<uintmax_t>(cut));
+  rcf::bench::ingest_and_report(fmt::format("{}, first {} %", name, percent), dir, path, cut);
+  fs::copy_file(whole, path, fs::copy_options::overwrite_existing);
+  fs::remove(whole);
+  rcf::bench::ingest_and_report(fmt::format("{}, grown to 100 %", name), dir, path, size, "",
+                                /*fresh=*/false);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -56,6 +87,7 @@ int main(int argc, char** argv) {
   std::vector<int64_t> dense_curve;
   std::string only;
   int rounds = 1;
+  int grown_percent = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--mb") && i + 1 < argc)
       mb = std::atoll(argv[++i]);
@@ -65,6 +97,10 @@ int main(int argc, char** argv) {
       keep = true;
     else if (!strcmp(argv[i], "--only") && i + 1 < argc)
       only = argv[++i];
+    else if (!strcmp(argv[i], "--grown") && i + 1 < argc)
+      grown_percent = std::clamp(std::atoi(argv[++i]), 1, 99);
+    else if (!strcmp(argv[i], "--rcf") && i + 1 < argc)
+      rcf::bench::rcf_binary() = argv[++i];
     else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
       rounds = std::max(1, std::atoi(argv[++i]));
     else if (!strcmp(argv[i], "--dense-curve") && i + 1 < argc)
@@ -102,8 +138,10 @@ int main(int argc, char** argv) {
   auto wanted = [&](const std::string& name) { return name.starts_with(only); };
   auto ingest = [&](const std::string& name, const std::string& path, int64_t bytes,
                     const std::string& wc_input = "") {
-    for (int round = 0; round < rounds; ++round)
+    for (int round = 0; round < rounds; ++round) {
+      if (grown_percent > 0 && wc_input.empty()) ingest_grown(name, dir, path, grown_percent);
       rcf::bench::ingest_and_report(name, dir, path, bytes, wc_input);
+    }
   };
 
   std::string trace_unit =

@@ -46,8 +46,15 @@ inline RunResult run_child(std::string bin, const std::vector<std::string>& args
   return r;
 }
 
+// The rcf binary the benches run: this build's, or another named by the bench's --rcf (a
+// baseline build, measured in the same run).
+inline std::string& rcf_binary() {
+  static std::string binary = RCF_BINARY;
+  return binary;
+}
+
 inline RunResult run_rcf(const std::vector<std::string>& args) {
-  return run_child(RCF_BINARY, args);
+  return run_child(rcf_binary(), args);
 }
 
 // Seconds `wc -l` takes on `input` (a directory: on all its files, each read by wc itself, as rcf
@@ -87,11 +94,12 @@ inline std::string bench_store(const std::string& dir) {
 
 // Ingests `input` into a fresh database under `dir` and prints one result line. `wc_input`: the
 // file `wc -l` reads for the ratio (the uncompressed bytes of a gzip input); `input` when empty.
+// `fresh` false: into the database the last call left (a log ingested again once it has grown).
 inline void ingest_and_report(const std::string& name, const std::string& dir,
                               const std::string& input, int64_t bytes,
-                              const std::string& wc_input = "") {
+                              const std::string& wc_input = "", bool fresh = true) {
   const std::string db = bench_store(dir);
-  remove_store(db);
+  if (fresh) remove_store(db);
   RunResult r = run_rcf({"ingest", "--db", db, input});
   if (r.exit_code != 0) {
     fmt::print("{:<34} FAILED (exit {})\n", name, r.exit_code);

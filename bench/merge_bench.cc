@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench/ingest_run.h"
+#include "store/merge_stores.h"
 #include "store/schema_layers.h"
 #include "store/store.h"
 
@@ -27,7 +28,7 @@ int64_t raw_rows(const std::string& db_path) {
   auto db = rcf::store::open_store(db_path, rcf::store::OpenMode::kRead);
   int64_t rows = 0;
   for (const std::string& table : rcf::store::raw_tables()) {
-    if (table == "schema_info" || table == "strings" || table == "run_table") continue;
+    if (!rcf::store::merge_copies_rows(table)) continue;
     auto count = db->prepare("SELECT count(*) FROM " + table);
     count.step();
     rows += count.int64(0);

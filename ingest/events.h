@@ -214,6 +214,19 @@ struct CompileTimesRow {
   std::vector<double> seconds;
 };
 
+// Not a record of the log: where the read of a plain log stopped for good. Every line up to and
+// including `line` (the source's first `bytes` bytes, ending with a newline) was given to the
+// importer; what follows it is written by the end of the source (the re-flow's last line, the
+// importer's open record). The ingest driver emits it just before it ends such a source, when
+// DriverOptions::mark_read_end asks, and never an importer: the store keeps where the read stopped
+// and which rows the end wrote, so that an `rcf ingest` of the log once it has grown reads on from
+// there (docs/watch.md, "A log that grew, ingested again").
+struct SourceReadEnd {
+  int64_t line = 0;
+  int64_t bytes = 0;
+  std::string step_pattern;  // the --step-pattern the lines were read with, empty when none
+};
+
 using Event =
     std::variant<DynamoCompile, GuardFailure, GraphBreak, RecompileLimitHit, GuardSet, PhaseTiming,
                  CacheOutcome, InputTensor, CompileTimesRow,
@@ -221,7 +234,7 @@ using Event =
                  XlaAnalysisBlock, XlaExecutionGroup, XlaExecutions, XlaPostCompile,
                  XlaProfilerNote, MetricSample, StepMarker, HloModule, SavedGraph, GrabGraphsFrame,
                  JaxCompile, JaxCacheMiss, JaxPersistentCache, StepTiming, StackVersion,
-                 CudagraphSkip, XlaVlogRecord, XlaDumpFile, GraphFact>;
+                 CudagraphSkip, XlaVlogRecord, XlaDumpFile, GraphFact, SourceReadEnd>;
 
 // Receives events and line diagnostics from an importer. Implementations own the storage;
 // the importer keeps no reference to an event after emit() returns.

@@ -352,9 +352,21 @@ struct GrowingSource::State {
     stats.prefix_checkpoints = reader->prefix_checkpoints();
   }
 
+  // Where a read that could go on stopped (DriverOptions::mark_read_end): said below the tally,
+  // which counts the importer's events only. Not after a read error, nor after a last line
+  // without its newline (the line may go on in the log).
+  void mark_read_end() {
+    if (!options.mark_read_end || !resumable || !reader->error().empty() ||
+        reader->last_line_had_no_newline() || reader->line_number() == 0)
+      return;
+    forward.emit(
+        SourceReadEnd{reader->line_number(), reader->bytes_consumed(), options.step_pattern});
+  }
+
   // Ends the source: the re-flow's last line, a read error or missing final newline, the
   // importer's open record.
   void end() {
+    mark_read_end();
     if (auto done = buffer->finish())
       deliver(done->text, done->line_no, done->origin(), done->stamp);
     note_source_end(path, *reader, *tally, &stats);

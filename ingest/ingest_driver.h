@@ -23,6 +23,9 @@ struct DriverOptions {
   // --step-pattern: an RE2 pattern with named groups `step` and optionally `ms` (step wall time),
   // `compile_ms` and `ts`; every line it matches also yields a StepTiming, whatever the format.
   std::string step_pattern;
+  // Emit a SourceReadEnd just before the end of a plain log read to a final newline, for the
+  // store to keep where its read stopped (`rcf ingest` and `rcf watch`; docs/watch.md).
+  bool mark_read_end = false;
   // Called now and then with (raw bytes read, raw size or -1) for progress display.
   std::function<void(int64_t, int64_t)> progress;
 };

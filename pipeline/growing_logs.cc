@@ -6,6 +6,7 @@
 
 #include "analysis/run_analysis.h"
 #include "pipeline/console_line_times.h"
+#include "pipeline/grown_log_read_on.h"
 #include "pipeline/line_time_stamper.h"
 #include "pipeline/source_recording.h"
 #include "store/ingest_writer.h"
@@ -49,6 +50,8 @@ ingest::DriverOptions GrowingLogs::options_for(const std::string& /*path*/) cons
   options.buffer_size = kOpenLogBuffer;
   options.forced_format = request_.format;
   options.step_pattern = request_.step_pattern;
+  // The store keeps where each log's read stopped, as after `rcf ingest` (docs/watch.md).
+  options.mark_read_end = true;
   return options;
 }
 
@@ -175,6 +178,7 @@ void GrowingLogs::read_file(Batch& batch, const FileToRead& file) {
   batch.rows_changed = true;
   std::optional<store::IngestWriter::EarlierSource> earlier =
       batch.writer.earlier_source(batch.run_id, file.path);
+  if (earlier && !times && !file.anew && read_on(batch, file, earlier->source_id)) return;
   ingest::DriverOptions options = options_for(file.path);
   options.open.max_raw_bytes = file.bytes;
   options.hash_prefix_bytes = earlier ? earlier->bytes : -1;
@@ -200,6 +204,35 @@ void GrowingLogs::read_file(Batch& batch, const FileToRead& file) {
   }
   if (record_source(batch.writer, earlier, std::move(src), batch.summary) && reader->can_read_on())
     open_[file.path] = OpenLog{std::move(reader), source_id, batch.writer.ended_place(), 0};
+}
+
+// Reads `file` on from where the read of its earlier source `source_id` stopped (an `rcf ingest`
+// or a watch before this one), as `rcf ingest` of a grown log does (pipeline/grown_log_read_on.h),
+// and keeps it open. False, with nothing written, when it cannot be read on.
+bool GrowingLogs::read_on(Batch& batch, const FileToRead& file, int64_t source_id) {
+  std::optional<store::SourceResume> point = read_on_point(batch.writer, file.path, source_id);
+  if (!point) return false;
+  auto reader = reopen_where_read_stopped(file.path, *point, options_for(file.path));
+  if (!reader) return false;
+  ingest::EventSink& sink = batch.writer.read_on_source(batch.run_id, *point);
+  reader->read_to(file.bytes, sink);
+  if (batch.final) reader->finish(sink);
+  IngestedSource src;
+  src.stats = reader->stats();
+  src.grew_from_bytes = point->bytes;
+  src.read_on = true;
+  if (auto same = batch.writer.end_read_on_source(src.stats)) {
+    src.duplicate_of = same->path;
+    src.duplicate_lane = same->lane;
+    src.duplicate_run = same->run;
+    src.grew_from_bytes = -1;
+    count_source(std::move(src), batch.summary);
+    return true;
+  }
+  count_source(std::move(src), batch.summary);
+  if (reader->can_read_on())
+    open_[file.path] = OpenLog{std::move(reader), source_id, batch.writer.ended_place(), 0};
+  return true;
 }
 
 // Another connection that wrote the store since this one's last commit (an `rcf ingest` beside

@@ -103,6 +103,7 @@ class GrowingLogs {
                   const PreviewLook& look);
   ingest::DriverOptions options_for(const std::string& path) const;
   void read_file(Batch& batch, const FileToRead& file);
+  bool read_on(Batch& batch, const FileToRead& file, int64_t source_id);
   void forget_memos_if_store_moved(store::Database& db);
 
   GrowingLogsRequest request_;

@@ -15,6 +15,7 @@
 #include "ingest/steps/step_pattern_tap.h"
 #include "pipeline/console_line_times.h"
 #include "pipeline/empty_store_image.h"
+#include "pipeline/grown_log_read_on.h"
 #include "pipeline/line_time_stamper.h"
 #include "pipeline/parse_ahead.h"
 #include "pipeline/source_recording.h"
@@ -97,14 +98,24 @@ std::unique_ptr<store::Database> open_ingest_store(const IngestRequest& request,
   return db;
 }
 
-// Each input's options, fixed before parsing starts (the parse runs ahead on workers), and the
-// source ingested before under its path in this run, if any.
+// Each input's options, fixed before parsing starts (the parse runs ahead on workers), the
+// source ingested before under its path in this run, if any, and where to read it on from when
+// it grew since and can be (pipeline/grown_log_read_on.h). Inputs read on are not parsed ahead.
 struct ParsePlan {
   std::vector<ParseAhead::Input> inputs;
   std::vector<std::optional<store::IngestWriter::EarlierSource>> earlier_of;
+  std::vector<std::optional<store::SourceResume>> read_on;
+  // The inputs parsed ahead: those not read on, in order.
+  std::vector<ParseAhead::Input> ahead() const {
+    std::vector<ParseAhead::Input> out;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (!read_on[i]) out.push_back(inputs[i]);
+    return out;
+  }
 };
 
 ParsePlan plan_parses(const IngestRequest& request, const std::vector<ingest::InputFile>& inputs,
+                      const std::map<std::string, std::string>& sidecars,
                       store::IngestWriter& writer, int64_t run_id) {
   ParsePlan plan;
   auto progress_mu = std::make_shared<std::mutex>();  // progress is reported from the workers
@@ -131,6 +142,13 @@ ParsePlan plan_parses(const IngestRequest& request, const std::vector<ingest::In
     std::optional<store::IngestWriter::EarlierSource> earlier;
     if (input.path != "-") earlier = writer.earlier_source(run_id, input.path);
     options.hash_prefix_bytes = earlier ? earlier->bytes : -1;
+    options.mark_read_end = true;
+    // A console timed by its sidecar is read whole: a line read before would keep no time.
+    plan.read_on.push_back(
+        sidecars.count(input.path)
+            ? std::nullopt
+            : read_on_point(writer, input.path,
+                            earlier ? std::optional<int64_t>(earlier->source_id) : std::nullopt));
     plan.earlier_of.push_back(std::move(earlier));
     plan.inputs.push_back(std::move(parse));
   }
@@ -156,6 +174,28 @@ int parse_workers(const std::vector<ingest::InputFile>& inputs) {
   return 0;
 }
 
+// --strict: a rejected line fails the whole ingest.
+void check_strict(const IngestRequest& request, const ingest::SourceStats& stats) {
+  if (request.strict && stats.rejected > 0)
+    throw Error(fmt::format("--strict: {} rejected line(s), first at {}", stats.rejected,
+                            stats.first_error));
+}
+
+// Reads input `i` on from where its earlier source's read stopped, when the plan found that it
+// grew and can be; true when it was (and counted in the summary), false when it is to be read
+// whole.
+bool read_on_as_planned(store::IngestWriter& writer, int64_t run_id, const IngestRequest& request,
+                        const ParsePlan& plan, size_t i, IngestSummary& summary) {
+  if (!plan.read_on[i]) return false;
+  const ParseAhead::Input& input = plan.inputs[i];
+  std::optional<IngestedSource> read =
+      read_grown_log_on(writer, run_id, input.path, *plan.read_on[i], input.options);
+  if (!read) return false;
+  check_strict(request, read->stats);
+  count_source(std::move(*read), summary);
+  return true;
+}
+
 // Reads every input into `db` in order (parsed ahead on workers), records the sources, analyses
 // the touched runs and commits. `new_store`: `db` is a NewStore's, which has every index.
 void ingest_into(store::Database& db, const IngestRequest& request,
@@ -166,20 +206,24 @@ void ingest_into(store::Database& db, const IngestRequest& request,
   int64_t run_id = writer.run_id(request.lane, request.run);
   if (request.bundle.is_object()) store::merge_declared_bundle(db, run_id, request.bundle);
 
-  ParsePlan plan = plan_parses(request, inputs, writer, run_id);
-  ParseAhead ahead(std::move(plan.inputs), parse_workers(inputs));
+  ParsePlan plan = plan_parses(request, inputs, sidecars, writer, run_id);
+  ParseAhead ahead(plan.ahead(), parse_workers(inputs));
+  size_t next_ahead = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
+    if (read_on_as_planned(writer, run_id, request, plan, i, summary)) continue;
     IngestedSource src;
     ingest::EventSink& sink = writer.begin_source(run_id);
     std::optional<ConsoleLineTimes> times = line_times_of(sidecars, inputs[i].path, summary);
     std::optional<LineTimeStamper> stamper;
     if (times) stamper.emplace(sink, *times);
-    settle_outcome(ahead.consume(i, stamper ? *stamper : sink, &src.stats), inputs[i], src,
-                   summary);
+    // An input planned to be read on and that could not be is read here, whole.
+    const ingest::SourceOutcome outcome =
+        plan.read_on[i] ? ingest::ingest_source(inputs[i].path, stamper ? *stamper : sink,
+                                                plan.inputs[i].options, &src.stats)
+                        : ahead.consume(next_ahead++, stamper ? *stamper : sink, &src.stats);
+    settle_outcome(outcome, inputs[i], src, summary);
     if (stamper) src.lines_timed = stamper->stamped();
-    if (request.strict && src.stats.rejected > 0)
-      throw Error(fmt::format("--strict: {} rejected line(s), first at {}", src.stats.rejected,
-                              src.stats.first_error));
+    check_strict(request, src.stats);
     record_source(writer, plan.earlier_of[i], std::move(src), summary);
   }
   if (writer.drop_run_if_empty(run_id)) {
@@ -242,7 +286,12 @@ std::string render_ingest_summary(const IngestSummary& s) {
       out +=
           fmt::format("  {}: {} progress line(s) timed by when they were printed ({})\n",
                       safe(src.stats.path), src.lines_timed, safe(line_times_path(src.stats.path)));
-    if (src.grew_from_bytes >= 0) {
+    if (src.grew_from_bytes >= 0 && src.read_on) {
+      out += fmt::format(
+          "  {}: grew from {} to {} bytes since it was ingested; read on from byte {}, its "
+          "earlier rows kept\n",
+          safe(src.stats.path), src.grew_from_bytes, src.stats.bytes, src.grew_from_bytes);
+    } else if (src.grew_from_bytes >= 0) {
       out += fmt::format(
           "  {}: grew from {} to {} bytes since it was ingested; read again whole, replacing "
           "the earlier version\n",

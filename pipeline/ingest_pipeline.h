@@ -46,8 +46,10 @@ struct IngestedSource {
   std::string duplicate_of;  // non-empty: same content as this earlier source, nothing added
   std::string duplicate_lane, duplicate_run;  // the run that holds that earlier source
   // >= 0: the file grew since it was ingested into this run with this many bytes; it was read
-  // again whole and replaced that earlier version.
+  // on from there into the same source (`read_on`), or read again whole and replaced that
+  // earlier version.
   int64_t grew_from_bytes = -1;
+  bool read_on = false;
   // Progress lines given the time they were printed by the log's line-time sidecar
   // (pipeline/console_line_times.h).
   int64_t lines_timed = 0;

@@ -101,9 +101,18 @@ bool record_source(store::IngestWriter& writer,
     src.duplicate_lane = same->lane;
     src.duplicate_run = same->run;
     src.grew_from_bytes = -1;
+    count_source(std::move(src), summary);
+    return false;
+  }
+  count_source(std::move(src), summary);
+  return true;
+}
+
+void count_source(IngestedSource src, IngestSummary& summary) {
+  if (!src.duplicate_of.empty()) {
     ++summary.duplicates;
     summary.sources.push_back(std::move(src));
-    return false;
+    return;
   }
   summary.events += src.stats.events;
   summary.lines += src.stats.lines;
@@ -111,7 +120,6 @@ bool record_source(store::IngestWriter& writer,
   summary.rejected += src.stats.rejected;
   ++summary.formats[src.stats.format];
   summary.sources.push_back(std::move(src));
-  return true;
 }
 
 }  // namespace rcf::pipeline

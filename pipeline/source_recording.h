@@ -31,6 +31,9 @@ void settle_outcome(ingest::SourceOutcome outcome, const ingest::InputFile& inpu
 std::optional<ConsoleLineTimes> line_times_of(const std::map<std::string, std::string>& sidecars,
                                               const std::string& path, IngestSummary& summary);
 
+// Counts a source ended in the store, or found to duplicate an earlier one, in the summary.
+void count_source(IngestedSource src, IngestSummary& summary);
+
 // Ends the source in the store (a duplicate of a file already there is dropped; a log that grew
 // replaces its earlier prefix) and counts it in the summary. False when it was a duplicate.
 bool record_source(store::IngestWriter& writer,

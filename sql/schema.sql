@@ -86,6 +86,28 @@ CREATE TABLE rejected_line (
   excerpt TEXT              -- start of the line (at most 200 bytes)
 );
 
+-- Where the read of a plain log stopped for good, for the sources that can be read on once the log
+-- has grown (docs/watch.md, "A log that grew, ingested again"): `rcf ingest` of the grown log reads
+-- its first `bytes` bytes again without writing them, takes back the rows the end of the source
+-- wrote, and writes only what follows. A source without a row is read again whole when it grows
+-- (gzip, shorter than the sniffing window, ended inside a line, or copied by `rcf merge`).
+CREATE TABLE source_resume (
+  source_id INTEGER PRIMARY KEY REFERENCES source(source_id),  -- the source
+  line INTEGER NOT NULL,           -- the last line read before the end of the source
+  bytes INTEGER NOT NULL,          -- bytes read before the end: all of the source, ending in a newline
+  step_pattern TEXT NOT NULL,      -- the --step-pattern of that read, '' when none (another reads anew)
+  group_base INTEGER NOT NULL,     -- the source's xla_execution_group ids are this + the importer's number
+  series_line INTEGER,             -- the progress-line series still open then (step_marker row that
+                                   -- the end wrote): its first line; NULL when none was open
+  series_step INTEGER,             -- its first step
+  series_shape_sid INTEGER,        -- its shape (strings)
+  series_repeats INTEGER,          -- lines it stood for then
+  series_line_stride INTEGER,      -- its line stride
+  series_step_stride INTEGER,      -- its step stride
+  end_rows TEXT NOT NULL           -- JSON object, table name -> rows the end of the source wrote
+                                   -- (the source's last rows of that table, by rowid)
+);
+
 -- ---------------------------------------------------------------------------------------------
 -- Raw Dynamo tables (TORCH_TRACE and Dynamo text logs).
 

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 namespace rcf::store {
 
 BatchInsert::BatchInsert(Database& db, std::string table, std::vector<std::string> columns,
@@ -23,13 +25,17 @@ BatchInsert::BatchInsert(Database& db, std::string table, std::vector<std::strin
   head_ = fmt::format("INSERT OR FAIL INTO {} ({}) VALUES ", table_, fmt::join(columns_, ","));
 }
 
+bool BatchInsert::has_column(std::string_view name) const {
+  return std::find(columns_.begin(), columns_.end(), name) != columns_.end();
+}
+
 BatchInsert::Prepared& BatchInsert::multi() {
   if (!multi_) {
     std::string sql = head_;
     sql.reserve(head_.size() + rows_per_statement_ * (row_.size() + 1));
     for (size_t i = 0; i < rows_per_statement_; ++i) sql.append(i ? "," : "").append(row_);
-    multi_.emplace(Prepared{db_.prepare(sql),
-                            std::vector<uint8_t>(columns_.size() * rows_per_statement_, 1)});
+    multi_.emplace(
+        Prepared{db_.prepare(sql), std::vector<uint8_t>(columns_.size() * rows_per_statement_, 1)});
   }
   return *multi_;
 }
@@ -54,6 +60,7 @@ void BatchInsert::write(Prepared& insert, size_t first_value, size_t rows) {
   try {
     bind_values(insert, first_value, rows);
     insert.st.run_keeping_bindings();
+    rows_written_ += static_cast<int64_t>(rows);
   } catch (...) {
     // The bindings are unknown after a failed bind or step: back to all NULL.
     insert.st.reset();

@@ -55,6 +55,12 @@ class BatchInsert {
   // Writes all buffered rows.
   void flush();
   size_t column_count() const { return columns_.size(); }
+  const std::string& table() const { return table_; }
+  bool has_column(std::string_view name) const;
+  // Complete rows given so far, written or buffered (what a caller counts rows by).
+  int64_t rows_appended() const {
+    return rows_written_ + static_cast<int64_t>(values_.size() / columns_.size());
+  }
 
  private:
   // A prepared insert and, per parameter, whether it is bound to NULL now (fresh: all are).
@@ -78,6 +84,7 @@ class BatchInsert {
   std::string row_;   // `(?,?,...)`
   std::optional<Prepared> multi_;
   std::optional<Prepared> single_;
+  int64_t rows_written_ = 0;
 };
 
 }  // namespace rcf::store

@@ -14,6 +14,7 @@
 #include "store/duplicate_source.h"
 #include "store/hlo_instruction_text.h"
 #include "store/run_bundle.h"
+#include "store/source_resume.h"
 #include "store/step_marker_series.h"
 #include "store/string_interner.h"
 #include "util/error.h"
@@ -252,14 +253,17 @@ class EventRowWriter {
   // execution groups numbered from that base as they were then.
   // `series`: the progress lines the source's last piece left as a series still open; its row,
   // written at the end of that piece, is taken back so that the series goes on.
+  // `series_row_kept`: the series' row is still in the store (the end of a watch's batch wrote
+  // it), not taken back with the rows of the source's end (store/source_resume.h).
   void set_source(int64_t run_id, int64_t source_id, int64_t group_base = -1,
-                  const StepMarkerSeries& series = {}) {
+                  const StepMarkerSeries& series = {}, bool series_row_kept = true) {
     end_step_series();
     run_id_ = run_id;
     source_id_ = source_id;
     group_base_ = group_base >= 0 ? group_base : next_group_id_;
     step_series_ = series;
-    if (auto open = series.peek()) take_back_series_row(*open);
+    read_end_.reset();
+    if (auto open = series.peek(); open && series_row_kept) take_back_series_row(*open);
   }
   const StepMarkerSeries& step_series() const { return step_series_; }
   int64_t group_base() const { return group_base_; }
@@ -271,6 +275,36 @@ class EventRowWriter {
   void flush() {
     end_step_series();
     for (BatchInsert* b : all_) b->flush();
+  }
+
+  // Whether the rows of a source in `table` are written here (those a read on may take back).
+  bool takes_back(const std::string& table) const {
+    return std::any_of(all_.begin(), all_.end(), [&](const BatchInsert* b) {
+      return b->table() == table && b->has_column("source_id");
+    });
+  }
+
+  // Where the current source's read stopped, with the rows its end wrote since (call after
+  // flush()); nullopt when it did not say (ingest::SourceReadEnd) or its end wrote what cannot
+  // be taken back (a row without its source's id, a version in the run's bundle).
+  std::optional<SourceResume> take_read_end() {
+    std::optional<ReadEnd> end = std::exchange(read_end_, std::nullopt);
+    if (!end || !end->takes_back) return std::nullopt;
+    SourceResume point;
+    point.source_id = source_id_;
+    point.line = end->at.line;
+    point.bytes = end->at.bytes;
+    point.step_pattern = end->at.step_pattern;
+    point.group_base = end->group_base;
+    point.series = end->series;
+    for (size_t i = 0; i < all_.size(); ++i) {
+      const int64_t rows = all_[i]->rows_appended() - end->rows_before[i];
+      if (rows == 0) continue;
+      if (!all_[i]->has_column("source_id")) return std::nullopt;
+      point.end_rows.emplace_back(all_[i]->table(), rows);
+    }
+    std::sort(point.end_rows.begin(), point.end_rows.end());
+    return point;
   }
 
  private:
@@ -647,7 +681,25 @@ class EventRowWriter {
 
   // A handful per source: written straight into the run's bundle (inside the source's savepoint,
   // so a duplicate source leaves no trace).
-  void row(const ingest::StackVersion& v) { add_logged_version(db_, run_id_, v.key, v.value); }
+  void row(const ingest::StackVersion& v) {
+    add_logged_version(db_, run_id_, v.key, v.value);
+    if (read_end_) read_end_->takes_back = false;  // the run's bundle keeps it: no row to take back
+  }
+
+  // Where the current source's read stopped for good: what the rows are then, so that those the
+  // end of the source writes after it are known (store/source_resume.h).
+  void row(const ingest::SourceReadEnd& e) {
+    read_end_ = ReadEnd{e, group_base_, step_series_.peek(), {}, true};
+    for (const BatchInsert* b : all_) read_end_->rows_before.push_back(b->rows_appended());
+  }
+
+  struct ReadEnd {
+    ingest::SourceReadEnd at;
+    int64_t group_base = 0;
+    std::optional<StepMarkerSeries::Row> series;
+    std::vector<int64_t> rows_before;  // rows_appended() of each of all_
+    bool takes_back = true;
+  };
 
   Database& db_;
   StringInterner strings_;
@@ -664,7 +716,8 @@ class EventRowWriter {
   int64_t group_base_ = 1;
   int64_t run_id_ = -1;
   int64_t source_id_ = -1;
-  StepMarkerSeries step_series_;  // progress lines of source_id_ not yet written
+  StepMarkerSeries step_series_;     // progress lines of source_id_ not yet written
+  std::optional<ReadEnd> read_end_;  // of source_id_, once its read stopped
 };
 
 // Collects events into batches for the writer thread. Lives on the importer's thread.
@@ -864,23 +917,31 @@ void IngestWriter::delete_source(int64_t source_id) {
   delete_source_rows(db_, source_id);
 }
 
-std::optional<IngestWriter::Duplicate> IngestWriter::end_source(const ingest::SourceStats& stats,
-                                                                int64_t replaces) {
-  flush_and_wait();
+// An earlier source with the content of `stats` (store/duplicate_source.h), if any.
+std::optional<IngestWriter::Duplicate> IngestWriter::find_duplicate(
+    const ingest::SourceStats& stats) {
   Statement& dup = sources_->duplicate;
   dup.reset();
   dup.bind(1, stats.content_hash);
   dup.bind(2, stats.file_rank);  // the rule: store/duplicate_source.h
   dup.bind(3, current_run_).bind(4, stats.path);
-  if (dup.step()) {
-    Duplicate earlier{dup.str(0), dup.str(1), dup.str(2)};
-    dup.reset();
+  std::optional<Duplicate> earlier;
+  if (dup.step()) earlier = Duplicate{dup.str(0), dup.str(1), dup.str(2)};
+  dup.reset();
+  return earlier;
+}
+
+std::optional<IngestWriter::Duplicate> IngestWriter::end_source(const ingest::SourceStats& stats,
+                                                                int64_t replaces) {
+  flush_and_wait();
+  if (auto earlier = find_duplicate(stats)) {
+    rows_->take_read_end();
     db_.exec("ROLLBACK TO source");
     db_.exec("RELEASE source");
     return earlier;
   }
-  dup.reset();
   if (replaces >= 0) delete_source(replaces);
+  std::optional<SourceResume> read_end = rows_->take_read_end();
   Statement& insert = sources_->insert;
   insert.bind(1, current_source_)
       .bind(2, current_run_)
@@ -892,6 +953,7 @@ std::optional<IngestWriter::Duplicate> IngestWriter::end_source(const ingest::So
   insert.bind(18, stats.prefix_checkpoints);
   insert.run();
   write_line_notes(stats);
+  if (read_end) write_source_resume(db_, current_source_, read_end);
   db_.exec("RELEASE source");
   note_touched();
   return std::nullopt;
@@ -899,6 +961,14 @@ std::optional<IngestWriter::Duplicate> IngestWriter::end_source(const ingest::So
 
 void IngestWriter::update_source(const ingest::SourceStats& stats) {
   flush_and_wait();
+  rewrite_source_row(stats);
+  db_.exec("RELEASE source");
+  note_touched();
+}
+
+// The source row, notes, rejected lines and read end of the current source as `stats` and the
+// rows written say now (rows flushed).
+void IngestWriter::rewrite_source_row(const ingest::SourceStats& stats) {
   Statement& update = sources_->update.get();
   bind_counts(update, 1, stats);
   update.bind(10, stats.prefix_checkpoints).bind(11, current_source_);
@@ -907,8 +977,40 @@ void IngestWriter::update_source(const ingest::SourceStats& stats) {
   sources_->drop_notes.get().bind(1, current_source_).run();
   sources_->drop_rejected.get().bind(1, current_source_).run();
   write_line_notes(stats);
+  write_source_resume(db_, current_source_, rows_->take_read_end());
+}
+
+std::optional<SourceResume> IngestWriter::read_end_of(int64_t source_id) {
+  if (!rows_) throw std::logic_error("IngestWriter::read_end_of after finish_sources");
+  return read_source_resume(db_, source_id,
+                            [this](const std::string& table) { return rows_->takes_back(table); });
+}
+
+ingest::EventSink& IngestWriter::read_on_source(int64_t run_id, const SourceResume& point) {
+  if (!rows_) throw std::logic_error("IngestWriter::read_on_source after finish_sources");
+  db_.exec("SAVEPOINT source");
+  take_back_end_rows(db_, point);
+  current_source_ = point.source_id;
+  current_run_ = run_id;
+  rows_->set_source(run_id, point.source_id, point.group_base,
+                    point.series ? StepMarkerSeries(*point.series) : StepMarkerSeries(),
+                    /*series_row_kept=*/false);
+  return *sink_;
+}
+
+std::optional<IngestWriter::Duplicate> IngestWriter::end_read_on_source(
+    const ingest::SourceStats& stats) {
+  flush_and_wait();
+  if (auto earlier = find_duplicate(stats)) {
+    rows_->take_read_end();
+    db_.exec("ROLLBACK TO source");
+    db_.exec("RELEASE source");
+    return earlier;
+  }
+  rewrite_source_row(stats);
   db_.exec("RELEASE source");
   note_touched();
+  return std::nullopt;
 }
 
 void IngestWriter::note_touched() {

@@ -17,6 +17,7 @@
 #include "ingest/events.h"
 #include "ingest/source_stats.h"
 #include "store/database.h"
+#include "store/source_resume.h"
 #include "store/step_marker_series.h"
 #include "util/batch_worker.h"
 
@@ -89,6 +90,18 @@ class IngestWriter {
   // tables are rebuilt by the analysis that follows every ingest).
   std::optional<Duplicate> end_source(const ingest::SourceStats& stats, int64_t replaces = -1);
 
+  // Where the read of source `source_id` stopped for good, as the store keeps it, for reading
+  // the log on once it has grown (store/source_resume.h); nullopt when it cannot be read on.
+  std::optional<SourceResume> read_end_of(int64_t source_id);
+  // Goes on writing the source of `point`, of `run_id`, from where its read stopped, in this
+  // transaction: the rows its end wrote are taken back, the execution groups and the progress
+  // series go on. Returns the sink; end with end_read_on_source().
+  ingest::EventSink& read_on_source(int64_t run_id, const SourceResume& point);
+  // Ends a source read on: as end_source() when its content now duplicates another source's
+  // (the source is then left exactly as it was), else its row, notes and read end become those
+  // of `stats` (the counts of the whole source).
+  std::optional<Duplicate> end_read_on_source(const ingest::SourceStats& stats);
+
   // Ends the loading of sources: stops the writer thread and frees what it held for the load (the
   // interned texts' cache, the batch buffers: tens of MB after a large log) before the analysis
   // needs the memory. begin_source must not be called after it.
@@ -104,6 +117,8 @@ class IngestWriter {
   struct SourceStatements;
   void flush_and_wait();
   void delete_source(int64_t source_id);
+  std::optional<Duplicate> find_duplicate(const ingest::SourceStats& stats);
+  void rewrite_source_row(const ingest::SourceStats& stats);
   void write_line_notes(const ingest::SourceStats& stats);
   void note_touched();
 

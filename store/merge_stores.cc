@@ -23,9 +23,6 @@ namespace {
 // Raw tables with rows of their own that are not copied like the others: the file's facts, the
 // interned texts (re-interned through the *_sid columns that use them) and the runs (matched by
 // lane and run).
-bool copied_by_rows(const std::string& table) {
-  return table != "schema_info" && table != "strings" && table != "run_table";
-}
 
 // Tables whose rows can be megabytes (a module's every instruction): written one at a time.
 int rows_per_statement(const std::string& table) {
@@ -392,6 +389,13 @@ struct StoreMerger::TableCopy {
 
 StoreMerger::StoreMerger(Database& out, FilePrefixHashes file)
     : out_(out), file_(std::move(file)), strings_(std::make_unique<StringInterner>(out)) {}
+bool merge_copies_rows(const std::string& table) {
+  // Where a source's read stopped (source_resume) names execution group ids and row counts of
+  // the shard: a merged source is read again whole when its log grows (docs/merge.md).
+  return table != "schema_info" && table != "strings" && table != "run_table" &&
+         table != "source_resume";
+}
+
 StoreMerger::~StoreMerger() = default;
 
 ShardMergeResult StoreMerger::merge(Database& shard, const std::string& shard_path) {
@@ -402,7 +406,7 @@ ShardMergeResult StoreMerger::merge(Database& shard, const std::string& shard_pa
   if (result.sources_added == 0) return result;
   if (tables_.empty())
     for (const std::string& table : raw_tables())
-      if (copied_by_rows(table))
+      if (merge_copies_rows(table))
         tables_.push_back(std::make_unique<TableCopy>(out_, plan_table(out_, table)));
   for (auto& table : tables_)
     result.rows_copied += copy.copy_table(table->plan, table->select_sql, table->insert);

@@ -20,6 +20,11 @@ namespace rcf::store {
 
 class StringInterner;
 
+// Whether a merge copies the rows of raw table `table`: all but the file's facts, the texts and
+// the runs (matched, not copied), and where a source's read stopped (a merged source is read
+// again whole when its log grows).
+bool merge_copies_rows(const std::string& table);
+
 // A shard's source that was already in the output: nothing of it was copied.
 struct SkippedSource {
   std::string path;                     // its path in the shard

@@ -2,6 +2,11 @@
 
 namespace rcf::store {
 
+StepMarkerSeries::StepMarkerSeries(const Row& pending)
+    : pending_(pending),
+      last_line_(pending.line + (pending.repeats - 1) * pending.line_stride),
+      last_step_(pending.step + (pending.repeats - 1) * pending.step_stride) {}
+
 bool StepMarkerSeries::continues(int64_t line, int64_t step, int64_t shape_sid) const {
   const Row& p = *pending_;
   if (shape_sid != p.shape_sid || line <= last_line_) return false;

@@ -21,6 +21,11 @@ class StepMarkerSeries {
     int64_t step_stride = 0;  // its step is step + i * step_stride
   };
 
+  StepMarkerSeries() = default;
+  // A series left pending by an earlier read of the source (store: source_resume), which the
+  // next progress lines continue as if they had been read with it.
+  explicit StepMarkerSeries(const Row& pending);
+
   // Adds a progress line of the current source. Returns the finished series when the line does
   // not continue the pending one (the line then starts a new one).
   std::optional<Row> add(int64_t line, int64_t step, int64_t shape_sid);

@@ -260,6 +260,55 @@ TEST(WatchReadsOn, AGrownLogKeepsItsSourceAndTheStoreIsTheOneShotStore) {
   EXPECT_EQ(rcf::testing::dump_tables_by_text(*watched), rcf::testing::dump_tables_by_text(*once));
 }
 
+// A watch started on logs an `rcf ingest` (or an earlier watch) read into the store reads each on
+// from where that read stopped (pipeline/grown_log_read_on.h): the source of the ingest is kept,
+// its rows are not written again, and the store still ends as a one-shot ingest leaves it.
+TEST(WatchReadsOn, ALogIngestedBeforeTheWatchIsReadOnFromWhereTheIngestStopped) {
+  TempDir dir;
+  std::vector<Log> logs = {
+      {"console.log", real_consoles_one_after_the_other()},
+      {"trace.log", fixture_text("real_runs/recompile_limit/run1/logs/torch_trace/"
+                                 "dedicated_log_torch_trace_u3ed5hot.log.gz")},
+  };
+  WatchRequest request = watch_of_logs(dir.path());
+  // Ingested up to a line end past the sniffing window, into the run the watch writes.
+  std::vector<size_t> ingested;
+  for (const auto& log : logs) {
+    ingested.push_back(log.text.find('\n', (size_t{70} << 10)) + 1);
+    rcf::testing::write_file(dir.file("logs/" + log.name), log.text.substr(0, ingested.back()));
+  }
+  rcf::testing::ingest_logs(request.db_path, {dir.file("logs")}, request.lane, request.run);
+  const std::string before = rcf::testing::query_csv(
+      *rcf::testing::read_store(request.db_path), "SELECT path, source_id FROM source ORDER BY 1");
+  {
+    WatchSession session(request);
+    std::vector<std::ofstream> files;
+    for (const auto& log : logs)
+      files.emplace_back(dir.file("logs/" + log.name), std::ios::binary | std::ios::app);
+    constexpr int kChunks = 3;
+    for (int i = 1; i <= kChunks; ++i) {
+      for (size_t f = 0; f < logs.size(); ++f) {
+        const std::string& t = logs[f].text;
+        const size_t from = ingested[f] + (t.size() - ingested[f]) * (i - 1) / kChunks;
+        const size_t to = ingested[f] + (t.size() - ingested[f]) * i / kChunks;
+        files[f].write(t.data() + from, static_cast<std::streamsize>(to - from));
+        files[f].flush();
+      }
+      session.poll(false, true);
+      EXPECT_EQ(rcf::testing::query_csv(*rcf::testing::read_store(request.db_path),
+                                        "SELECT path, source_id FROM source ORDER BY 1"),
+                before)
+          << "a log was read again from its start, round " << i;
+    }
+    files.clear();
+    session.poll(true, true);
+  }
+  rcf::testing::ingest_logs(dir.file("once.db"), {dir.file("logs")}, request.lane, request.run);
+  auto watched = rcf::testing::read_store(request.db_path);
+  auto once = rcf::testing::read_store(dir.file("once.db"));
+  EXPECT_EQ(rcf::testing::dump_tables_by_text(*watched), rcf::testing::dump_tables_by_text(*once));
+}
+
 // A batch writes only the compiles whose rows changed (store/compile_row_memo.h), which holds
 // while the watch is the store's only writer. An `rcf ingest` into the same run between two
 // batches analyses the run again under new row ids: the next batch sees that the store moved and
