@@ -2,11 +2,13 @@
 // stopped (pipeline/grown_log_read_on.h, docs/watch.md "A log that grew, ingested again"): the
 // source keeps its id and earlier rows, the rows the earlier read's end wrote (the open record it
 // held) are taken back, and the store ends, table for table, as a one-shot ingest of the whole
-// grown log leaves it. Real logs of each format, grown from cuts at line boundaries (inside
-// compile blocks, between progress lines of a series, in a PT_XLA_DEBUG analysis block), once
-// and in several steps; and every case where reading on would be wrong reads the log again whole.
+// grown log leaves it. Real logs of each format, and a console pasted three ways, grown from cuts
+// at line boundaries (inside compile blocks and re-flowed lines, between progress lines of a
+// series, in a PT_XLA_DEBUG analysis block), once and in several steps; and every case where
+// reading on would be wrong reads the log again whole.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <ostream>
 #include <string>
@@ -18,6 +20,7 @@
 #include "tests/support/db_dump.h"
 #include "tests/support/fixture_text.h"
 #include "tests/support/ingested_store.h"
+#include "tests/support/reflows.h"
 #include "tests/support/temp_files.h"
 #include "tests/support/training_console.h"
 
@@ -50,9 +53,24 @@ std::string repeated(const std::string& text, int times) {
   return out;
 }
 
+// `text` as `reflow` pastes it, or with `prefix` before every line (a launcher's tag).
+std::string pasted(const std::string& text, const testing::Reflow& reflow,
+                   const std::string& prefix = {}) {
+  testing::LogLines lines;
+  for (size_t at = 0; at < text.size();) {
+    const size_t nl = std::min(text.find('\n', at), text.size());
+    lines.push_back(prefix + text.substr(at, nl - at));
+    at = nl + 1;
+  }
+  std::string out;
+  for (const auto& line : reflow ? reflow(lines) : lines) out += line + "\n";
+  return out;
+}
+
 std::vector<GrowingLog> growing_logs() {
+  const std::string consoles = testing::real_consoles_one_after_the_other();
   return {
-      {"console", testing::real_consoles_one_after_the_other()},
+      {"console", consoles},
       {"trace_limit", testing::fixture_text("real_runs/recompile_limit/run1/logs/torch_trace/"
                                             "dedicated_log_torch_trace_u3ed5hot.log.gz")},
       {"trace_breaks",
@@ -63,6 +81,10 @@ std::vector<GrowingLog> growing_logs() {
       {"training", testing::training_console(3000, 4)},
       {"training_pattern", testing::training_console(3000, 4),
        R"(epoch \d+ step (?P<step>\d+)/\d+ loss)"},
+      // Pasted and launched: the re-flow's held line and the launcher's origin go on.
+      {"console_hard_wrapped", pasted(consoles, testing::hard_wrap(100))},
+      {"console_double_spaced", pasted(consoles, testing::double_spaced)},
+      {"console_torchrun", pasted(consoles, nullptr, "[default0]:")},
   };
 }
 
