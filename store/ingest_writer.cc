@@ -917,8 +917,9 @@ void IngestWriter::delete_source(int64_t source_id) {
   delete_source_rows(db_, source_id);
 }
 
-// An earlier source with the content of `stats` (store/duplicate_source.h), if any.
-std::optional<IngestWriter::Duplicate> IngestWriter::find_duplicate(
+// The earlier source with the content of `stats` (store/duplicate_source.h), if any: then the
+// current source's savepoint is rolled back, and nothing of what it wrote is kept.
+std::optional<IngestWriter::Duplicate> IngestWriter::roll_back_if_duplicate(
     const ingest::SourceStats& stats) {
   Statement& dup = sources_->duplicate;
   dup.reset();
@@ -928,18 +929,18 @@ std::optional<IngestWriter::Duplicate> IngestWriter::find_duplicate(
   std::optional<Duplicate> earlier;
   if (dup.step()) earlier = Duplicate{dup.str(0), dup.str(1), dup.str(2)};
   dup.reset();
+  if (earlier) {
+    rows_->take_read_end();
+    db_.exec("ROLLBACK TO source");
+    db_.exec("RELEASE source");
+  }
   return earlier;
 }
 
 std::optional<IngestWriter::Duplicate> IngestWriter::end_source(const ingest::SourceStats& stats,
                                                                 int64_t replaces) {
   flush_and_wait();
-  if (auto earlier = find_duplicate(stats)) {
-    rows_->take_read_end();
-    db_.exec("ROLLBACK TO source");
-    db_.exec("RELEASE source");
-    return earlier;
-  }
+  if (auto earlier = roll_back_if_duplicate(stats)) return earlier;
   if (replaces >= 0) delete_source(replaces);
   std::optional<SourceResume> read_end = rows_->take_read_end();
   Statement& insert = sources_->insert;
@@ -1001,12 +1002,7 @@ ingest::EventSink& IngestWriter::read_on_source(int64_t run_id, const SourceResu
 std::optional<IngestWriter::Duplicate> IngestWriter::end_read_on_source(
     const ingest::SourceStats& stats) {
   flush_and_wait();
-  if (auto earlier = find_duplicate(stats)) {
-    rows_->take_read_end();
-    db_.exec("ROLLBACK TO source");
-    db_.exec("RELEASE source");
-    return earlier;
-  }
+  if (auto earlier = roll_back_if_duplicate(stats)) return earlier;
   rewrite_source_row(stats);
   db_.exec("RELEASE source");
   note_touched();

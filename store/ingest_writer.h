@@ -117,7 +117,7 @@ class IngestWriter {
   struct SourceStatements;
   void flush_and_wait();
   void delete_source(int64_t source_id);
-  std::optional<Duplicate> find_duplicate(const ingest::SourceStats& stats);
+  std::optional<Duplicate> roll_back_if_duplicate(const ingest::SourceStats& stats);
   void rewrite_source_row(const ingest::SourceStats& stats);
   void write_line_notes(const ingest::SourceStats& stats);
   void note_touched();
