@@ -210,7 +210,8 @@ void GrowingLogs::read_file(Batch& batch, const FileToRead& file) {
 // or a watch before this one), as `rcf ingest` of a grown log does (pipeline/grown_log_read_on.h),
 // and keeps it open. False, with nothing written, when it cannot be read on.
 bool GrowingLogs::read_on(Batch& batch, const FileToRead& file, int64_t source_id) {
-  std::optional<store::SourceResume> point = read_on_point(batch.writer, file.path, source_id);
+  std::optional<store::SourceResume> point =
+      read_on_point(batch.writer, file.path, source_id, file.bytes);
   if (!point) return false;
   auto reader = reopen_where_read_stopped(file.path, *point, options_for(file.path));
   if (!reader) return false;

@@ -29,13 +29,19 @@ bool reads_as_before(const ingest::GrowingSource& reader, const store::SourceRes
 
 std::optional<store::SourceResume> read_on_point(store::IngestWriter& writer,
                                                  const std::string& path,
-                                                 const std::optional<int64_t>& earlier_source) {
+                                                 const std::optional<int64_t>& earlier_source,
+                                                 int64_t readable) {
   if (!earlier_source || path == "-") return std::nullopt;
   std::optional<store::SourceResume> point = writer.read_end_of(*earlier_source);
   if (!point) return std::nullopt;
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec || static_cast<int64_t>(size) <= point->bytes) return std::nullopt;
+  if (readable < 0) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) return std::nullopt;
+    readable = static_cast<int64_t>(size);
+  }
+  // Nothing more to read: the same bytes are the same source (a duplicate, not a read on).
+  if (readable <= point->bytes) return std::nullopt;
   return point;
 }
 

@@ -19,10 +19,12 @@
 namespace rcf::pipeline {
 
 // The point to read `path` on from: the earlier source's, when the file is longer now than what
-// that read read. nullopt: read it as a new version (stdin, no point kept, not longer).
+// that read read (`readable` >= 0: the bytes of it that may be read now, `rcf watch`'s complete
+// lines; else its size). nullopt: read it as a new version (stdin, no point kept, not longer).
 std::optional<store::SourceResume> read_on_point(store::IngestWriter& writer,
                                                  const std::string& path,
-                                                 const std::optional<int64_t>& earlier_source);
+                                                 const std::optional<int64_t>& earlier_source,
+                                                 int64_t readable = -1);
 
 // A reader of `path` where the read of `point` stopped: the bytes before read again into no sink.
 // nullptr when the log cannot be read on: its first bytes are no longer those read before, or it
