@@ -215,9 +215,10 @@ bool GrowingLogs::read_on(Batch& batch, const FileToRead& file, int64_t source_i
   if (!point) return false;
   auto reader = reopen_where_read_stopped(file.path, *point, options_for(file.path));
   if (!reader) return false;
-  ingest::EventSink& sink = batch.writer.read_on_source(batch.run_id, *point);
-  reader->read_to(file.bytes, sink);
-  if (batch.final) reader->finish(sink);
+  ingest::EventSink* sink = batch.writer.read_on_source(batch.run_id, *point);
+  if (!sink) return false;
+  reader->read_to(file.bytes, *sink);
+  if (batch.final) reader->finish(*sink);
   IngestedSource src;
   src.stats = reader->stats();
   src.grew_from_bytes = point->bytes;

@@ -62,9 +62,10 @@ std::optional<IngestedSource> read_grown_log_on(store::IngestWriter& writer, int
                                                 ingest::DriverOptions options) {
   auto reader = reopen_where_read_stopped(path, point, std::move(options));
   if (!reader) return std::nullopt;
-  ingest::EventSink& sink = writer.read_on_source(run_id, point);
-  reader->read_to(-1, sink);
-  reader->finish(sink);
+  ingest::EventSink* sink = writer.read_on_source(run_id, point);
+  if (!sink) return std::nullopt;
+  reader->read_to(-1, *sink);
+  reader->finish(*sink);
   IngestedSource src;
   src.stats = std::move(*reader).take_stats();
   src.grew_from_bytes = point.bytes;

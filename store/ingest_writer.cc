@@ -987,16 +987,20 @@ std::optional<SourceResume> IngestWriter::read_end_of(int64_t source_id) {
                             [this](const std::string& table) { return rows_->takes_back(table); });
 }
 
-ingest::EventSink& IngestWriter::read_on_source(int64_t run_id, const SourceResume& point) {
+ingest::EventSink* IngestWriter::read_on_source(int64_t run_id, const SourceResume& point) {
   if (!rows_) throw std::logic_error("IngestWriter::read_on_source after finish_sources");
   db_.exec("SAVEPOINT source");
-  take_back_end_rows(db_, point);
+  if (!take_back_end_rows(db_, point)) {
+    db_.exec("ROLLBACK TO source");
+    db_.exec("RELEASE source");
+    return nullptr;
+  }
   current_source_ = point.source_id;
   current_run_ = run_id;
   rows_->set_source(run_id, point.source_id, point.group_base,
                     point.series ? StepMarkerSeries(*point.series) : StepMarkerSeries(),
                     /*series_row_kept=*/false);
-  return *sink_;
+  return sink_.get();
 }
 
 std::optional<IngestWriter::Duplicate> IngestWriter::end_read_on_source(

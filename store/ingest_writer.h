@@ -95,8 +95,9 @@ class IngestWriter {
   std::optional<SourceResume> read_end_of(int64_t source_id);
   // Goes on writing the source of `point`, of `run_id`, from where its read stopped, in this
   // transaction: the rows its end wrote are taken back, the execution groups and the progress
-  // series go on. Returns the sink; end with end_read_on_source().
-  ingest::EventSink& read_on_source(int64_t run_id, const SourceResume& point);
+  // series go on. Returns the sink; end with end_read_on_source(). nullptr, with nothing changed,
+  // when the source holds fewer rows than the point says its end wrote (an edited store).
+  ingest::EventSink* read_on_source(int64_t run_id, const SourceResume& point);
   // Ends a source read on: as end_source() when its content now duplicates another source's
   // (the source is then left exactly as it was), else its row, notes and read end become those
   // of `stats` (the counts of the whole source).

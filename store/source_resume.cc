@@ -100,7 +100,7 @@ std::optional<SourceResume> read_source_resume(
   return point;
 }
 
-void take_back_end_rows(Database& db, const SourceResume& point) {
+bool take_back_end_rows(Database& db, const SourceResume& point) {
   for (const auto& [table, rows] : point.end_rows) {
     if (rows == 0) continue;
     auto del = db.prepare(fmt::format(
@@ -108,7 +108,9 @@ void take_back_end_rows(Database& db, const SourceResume& point) {
         "rowid DESC LIMIT ?)",
         table));
     del.bind(1, point.source_id).bind(2, rows).run();
+    if (sqlite3_changes64(db.handle()) != rows) return false;
   }
+  return true;
 }
 
 }  // namespace rcf::store

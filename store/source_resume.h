@@ -41,7 +41,9 @@ std::optional<SourceResume> read_source_resume(
     Database& db, int64_t source_id, const std::function<bool(const std::string&)>& takes_back);
 
 // Deletes the rows the end of the source wrote (`point.end_rows`): for each table, the source's
-// rows with the largest rowids, which SQLite gives the rows inserted last.
-void take_back_end_rows(Database& db, const SourceResume& point);
+// rows with the largest rowids, which SQLite gives the rows inserted last. False when a table
+// holds fewer rows of the source than the point names (a store edited by hand): the caller rolls
+// the deletions back and reads the log again whole.
+bool take_back_end_rows(Database& db, const SourceResume& point);
 
 }  // namespace rcf::store

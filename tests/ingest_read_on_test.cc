@@ -234,6 +234,7 @@ TEST(ReadOnRefused, ARiggedReadEndReadsTheLogAgainWhole) {
       "end_rows = '{\"source\": 1}'",               // a table the ingest writes no source rows into
       "end_rows = '{\"strings\": 5}'",              // nor this one
       "end_rows = '{\"dynamo_compile_raw\": -3}'",  // a negative count
+      "end_rows = '{\"step_marker\": 100000000}'",  // more rows than the source holds
       "end_rows = 'not json'",
       "end_rows = '[1, 2]'",
       "bytes = bytes - 1",  // not where the source's bytes end
