@@ -357,7 +357,7 @@ struct GrowingSource::State {
   // without its newline (the line may go on in the log).
   void mark_read_end() {
     if (!options.mark_read_end || !resumable || !reader->error().empty() ||
-        reader->last_line_had_no_newline() || reader->line_number() == 0)
+        reader->last_line_had_no_newline())
       return;
     forward.emit(
         SourceReadEnd{reader->line_number(), reader->bytes_consumed(), options.step_pattern});

@@ -219,20 +219,10 @@ bool GrowingLogs::read_on(Batch& batch, const FileToRead& file, int64_t source_i
   if (!sink) return false;
   reader->read_to(file.bytes, *sink);
   if (batch.final) reader->finish(*sink);
-  IngestedSource src;
-  src.stats = reader->stats();
-  src.grew_from_bytes = point->bytes;
-  src.read_on = true;
-  if (auto same = batch.writer.end_read_on_source(src.stats)) {
-    src.duplicate_of = same->path;
-    src.duplicate_lane = same->lane;
-    src.duplicate_run = same->run;
-    src.grew_from_bytes = -1;
-    count_source(std::move(src), batch.summary);
-    return true;
-  }
+  IngestedSource src = end_read_on(batch.writer, reader->stats(), point->bytes);
+  const bool duplicate = !src.duplicate_of.empty();
   count_source(std::move(src), batch.summary);
-  if (reader->can_read_on())
+  if (!duplicate && reader->can_read_on())
     open_[file.path] = OpenLog{std::move(reader), source_id, batch.writer.ended_place(), 0};
   return true;
 }

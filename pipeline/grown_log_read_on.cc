@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <utility>
 
+#include "pipeline/source_recording.h"
+
 namespace rcf::pipeline {
 namespace {
 
@@ -66,16 +68,18 @@ std::optional<IngestedSource> read_grown_log_on(store::IngestWriter& writer, int
   if (!sink) return std::nullopt;
   reader->read_to(-1, *sink);
   reader->finish(*sink);
+  return end_read_on(writer, std::move(*reader).take_stats(), point.bytes);
+}
+
+IngestedSource end_read_on(store::IngestWriter& writer, ingest::SourceStats stats,
+                           int64_t from_bytes) {
   IngestedSource src;
-  src.stats = std::move(*reader).take_stats();
-  src.grew_from_bytes = point.bytes;
-  src.read_on = true;
+  src.stats = std::move(stats);
   if (auto same = writer.end_read_on_source(src.stats)) {
-    src.duplicate_of = same->path;
-    src.duplicate_lane = same->lane;
-    src.duplicate_run = same->run;
-    src.grew_from_bytes = -1;
-    src.read_on = false;
+    note_duplicate(*same, src);
+  } else {
+    src.grew_from_bytes = from_bytes;
+    src.read_on = true;
   }
   return src;
 }

@@ -42,4 +42,9 @@ std::optional<IngestedSource> read_grown_log_on(store::IngestWriter& writer, int
                                                 const store::SourceResume& point,
                                                 ingest::DriverOptions options);
 
+// Ends the source read on from byte `from_bytes` (IngestWriter::end_read_on_source) and says how
+// it ended: read on, or, when its content duplicates another source, left as it was.
+IngestedSource end_read_on(store::IngestWriter& writer, ingest::SourceStats stats,
+                           int64_t from_bytes);
+
 }  // namespace rcf::pipeline

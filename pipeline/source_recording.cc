@@ -97,15 +97,20 @@ bool record_source(store::IngestWriter& writer,
     src.grew_from_bytes = earlier->bytes;
   }
   if (auto same = writer.end_source(src.stats, replaces)) {
-    src.duplicate_of = same->path;
-    src.duplicate_lane = same->lane;
-    src.duplicate_run = same->run;
-    src.grew_from_bytes = -1;
+    note_duplicate(*same, src);
     count_source(std::move(src), summary);
     return false;
   }
   count_source(std::move(src), summary);
   return true;
+}
+
+void note_duplicate(const store::IngestWriter::Duplicate& earlier, IngestedSource& src) {
+  src.duplicate_of = earlier.path;
+  src.duplicate_lane = earlier.lane;
+  src.duplicate_run = earlier.run;
+  src.grew_from_bytes = -1;
+  src.read_on = false;
 }
 
 void count_source(IngestedSource src, IngestSummary& summary) {

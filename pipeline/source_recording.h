@@ -31,6 +31,9 @@ void settle_outcome(ingest::SourceOutcome outcome, const ingest::InputFile& inpu
 std::optional<ConsoleLineTimes> line_times_of(const std::map<std::string, std::string>& sidecars,
                                               const std::string& path, IngestSummary& summary);
 
+// Marks `src` as a duplicate of `earlier` (nothing of it was kept).
+void note_duplicate(const store::IngestWriter::Duplicate& earlier, IngestedSource& src);
+
 // Counts a source ended in the store, or found to duplicate an earlier one, in the summary.
 void count_source(IngestedSource src, IngestSummary& summary);
 
