@@ -174,6 +174,23 @@ int parse_workers(const std::vector<ingest::InputFile>& inputs) {
   return 0;
 }
 
+// Whether a new store for `inputs` is built in memory (store/new_store.h): up to 1 MiB of logs.
+// Larger inputs were slower so (2.5 MB of TORCH_TRACE 28.4 ms on a file, 32.8 ms in memory:
+// docs/performance.md, "Small logs"). A gzipped log counts twenty times its size; an input
+// whose size is not known (standard input) is never small.
+bool store_fits_in_memory(const std::vector<ingest::InputFile>& inputs) {
+  constexpr int64_t kInMemoryInputBytes = int64_t{1} << 20;
+  int64_t bytes = 0;
+  for (const auto& input : inputs) {
+    std::error_code ec;
+    const auto size = input.path == "-" ? 0 : std::filesystem::file_size(input.path, ec);
+    if (input.path == "-" || ec) return false;
+    bytes += static_cast<int64_t>(size) * (input.path.ends_with(".gz") ? 20 : 1);
+    if (bytes > kInMemoryInputBytes) return false;
+  }
+  return true;
+}
+
 // --strict: a rejected line fails the whole ingest.
 void check_strict(const IngestRequest& request, const ingest::SourceStats& stats) {
   if (request.strict && stats.rejected > 0)
@@ -242,7 +259,8 @@ void ingest_into(store::Database& db, const IngestRequest& request,
 // ahead on workers while writing each in order, then analyse the touched runs and commit.
 // A store that does not exist yet is written as a NewStore (store/new_store.h): no syncs but
 // one, no journal file, and never a partial store under its name. It starts as the build's image
-// of an empty store (pipeline/empty_store_image.h) instead of running the schema statements.
+// of an empty store (pipeline/empty_store_image.h) instead of running the schema statements, in
+// memory for up to 1 MiB of logs.
 IngestSummary run_ingest(const IngestRequest& request) {
   const bool bundle_only = request.paths.empty() && request.bundle.is_object();
   check_request(request, bundle_only);
@@ -250,7 +268,8 @@ IngestSummary run_ingest(const IngestRequest& request) {
   auto inputs = expand_request_inputs(request, bundle_only, summary);
   const std::map<std::string, std::string> sidecars = take_line_time_sidecars(inputs);
   if (!bundle_only) {
-    if (auto fresh = store::NewStore::create(request.db_path, &kEmptyStoreImage)) {
+    if (auto fresh = store::NewStore::create(request.db_path, &kEmptyStoreImage,
+                                             store_fits_in_memory(inputs))) {
       IngestSummary created = summary;
       ingest_into(fresh->db(), request, inputs, sidecars, /*new_store=*/true, created);
       if (fresh->publish()) return created;

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <mutex>
 
 #include "util/error.h"
@@ -213,9 +215,53 @@ Database::Database(const std::string& path, Mode mode)
     db_ = nullptr;
     throw Error(message);
   }
+  configure();
+}
+
+Database::Database(const std::string& path) : path_(path), budget_{kQueryTimeLimit, {}, path} {
+  set_default_heap_limit();
+  int rc = sqlite3_open_v2(
+      ":memory:", &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw Error(
+        fmt::format("cannot open an in-memory database for {}: {}", path, sqlite3_errstr(rc)));
+  }
+  configure();
+}
+
+void Database::configure() {
   set_busy_timeout(kDefaultBusyTimeoutMs);
   sqlite3_extended_result_codes(db_, 1);
   sqlite3_progress_handler(db_, kProgressOps, past_deadline, &budget_);
+}
+
+std::unique_ptr<Database> Database::in_memory(const std::string& path, size_t file_size,
+                                              const std::function<void(char* file)>& fill) {
+  std::unique_ptr<Database> db(new Database(path));
+  // From SQLite's allocator, which frees it with the connection (FREEONCLOSE) and grows it by
+  // doubling as pages are added (RESIZEABLE).
+  auto* memory = static_cast<char*>(sqlite3_malloc64(std::max<size_t>(file_size, 1)));
+  if (!memory)
+    throw Error(fmt::format("cannot open an in-memory database for {}: out of memory", path));
+  std::memset(memory, 0, file_size);
+  fill(memory);
+  const auto size = static_cast<sqlite3_int64>(file_size);
+  int rc =
+      sqlite3_deserialize(db->db_, "main", reinterpret_cast<unsigned char*>(memory), size, size,
+                          SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE);
+  if (rc != SQLITE_OK)  // sqlite3_deserialize has freed `memory`
+    throw Error(
+        fmt::format("cannot open an in-memory database for {}: {}", path, sqlite3_errstr(rc)));
+  return db;
+}
+
+std::string_view Database::file_image() {
+  sqlite3_int64 size = 0;
+  unsigned char* bytes = sqlite3_serialize(db_, "main", &size, SQLITE_SERIALIZE_NOCOPY);
+  if (!bytes) throw Error(fmt::format("database {} is not held in memory", path_));
+  return {reinterpret_cast<const char*>(bytes), static_cast<size_t>(size)};
 }
 
 int64_t Database::set_heap_limit(int64_t bytes) {

@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -105,6 +107,15 @@ class Database {
   // second process waits for the first instead of failing; when the wait runs out, the error
   // says that another process holds the lock.
   Database(const std::string& path, Mode mode);
+  // A database in this process's memory (SQLite's memdb), written nowhere: its file's bytes are
+  // taken with file_image(). It starts as the `file_size` bytes that `fill` writes over zeros
+  // and grows as SQLite needs. `path` names it in messages. Throws rcf::Error when SQLite does
+  // not take the file.
+  static std::unique_ptr<Database> in_memory(const std::string& path, size_t file_size,
+                                             const std::function<void(char* file)>& fill);
+  // An in_memory() database's file, as SQLite would have written it: valid until the next
+  // statement or close(). Throws rcf::Error for a database on a file.
+  std::string_view file_image();
   ~Database();
   Database(const Database&) = delete;
   // Closes the connection now (a database in WAL mode is checkpointed and its -wal file
@@ -124,6 +135,9 @@ class Database {
   static int64_t set_heap_limit(int64_t bytes);
 
  private:
+  explicit Database(const std::string& path);  // in_memory()'s: the memdb not filled yet
+  // The settings of every connection (a busy timeout, extended result codes, the time budget).
+  void configure();
   sqlite3* db_ = nullptr;
   std::string path_;
   int busy_timeout_ms_ = kDefaultBusyTimeoutMs;

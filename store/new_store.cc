@@ -97,7 +97,8 @@ int rename_no_replace(const std::string& from, const std::string& to) {
 NewStore::NewStore(std::string path, std::string temp_path)
     : path_(std::move(path)), temp_path_(std::move(temp_path)) {}
 
-std::unique_ptr<NewStore> NewStore::create(const std::string& path, const StoreImage* image) {
+std::unique_ptr<NewStore> NewStore::create(const std::string& path, const StoreImage* image,
+                                           bool in_memory) {
   struct stat st;
   if (::lstat(path.c_str(), &st) == 0 || errno != ENOENT) return nullptr;
   const std::string dir = dir_of(path);
@@ -110,6 +111,8 @@ std::unique_ptr<NewStore> NewStore::create(const std::string& path, const StoreI
   remove_stale_temp_files(path);
   remove_with_side_files(temp);  // a pid reused since a kill on this host
   std::unique_ptr<NewStore> store(new NewStore(path, temp));
+  if (image && image_fits_this_schema(*image) && in_memory && store->start_in_memory(*image))
+    return store;
   if (image && image_fits_this_schema(*image) && store->start_from_image(*image)) return store;
   store->open_for_load();
   write_schema(*store->db_);
@@ -118,6 +121,10 @@ std::unique_ptr<NewStore> NewStore::create(const std::string& path, const StoreI
 
 void NewStore::open_for_load() {
   db_ = std::make_unique<Database>(temp_path_, Database::Mode::kReadWrite);
+  begin_load();
+}
+
+void NewStore::begin_load() {
   Database& db = *db_;
   // Nobody else opens the temporary file: one lock for the whole load (no lock calls and no
   // hot-journal checks per transaction), the journal in memory (a savepoint of a duplicate
@@ -130,13 +137,17 @@ void NewStore::open_for_load() {
   db.exec("BEGIN IMMEDIATE");
 }
 
+// Also the first read of the schema, which the load would make anyway.
+bool NewStore::holds_this_schema() {
+  auto version = db_->prepare("SELECT value FROM schema_info WHERE key='schema_version'");
+  return version.step() && version.str(0) == std::to_string(kSchemaVersion);
+}
+
 bool NewStore::start_from_image(const StoreImage& image) {
   write_store_image(image, temp_path_);
   try {
     open_for_load();
-    // Also the first read of the schema, which the load would make anyway.
-    auto version = db_->prepare("SELECT value FROM schema_info WHERE key='schema_version'");
-    if (version.step() && version.str(0) == std::to_string(kSchemaVersion)) return true;
+    if (holds_this_schema()) return true;
   } catch (const Error&) {
     // Not a store SQLite reads: made from the schema statements instead.
   }
@@ -145,19 +156,48 @@ bool NewStore::start_from_image(const StoreImage& image) {
   return false;
 }
 
+bool NewStore::start_in_memory(const StoreImage& image) {
+  try {
+    db_ = Database::in_memory(temp_path_, image.file_size,
+                              [&image](char* file) { copy_store_image(image, file); });
+    begin_load();
+    in_memory_ = holds_this_schema();
+  } catch (const Error&) {
+    in_memory_ = false;  // not a store SQLite reads: made on a file instead
+  }
+  if (!in_memory_) db_.reset();
+  return in_memory_;
+}
+
+// The file's header says WAL mode in its read and write versions (bytes 18 and 19: 2), which is
+// what `PRAGMA journal_mode=WAL` writes; a database in memory cannot take that mode itself.
+void NewStore::write_from_memory() {
+  const std::string_view file = db_->file_image();
+  constexpr size_t kHeader = 100;
+  if (file.size() < kHeader)
+    throw Error(fmt::format("cannot write database {}: its image is {} bytes", path_, file.size()));
+  std::string header(file.substr(0, kHeader));
+  header[18] = header[19] = 2;
+  write_synced_store_file(temp_path_, header, file.substr(kHeader));
+}
+
 NewStore::~NewStore() {
   db_.reset();
   if (!published_) remove_with_side_files(temp_path_);
 }
 
 bool NewStore::publish() {
-  // In exclusive locking mode the WAL index lives in heap memory, and closing the connection
-  // checkpoints the WAL and removes it: the file is left alone, in WAL mode for later writers
-  // and readers (store.cc).
-  db_->exec("PRAGMA journal_mode=WAL");
+  if (in_memory_) {
+    write_from_memory();
+  } else {
+    // In exclusive locking mode the WAL index lives in heap memory, and closing the connection
+    // checkpoints the WAL and removes it: the file is left alone, in WAL mode for later writers
+    // and readers (store.cc).
+    db_->exec("PRAGMA journal_mode=WAL");
+  }
   db_->close();
   db_.reset();
-  sync_path(temp_path_, 0);
+  if (!in_memory_) sync_path(temp_path_, 0);
   // A file system that can do neither no-replace rename nor hard links: the caller writes in
   // place, as into a store that exists (open_store creates it there).
   if (rename_no_replace(temp_path_, path_) != 1) return false;

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace rcf::store {
 
@@ -32,6 +33,16 @@ uint64_t schema_text_hash();
 
 // True when `image` holds a store of this rcf's schema (same version, same schema text).
 bool image_fits_this_schema(const StoreImage& image);
+
+// Copies the runs of `image` to where they lie in `file`, which holds image.file_size bytes of
+// zeros (a new store built in memory starts as it).
+void copy_store_image(const StoreImage& image, char* file);
+
+// Creates the file `path` (it must not exist) holding `header` and then `rest`, and syncs its
+// data. Long runs of zeros are left as holes, as write_store_image leaves them. Throws
+// rcf::Error, leaving no file.
+void write_synced_store_file(const std::string& path, std::string_view header,
+                             std::string_view rest);
 
 // Creates the file `path` (it must not exist) holding `image`, with the permissions SQLite gives
 // a database it creates. The runs are written where they lie; the zeros between them are holes.

@@ -46,8 +46,9 @@ class StoreImage : public testing::RcfInTempDir {
  protected:
   // Creates `name` as an ingest does, from `image` (nullptr: by the schema statements), with no
   // rows, and returns its schema.
-  std::string created(const std::string& name, const store::StoreImage* image) {
-    auto fresh = store::NewStore::create(path(name), image);
+  std::string created(const std::string& name, const store::StoreImage* image,
+                      bool in_memory = false) {
+    auto fresh = store::NewStore::create(path(name), image, in_memory);
     EXPECT_NE(fresh, nullptr);
     if (!fresh) return "";
     fresh->db().exec("COMMIT");
@@ -129,6 +130,37 @@ TEST_F(StoreImage, AnImageThatDoesNotFitIsNotUsed) {
   store::StoreImage empty;
   EXPECT_FALSE(store::image_fits_this_schema(empty));
   EXPECT_EQ(created("empty.db", &empty), expected);
+
+  // Asked to build in memory, the same: the file is made from the statements.
+  EXPECT_EQ(created("damaged_in_memory.db", &damaged, /*in_memory=*/true), expected);
+  EXPECT_EQ(created("other_version_in_memory.db", &other_version, true), expected);
+}
+
+// A store built in memory (a few MB of logs) is written only when it is published, and is then
+// the store built on its file: the same schema and settings (WAL mode, the page size), the same
+// rows, also when the rows outgrow the image and SQLite grows the memory.
+TEST_F(StoreImage, AStoreBuiltInMemoryIsTheStoreBuiltOnItsFile) {
+  EXPECT_EQ(created("in_memory.db", &kEmptyStoreImage, /*in_memory=*/true),
+            created("on_file.db", &kEmptyStoreImage));
+  const std::string fill =
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
+      "INSERT INTO strings(text) SELECT printf('%d %.*c', i, 200, 'x') FROM n";
+  for (bool in_memory : {true, false}) {
+    const std::string name = in_memory ? "rows_in_memory.db" : "rows_on_file.db";
+    auto fresh = store::NewStore::create(path(name), &kEmptyStoreImage, in_memory);
+    ASSERT_NE(fresh, nullptr);
+    EXPECT_EQ(temp_file_sizes().size(), in_memory ? 0u : 1u) << name;
+    fresh->db().exec(fill);
+    fresh->db().exec("COMMIT");
+    ASSERT_TRUE(fresh->publish());
+    EXPECT_TRUE(temp_file_sizes().empty());
+  }
+  EXPECT_GT(fs::file_size(path("rows_in_memory.db")), 2 * kEmptyStoreImage.file_size);
+  EXPECT_EQ(schema_of(path("rows_in_memory.db")), schema_of(path("rows_on_file.db")));
+  store::Database in_memory(path("rows_in_memory.db"), store::Database::Mode::kReadOnly);
+  store::Database on_file(path("rows_on_file.db"), store::Database::Mode::kReadOnly);
+  EXPECT_EQ(testing::dump_tables(in_memory), testing::dump_tables(on_file));
+  EXPECT_EQ(scalar(in_memory, "SELECT count(*) FROM strings WHERE length(text) > 200"), "20000");
 }
 
 }  // namespace store_image_test
