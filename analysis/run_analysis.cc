@@ -24,6 +24,7 @@
 #include "store/execute_time_query.h"
 #include "store/run_tables.h"
 #include "store/string_interner.h"
+#include "util/large_array_allocator.h"
 
 namespace rcf::analysis {
 namespace {
@@ -190,8 +191,10 @@ class DynamoStepLines {
   static constexpr std::pair<int64_t, int64_t> kUnplaced{-1, -1};
 
  private:
-  using Place = std::pair<int64_t, int64_t>;                // (source, line)
-  using Places = std::vector<std::pair<DynamoKey, Place>>;  // sorted by key, one per key
+  using Place = std::pair<int64_t, int64_t>;  // (source, line)
+  // Sorted by key, one per key: a place per compile and break (a million of each at most), on
+  // huge pages (util/large_array_allocator.h).
+  using Places = util::LargeVector<std::pair<DynamoKey, Place>>;
 
   static bool is_run_first(const DynamoKey& k) {
     return k.epoch == 0 && k.frame_id == 0 && k.frame_compile_id == 0 && k.ca_id < 0;

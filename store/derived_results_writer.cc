@@ -1,5 +1,7 @@
 #include "store/derived_results_writer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 
@@ -11,26 +13,24 @@ namespace rcf::store {
 
 void clear_derived_results(Database& db, int64_t run_id, bool only_run, bool keep_compiles,
                            bool keep_points) {
-  std::vector<const char*> deletes;
-  if (keep_compiles) {
-    // compile_event and attribution: rewritten row by row by the compile writer.
-  } else if (only_run) {
-    db.exec("DELETE FROM attribution");
-    db.exec("DELETE FROM compile_event");
-  } else {
-    deletes = {
-        "DELETE FROM attribution WHERE compile_row IN (SELECT compile_row FROM compile_event "
-        "WHERE run_id=?)",
-        "DELETE FROM compile_event WHERE run_id=?"};
-  }
-  if (!keep_points) deletes.push_back("DELETE FROM convergence_point WHERE run_id=?");
-  deletes.push_back("DELETE FROM run_convergence WHERE run_id=?");
-  if (!keep_compiles) deletes.push_back("DELETE FROM cause_group WHERE run_id=?");
-  for (const char* sql : deletes) {
-    auto st = db.prepare(sql);
+  // A store of one run: every derived row is the run's, and a table emptied whole loses its
+  // pages at once.
+  auto clear = [&db, run_id, only_run](const char* table, const char* where) {
+    if (only_run) {
+      db.exec(fmt::format("DELETE FROM {}", table));
+      return;
+    }
+    auto st = db.prepare(fmt::format("DELETE FROM {} WHERE {}", table, where));
     st.bind(1, run_id);
     st.run();
+  };
+  if (!keep_compiles) {
+    clear("attribution", "compile_row IN (SELECT compile_row FROM compile_event WHERE run_id=?)");
+    clear("compile_event", "run_id=?");
   }
+  if (!keep_points) clear("convergence_point", "run_id=?");
+  clear("run_convergence", "run_id=?");
+  if (!keep_compiles) clear("cause_group", "run_id=?");
 }
 
 void write_source_merges(Database& db, int64_t run_id, const std::vector<SourceMergeRow>& merges) {

@@ -27,9 +27,9 @@ namespace rcf::store {
 
 // Deletes the derived rows of `run_id` (compile_event, attribution, convergence_point,
 // run_convergence, cause_group). `only_run`: only_run_in_store(db, run_id)
-// (store/dynamo_row_reader.h); then the two large tables are emptied whole, which SQLite does by
-// dropping their pages instead of deleting a million rows one by one from each table and index
-// (a store of one run is analysed again by each `rcf ingest` of more of its logs).
+// (store/dynamo_row_reader.h); then the tables are emptied whole, which SQLite does by dropping
+// their pages instead of deleting a million rows one by one from each table and index (a store
+// of one run is analysed again by each `rcf ingest` of more of its logs).
 // `keep_compiles`: compile_event, attribution and cause_group are left to a CompileResultWriter
 // and a CauseGroupWriter with a known memo (store/compile_row_memo.h), which rewrite only what
 // changed; `keep_points`: convergence_point is left to write_convergence_points with a memo that
