@@ -8,9 +8,9 @@
 // which no command takes for a store; an error removes it.
 //
 // A store for up to 1 MiB of logs is built in memory instead (SQLite's memdb, from the image) and
-// its file written once, whole, at publish(): the load then makes no file reads and writes
-// page by page (about 150 system calls for a 30 KB log, docs/performance.md "Small logs"). A
-// crash or kill before publish() leaves nothing.
+// its file written once, at publish(): the load then makes no file reads and writes page by
+// page (about 150 system calls for a 30 KB log, docs/performance.md "Small logs"). A crash or
+// kill before publish() leaves nothing.
 #pragma once
 
 #include <memory>
