@@ -12,9 +12,13 @@
 // frame per recompile (a site each: the run's cause groups are then as many as its recompiles).
 // `--steps 1` prints a progress line (`epoch 0 step N/...`) before each recompile, history
 // included: the run's steps are then decided by its progress lines, each recompile in a step of
-// its own, as in a training console.
+// its own, as in a training console. `--paced K` writes K recompiles one at a time instead, each
+// once the one before was alerted and `--settle S` seconds (1.5) more passed, and prints the
+// watch's CPU per recompile: the cost of one batch and its looks at a run of N compiles, without
+// the writer's timing in it (write_paced).
 // Usage: watch_bench [--rate MB_PER_S] [--seconds S] [--record-ms MS] [--prefill N]
 //                    [--prefill-sites K] [--steps 0|1] [--warmup S] [--dir DIR] [--rcf PATH]
+//                    [--paced K [--settle S]]
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -22,12 +26,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -47,6 +54,8 @@ struct Options {
   double warmup_s = 0;        // the writer starts this long after the watch
   std::string dir = "/tmp/rcf-watch-bench";
   std::string rcf = RCF_BINARY;  // the rcf that watches (another build's, to compare two)
+  int64_t paced = 0;      // > 0: that many recompiles, each after the last one's alert (below)
+  double settle_s = 1.5;  // --paced: how long after an alert the watch's CPU is read
 };
 
 // The three lines of recompile `compile` of frame `frame`, rejected by the entry of the compile
@@ -146,6 +155,38 @@ double percentile(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, static_cast<size_t>(p * v.size()))];
 }
 
+// --paced: o.paced recompiles (each after a progress line with --steps), one at a time: each is
+// appended once the one before was alerted and the watch then had `settle_s` to finish its batch
+// and its looks. What each recompile cost the watch is the CPU it took from before the append
+// to the end of the settling: nothing else is written meanwhile, so the figure is the work a
+// lone recompile of a run of `prefill` compiles costs, without the writer's timing in it.
+void write_paced(const Options& o, const std::string& path, int64_t first_line, std::mutex& mu,
+                 std::condition_variable& alerted_cv, const std::set<int64_t>& alerted,
+                 std::map<int64_t, Clock::time_point>& written, pid_t watch,
+                 std::vector<double>& cpu_ms) {
+  int64_t line = first_line;
+  for (int64_t i = 0; i < o.paced; ++i) {
+    const double cpu_before = cpu_seconds_of(watch);
+    std::string chunk = o.steps ? step_line(o.prefill + i + 1) : "";
+    line += o.steps ? 1 : 0;
+    chunk += recompile_block(i);
+    std::FILE* f = std::fopen(path.c_str(), "ab");
+    if (!f) std::exit(1);
+    std::fwrite(chunk.data(), 1, chunk.size(), f);
+    std::fclose(f);
+    const int64_t alert_line = line + 1;
+    {
+      std::unique_lock lock(mu);
+      written[alert_line] = Clock::now();
+      alerted_cv.wait_for(lock, std::chrono::seconds(30),
+                          [&] { return alerted.count(alert_line) > 0; });
+    }
+    line += 3;
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.settle_s));
+    cpu_ms.push_back(1000 * (cpu_seconds_of(watch) - cpu_before));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -169,7 +210,13 @@ int main(int argc, char** argv) {
       o.dir = argv[i + 1];
     else if (!strcmp(argv[i], "--rcf"))
       o.rcf = argv[i + 1];
+    else if (!strcmp(argv[i], "--paced"))
+      o.paced = std::atoll(argv[i + 1]);
+    else if (!strcmp(argv[i], "--settle"))
+      o.settle_s = std::atof(argv[i + 1]);
   }
+  // Paced, the writing takes as long as the recompiles take to be alerted and settle.
+  if (o.paced > 0) o.seconds = static_cast<double>(o.paced) * (o.settle_s + 30);
   fs::remove_all(o.dir);
   fs::create_directories(o.dir + "/logs");
   int out_pipe[2];
@@ -178,6 +225,7 @@ int main(int argc, char** argv) {
   const std::string db = o.dir + "/rcf.db", logs = o.dir + "/logs";
   const int64_t history_lines =
       write_history(logs + "/train.log", o.prefill, o.prefill_sites, o.steps);
+  const auto watch_started = Clock::now();
   pid_t child = fork();
   if (child == 0) {
     dup2(out_pipe[1], 1);
@@ -189,14 +237,23 @@ int main(int argc, char** argv) {
   close(out_pipe[1]);
   std::mutex mu;
   std::map<int64_t, Clock::time_point> written;
-  double cpu_at_warmup_end = 0;  // the watch's CPU when the writer starts
-  double cpu_at_write_end = 0;   // and when it stops (before the watch's last batch and summary)
+  std::condition_variable alerted_cv;  // --paced: a recompile was alerted
+  std::set<int64_t> alerted;           // the lines of the recompiles alerted
+  std::vector<double> paced_cpu_ms;    // --paced: each recompile's CPU
+  double cpu_at_warmup_end = 0;        // the watch's CPU when the writer starts
+  double cpu_at_write_end = 0;  // and when it stops (before the watch's last batch and summary)
   double writing_s = 0;
   std::thread writer([&] {
     std::this_thread::sleep_for(std::chrono::duration<double>(o.warmup_s));
     cpu_at_warmup_end = cpu_seconds_of(child);
     const auto started = Clock::now();
-    write_log(o, logs + "/train.log", history_lines, mu, written);
+    if (o.paced > 0) {
+      write_paced(o, logs + "/train.log", history_lines, mu, alerted_cv, alerted, written, child,
+                  paced_cpu_ms);
+      kill(child, SIGINT);  // the watch ends (its summary follows)
+    } else {
+      write_log(o, logs + "/train.log", history_lines, mu, written);
+    }
     cpu_at_write_end = cpu_seconds_of(child);
     writing_s = std::chrono::duration<double>(Clock::now() - started).count();
   });
@@ -212,6 +269,8 @@ int main(int argc, char** argv) {
     std::lock_guard lock(mu);
     if (auto it = written.find(line); it != written.end())
       latency_ms.push_back(std::chrono::duration<double, std::milli>(now - it->second).count());
+    alerted.insert(line);
+    alerted_cv.notify_all();
   }
   writer.join();
   int status = 0;
@@ -230,11 +289,23 @@ int main(int argc, char** argv) {
     for (double ms : latency_ms) fmt::print(" {:.0f}", ms);
     fmt::print("\n");
   }
-  const double wall_s = o.warmup_s + o.seconds + 2;
+  if (o.paced > 0) {
+    double total = 0;
+    for (double ms : paced_cpu_ms) total += ms;
+    fmt::print(
+        "paced: {} recompiles after {} compiles of history, watch CPU per recompile (from its "
+        "append to {:.1f} s after its alert): mean {:.1f} ms, median {:.0f} ms, p90 {:.0f} ms "
+        "(/proc ticks of {:.0f} ms)\n",
+        paced_cpu_ms.size(), o.prefill, o.settle_s,
+        paced_cpu_ms.empty() ? 0.0 : total / static_cast<double>(paced_cpu_ms.size()),
+        percentile(paced_cpu_ms, 0.5), percentile(paced_cpu_ms, 0.9),
+        1000.0 / static_cast<double>(sysconf(_SC_CLK_TCK)));
+  }
+  const double wall_s = std::chrono::duration<double>(Clock::now() - watch_started).count();
   fmt::print("watch CPU {:.2f} s over {:.0f} s wall ({:.1f} % of one core), peak RSS {:.1f} MB\n",
              cpu_s, wall_s, 100 * cpu_s / wall_s, usage.ru_maxrss / 1024.0);
   if (o.warmup_s > 0) {
-    const double after_s = o.seconds + 2, cpu = cpu_s - cpu_at_warmup_end;
+    const double after_s = wall_s - o.warmup_s, cpu = cpu_s - cpu_at_warmup_end;
     fmt::print("after the warm-up: {:.2f} s over {:.0f} s ({:.1f} % of one core)\n", cpu, after_s,
                100 * cpu / after_s);
   }
