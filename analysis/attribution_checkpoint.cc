@@ -55,7 +55,12 @@ void AttributionCheckpoint::take(RollupBuilder& rollup, const StepCurve& curve, 
 
 AttributionCheckpoint AttributionCheckpoint::fork() const {
   AttributionCheckpoint copy;
-  copy.compiles_ = compiles_;
+  // With room for the compiles a trial analysis keeps after these (a batch's few, and the open
+  // tail): a copy of exactly this size would be copied again, whole, by its first keep() (at
+  // 100 000 compiles an eighth of a watch's CPU per recompile, docs/performance.md).
+  constexpr size_t kRoomToKeep = 4096;
+  copy.compiles_.reserve(compiles_.size() + kRoomToKeep);
+  copy.compiles_.assign(compiles_.begin(), compiles_.end());
   copy.until_ = until_;
   copy.facts_ = facts_;
   if (state_)

@@ -169,7 +169,9 @@ void write_paced(const Options& o, const std::string& path, int64_t first_line, 
     const double cpu_before = cpu_seconds_of(watch);
     std::string chunk = o.steps ? step_line(o.prefill + i + 1) : "";
     line += o.steps ? 1 : 0;
-    chunk += recompile_block(i);
+    // Frames after the history's: a recompile of frame 0 would name compile 0/0, the run's first,
+    // which moves every step's count of programs by one (the whole curve written again).
+    chunk += recompile_block(2000000 + i);
     std::FILE* f = std::fopen(path.c_str(), "ab");
     if (!f) std::exit(1);
     std::fwrite(chunk.data(), 1, chunk.size(), f);
