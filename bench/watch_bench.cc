@@ -1,6 +1,7 @@
 // `rcf watch` while a log grows (docs/watch.md, "Budgets"): a writer appends a Dynamo console log
-// (a recompile of a new frame every `--record-ms`, bytecode-trace lines of a chatty `+dynamo`
-// log between them up to `--rate` MB/s) to a watched directory for `--seconds`, while `rcf watch
+// (a recompile of a new frame, after the history's, every `--record-ms`, bytecode-trace lines of a
+// chatty `+dynamo` log between them up to `--rate` MB/s) to a watched directory for `--seconds`,
+// while `rcf watch
 // --json` runs in a child process. Prints the latency from each recompile's write to its alert
 // (p50, p90, p99, max), the alerts missing, and the child's CPU time per wall second and peak RSS.
 // `--prefill N` writes N recompiles before the watch starts: a long run's history, which every
@@ -121,7 +122,8 @@ void write_log(const Options& o, const std::string& path, int64_t first_line, st
       ++line;
     }
     std::fwrite(chunk.data(), 1, chunk.size(), f);
-    std::string block = recompile_block(frame);
+    // Frames after the history's, as --paced writes them (write_paced says why).
+    std::string block = recompile_block(2000000 + frame);
     std::fwrite(block.data(), 1, block.size(), f);
     std::fflush(f);
     std::lock_guard lock(mu);
