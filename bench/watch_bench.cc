@@ -1,9 +1,9 @@
 // `rcf watch` while a log grows (docs/watch.md, "Budgets"): a writer appends a Dynamo console log
 // (a recompile of a new frame, after the history's, every `--record-ms`, bytecode-trace lines of a
 // chatty `+dynamo` log between them up to `--rate` MB/s) to a watched directory for `--seconds`,
-// while `rcf watch
-// --json` runs in a child process. Prints the latency from each recompile's write to its alert
-// (p50, p90, p99, max), the alerts missing, and the child's CPU time per wall second and peak RSS.
+// while `rcf watch --json` runs in a child process. Prints the latency from each recompile's write
+// to its alert (p50, p90, p99, max), the alerts missing, and the child's CPU time per wall second
+// and peak RSS.
 // `--prefill N` writes N recompiles before the watch starts: a long run's history, which every
 // batch's analysis goes over. `--warmup S`: the writer starts S seconds after the watch (which
 // reads that history first), so that every latency is one of the watch reading on. With
