@@ -155,6 +155,16 @@ ParsePlan plan_parses(const IngestRequest& request, const std::vector<ingest::In
   return plan;
 }
 
+// The size of `input` as stat() says before reading, a .gz file's `gz_factor` times its size (what
+// it inflates to, about); nullopt for standard input or a size that cannot be read.
+std::optional<int64_t> input_bytes(const ingest::InputFile& input, int64_t gz_factor) {
+  if (input.path == "-") return std::nullopt;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(input.path, ec);
+  if (ec) return std::nullopt;
+  return static_cast<int64_t>(size) * (input.path.ends_with(".gz") ? gz_factor : 1);
+}
+
 // Workers for parsing ahead: none below about 1 MiB of input, where starting threads costs more
 // than they save (docs/performance.md, "Small logs"). The size is what stat() says before
 // reading: a .gz file counts 4 times its size (gzip -1 of a log inflates about that much), any
@@ -164,11 +174,9 @@ int parse_workers(const std::vector<ingest::InputFile>& inputs) {
   constexpr int64_t kFileFloor = int64_t{16} << 10;
   int64_t work = 0;
   for (const auto& input : inputs) {
-    std::error_code ec;
-    const auto size = input.path == "-" ? 0 : std::filesystem::file_size(input.path, ec);
-    if (input.path == "-" || ec) return ParseAhead::default_workers(inputs.size());
-    const int64_t bytes = static_cast<int64_t>(size) * (input.path.ends_with(".gz") ? 4 : 1);
-    work += std::max(bytes, kFileFloor);
+    const std::optional<int64_t> bytes = input_bytes(input, 4);
+    if (!bytes) return ParseAhead::default_workers(inputs.size());
+    work += std::max(*bytes, kFileFloor);
     if (work >= kWorthThreads) return ParseAhead::default_workers(inputs.size());
   }
   return 0;
@@ -182,10 +190,9 @@ bool store_fits_in_memory(const std::vector<ingest::InputFile>& inputs) {
   constexpr int64_t kInMemoryInputBytes = int64_t{1} << 20;
   int64_t bytes = 0;
   for (const auto& input : inputs) {
-    std::error_code ec;
-    const auto size = input.path == "-" ? 0 : std::filesystem::file_size(input.path, ec);
-    if (input.path == "-" || ec) return false;
-    bytes += static_cast<int64_t>(size) * (input.path.ends_with(".gz") ? 20 : 1);
+    const std::optional<int64_t> size = input_bytes(input, 20);
+    if (!size) return false;
+    bytes += *size;
     if (bytes > kInMemoryInputBytes) return false;
   }
   return true;

@@ -931,10 +931,14 @@ std::optional<IngestWriter::Duplicate> IngestWriter::roll_back_if_duplicate(
   dup.reset();
   if (earlier) {
     rows_->take_read_end();
-    db_.exec("ROLLBACK TO source");
-    db_.exec("RELEASE source");
+    roll_back_source();
   }
   return earlier;
+}
+
+void IngestWriter::roll_back_source() {
+  db_.exec("ROLLBACK TO source");
+  db_.exec("RELEASE source");
 }
 
 std::optional<IngestWriter::Duplicate> IngestWriter::end_source(const ingest::SourceStats& stats,
@@ -991,8 +995,7 @@ ingest::EventSink* IngestWriter::read_on_source(int64_t run_id, const SourceResu
   if (!rows_) throw std::logic_error("IngestWriter::read_on_source after finish_sources");
   db_.exec("SAVEPOINT source");
   if (!take_back_end_rows(db_, point)) {
-    db_.exec("ROLLBACK TO source");
-    db_.exec("RELEASE source");
+    roll_back_source();
     return nullptr;
   }
   current_source_ = point.source_id;

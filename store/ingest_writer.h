@@ -119,6 +119,8 @@ class IngestWriter {
   void flush_and_wait();
   void delete_source(int64_t source_id);
   std::optional<Duplicate> roll_back_if_duplicate(const ingest::SourceStats& stats);
+  // Undoes everything written since the current source's savepoint, and ends it.
+  void roll_back_source();
   void rewrite_source_row(const ingest::SourceStats& stats);
   void write_line_notes(const ingest::SourceStats& stats);
   void note_touched();

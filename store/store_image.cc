@@ -116,19 +116,11 @@ void write_synced_store_file(const std::string& path, std::string_view header,
 void write_store_image(const StoreImage& image, const std::string& path) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kStoreFileMode);
   if (fd < 0) throw Error(fmt::format("cannot create database {}: {}", path, strerror(errno)));
-  const unsigned char* bytes = image.bytes;
+  const char* bytes = reinterpret_cast<const char*>(image.bytes);
   int err = 0;
   for (size_t i = 0; i < image.run_count && err == 0; ++i) {
     const StoreImageRun& run = image.runs[i];
-    for (uint32_t done = 0; done < run.size;) {
-      ssize_t n = ::pwrite(fd, bytes + done, run.size - done, run.offset + done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        err = n < 0 ? errno : EIO;
-        break;
-      }
-      done += static_cast<uint32_t>(n);
-    }
+    err = write_at(fd, std::string_view(bytes, run.size), run.offset);
     bytes += run.size;
   }
   // The zeros after the last run (the end of the last page).
