@@ -679,14 +679,15 @@ TEST_F(CaptureCli, BackgroundChildHoldingTheOutputEndsWithTheCommand) {
   EXPECT_NE(read_file(dir("bg", "run1") + "/stdout.log").find("tick\n"), std::string::npos);
 }
 
+// The shell traps SIGINT before it says "started": a SIGINT that came between the words and a
+// foreground `sleep` starting would be held by the shell until the sleep ended (60 s), and rcf
+// would kill the group after 5 s (exit 137). CI saw that race once.
+const std::string kTrappedSleep =
+    " sleep 60 >/dev/null 2>&1 & s=$!; trap 'kill $s; exit 130' INT; echo started >&2; wait $s";
+
 TEST_F(CaptureCli, SigintToRcfReachesTheCommandsGroupAndRcfEnds) {
-  std::vector<std::string> args = {"capture",
-                                   "--lane",
-                                   "bg",
-                                   "--",
-                                   "sh",
-                                   "-c",
-                                   kBackgroundTicker + " echo started >&2; sleep 60"};
+  std::vector<std::string> args = {
+      "capture", "--lane", "bg", "--", "sh", "-c", kBackgroundTicker + kTrappedSleep};
   pid_t pid = spawn(under_timeout(command_line(args, {}), 60) + " >" + quote(tmp_.file(".out")) +
                     " 2>" + quote(tmp_.file(".err")));
   ASSERT_GT(pid, 0);
@@ -702,7 +703,7 @@ TEST_F(CaptureCli, SigintToRcfReachesTheCommandsGroupAndRcfEnds) {
   ASSERT_GT(rcf_pid, 0);
   auto start = std::chrono::steady_clock::now();
   ::kill(rcf_pid, SIGINT);
-  EXPECT_EQ(wait_exit(pid), 130);  // sh died of the forwarded SIGINT; rcf did not wait for more
+  EXPECT_EQ(wait_exit(pid), 130);  // sh ended on the forwarded SIGINT; rcf did not wait for more
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
   std::string err = read_file(tmp_.file(".err"));
   EXPECT_NE(err.find("rcf capture: "), std::string::npos) << err;
