@@ -8,7 +8,7 @@ size_t AttributionCheckpoint::usable(const DynamoAttributionRun& run, const RunI
                                      const RunAttributionFacts& facts,
                                      const std::vector<DynamoKey>& changed,
                                      const TrainingSteps& steps, int64_t memo_generation) const {
-  const size_t kept = compiles_.size();
+  const size_t kept = kept_count();
   if (!state_ || kept == 0 || memo_generation != memo_generation_ || facts.other_runtimes ||
       !(facts == facts_) || run.size() < kept)
     return 0;
@@ -20,13 +20,22 @@ size_t AttributionCheckpoint::usable(const DynamoAttributionRun& run, const RunI
   for (const BreakRecord& b : in.breaks)
     if (is_changed(b.key)) return 0;
   for (size_t i = 0; i < kept; ++i) {
-    const Kept& k = compiles_[i];
+    const Kept& k = kept_at(i);
     if (run.key_at(i) != k.key || is_changed(k.key)) return 0;
     if (facts.steps_decided && k.place.first >= 0 &&
         steps.step_of(k.place.first, k.place.second, {}, k.start_us) != k.step)
       return 0;
   }
   return kept;
+}
+
+void AttributionCheckpoint::keep_first(size_t n) {
+  if (n <= borrowed_) {
+    borrowed_ = n;
+    compiles_.clear();
+  } else {
+    compiles_.resize(std::min(n - borrowed_, compiles_.size()));
+  }
 }
 
 AttributionCheckpoint::Resumed AttributionCheckpoint::resume() {
@@ -36,8 +45,7 @@ AttributionCheckpoint::Resumed AttributionCheckpoint::resume() {
 }
 
 void AttributionCheckpoint::plan(size_t kept, size_t until, RunAttributionFacts facts) {
-  compiles_.resize(std::min(kept, compiles_.size()));  // grown by keep() (reserving `until`
-                                                       // at every batch would copy them all)
+  keep_first(kept);  // then grown by keep() (reserving `until` at every batch would copy them all)
   until_ = until;
   facts_ = std::move(facts);
   state_.reset();
@@ -55,12 +63,13 @@ void AttributionCheckpoint::take(RollupBuilder& rollup, const StepCurve& curve, 
 
 AttributionCheckpoint AttributionCheckpoint::fork() const {
   AttributionCheckpoint copy;
-  // With room for the compiles a trial analysis keeps after these (a batch's few, and the open
-  // tail): a copy of exactly this size would be copied again, whole, by its first keep() (at
-  // 100 000 compiles an eighth of a watch's CPU per recompile, docs/performance.md).
-  constexpr size_t kRoomToKeep = 4096;
-  copy.compiles_.reserve(compiles_.size() + kRoomToKeep);
-  copy.compiles_.assign(compiles_.begin(), compiles_.end());
+  if (borrowed_ == 0) {
+    copy.borrowed_from_ = &compiles_;
+    copy.borrowed_ = compiles_.size();
+  } else {  // a fork of a fork (not made by rcf): its own copy
+    copy.compiles_.reserve(kept_count());
+    for (size_t i = 0; i < kept_count(); ++i) copy.compiles_.push_back(kept_at(i));
+  }
   copy.until_ = until_;
   copy.facts_ = facts_;
   if (state_)

@@ -92,9 +92,10 @@ class AttributionCheckpoint {
   // Forgets everything (the analysis that planned it failed or was not resumable).
   void clear() { *this = AttributionCheckpoint(); }
 
-  size_t kept() const { return state_ ? compiles_.size() : 0; }
+  size_t kept() const { return state_ ? kept_count() : 0; }
 
-  // A copy, for a trial analysis that goes on from it and is rolled back (a watch's preview).
+  // A copy, for a trial analysis that goes on from it and is rolled back (a watch's preview). It
+  // reads this one's kept compiles in place: this must outlive it and not change meanwhile.
   AttributionCheckpoint fork() const;
 
  private:
@@ -103,8 +104,19 @@ class AttributionCheckpoint {
     StepPlace place{-1, -1};
     std::optional<int64_t> start_us, step;
   };
-  std::vector<Kept> compiles_;  // by ordinal - 1
-  size_t until_ = 0;            // the planned checkpoint's ordinal
+  size_t kept_count() const { return borrowed_ + compiles_.size(); }
+  const Kept& kept_at(size_t i) const {
+    return i < borrowed_ ? (*borrowed_from_)[i] : compiles_[i - borrowed_];
+  }
+  void keep_first(size_t n);
+
+  // The kept compiles by ordinal - 1: a fork's first `borrowed_` are its parent's (copying them
+  // was an eighth of a watch's CPU per recompile at 100 000 compiles, docs/performance.md), then
+  // its own.
+  const std::vector<Kept>* borrowed_from_ = nullptr;
+  size_t borrowed_ = 0;
+  std::vector<Kept> compiles_;
+  size_t until_ = 0;  // the planned checkpoint's ordinal
   RunAttributionFacts facts_;
   std::optional<Resumed> state_;  // after compiles_, once taken
   int64_t memo_generation_ = -1;  // of the rows the store holds after the analysis that took it

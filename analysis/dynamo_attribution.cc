@@ -253,6 +253,16 @@ struct DynamoCompileMerger::State {
   explicit State(size_t expected) : index(expected) {
     merged.reserve(expected);  // at most one per record; untouched pages cost nothing
   }
+  // A fork's: a copy whose tables look code objects up in `other`'s (CompileTables::fork).
+  State(const State& other, CompileTables forked_tables)
+      : merged(other.merged),
+        tables(std::move(forked_tables)),
+        index(other.index),
+        last(other.last),
+        key_order(other.key_order),
+        attached(other.attached),
+        reasons_offered(other.reasons_offered),
+        unplaced(other.unplaced) {}
   // The compile of `key`, added from `r` when new; `added` tells which.
   Merged& compile_of(const CompileRecord& r, bool& added) {
     auto key_at = [this](uint32_t i) -> const DynamoKey& { return merged[i].key; };
@@ -318,7 +328,7 @@ bool DynamoCompileMerger::only_referenced(const DynamoKey& key) const {
 
 DynamoCompileMerger DynamoCompileMerger::fork() const {
   DynamoCompileMerger copy;
-  copy.state_ = std::make_unique<State>(*state_);
+  copy.state_ = std::make_unique<State>(*state_, state_->tables.fork());
   return copy;
 }
 

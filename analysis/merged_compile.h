@@ -102,6 +102,21 @@ class CompileTables {
     return copy;
   }
 
+  // A copy to merge more records into, for a trial analysis that is dropped (a watch's preview):
+  // it finds the code objects this one indexed in this one's index, which must outlive it
+  // unchanged, and indexes only those it adds (copying the index of 100 000 code objects was a
+  // fourteenth of a watch's CPU per recompile, docs/performance.md).
+  CompileTables fork() const {
+    CompileTables copy = copy_to_read();
+    if (inherited_ids_) {  // a fork of a fork: its own index, whole
+      copy.code_ids_ = *inherited_ids_;
+      copy.code_ids_.insert(code_ids_.begin(), code_ids_.end());
+    } else {
+      copy.inherited_ids_ = &code_ids_;
+    }
+    return copy;
+  }
+
   // Makes `r` the best record of `m`.
   void set_best(Merged& m, const CompileRecord& r) {
     m.line = r.line;
@@ -159,7 +174,10 @@ class CompileTables {
             c.co_filename.size(), c.co_firstlineno.value_or(-1), c.co_firstlineno.has_value()};
   }
   uint32_t code_index(const CodeObject& code) {
-    auto [it, added] = code_ids_.try_emplace(key_of(code), static_cast<uint32_t>(codes_.size()));
+    const CodeKey key = key_of(code);
+    if (inherited_ids_)
+      if (auto it = inherited_ids_->find(key); it != inherited_ids_->end()) return it->second;
+    auto [it, added] = code_ids_.try_emplace(key, static_cast<uint32_t>(codes_.size()));
     if (added) codes_.push_back(code);
     return it->second;
   }
@@ -175,7 +193,9 @@ class CompileTables {
   // Shared with the copies to read (a watch's snapshot at every batch) until changed: a run of
   // 50 000 frames copied 50 000 code objects a batch. Code objects are only added.
   util::SharedChunks<CodeObject> codes_;
-  std::unordered_map<CodeKey, uint32_t, CodeKeyHash> code_ids_;
+  using CodeIds = std::unordered_map<CodeKey, uint32_t, CodeKeyHash>;
+  CodeIds code_ids_;
+  const CodeIds* inherited_ids_ = nullptr;  // a fork's: its parent's index (fork())
   std::vector<std::string_view> kinds_, cache_states_;
   util::SharedChunks<BestTimes> times_;             // Merged::times - 1 indexes it
   util::SharedChunks<ReportedByRecords> reported_;  // Merged::reported - 1 indexes it

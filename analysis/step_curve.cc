@@ -52,6 +52,7 @@ std::vector<ConvergencePoint> StepCurve::finish(int64_t last_step,
     if (step >= first && step <= last_step) steps.push_back(step);
   std::sort(steps.begin(), steps.end());
   steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+  out.reserve(steps.size());  // a watched run's 100 000 points, copied as they grew otherwise
   int64_t programs = 0;
   auto next = in_step.begin();
   for (int64_t step : steps) {

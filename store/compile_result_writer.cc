@@ -64,24 +64,30 @@ void CompileResultWriter::finish() {
   feeder_.finish();
   if (!memo_) return;
   // The compiles the run no longer has (a log read again gave fewer).
-  for (size_t i = written_.size(); i < earlier_.size(); ++i) delete_rows(earlier_[i].compile_row);
+  for (size_t i = std::max(written_.size(), earlier_from_); i < earlier_from_ + earlier_.size();
+       ++i)
+    delete_rows(earlier_[i - earlier_from_].compile_row);
   memo_->whole = !memo_->known;
   memo_->known = true;
   ++memo_->generation;
   memo_->rows = std::move(written_);
   earlier_.clear();
+  earlier_from_ = 0;
 }
 
 void CompileResultWriter::start() {
   if (before_first_write_) before_first_write_();
   if (memo_) {
     // A memo not known to describe the store: the caller cleared the run's rows, all are new.
-    if (memo_->known) earlier_ = std::move(memo_->rows);
+    std::vector<CompileRowMemo::Row> rows;
+    if (memo_->known) rows = std::move(memo_->rows);
     memo_->rows.clear();
     memo_->written.clear();
-    written_.reserve(earlier_.size());
-    const size_t kept = std::min(earlier_.size(), static_cast<size_t>(std::max<int64_t>(kept_, 0)));
-    written_.assign(earlier_.begin(), earlier_.begin() + static_cast<std::ptrdiff_t>(kept));
+    const size_t kept = std::min(rows.size(), static_cast<size_t>(std::max<int64_t>(kept_, 0)));
+    earlier_.assign(rows.begin() + static_cast<std::ptrdiff_t>(kept), rows.end());
+    earlier_from_ = kept;
+    rows.resize(kept);
+    written_ = std::move(rows);  // with its capacity: the run's new rows seldom move it
   }
   next_row_ = first_free_compile_row(db_);
 }
@@ -139,7 +145,7 @@ std::optional<int64_t> CompileResultWriter::row_for(const AttributedCompile& c,
   CompileRowHasher event, attribution;
   values(c, ids, event, attribution);
   const CompileRowDigest digest = CompileRowHasher::combine(event, attribution);
-  const size_t index = written_.size();
+  const size_t index = written_.size() - earlier_from_;  // in earlier_
   std::optional<int64_t> row;
   if (index < earlier_.size() && earlier_[index].digest == digest) {
     written_.push_back(earlier_[index]);

@@ -155,5 +155,43 @@ TEST(AttributionCheckpoint, ResumingGivesTheRollupAfterTheKeptCompiles) {
   EXPECT_EQ(usable(checkpoint, run_of(4)), 0u);
 }
 
+// `checkpoint` planned again to keep its first `kept` compiles and go on to `until` in `in`, as
+// the next analysis that resumes from it does.
+void go_on(AttributionCheckpoint& checkpoint, const RunInputs& in, size_t kept, size_t until) {
+  DynamoAttributionRun run(in, merge_dynamo_compiles(in));
+  checkpoint.plan(kept, until, facts_of(run, in));
+  RollupBuilder rollup({}, std::nullopt);
+  StepCurve curve;
+  run.attribute(0, [&](AttributedCompile&& c) {
+    rollup.add(c);
+    if (!checkpoint.keeps(c.ordinal) || c.ordinal <= static_cast<int64_t>(kept)) return;
+    checkpoint.keep(c, {c.key.source_id, c.line});
+    if (checkpoint.ends_at(c.ordinal)) checkpoint.take(rollup, curve, 0, 0);
+  });
+  checkpoint.written(kGeneration, {}, {});
+}
+
+// A watch's preview goes on from a fork of the checkpoint, which reads its parent's kept
+// compiles in place: what the fork keeps and drops is its own.
+TEST(AttributionCheckpoint, AForkGoesOnFromItsParentAndLeavesItAsItWas) {
+  const AttributionCheckpoint parent = checkpoint_after(run_of(4), 6);
+  AttributionCheckpoint longer = parent.fork();
+  EXPECT_EQ(usable(longer, run_of(6)), 6u);
+  go_on(longer, run_of(6), 6, 10);  // the parent's six, then four of its own
+  EXPECT_EQ(longer.kept(), 10u);
+  EXPECT_EQ(usable(longer, run_of(6)), 10u);
+  EXPECT_EQ(usable(longer, run_of(6), {compile(4, 1, 0).key}), 0u);  // one of its own changed
+  AttributionCheckpoint shorter = parent.fork();
+  go_on(shorter, run_of(6), 3, 5);  // three of the parent's, then two of its own
+  EXPECT_EQ(shorter.kept(), 5u);
+  EXPECT_EQ(usable(shorter, run_of(6)), 5u);
+  EXPECT_EQ(usable(shorter, run_of(6), {compile(2, 0, 0).key}), 0u);  // the last it kept
+  // The parent still holds its six.
+  EXPECT_EQ(parent.kept(), 6u);
+  EXPECT_EQ(usable(parent, run_of(6)), 6u);
+  EXPECT_EQ(usable(parent, run_of(6), {compile(2, 1, 0).key}), 0u);
+  EXPECT_EQ(usable(parent, run_of(6), {compile(3, 0, 0).key}), 6u);
+}
+
 }  // namespace attribution_checkpoint_test
 }  // namespace rcf::analysis

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/merged_compile.h"
+
 namespace rcf::analysis {
 namespace dynamo_attribution_test {
 
@@ -338,6 +340,36 @@ TEST(DynamoAttribution, SnapshotsOfAMergerReadOnEqualAWholeMerge) {
     EXPECT_EQ(read_on.only_referenced(compile(5, 1, 11, "referenced", "").key), only_referenced[b]);
   }
   EXPECT_FALSE(read_on.only_referenced(compile(7, 0, 0).key));  // never added
+}
+
+// A watch's preview merges records into a fork of the run's tables: the fork finds the code
+// objects its parent indexed (a compile of a known function keeps its code object), indexes
+// those it adds itself, and leaves the parent as it was.
+TEST(DynamoAttribution, AForkOfTheCompileTablesFindsItsParentsCodeObjects) {
+  CompileTables parent;
+  const CompileRecord step = compile(1, 0, 10);
+  const CompileRecord other = compile(2, 0, 20, "forward", "other");
+  Merged first(step.key);
+  parent.add_code(first, step, true);
+  CompileTables forked = parent.fork();
+  Merged again(compile(1, 1, 30).key);
+  forked.add_code(again, step, true);
+  EXPECT_EQ(again.code, first.code);
+  Merged added(other.key);
+  forked.add_code(added, other, true);
+  EXPECT_NE(added.code, first.code);
+  EXPECT_EQ(forked.code(added).co_name, "other");
+  Merged added_again(compile(2, 1, 40).key);
+  forked.add_code(added_again, other, true);
+  EXPECT_EQ(added_again.code, added.code);
+  // The parent never saw the fork's: its own next code object takes the same number.
+  Merged in_parent(other.key);
+  parent.add_code(in_parent, other, true);
+  EXPECT_EQ(in_parent.code, added.code);
+  EXPECT_EQ(parent.code(first).co_name, "step");
+  Merged step_again(compile(1, 2, 50).key);
+  parent.add_code(step_again, step, true);
+  EXPECT_EQ(step_again.code, first.code);
 }
 
 }  // namespace dynamo_attribution_test
