@@ -291,7 +291,8 @@ void AlertTracker::see_compiles(const store::WatchRunRows& rows, size_t first,
     }
     alerted = nth;
     say(index, c);
-    bool new_program = programs_.insert(c.program_key).second;
+    const uint32_t programs_before = programs_.size();
+    const bool new_program = programs_.ordinal(c.program_key) > programs_before;
     if (is_recompile(c)) {
       out.push_back(recompile_alert(c));
       ++status_.recompiles;

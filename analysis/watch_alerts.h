@@ -157,7 +157,7 @@ class AlertTracker {
   size_t held_from_ = 0;        // the first row the last look held back (seen_.size(): none)
   bool look_whole_ = false;     // go over every row at every look (the reference, for tests)
   std::string identity_texts_;  // identity_of's buffer
-  std::set<std::string> programs_;
+  util::TextTable programs_;    // the program keys alerted (a set of strings: 100 bytes each)
   std::set<std::pair<std::string, int64_t>> limit_hits_;  // source, line
   std::set<std::string> break_kinds_;                     // type, location and reason
   bool share_storming_ = false;
