@@ -346,30 +346,26 @@ TEST(DynamoAttribution, SnapshotsOfAMergerReadOnEqualAWholeMerge) {
 // objects its parent indexed (a compile of a known function keeps its code object), indexes
 // those it adds itself, and leaves the parent as it was.
 TEST(DynamoAttribution, AForkOfTheCompileTablesFindsItsParentsCodeObjects) {
+  // The code object `tables` gives compile `key`, first seen in record `r`.
+  auto code_of = [](CompileTables& tables, const DynamoKey& key, const CompileRecord& r) {
+    Merged m(key);
+    tables.add_code(m, r, true);
+    return m.code;
+  };
   CompileTables parent;
   const CompileRecord step = compile(1, 0, 10);
   const CompileRecord other = compile(2, 0, 20, "forward", "other");
-  Merged first(step.key);
-  parent.add_code(first, step, true);
+  const uint32_t step_code = code_of(parent, step.key, step);
   CompileTables forked = parent.fork();
-  Merged again(compile(1, 1, 30).key);
-  forked.add_code(again, step, true);
-  EXPECT_EQ(again.code, first.code);
-  Merged added(other.key);
-  forked.add_code(added, other, true);
-  EXPECT_NE(added.code, first.code);
-  EXPECT_EQ(forked.code(added).co_name, "other");
-  Merged added_again(compile(2, 1, 40).key);
-  forked.add_code(added_again, other, true);
-  EXPECT_EQ(added_again.code, added.code);
+  EXPECT_EQ(code_of(forked, compile(1, 1, 30).key, step), step_code);
+  const uint32_t other_code = code_of(forked, other.key, other);
+  EXPECT_NE(other_code, step_code);
+  EXPECT_EQ(forked.code_at(other_code).co_name, "other");
+  EXPECT_EQ(code_of(forked, compile(2, 1, 40).key, other), other_code);
   // The parent never saw the fork's: its own next code object takes the same number.
-  Merged in_parent(other.key);
-  parent.add_code(in_parent, other, true);
-  EXPECT_EQ(in_parent.code, added.code);
-  EXPECT_EQ(parent.code(first).co_name, "step");
-  Merged step_again(compile(1, 2, 50).key);
-  parent.add_code(step_again, step, true);
-  EXPECT_EQ(step_again.code, first.code);
+  EXPECT_EQ(code_of(parent, other.key, other), other_code);
+  EXPECT_EQ(parent.code_at(step_code).co_name, "step");
+  EXPECT_EQ(code_of(parent, compile(1, 2, 50).key, step), step_code);
 }
 
 }  // namespace dynamo_attribution_test
