@@ -420,9 +420,9 @@ std::vector<std::pair<uint32_t, int64_t>> site_sids_of(const store::CompileResul
 }
 
 // The run's results once its compiles are written: the curve with the Dynamo side's steps
-// (`curve` is the one `rollup` reads, replaced in place), the rollup with the sites' string ids
-// the writer interned, the counted compiles, the step axis and the rank divergence. Returns the
-// rollup's groups changed after this analysis' checkpoint.
+// (`curve` is the one `rollup` reads, replaced in place, then taken), the rollup with the sites'
+// string ids the writer interned, the counted compiles, the step axis and the rank divergence.
+// Returns the rollup's groups changed after this analysis' checkpoint.
 std::vector<uint32_t> write_run_results(
     store::Database& db, store::StringInterner& strings, int64_t run_id,
     const store::CompileResultWriter& writer, RollupBuilder&& rollup,
@@ -434,9 +434,10 @@ std::vector<uint32_t> write_run_results(
     curve = merge_curves(curve, dynamo_curve.finish(steps.last_step().value_or(0), wall_ms));
     rollup.replace_curve(curve);
   }
-  store::write_convergence_points(db, run_id, curve, memo);
   std::vector<uint32_t> changed_after_checkpoint =
       write_rollup(db, strings, run_id, std::move(rollup), memo);
+  // Once the rollup, which read the curve in place, is written: the points are taken, not copied.
+  store::write_convergence_points(db, run_id, std::move(curve), memo);
   if (counted) store::write_counted_compiles(db, run_id, *counted);
   record_step_axis(db, run_id, axis_of(steps, placer.unplaced, placer.unclocked));
   write_rank_divergence(db, run_id);  // reads the compiles written

@@ -92,8 +92,8 @@ void write_changed_points(Database& db, int64_t run_id, const std::vector<Conver
 
 }  // namespace
 
-void write_convergence_points(Database& db, int64_t run_id,
-                              const std::vector<ConvergencePoint>& points, CompileRowMemo* memo) {
+void write_convergence_points(Database& db, int64_t run_id, std::vector<ConvergencePoint> points,
+                              CompileRowMemo* memo) {
   const bool diffable = strictly_by_step(points);
   if (memo && memo->points_known && diffable) {
     write_changed_points(db, run_id, memo->points, points);
@@ -108,7 +108,7 @@ void write_convergence_points(Database& db, int64_t run_id,
   }
   if (!memo) return;
   memo->points_known = diffable;
-  memo->points = diffable ? points : std::vector<ConvergencePoint>();
+  memo->points = diffable ? std::move(points) : std::vector<ConvergencePoint>();
 }
 
 CauseGroupWriter::CauseGroupWriter(Database& db, StringInterner& strings, int64_t run_id,

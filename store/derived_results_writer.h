@@ -49,9 +49,9 @@ void write_source_merges(Database& db, int64_t run_id, const std::vector<SourceM
 
 // The run's convergence curve, one convergence_point row per point (`points` by step). With a
 // `memo` that knows the points the store holds (clear_derived_results kept them), only the
-// points that changed are deleted or written; either way the memo then knows `points`.
-void write_convergence_points(Database& db, int64_t run_id,
-                              const std::vector<ConvergencePoint>& points,
+// points that changed are deleted or written; either way the memo then holds `points` (taken,
+// not copied: a watched run's 100 000 points at every analysis).
+void write_convergence_points(Database& db, int64_t run_id, std::vector<ConvergencePoint> points,
                               CompileRowMemo* memo = nullptr);
 
 // Inserts a run's cause groups as the rollup hands them over, 32 rows a statement (hundreds of

@@ -83,5 +83,24 @@ TEST(StepCurve, EachStepSumsItsCompilesInTheOrderTheyCame) {
   EXPECT_EQ(checked, expected.size());
 }
 
+// Timed steps and steps with compiles each give a point once, where they meet too; timed steps
+// outside the curve's range (before its first step, after its last) give none.
+TEST(StepCurve, TimedStepsJoinTheStepsWithCompilesWithinTheCurve) {
+  StepCurve curve;
+  curve.add(3, 1.0);
+  curve.add(5, std::nullopt);
+  const auto points =
+      curve.finish(8, {{0, 9.0}, {1, 10.0}, {3, 30.0}, {6, 60.0}, {8, 80.0}, {10, 100.0}});
+  EXPECT_EQ(steps_and_programs(points),
+            (std::vector<std::pair<int64_t, int64_t>>{{1, 0}, {3, 1}, {5, 2}, {6, 2}, {8, 2}}));
+  ASSERT_EQ(points.size(), 5u);
+  EXPECT_EQ(points[0].wall_ms, 10.0);
+  EXPECT_EQ(points[1].wall_ms, 30.0);
+  EXPECT_EQ(points[1].compiles_in_step, 1);
+  EXPECT_EQ(points[2].wall_ms, std::nullopt);
+  EXPECT_EQ(points[3].wall_ms, 60.0);
+  EXPECT_EQ(points[4].wall_ms, 80.0);
+}
+
 }  // namespace step_curve_test
 }  // namespace rcf::analysis
