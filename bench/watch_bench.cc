@@ -59,6 +59,13 @@ struct Options {
   double settle_s = 1.5;  // --paced: how long after an alert the watch's CPU is read
 };
 
+// The frames of the history are numbered from kHistoryFrames, those recompiled while the watch
+// runs from kNewFrames: after the history's, so that a new recompile never names compile 0/0, the
+// run's first, which would move every step's count of programs by one (the whole curve written
+// again at each analysis: docs/performance.md, "One recompile at a time").
+constexpr int64_t kHistoryFrames = 1000000;
+constexpr int64_t kNewFrames = 2000000;
+
 // The three lines of recompile `compile` of frame `frame`, rejected by the entry of the compile
 // before (the first is the line the alert names).
 std::string recompile_block(int64_t frame, int64_t compile = 1) {
@@ -89,8 +96,8 @@ int64_t write_history(const std::string& path, int64_t count, int64_t sites, boo
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) std::exit(1);
   for (int64_t i = 0; i < count; ++i) {
-    std::string block = sites > 0 ? recompile_block(1000000 + i % sites, 1 + i / sites)
-                                  : recompile_block(1000000 + i);
+    std::string block = sites > 0 ? recompile_block(kHistoryFrames + i % sites, 1 + i / sites)
+                                  : recompile_block(kHistoryFrames + i);
     if (steps) block = step_line(i + 1) + block;
     std::fwrite(block.data(), 1, block.size(), f);
   }
@@ -122,8 +129,7 @@ void write_log(const Options& o, const std::string& path, int64_t first_line, st
       ++line;
     }
     std::fwrite(chunk.data(), 1, chunk.size(), f);
-    // Frames after the history's, as --paced writes them (write_paced says why).
-    std::string block = recompile_block(2000000 + frame);
+    std::string block = recompile_block(kNewFrames + frame);
     std::fwrite(block.data(), 1, block.size(), f);
     std::fflush(f);
     std::lock_guard lock(mu);
@@ -171,9 +177,7 @@ void write_paced(const Options& o, const std::string& path, int64_t first_line, 
     const double cpu_before = cpu_seconds_of(watch);
     std::string chunk = o.steps ? step_line(o.prefill + i + 1) : "";
     line += o.steps ? 1 : 0;
-    // Frames after the history's: a recompile of frame 0 would name compile 0/0, the run's first,
-    // which moves every step's count of programs by one (the whole curve written again).
-    chunk += recompile_block(2000000 + i);
+    chunk += recompile_block(kNewFrames + i);
     std::FILE* f = std::fopen(path.c_str(), "ab");
     if (!f) std::exit(1);
     std::fwrite(chunk.data(), 1, chunk.size(), f);
