@@ -10,7 +10,9 @@
 //  - the run's processes, its logs' names, whether its steps are decided and which logs' progress
 //    lines place compiles are the same, and it has no torch_xla or JAX side (whose curve prices
 //    the recompiles);
-//  - each kept compile is placed in the same step (asked again when the steps are decided);
+//  - each kept compile is placed in the same step (asked again when the steps are decided, but
+//    for a compile its log's progress lines place before their last line at the checkpoint, when
+//    those lines only grew since: TrainingSteps::placed_as_before);
 //  - the store holds the compile rows of the analysis that kept it (the memo's generation).
 // Otherwise the run is attributed whole, as a one-shot ingest does. Lifetime: the records cache's
 // entry of the run (analysis/dynamo_record_cache.h), dropped whenever what it read may be gone.
@@ -68,9 +70,9 @@ class AttributionCheckpoint {
   Resumed resume();
 
   // Plans the next checkpoint: after ordinal `until` of this analysis, whose first `kept`
-  // compiles were taken as kept (0: attributed whole), with the run's `facts`. Until it is taken
-  // (take()), the checkpoint is not usable.
-  void plan(size_t kept, size_t until, RunAttributionFacts facts);
+  // compiles were taken as kept (0: attributed whole), with the run's `facts` and the `steps`
+  // that placed its compiles. Until it is taken (take()), the checkpoint is not usable.
+  void plan(size_t kept, size_t until, RunAttributionFacts facts, const TrainingSteps& steps);
   // Whether the compile of `ordinal` is one the next checkpoint keeps, and its last.
   bool keeps(int64_t ordinal) const {
     return ordinal > 0 && static_cast<size_t>(ordinal) <= until_;
@@ -118,6 +120,7 @@ class AttributionCheckpoint {
   std::vector<Kept> compiles_;
   size_t until_ = 0;  // the planned checkpoint's ordinal
   RunAttributionFacts facts_;
+  SeriesPlacement placement_;     // of the steps that placed the kept compiles (or checked them)
   std::optional<Resumed> state_;  // after compiles_, once taken
   int64_t memo_generation_ = -1;  // of the rows the store holds after the analysis that took it
 };

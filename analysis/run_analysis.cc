@@ -347,7 +347,7 @@ size_t resume_attribution(AttributionCheckpoint& checkpoint,
   for (size_t i = kept; i < until; ++i)
     if (std::binary_search(changed.begin(), changed.end(), attribution.key_at(i))) until = i;
   if (facts.other_runtimes) until = 0;
-  checkpoint.plan(kept, std::max(until, kept), std::move(facts));
+  checkpoint.plan(kept, std::max(until, kept), std::move(facts), steps);
   if (kept > 0 && checkpoint.ends_at(static_cast<int64_t>(kept)))
     checkpoint.take(rollup, placer.curve, placer.unplaced, placer.unclocked);
   return kept;

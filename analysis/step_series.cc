@@ -24,6 +24,22 @@ void StepSeries::push(int64_t line, int64_t step) {
   ++size_;
 }
 
+bool StepSeries::starts_with(const StepSeries& earlier) const {
+  const std::vector<Run>& then = earlier.runs_;
+  if (earlier.size_ > size_ || then.size() > runs_.size()) return false;
+  for (size_t r = 0; r < then.size(); ++r) {
+    const Run &a = then[r], &b = runs_[r];
+    if (a.begin != b.begin || a.first_line != b.first_line || a.first_step != b.first_step)
+      return false;
+    const size_t count = earlier.count_of(r);
+    // A run of one point has no strides yet; a last run may have grown since.
+    if (count > 1 && (a.line_stride != b.line_stride || a.step_stride != b.step_stride))
+      return false;
+    if (r + 1 < then.size() ? count != count_of(r) : count > count_of(r)) return false;
+  }
+  return true;
+}
+
 const StepSeries::Run& StepSeries::run_of(size_t i) const {
   auto after = std::upper_bound(runs_.begin(), runs_.end(), i,
                                 [](size_t index, const Run& r) { return index < r.begin; });

@@ -25,6 +25,9 @@ class StepSeries {
   size_t count_at_or_before(int64_t line) const;
   // How many runs hold the points (for tests and memory figures).
   size_t runs() const { return runs_.size(); }
+  // Whether this series' first earlier.size() points are `earlier`'s (it grew at its end). Reads
+  // the runs, not the points: a run of earlier's that this one holds as it was, or longer.
+  bool starts_with(const StepSeries& earlier) const;
 
  private:
   struct Run {  // points begin, begin + 1, ...: line = first_line + k * line_stride, same for step

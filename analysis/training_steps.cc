@@ -425,6 +425,29 @@ std::optional<int64_t> TrainingSteps::step_of(int64_t source_id, int64_t line,
   return std::nullopt;
 }
 
+SeriesPlacement TrainingSteps::series_placement() const {
+  SeriesPlacement placement;
+  for (const auto& [source, s] : series_)
+    if (!sync_lines_.contains(source))
+      placement.series_.emplace(source, std::pair(s.points, s.printed_at_end));
+  return placement;
+}
+
+// from_series reads the points around a compile's line (and, before the first, the first two):
+// below then's last point those are the same in a series that begins with then's.
+std::map<int64_t, int64_t> TrainingSteps::placed_as_before(const SeriesPlacement& then) const {
+  std::map<int64_t, int64_t> lines;
+  for (const auto& [source, was] : then.series_) {
+    const auto& [points, printed_at_end] = was;
+    auto now = series_.find(source);
+    if (now == series_.end() || sync_lines_.contains(source) || points.size() < 2 ||
+        now->second.printed_at_end != printed_at_end || !now->second.points.starts_with(points))
+      continue;
+    lines.emplace(source, points.line(points.size() - 1));
+  }
+  return lines;
+}
+
 std::vector<int64_t> TrainingSteps::line_sources() const {
   std::vector<int64_t> out;
   for (const auto& [source, s] : series_) out.push_back(source);

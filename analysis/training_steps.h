@@ -96,6 +96,15 @@ struct StepAxis {
   std::string detail;  // how it was decided, or what would decide it
 };
 
+// The progress-line series that placed a run's compiles, kept to tell a later decision's answers
+// apart from these (AttributionCheckpoint): per source, its points and whether a line ends its
+// step. Sources placed through their step-end syncs are not kept (their answers are asked again).
+class SeriesPlacement {
+ private:
+  std::map<int64_t, std::pair<StepSeries, bool>> series_;
+  friend class TrainingSteps;
+};
+
 class TrainingSteps {
  public:
   static TrainingSteps decide(const StepEvidence& evidence);
@@ -111,6 +120,13 @@ class TrainingSteps {
   std::optional<int64_t> step_of(int64_t source_id, int64_t line,
                                  std::optional<int64_t> syncs_before,
                                  std::optional<int64_t> start_us) const;
+  // The series that place compiles now, to compare a later decision with (placed_as_before).
+  SeriesPlacement series_placement() const;
+  // Per source: the line before which step_of(source, line, {}, ...) answers as the decision
+  // `then` was taken from did: the source is placed by its progress lines alone now and then,
+  // by the same rule, and then's series (two points or more) begins this one's (a run's log
+  // grew). A compile at or after that line, or of a source not named, must be asked again.
+  std::map<int64_t, int64_t> placed_as_before(const SeriesPlacement& then) const;
 
  private:
   struct Series {                // the progress lines of one source, unrolled over epochs

@@ -158,11 +158,12 @@ std::vector<Alert> AlertTracker::advance(const store::WatchRunRows& rows, LogEnd
 
 // A batch changes the rows of the compiles it read and those after (a run's compiles are in
 // order), and the rows held back wait for a later look: the rows before both were said, and a
-// row said stays said while its identity and record are the same.
+// row said stays said while its identity and record are the same. Those the rows say are
+// unchanged since this looked (WatchRunRows::unchanged_before) are not compared.
 size_t AlertTracker::first_to_look_at(const store::WatchRunRows& rows) const {
   if (look_whole_) return 0;
   const size_t end = std::min({held_from_, seen_.size(), rows.compiles.size()});
-  for (size_t index = 0; index < end; ++index)
+  for (size_t index = std::min(rows.unchanged_before, end); index < end; ++index)
     if (mark_of(rows.compiles[index]) != seen_[index].mark) return index;
   return end;
 }

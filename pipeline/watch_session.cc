@@ -171,6 +171,7 @@ void WatchSession::preview_alerts(store::Database& db, int64_t run_id,
     throw;
   }
   round.alerts = tracker_.advance(rows_, analysis::LogEnds::kPreviewed);
+  rows_.unchanged_before = rows_.compiles.size();  // as the tracker saw them
   if (!kept) {
     rows_run_ = -1;  // they hold what the rolled-back preview wrote: read whole next time
     return;
@@ -187,6 +188,7 @@ void WatchSession::read_alerts(WatchRound& round, bool complete) {
   refresh_rows(db, *run_id, logs_.last_analysis(*run_id));
   round.alerts =
       tracker_.advance(rows_, complete ? analysis::LogEnds::kEnded : analysis::LogEnds::kMayGrow);
+  rows_.unchanged_before = rows_.compiles.size();
 }
 
 // The rows kept from the last batch, updated by what the analysis after it wrote when `written`

@@ -1,5 +1,6 @@
 #include "store/watch_queries.h"
 
+#include <algorithm>
 #include <atomic>
 
 namespace rcf::store {
@@ -150,10 +151,14 @@ void update_watch_rows(Database& db, int64_t run_id, const CompileRowMemo& memo,
     rows = read_watch_rows(db, run_id);
     return;
   }
+  size_t unchanged = std::min(rows.unchanged_before, std::min(count, rows.compiles.size()));
+  for (int64_t ordinal : memo.written)
+    if (ordinal >= 1) unchanged = std::min(unchanged, static_cast<size_t>(ordinal - 1));
   rows.compiles.resize(count);
   read_compiles_at(db, run_id, memo.written, rows.compiles);
   WatchRunRows rest = read_all_but_compiles(db, run_id);
   rest.compiles = std::move(rows.compiles);
+  rest.unchanged_before = unchanged;
   rows = std::move(rest);
 }
 
@@ -173,10 +178,15 @@ KeptWatchRows keep_watch_rows(const WatchRunRows& rows, const CompileRowMemo& me
 
 void put_back_watch_rows(KeptWatchRows kept, WatchRunRows& rows) {
   std::vector<WatchCompileRow> compiles = std::move(rows.compiles);
+  size_t unchanged = std::min({rows.unchanged_before, kept.compiles, compiles.size()});
   rows = std::move(kept.rest);
   compiles.resize(kept.compiles);
-  for (auto& [index, row] : kept.written) compiles[index] = std::move(row);
+  for (auto& [index, row] : kept.written) {
+    compiles[index] = std::move(row);
+    unchanged = std::min(unchanged, index);
+  }
   rows.compiles = std::move(compiles);
+  rows.unchanged_before = unchanged;
 }
 
 }  // namespace rcf::store

@@ -39,25 +39,31 @@ RunInputs run_of(int frames) {
   return in;
 }
 
-RunAttributionFacts facts_of(const DynamoAttributionRun& run, const RunInputs& in) {
+const TrainingSteps kNoSteps = TrainingSteps::decide({});
+
+RunAttributionFacts facts_of(const DynamoAttributionRun& run, const RunInputs& in,
+                             const TrainingSteps& steps = kNoSteps) {
   return {.breaks = in.breaks.size(),
           .source_names = in.source_names,
           .several_processes = run.several_processes(),
-          .steps_decided = false,
-          .line_sources = {},
+          .steps_decided = steps.decided(),
+          .line_sources = steps.line_sources(),
           .other_runtimes = false};
 }
 
-// A checkpoint after the first `kept` compiles of `in`, as an analysis takes it.
-AttributionCheckpoint checkpoint_after(const RunInputs& in, size_t kept) {
+// A checkpoint after the first `kept` compiles of `in`, as an analysis takes it, each compile
+// placed by `steps`.
+AttributionCheckpoint checkpoint_after(const RunInputs& in, size_t kept,
+                                       const TrainingSteps& steps = kNoSteps) {
   DynamoAttributionRun run(in, merge_dynamo_compiles(in));
   AttributionCheckpoint checkpoint;
-  checkpoint.plan(0, kept, facts_of(run, in));
+  checkpoint.plan(0, kept, facts_of(run, in, steps), steps);
   RollupBuilder rollup({}, std::nullopt);
   StepCurve curve;
   run.attribute(0, [&](AttributedCompile&& c) {
     rollup.add(c);
     if (!checkpoint.keeps(c.ordinal)) return;
+    c.step = steps.step_of(c.key.source_id, c.line, {}, c.start_us);
     checkpoint.keep(c, {c.key.source_id, c.line});
     if (checkpoint.ends_at(c.ordinal)) checkpoint.take(rollup, curve, 0, 0);
   });
@@ -73,7 +79,23 @@ size_t usable(const AttributionCheckpoint& checkpoint, const RunInputs& in,
   RunAttributionFacts facts = facts_of(run, in);
   if (edit) edit(facts);
   std::sort(changed.begin(), changed.end());
-  return checkpoint.usable(run, in, facts, changed, TrainingSteps::decide({}), generation);
+  return checkpoint.usable(run, in, facts, changed, kNoSteps, generation);
+}
+
+// The progress lines (line, step) of train.log, printed after each step: the first compile, at
+// line 11, comes before them.
+TrainingSteps steps_of(const std::vector<std::pair<int64_t, int64_t>>& lines) {
+  StepEvidence ev;
+  ev.first_compile[1] = ev.run_first_compile[1] = 11;
+  ev.shape_names[1] = "step #";
+  for (auto [line, step] : lines) ev.lines.push_back({1, line, step, 1});
+  return TrainingSteps::decide(ev);
+}
+
+size_t usable_with(const AttributionCheckpoint& checkpoint, const RunInputs& in,
+                   const TrainingSteps& steps) {
+  DynamoAttributionRun run(in, merge_dynamo_compiles(in));
+  return checkpoint.usable(run, in, facts_of(run, in, steps), {}, steps, kGeneration);
 }
 
 TEST(AttributionCheckpoint, GoesOnWhenOnlyLaterCompilesCameOrChanged) {
@@ -97,6 +119,21 @@ TEST(AttributionCheckpoint, AttributesWholeWhenTheOrderOfTheKeptCompilesMoved) {
   earlier.compiles.push_back(compile(9, 0, 2));  // a compile placed before every other
   EXPECT_EQ(usable(checkpoint, earlier), 0u);
   EXPECT_EQ(usable(checkpoint, run_of(2)), 0u);  // fewer compiles than were kept
+}
+
+// The kept compiles (lines 11-61) stay in the steps they were placed in; below the last progress
+// line then (55), a log whose lines only grew places them as before, and those after it are
+// asked again.
+TEST(AttributionCheckpoint, AttributesWholeWhenTheStepsPlaceAKeptCompileElsewhere) {
+  const TrainingSteps then = steps_of({{15, 1}, {35, 2}, {55, 3}});
+  ASSERT_TRUE(then.decided());
+  const AttributionCheckpoint checkpoint = checkpoint_after(run_of(4), 6, then);
+  EXPECT_EQ(usable_with(checkpoint, run_of(4), then), 6u);
+  EXPECT_EQ(usable_with(checkpoint, run_of(5), steps_of({{15, 1}, {35, 2}, {55, 3}, {75, 4}})), 6u);
+  // Line 75 numbers its step 9: the compile at 61 (after 55, step 4 then) is now in step 9.
+  EXPECT_EQ(usable_with(checkpoint, run_of(5), steps_of({{15, 1}, {35, 2}, {55, 3}, {75, 9}})), 0u);
+  // Line 15 says step 0: the compile at 11 is now in step 0 (the last kept, at 61, is not moved).
+  EXPECT_EQ(usable_with(checkpoint, run_of(5), steps_of({{15, 0}, {35, 2}, {55, 3}, {75, 4}})), 0u);
 }
 
 // Four frames, with `breaks` graph breaks traced in the first compile of the last frame (after
@@ -159,7 +196,7 @@ TEST(AttributionCheckpoint, ResumingGivesTheRollupAfterTheKeptCompiles) {
 // the next analysis that resumes from it does.
 void go_on(AttributionCheckpoint& checkpoint, const RunInputs& in, size_t kept, size_t until) {
   DynamoAttributionRun run(in, merge_dynamo_compiles(in));
-  checkpoint.plan(kept, until, facts_of(run, in));
+  checkpoint.plan(kept, until, facts_of(run, in), kNoSteps);
   RollupBuilder rollup({}, std::nullopt);
   StepCurve curve;
   run.attribute(0, [&](AttributedCompile&& c) {

@@ -68,6 +68,36 @@ TEST(StepSeries, ALogThatKeepsItsRhythmTakesOneRunPerEpoch) {
   EXPECT_EQ(epochs.step(250'000), 250'000);
 }
 
+// starts_with says what comparing the plain arrays says: true for every beginning of the series
+// (a log that grew), false for a beginning with one point moved or a series that is longer.
+TEST(StepSeries, StartsWithEveryBeginningOfItselfAndNothingElse) {
+  for (uint32_t seed = 1; seed <= 5; ++seed) {
+    std::vector<int64_t> lines, steps;
+    make_points(seed, &lines, &steps);
+    StepSeries whole;
+    for (size_t i = 0; i < lines.size(); ++i) whole.push(lines[i], steps[i]);
+    std::mt19937 rng(seed);
+    for (int trial = 0; trial < 200; ++trial) {
+      const size_t k = 1 + rng() % lines.size();
+      const size_t moved = rng() % k;
+      StepSeries prefix, step_moved, line_moved;
+      for (size_t i = 0; i < k; ++i) {
+        prefix.push(lines[i], steps[i]);
+        step_moved.push(lines[i], steps[i] + (i == moved ? 1 : 0));
+        // Lines must rise: the last point's line moves up, an earlier one's only into a gap.
+        const bool room = i + 1 == k || lines[i] + 1 < lines[i + 1];
+        line_moved.push(lines[i] + (i == moved && room ? 1 : 0), steps[i]);
+      }
+      ASSERT_TRUE(whole.starts_with(prefix)) << "seed " << seed << ", " << k << " points";
+      EXPECT_FALSE(whole.starts_with(step_moved)) << "seed " << seed << ", point " << moved;
+      const bool line_did_move = moved + 1 == k || lines[moved] + 1 < lines[moved + 1];
+      EXPECT_EQ(whole.starts_with(line_moved), !line_did_move) << "seed " << seed;
+      EXPECT_EQ(prefix.starts_with(whole), k == lines.size());
+    }
+  }
+  EXPECT_TRUE(StepSeries().starts_with(StepSeries()));
+}
+
 TEST(StepSeries, EmptyAndSinglePoint) {
   StepSeries series;
   EXPECT_TRUE(series.empty());

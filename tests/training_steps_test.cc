@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,35 @@ TEST(TrainingSteps, SyncsPlaceACompileBetweenSparseLines) {
   EXPECT_EQ(t.step_of(kSource, 1, 0, std::nullopt), 1);
   EXPECT_EQ(t.step_of(kSource, 600, 11, std::nullopt), 6);    // the 12th sync: step 6
   EXPECT_EQ(t.step_of(kSource, 1500, 29, std::nullopt), 15);  // 10 syncs after step 10's end
+}
+
+// A watch keeps the steps of the compiles it attributed and asks again only for those a log's
+// later progress lines may place otherwise (analysis/attribution_checkpoint.h).
+TEST(TrainingSteps, CompilesBeforeTheLastLineOfASeriesThatOnlyGrewArePlacedAsBefore) {
+  const auto lines = with_lines(5, {{10, 1}, {20, 2}, {30, 3}});
+  const SeriesPlacement then = TrainingSteps::decide(lines).series_placement();
+  auto grown = with_lines(5, {{10, 1}, {20, 2}, {30, 3}, {40, 4}, {50, 9}});
+  const auto now = TrainingSteps::decide(grown);
+  EXPECT_EQ(now.placed_as_before(then), (std::map<int64_t, int64_t>{{kSource, 30}}));
+  // What the bound claims: below it every line's step is then's; at and after it, not all.
+  const auto before = TrainingSteps::decide(lines);
+  for (int64_t line = 0; line < 30; ++line)
+    EXPECT_EQ(now.step_of(kSource, line, {}, {}), before.step_of(kSource, line, {}, {})) << line;
+  EXPECT_NE(now.step_of(kSource, 45, {}, {}), before.step_of(kSource, 45, {}, {}));
+  // Not when an earlier line says otherwise, a line is printed before its step instead of
+  // after, or the source has step-end syncs.
+  EXPECT_TRUE(TrainingSteps::decide(with_lines(5, {{10, 1}, {20, 7}, {30, 8}, {40, 9}}))
+                  .placed_as_before(then)
+                  .empty());
+  EXPECT_TRUE(TrainingSteps::decide(with_lines(12, {{10, 1}, {20, 2}, {30, 3}, {40, 4}}))
+                  .placed_as_before(then)
+                  .empty());
+  grown.syncs.push_back({kSource, 15, 0});
+  EXPECT_TRUE(TrainingSteps::decide(grown).placed_as_before(then).empty());
+  // From a shorter beginning, the bound is that beginning's last line.
+  const SeriesPlacement two =
+      TrainingSteps::decide(with_lines(5, {{10, 1}, {20, 2}})).series_placement();
+  EXPECT_EQ(now.placed_as_before(two), (std::map<int64_t, int64_t>{{kSource, 20}}));
 }
 
 TEST(TrainingSteps, APatternMatchInTheStreamOutranksDetectedLines) {

@@ -517,7 +517,21 @@ TEST(WatchReadsOn, APreviewsRowsArePutBackAsTheLastBatchLeftThem) {
   const auto batch = rcf::testing::read_store(request.db_path);
   const int64_t run_id = 1;
   rcf::store::WatchRunRows rows = rcf::store::read_watch_rows(*batch, run_id);
+  EXPECT_EQ(rows.unchanged_before, 0u);  // read whole
   const std::string before = rows_text(rows);
+  // The rows a reader looked at, and after each change the rows it said were unchanged: the
+  // same rows (read by the same read), up to the first that is not.
+  std::vector<rcf::store::WatchCompileRow> looked_at = rows.compiles;
+  rows.unchanged_before = rows.compiles.size();
+  auto expect_unchanged_as_said = [&] {
+    EXPECT_LT(rows.unchanged_before, looked_at.size());
+    for (size_t i = 0; i < std::min(rows.unchanged_before, looked_at.size()); ++i)
+      ASSERT_EQ(rows.compiles[i].version, looked_at[i].version) << i;
+    EXPECT_NE(rows.compiles[rows.unchanged_before].version,
+              looked_at[rows.unchanged_before].version);
+    looked_at = rows.compiles;
+    rows.unchanged_before = rows.compiles.size();
+  };
   bool looked = false;
   ASSERT_TRUE(logs.preview_ends(
       [&](rcf::store::Database& db, int64_t run, const rcf::store::CompileRowMemo* written) {
@@ -529,12 +543,57 @@ TEST(WatchReadsOn, APreviewsRowsArePutBackAsTheLastBatchLeftThem) {
         EXPECT_EQ(rows_text(rows), rows_text(rcf::store::read_watch_rows(db, run)));
         EXPECT_NE(rows_text(rows), before) << "the preview's last record changed the rows";
         EXPECT_GT(written->written.size(), 400u) << "every program key took a rank";
+        expect_unchanged_as_said();
         rcf::store::put_back_watch_rows(std::move(kept), rows);
+        expect_unchanged_as_said();
         looked = true;
       }));
   ASSERT_TRUE(looked);
   EXPECT_EQ(rows_text(rows), before);
   EXPECT_EQ(rows_text(rows), rows_text(rcf::store::read_watch_rows(*batch, run_id)));
+}
+
+// After a batch of a few compiles, the rows say which of them a reader need not look at again:
+// all those it had seen, when the batch only added rows after them.
+TEST(WatchReadsOn, TheRowsABatchLeftUnchangedAreSaidToBe) {
+  TempDir dir;
+  const WatchRequest request = watch_of_logs(dir.path());
+  const std::string path = dir.file("logs/train.log");
+  std::ofstream file(path, std::ios::binary);
+  for (int frame = 1; frame <= 400; ++frame) file << recompile_block(frame, 9);
+  file.flush();
+  rcf::pipeline::GrowingLogs logs({request.db_path, "default", "default", "", ""});
+  logs.read_batch({{path, -1, false}}, false);
+  const int64_t run_id = 1;
+  rcf::store::WatchRunRows rows = rcf::store::read_watch_rows(logs.store(), run_id);
+  const std::vector<rcf::store::WatchCompileRow> looked_at = rows.compiles;
+  rows.unchanged_before = rows.compiles.size();
+  for (int frame = 401; frame <= 403; ++frame) file << recompile_block(frame, 12);
+  file.flush();
+  logs.read_batch({{path, -1, false}}, false);
+  const rcf::store::CompileRowMemo* written = logs.last_analysis(run_id);
+  ASSERT_NE(written, nullptr);
+  ASSERT_FALSE(written->whole);
+  rcf::store::update_watch_rows(logs.store(), run_id, *written, rows);
+  EXPECT_EQ(rows_text(rows), rows_text(rcf::store::read_watch_rows(logs.store(), run_id)));
+  // Two compiles a frame (its first, then the recompile): 399 frames' after the first batch
+  // (frame 400's block held back), frames 400-402's after the second (403's held back), each
+  // written after those before: none of the rows looked at changed.
+  ASSERT_EQ(rows.compiles.size(), looked_at.size() + 6);
+  EXPECT_EQ(rows.unchanged_before, looked_at.size());
+  for (size_t i = 0; i < rows.unchanged_before; ++i)
+    ASSERT_EQ(rows.compiles[i].version, looked_at[i].version) << i;
+  // Rows written before the end (as when a record completes an earlier compile) are said to
+  // differ from the first of them on.
+  rcf::store::CompileRowMemo middle = *written;
+  middle.written = {500, 700};
+  rows.unchanged_before = rows.compiles.size();
+  rcf::store::update_watch_rows(logs.store(), run_id, middle, rows);
+  EXPECT_EQ(rows.unchanged_before, 499u);
+  // A reader that did not say when it looked is told to compare every row.
+  rows.unchanged_before = 0;
+  rcf::store::update_watch_rows(logs.store(), run_id, *written, rows);
+  EXPECT_EQ(rows.unchanged_before, 0u);
 }
 
 // A batch whose lines add no raw row (a training loop's own output, noted and not read) leaves
