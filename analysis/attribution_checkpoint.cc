@@ -76,6 +76,11 @@ AttributionCheckpoint::Resumed AttributionCheckpoint::resume() {
 
 void AttributionCheckpoint::plan(size_t kept, size_t until, RunAttributionFacts facts,
                                  const TrainingSteps& steps) {
+  if (!plans_) {
+    until_ = 0;  // keeps() and ends_at() say no to every compile
+    state_.reset();
+    return;
+  }
   keep_first(kept);  // then grown by keep() (reserving `until` at every batch would copy them all)
   until_ = until;
   facts_ = std::move(facts);
@@ -109,6 +114,12 @@ AttributionCheckpoint AttributionCheckpoint::fork() const {
     copy.state_.emplace(
         Resumed{state_->rollup.fork(), state_->curve, state_->unplaced, state_->unclocked});
   copy.memo_generation_ = memo_generation_;
+  return copy;
+}
+
+AttributionCheckpoint AttributionCheckpoint::trial() const {
+  AttributionCheckpoint copy = fork();
+  copy.plans_ = false;
   return copy;
 }
 

@@ -99,6 +99,10 @@ class AttributionCheckpoint {
   // A copy, for a trial analysis that goes on from it and is rolled back (a watch's preview). It
   // reads this one's kept compiles in place: this must outlive it and not change meanwhile.
   AttributionCheckpoint fork() const;
+  // A fork whose analysis plans no checkpoint of its own (plan() keeps nothing, take() is never
+  // due): the trial is dropped with it, and what it would keep, a copy of the rollup among it,
+  // would be made for nothing.
+  AttributionCheckpoint trial() const;
 
  private:
   struct Kept {  // one compile of the kept beginning of the order
@@ -123,6 +127,7 @@ class AttributionCheckpoint {
   SeriesPlacement placement_;     // of the steps that placed the kept compiles (or checked them)
   std::optional<Resumed> state_;  // after compiles_, once taken
   int64_t memo_generation_ = -1;  // of the rows the store holds after the analysis that took it
+  bool plans_ = true;             // false: a trial()'s, which keeps nothing
 };
 
 }  // namespace rcf::analysis

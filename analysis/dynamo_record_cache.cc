@@ -53,7 +53,7 @@ DynamoRecordCache DynamoRecordCache::fork() const {
     if (!run) continue;
     auto forked = std::make_unique<Run>();
     forked->read = run->read.fork();
-    forked->checkpoint = run->checkpoint.fork();
+    forked->checkpoint = run->checkpoint.trial();
     forked->deletions = run->deletions;
     forked->data_version = run->data_version;
     copy.runs_.emplace(run_id, std::move(forked));

@@ -230,5 +230,19 @@ TEST(AttributionCheckpoint, AForkGoesOnFromItsParentAndLeavesItAsItWas) {
   EXPECT_EQ(usable(parent, run_of(6), {compile(3, 0, 0).key}), 6u);
 }
 
+// A watch's preview goes on from a trial of the checkpoint: it is dropped after, so it keeps
+// nothing of its own (no compile, no copy of the rollup), and the parent is left as it was.
+TEST(AttributionCheckpoint, ATrialGoesOnFromItsParentAndKeepsNothing) {
+  const AttributionCheckpoint parent = checkpoint_after(run_of(4), 6);
+  AttributionCheckpoint trial = parent.trial();
+  EXPECT_EQ(usable(trial, run_of(6)), 6u);
+  trial.resume();
+  go_on(trial, run_of(6), 6, 10);
+  EXPECT_EQ(trial.kept(), 0u);
+  EXPECT_EQ(usable(trial, run_of(6)), 0u);
+  EXPECT_EQ(parent.kept(), 6u);
+  EXPECT_EQ(usable(parent, run_of(6)), 6u);
+}
+
 }  // namespace attribution_checkpoint_test
 }  // namespace rcf::analysis
