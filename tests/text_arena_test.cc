@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,25 +23,6 @@ TEST(TextArena, CopiesStayWhereTheyAre) {
   }
   TextArena moved = std::move(arena);
   moved.copy("after the move");
-  for (const auto& [copy, text] : kept) ASSERT_EQ(copy, text);
-}
-
-// A share holds the texts allocated before it as long as it lives, and the two allocate apart.
-TEST(TextArena, AShareKeepsTheTextsBeforeItAndAllocatesApart) {
-  auto arena = std::make_unique<TextArena>();
-  std::vector<std::pair<std::string_view, std::string>> kept;
-  for (int i = 0; i < 20000; ++i) {
-    std::string text = "text " + std::to_string(i);
-    kept.emplace_back(arena->copy(text), text);
-  }
-  TextArena share = arena->share();
-  std::string_view from_original = arena->copy("after the share, in the original");
-  std::string_view from_share = share.copy("after the share, in the share");
-  EXPECT_EQ(from_original, "after the share, in the original");
-  arena.reset();  // the share still holds the blocks of the texts before it
-  for (const auto& [copy, text] : kept) ASSERT_EQ(copy, text);
-  EXPECT_EQ(from_share, "after the share, in the share");
-  for (int i = 0; i < 100000; ++i) share.copy(std::string(40, 'z'));  // in blocks of its own
   for (const auto& [copy, text] : kept) ASSERT_EQ(copy, text);
 }
 

@@ -30,14 +30,17 @@ class BasicDistinctTextCounter {
   BasicDistinctTextCounter() = default;
   BasicDistinctTextCounter(BasicDistinctTextCounter&&) noexcept = default;
   BasicDistinctTextCounter& operator=(BasicDistinctTextCounter&&) noexcept = default;
-  // A copy shares the texts added so far with the original (TextArena::share: they are never
-  // changed) and holds its own entries, in the same order. Its room is the original's (pages not
-  // written cost nothing: util/large_array_allocator.h), so that adding to the copy does not move
-  // the entries at once.
-  BasicDistinctTextCounter(const BasicDistinctTextCounter& other)
-      : sorted_(other.sorted_), arena_(other.arena_.share()) {
+  // A copy holds its own texts (the entries point into the copy's arena), in the same order.
+  // Its room is the original's (pages not written cost nothing: util/large_array_allocator.h), so
+  // that adding to the copy does not move the entries at once.
+  BasicDistinctTextCounter(const BasicDistinctTextCounter& other) : sorted_(other.sorted_) {
     entries_.reserve(other.entries_.capacity());
-    entries_.assign(other.entries_.begin(), other.entries_.end());
+    for (const Entry& e : other.entries_) {
+      const size_t bytes = sizeof(uint32_t) + text_at(e.text).size();
+      char* copy = arena_.allocate(bytes);
+      std::memcpy(copy, e.text, bytes);
+      entries_.push_back({e.hash, copy});
+    }
   }
   BasicDistinctTextCounter& operator=(const BasicDistinctTextCounter& other) {
     if (this != &other) *this = BasicDistinctTextCounter(other);

@@ -29,17 +29,8 @@ TextArena& TextArena::operator=(TextArena&& other) noexcept {
   return *this;
 }
 
-namespace {
-
-std::shared_ptr<char> new_block(size_t bytes) {
-  return std::shared_ptr<char>(LargeArrayAllocator<char>().allocate(bytes), [bytes](char* data) {
-    LargeArrayAllocator<char>().deallocate(data, bytes);
-  });
-}
-
-}  // namespace
-
 void TextArena::release() noexcept {
+  for (const Block& b : blocks_) LargeArrayAllocator<char>().deallocate(b.data, b.size);
   blocks_.clear();
   next_ = nullptr;
   left_ = 0;
@@ -49,15 +40,16 @@ void TextArena::release() noexcept {
 char* TextArena::allocate(size_t size) {
   blocks_.reserve(blocks_.size() + 1);  // so that a block allocated below is always kept
   if (size > kBlockBytes / 4) {
-    blocks_.push_back(new_block(size));
-    return blocks_.back().get();
+    Block own{LargeArrayAllocator<char>().allocate(size), size};
+    blocks_.push_back(own);
+    return own.data;
   }
   if (left_ < size || next_ == nullptr) {
     // Each block twice the last, up to kBlockBytes; the rest of the last one is left unused.
     size_t bytes = last_block_ == 0 ? kFirstBlockBytes : std::min(kBlockBytes, 2 * last_block_);
     while (bytes < size) bytes *= 2;
-    blocks_.push_back(new_block(bytes));
-    next_ = blocks_.back().get();
+    blocks_.push_back({LargeArrayAllocator<char>().allocate(bytes), bytes});
+    next_ = blocks_.back().data;
     left_ = bytes;
     last_block_ = bytes;
   }
@@ -65,13 +57,6 @@ char* TextArena::allocate(size_t size) {
   next_ += size;
   left_ -= size;
   return at;
-}
-
-TextArena TextArena::share() const {
-  TextArena shared;
-  shared.blocks_ = blocks_;
-  shared.last_block_ = last_block_;  // next_ null: its first allocation takes a block of its own
-  return shared;
 }
 
 std::string_view TextArena::copy(std::string_view text) {

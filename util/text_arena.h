@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstddef>
-#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -28,23 +27,19 @@ class TextArena {
   // A copy of `text`. An empty text gets a non-null address.
   std::string_view copy(std::string_view text);
 
-  // An arena that holds this one's blocks too, so that every text allocated so far stays valid
-  // as long as either lives; each allocates anew in blocks of its own (this one may go on
-  // filling the block it fills now: the share never reads past what was allocated before).
-  // Copying the texts themselves was most of the copy of a checkpoint's program keys.
-  TextArena share() const;
-
  private:
   static constexpr size_t kFirstBlockBytes = size_t{64} << 10;
   static constexpr size_t kBlockBytes = size_t{2} << 20;
-  // A block, freed when the last arena that holds it is destroyed.
-  using Block = std::shared_ptr<char>;
+  struct Block {
+    char* data;
+    size_t size;
+  };
   void release() noexcept;
 
-  std::vector<Block> blocks_;
-  char* next_ = nullptr;   // the free part of the block filled now
-  size_t left_ = 0;        // its size
-  size_t last_block_ = 0;  // the size of that block (0: none yet)
+  std::vector<Block> blocks_;  // owned; freed by release()
+  char* next_ = nullptr;       // the free part of the block filled now
+  size_t left_ = 0;            // its size
+  size_t last_block_ = 0;      // the size of that block (0: none yet)
 };
 
 }  // namespace rcf::util
