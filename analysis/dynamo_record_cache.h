@@ -59,9 +59,9 @@ class DynamoRecordCache {
   // A copy of what is kept, to analyse a trial that is rolled back (a watch's preview): it reads
   // on from the same marks and goes on from the same checkpoints (planning none of its own:
   // AttributionCheckpoint::trial), and whatever it reads is dropped with it, so that this one
-  // still describes the store once the trial is undone. Its
-  // records view this one's texts and guard failures, and it reads this one's code-object index
-  // and the checkpoint's kept compiles in place: this must outlive it and not be used meanwhile.
+  // still describes the store once the trial is undone. Its records view this one's texts and
+  // guard failures, and it reads this one's code-object index and the checkpoint's kept
+  // compiles in place: this must outlive it and not be used meanwhile.
   // Costs a copy of the merged compiles (4 % of a watch's CPU per recompile at 100 000 compiles,
   // docs/performance.md), not a read of the runs.
   DynamoRecordCache fork() const;
