@@ -73,20 +73,49 @@ Statement::Statement(sqlite3* db, std::string_view sql, QueryBudget* budget)
   }
 }
 
+Statement::Statement(std::shared_ptr<StatementCache> cache, sqlite3* db, std::string_view sql,
+                     QueryBudget* budget)
+    : db_(db), budget_(budget) {
+  int rc = SQLITE_OK;
+  stmt_ = cache->take(sql, rc);
+  if (!stmt_) {
+    throw Error(fmt::format("SQLite cannot prepare statement: {} [{}]", sqlite3_errmsg(db),
+                            sql.substr(0, 200)));
+  }
+  // A text with more after its first statement is run once, as asked, and not kept.
+  const char* prepared = sqlite3_sql(stmt_);
+  if (prepared && std::string_view(prepared) == sql) cache_ = std::move(cache);
+}
+
 Statement::~Statement() {
-  sqlite3_finalize(stmt_);
+  release();
+}
+
+void Statement::release() {
+  if (cache_) {
+    cache_->give_back(stmt_, sqlite3_sql(stmt_));
+    cache_.reset();
+  } else {
+    sqlite3_finalize(stmt_);
+  }
+  stmt_ = nullptr;
 }
 
 Statement::Statement(Statement&& other) noexcept
-    : db_(other.db_), stmt_(other.stmt_), budget_(other.budget_), started_(other.started_) {
+    : db_(other.db_),
+      stmt_(other.stmt_),
+      cache_(std::move(other.cache_)),
+      budget_(other.budget_),
+      started_(other.started_) {
   other.stmt_ = nullptr;
 }
 
 Statement& Statement::operator=(Statement&& other) noexcept {
   if (this != &other) {
-    sqlite3_finalize(stmt_);
+    release();
     db_ = other.db_;
     stmt_ = other.stmt_;
+    cache_ = std::move(other.cache_);
     budget_ = other.budget_;
     started_ = other.started_;
     other.stmt_ = nullptr;
@@ -231,6 +260,7 @@ Database::Database(const std::string& path) : path_(path), budget_{kQueryTimeLim
 }
 
 void Database::configure() {
+  statements_ = std::make_shared<StatementCache>(db_);
   set_busy_timeout(kDefaultBusyTimeoutMs);
   sqlite3_extended_result_codes(db_, 1);
   sqlite3_progress_handler(db_, kProgressOps, past_deadline, &budget_);
@@ -274,10 +304,12 @@ void Database::set_busy_timeout(int ms) {
 }
 
 Database::~Database() {
+  if (statements_) statements_->close();
   sqlite3_close(db_);
 }
 
 void Database::close() {
+  if (statements_) statements_->close();
   int rc = sqlite3_close(db_);
   if (rc != SQLITE_OK)
     throw Error(fmt::format("cannot close database {}: {}", path_, sqlite3_errstr(rc)));

@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "store/statement_cache.h"
+
 namespace rcf::store {
 
 // The time a statement may run (from its first step to its last) and the path named when it runs
@@ -27,6 +29,9 @@ class Statement {
  public:
   Statement() = default;
   Statement(sqlite3* db, std::string_view sql, QueryBudget* budget = nullptr);
+  // One of `cache`'s statements of `sql` (Database::prepare): given back to it when this ends.
+  Statement(std::shared_ptr<StatementCache> cache, sqlite3* db, std::string_view sql,
+            QueryBudget* budget);
   ~Statement();
   Statement(Statement&& other) noexcept;
   Statement& operator=(Statement&& other) noexcept;
@@ -83,8 +88,12 @@ class Statement {
 
  private:
   void check(int rc, const char* what);
+  // Finalizes the statement, or gives it back to the cache it came from.
+  void release();
   sqlite3* db_ = nullptr;
   sqlite3_stmt* stmt_ = nullptr;
+  // Set when the statement came from a cache and its text is the whole of what was asked for.
+  std::shared_ptr<StatementCache> cache_;
   QueryBudget* budget_ = nullptr;
   std::chrono::steady_clock::time_point started_;  // the first step of this execution
 };
@@ -124,7 +133,10 @@ class Database {
   Database& operator=(const Database&) = delete;
 
   void exec(std::string_view sql);
-  Statement prepare(std::string_view sql) { return Statement(db_, sql, &budget_); }
+  // A statement of `sql`, one kept from an earlier prepare of the same text when there is one.
+  Statement prepare(std::string_view sql) { return Statement(statements_, db_, sql, &budget_); }
+  // How many ended statements are kept for a later prepare of their text.
+  size_t kept_statements() const { return statements_ ? statements_->kept() : 0; }
   int64_t last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
   sqlite3* handle() { return db_; }
   const std::string& path() const { return path_; }
@@ -139,6 +151,7 @@ class Database {
   // The settings of every connection (a busy timeout, extended result codes, the time budget).
   void configure();
   sqlite3* db_ = nullptr;
+  std::shared_ptr<StatementCache> statements_;  // closed before the connection
   std::string path_;
   int busy_timeout_ms_ = kDefaultBusyTimeoutMs;
   QueryBudget budget_;
