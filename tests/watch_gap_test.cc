@@ -22,10 +22,12 @@ WatchRound batch(double ingest_ms, double analysis_ms, double alerts_ms) {
   return r;
 }
 
+double ms(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double, std::milli>(d).count();
+}
+
 double gap_ms(const WatchRound& b, double cycle_cpu_ms, double cycle_wall_ms) {
-  return std::chrono::duration<double, std::milli>(
-             batch_gap(b, Seconds(cycle_cpu_ms / 1000), Seconds(cycle_wall_ms / 1000)))
-      .count();
+  return ms(batch_gap(b, Seconds(cycle_cpu_ms / 1000), Seconds(cycle_wall_ms / 1000)));
 }
 
 // A cheap batch: a quarter second apart.
@@ -62,6 +64,30 @@ TEST(WatchBatchGap, AChattyLogIsNotWaitedFor) {
 TEST(WatchBatchGap, TheLatencyBoundsTheGap) {
   EXPECT_NEAR(gap_ms(batch(100, 90, 10), 200, 500), 800 - 2 * 110, 1e-6);
   EXPECT_DOUBLE_EQ(gap_ms(batch(400, 350, 50), 600, 900), 250);
+}
+
+// A cycle that cost more than the one before (a preview, a larger batch) took more than the
+// budget: the overrun it leaves makes the next gap that much longer, so that the two cycles
+// together take 5 % of a core; a cheaper cycle pays it back; a chatty log owes nothing.
+TEST(WatchBatchGap, ACycleOverTheBudgetIsRepaidByTheNext) {
+  const WatchRound b = batch(20, 17, 3);
+  const Seconds owed = budget_overrun(Seconds{}, b, Seconds(0.040), Seconds(0.500));
+  EXPECT_NEAR(owed.count(), 0.040 - 0.05 * 0.500, 1e-9);
+  const double plain = gap_ms(b, 22, 450);
+  const double repaid = ms(batch_gap(b, Seconds(0.022), Seconds(0.450), owed));
+  EXPECT_NEAR(repaid - plain, owed.count() / 0.05 * 1000, 1e-6);
+  // The next cycle, at the budget over its longer gap, leaves nothing owed.
+  const double next_wall = (repaid + 23) / 1000;
+  const double next_cpu = 0.05 * next_wall - owed.count();
+  EXPECT_NEAR(budget_overrun(owed, b, Seconds(next_cpu), Seconds(next_wall)).count(), 0, 1e-9);
+  EXPECT_EQ(budget_overrun(owed, b, Seconds(0.001), Seconds(0.500)).count(), 0);  // no credit
+  EXPECT_EQ(budget_overrun(Seconds(0.1), batch(30, 4, 1), Seconds(0.033), Seconds(0.290)).count(),
+            0);  // a chatty log: its reading is 9 % of the cycle
+  // What is owed is bounded: a run whose batches the latency bounds owes no more for longer.
+  EXPECT_LE(budget_overrun(Seconds{}, b, Seconds(5), Seconds(1)).count(), 0.25);
+  // The latency bound still holds.
+  EXPECT_NEAR(ms(batch_gap(batch(100, 90, 10), Seconds(0.2), Seconds(0.5), Seconds(0.25))),
+              800 - 2 * 110, 1e-6);
 }
 
 }  // namespace watch_gap_test
