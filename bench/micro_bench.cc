@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/attached_reasons.h"
+#include "analysis/dynamo_attribution.h"
 #include "analysis/watch_alerts.h"
 #include "ingest/importer.h"
 #include "ingest/reading/byte_source.h"
@@ -22,6 +24,7 @@
 #include "store/string_interner.h"
 #include "tests/support/memory_source.h"
 #include "tests/support/temp_files.h"
+#include "util/large_array_allocator.h"
 
 namespace {
 
@@ -306,5 +309,42 @@ void BM_AlertTrackerAdvance(benchmark::State& state) {
     benchmark::DoNotOptimize(tracker.advance(rows, rcf::analysis::LogEnds::kMayGrow));
 }
 BENCHMARK(BM_AlertTrackerAdvance)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// AttachedReasons::group at a watched run's size: 200 000 compiles (100 000 frames, each compiled
+// twice) and a guard failure for every recompile and half the first compiles, in the row order
+// a log gives them (frames interleaved), grouped by compile as each batch's analysis does.
+void BM_GroupReasons(benchmark::State& state) {
+  rcf::util::keep_freed_large_arrays(size_t{128} << 20);  // as rcf watch keeps them
+  rcf::util::LargeVector<rcf::analysis::Merged> merged;
+  for (int32_t i = 0; i < 200000; ++i) {
+    rcf::store::DynamoKey key;
+    key.source_id = 1;
+    key.frame_id = i / 2;
+    key.frame_compile_id = i % 2;
+    merged.emplace_back(key);
+  }
+  rcf::analysis::AttachedReasons attached;
+  const std::string old_id = "[0/0]";
+  for (int64_t row = 0; row < 300000; ++row) {
+    rcf::analysis::ReasonRecord r;
+    const int64_t compile = (row * 7919) % 200000;
+    r.key = merged[static_cast<size_t>(compile)].key;
+    r.line = 10 * row;
+    r.entry_index = row % 3;
+    r.old_compile_id = old_id;
+    r.reason = "tensor 'x' size mismatch at index 0";
+    r.origin = "trace_recompiles";
+    attached.add(r, merged, nullptr);
+  }
+  for (auto _ : state) {
+    state.PauseTiming();
+    rcf::analysis::AttachedReasons copy = attached;
+    state.ResumeTiming();
+    copy.group(merged);
+    benchmark::DoNotOptimize(copy.size());
+  }
+  rcf::util::keep_freed_large_arrays(0);
+}
+BENCHMARK(BM_GroupReasons)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();
