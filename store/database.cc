@@ -78,8 +78,9 @@ Statement::Statement(std::shared_ptr<StatementCache> cache, sqlite3* db, std::st
     : db_(db), budget_(budget) {
   int rc = SQLITE_OK;
   stmt_ = cache->take(sql, rc);
-  if (!stmt_) {
-    throw Error(fmt::format("SQLite cannot prepare statement: {} [{}]", sqlite3_errmsg(db),
+  if (!stmt_) {  // an error, or a text with no SQL in it (a comment): nothing to run
+    throw Error(fmt::format("SQLite cannot prepare statement: {} [{}]",
+                            rc != SQLITE_OK ? sqlite3_errmsg(db) : "the text holds no statement",
                             sql.substr(0, 200)));
   }
   // A text with more after its first statement is run once, as asked, and not kept.

@@ -26,7 +26,8 @@ class StatementCache {
   StatementCache& operator=(const StatementCache&) = delete;
 
   // A statement of `sql`, reset with no bindings: a kept one when there is one, else newly
-  // prepared (nullptr and SQLite's code in `rc` when that fails).
+  // prepared (nullptr and SQLite's code in `rc` when that fails; nullptr and SQLITE_OK for a
+  // text with no SQL in it, as sqlite3_prepare_v3 says).
   sqlite3_stmt* take(std::string_view sql, int& rc);
   // Ends the caller's use of `stmt`, taken for `sql` (which must be sqlite3_sql(stmt): a text
   // with more after its statement is not kept): it is reset, its bindings cleared, and kept for

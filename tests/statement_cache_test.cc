@@ -134,5 +134,20 @@ TEST_F(StatementCacheTest, ATextWithMoreAfterItsStatementIsNotKept) {
   EXPECT_EQ(db_->kept_statements(), 1u);
 }
 
+// A text with no SQL in it (a comment) or with an error does not prepare: said at once, with the
+// text, where stepping nothing would fail later.
+TEST_F(StatementCacheTest, ATextWithNoStatementOrAnErrorIsSaidAtOnce) {
+  try {
+    db_->prepare("-- nothing here");
+    ADD_FAILURE() << "a comment alone prepared";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the text holds no statement [-- nothing here]"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(db_->prepare("SELEC nonsense"), Error);
+  EXPECT_EQ(db_->kept_statements(), 0u);
+}
+
 }  // namespace statement_cache_test
 }  // namespace rcf
