@@ -94,7 +94,7 @@ Statement::~Statement() {
 
 void Statement::release() {
   if (cache_) {
-    cache_->give_back(stmt_, sqlite3_sql(stmt_));
+    cache_->give_back(stmt_);
     cache_.reset();
   } else {
     sqlite3_finalize(stmt_);

@@ -27,7 +27,7 @@ sqlite3_stmt* StatementCache::take(std::string_view sql, int& rc) {
   return stmt;
 }
 
-void StatementCache::give_back(sqlite3_stmt* stmt, std::string_view sql) {
+void StatementCache::give_back(sqlite3_stmt* stmt) {
   if (!stmt) return;
   if (closed_ || kept_count_ >= kMaxKept) {
     sqlite3_finalize(stmt);
@@ -35,7 +35,7 @@ void StatementCache::give_back(sqlite3_stmt* stmt, std::string_view sql) {
   }
   sqlite3_reset(stmt);  // its last error, if any, was reported when it happened
   sqlite3_clear_bindings(stmt);
-  kept_[std::string(sql)].push_back(stmt);
+  kept_[sqlite3_sql(stmt)].push_back(stmt);
   ++kept_count_;
 }
 

@@ -1,6 +1,6 @@
 // The prepared statements of one connection kept for the next prepare of the same text: a watch
-// prepares the same few hundred statements at every batch, and compiling them was a sixteenth of
-// its CPU (docs/performance.md, "Statements prepared once per connection").
+// prepares the same few hundred statements at every batch, and compiling them was a fifteenth of
+// its CPU (docs/performance.md, "What the share is made of, and four smaller batches").
 #pragma once
 
 #include <sqlite3.h>
@@ -29,10 +29,11 @@ class StatementCache {
   // prepared (nullptr and SQLite's code in `rc` when that fails; nullptr and SQLITE_OK for a
   // text with no SQL in it, as sqlite3_prepare_v3 says).
   sqlite3_stmt* take(std::string_view sql, int& rc);
-  // Ends the caller's use of `stmt`, taken for `sql` (which must be sqlite3_sql(stmt): a text
-  // with more after its statement is not kept): it is reset, its bindings cleared, and kept for
-  // the next take() of that text; finalized when the cache is full or closed.
-  void give_back(sqlite3_stmt* stmt, std::string_view sql);
+  // Ends the caller's use of `stmt`, whose text must be the whole of what it was taken for (one
+  // taken for a text with more after its statement is finalized by its user instead): it is
+  // reset, its bindings cleared, and kept for the next take() of that text; finalized when the
+  // cache is full or closed.
+  void give_back(sqlite3_stmt* stmt);
   // Finalizes every kept statement, before the connection closes; those given back later are
   // finalized then.
   void close();

@@ -100,22 +100,22 @@ TEST(StatementCache, KeepsOnlyWholeTextsUpToItsBoundAndNothingOnceClosed) {
     int rc = SQLITE_OK;
     sqlite3_stmt* s = cache.take("SELECT 1", rc);
     ASSERT_NE(s, nullptr);
-    cache.give_back(s, "SELECT 1");
+    cache.give_back(s);
     EXPECT_EQ(cache.kept(), 1u);
     EXPECT_EQ(cache.take("SELECT 1", rc), s);  // the kept one
     EXPECT_EQ(cache.kept(), 0u);
-    cache.give_back(s, "SELECT 1");
+    cache.give_back(s);
     EXPECT_EQ(cache.take("SELECT nonsense FROM nowhere", rc), nullptr);
     EXPECT_EQ(rc, SQLITE_ERROR);
     for (size_t i = 0; i < StatementCache::kMaxKept + 10; ++i) {
       const std::string sql = "SELECT " + std::to_string(i + 2);
-      cache.give_back(cache.take(sql, rc), sql);
+      cache.give_back(cache.take(sql, rc));
     }
     EXPECT_EQ(cache.kept(), StatementCache::kMaxKept);
     sqlite3_stmt* late = cache.take("SELECT 1", rc);
     cache.close();
     EXPECT_EQ(cache.kept(), 0u);
-    cache.give_back(late, "SELECT 1");  // finalized: the connection closes below
+    cache.give_back(late);  // finalized: the connection closes below
     EXPECT_EQ(cache.kept(), 0u);
   }
   EXPECT_EQ(sqlite3_close(db), SQLITE_OK);  // no statement of it is left
