@@ -197,10 +197,15 @@ void WatchSession::refresh_rows(store::Database& db, int64_t run_id,
                                 const store::CompileRowMemo* written) {
   // Nothing analysed since they were read (a quiet look after a batch): they are current.
   if (written && rows_run_ == run_id && rows_generation_ == written->generation) return;
-  if (written && rows_run_ == run_id && rows_generation_ + 1 == written->generation)
+  const bool follows =
+      written && rows_run_ == run_id && rows_generation_ + 1 == written->generation;
+  rows_run_ = -1;  // until they are read: a read that fails leaves them part read
+  if (follows) {
     store::update_watch_rows(db, run_id, *written, rows_);
-  else
+  } else {
+    rows_ = store::WatchRunRows();  // the old rows go before the new are read (80 MB at 100 000)
     rows_ = store::read_watch_rows(db, run_id);
+  }
   rows_run_ = written ? run_id : -1;
   rows_generation_ = written ? written->generation : 0;
 }

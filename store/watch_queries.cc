@@ -148,6 +148,7 @@ void update_watch_rows(Database& db, int64_t run_id, const CompileRowMemo& memo,
   // Past about one compile in eight, one scan costs less than a lookup each.
   const size_t count = memo.rows.size();
   if (memo.whole || memo.written.size() > count / 8) {
+    rows = WatchRunRows();  // the old rows go before the new are read, not after
     rows = read_watch_rows(db, run_id);
     return;
   }
