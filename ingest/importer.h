@@ -46,6 +46,12 @@ struct ImporterInfo {
   // The highest score `sniff` ever returns: sniff_importer skips a sniffer that could not beat
   // the best score already found (for a dump of small files the sniffers read most bytes).
   int max_score = 100;
+  // Not empty: its importer reads a training console's own lines as plain_text does (progress
+  // lines are step markers, compile-caused lines are placed), so that a console sniffed as plain
+  // text whose first record of this format comes after the sniffing window is handed to it from
+  // that record on (console_format_of; docs/plain_text.md). Every text `sniff` gives max_score
+  // holds one of these (the sniffer's own markers): a line without any is not looked at further.
+  std::vector<std::string_view> console_markers = {};
 };
 
 // All registered importers in a fixed order (sniff ties resolve to the earlier one).
@@ -56,5 +62,9 @@ const ImporterInfo* find_importer(std::string_view name);
 // nullptr when no importer scores above 0. Sniffers that cannot beat the best found so far
 // (ImporterInfo::max_score) are not run: the answer is that of running them all.
 const ImporterInfo* sniff_importer(std::string_view head);
+// The format a line of a console read as plain text is a record of: among the formats that read
+// consoles (ImporterInfo::console_markers), the one whose sniffer gives `line` alone its highest
+// score (the highest such score, ties to the earlier); nullptr for any other line.
+const ImporterInfo* console_format_of(std::string_view line);
 
 }  // namespace rcf::ingest

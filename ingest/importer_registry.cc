@@ -1,4 +1,7 @@
+#include <re2/re2.h>
+
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "ingest/dynamo/dynamo_text_importer.h"
@@ -72,6 +75,36 @@ const ImporterInfo* sniff_importer(std::string_view head) {
     }
   }
   return best < registry.size() ? &registry[best] : nullptr;
+}
+
+namespace {
+
+// Any console format's marker, as one pattern: a console's line is searched once for all of
+// them, and only a line that holds one is sniffed (three sniffers' markers a line, one by one,
+// took a plain console's read from 2.3 to 3.9-5.7 s for 1.76 M lines).
+const RE2& any_console_marker() {
+  static const RE2* pattern = [] {
+    std::string alternatives;
+    for (const ImporterInfo& info : importer_registry())
+      for (std::string_view marker : info.console_markers)
+        (alternatives += alternatives.empty() ? "" : "|") += RE2::QuoteMeta(marker);
+    RE2::Options options;
+    options.set_log_errors(false);
+    return new RE2(alternatives.empty() ? "$^" : alternatives, options);
+  }();
+  return *pattern;
+}
+
+}  // namespace
+
+const ImporterInfo* console_format_of(std::string_view line) {
+  if (!RE2::PartialMatch(line, any_console_marker())) return nullptr;
+  const ImporterInfo* found = nullptr;
+  for (const ImporterInfo& info : importer_registry())
+    if (!info.console_markers.empty() && (!found || info.max_score > found->max_score) &&
+        info.sniff(line) >= info.max_score)
+      found = &info;
+  return found;
 }
 
 }  // namespace rcf::ingest

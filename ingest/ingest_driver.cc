@@ -301,6 +301,9 @@ struct GrowingSource::State {
   std::optional<ReflowBuffer> buffer;
   std::string wrapper_reason;
   int64_t next_progress = 0;
+  // A console sniffed as plain text (not --format plain_text) until a line of it is another
+  // format's record (hand_over_if_record).
+  bool console_may_hand_over = false;
 
   // One logical line (a physical line, or several that a re-flow broke) to the importer.
   void deliver(std::string_view text, int64_t line_no, const LineOrigin& origin,
@@ -316,7 +319,22 @@ struct GrowingSource::State {
         tally->note(line_no, *implausible, text);
     }
     stamped->set_line(line_no, stamp);
+    if (console_may_hand_over) hand_over_if_record(text);
     importer->on_line(text, line_no);
+  }
+
+  // A console read as plain text whose line `text` is a record of a format that reads consoles
+  // (console_format_of): that format's importer reads the source from this line on, and the
+  // source is of that format (docs/plain_text.md, "A console whose records come late"). The
+  // plain_text importer keeps no state, so the lines before read as that importer would read them.
+  void hand_over_if_record(std::string_view text) {
+    const ImporterInfo* to = console_format_of(text);
+    if (!to) return;
+    importer = to->create(*stamped);
+    importer->set_source_name(path);
+    origins.tell(*importer);
+    stats.format = to->name;
+    console_may_hand_over = false;
   }
 
   // Streams every line the reader has through framing and re-flow to the importer.
@@ -389,9 +407,11 @@ struct GrowingSource::State {
     const OriginTracker kept_origins = origins;
     const int64_t kept_line = stamped->line();
     const std::string_view kept_stamp = stamped->stamp();
+    const bool kept_hand_over = console_may_hand_over;
     SourceStats ended;
     auto put_back = [&] {
       ended = std::exchange(stats, kept_stats);
+      console_may_hand_over = kept_hand_over;
       buffer.emplace(kept_buffer);
       origins = kept_origins;
       stamped->set_line(kept_line, kept_stamp);
@@ -447,6 +467,7 @@ struct GrowingSource::State {
       return false;
     }
     stats.format = info->name;
+    console_may_hand_over = info->name == "plain_text" && options.forced_format.empty();
     // Reading on later chooses as a read of the whole file would only when the choice was made
     // on a whole sniffing window of plain text.
     resumable = !whole_file && stats.encoding == "plain";

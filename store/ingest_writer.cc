@@ -789,8 +789,8 @@ struct IngestWriter::SourceStatements {
                  "INSERT INTO rejected_line(source_id, line, reason, excerpt) VALUES (?,?,?,?)"),
         update(db,
                "UPDATE source SET content_hash=?, bytes=?, lines=?, events=?, skipped=?, "
-               "rejected=?, warnings=?, first_error=?, read_error=?, prefix_checkpoints=? WHERE "
-               "source_id=?"),
+               "rejected=?, warnings=?, first_error=?, read_error=?, prefix_checkpoints=?, "
+               "format=? WHERE source_id=?"),
         drop_notes(db, "DELETE FROM line_note WHERE source_id=?"),
         drop_rejected(db, "DELETE FROM rejected_line WHERE source_id=?") {}
   Statement next_id, duplicate, insert;
@@ -976,7 +976,9 @@ void IngestWriter::update_source(const ingest::SourceStats& stats) {
 void IngestWriter::rewrite_source_row(const ingest::SourceStats& stats) {
   Statement& update = sources_->update.get();
   bind_counts(update, 1, stats);
-  update.bind(10, stats.prefix_checkpoints).bind(11, current_source_);
+  // The format too: a console read as plain text is its records' format from the first of them
+  // on (docs/plain_text.md), which may come in a later batch.
+  update.bind(10, stats.prefix_checkpoints).bind(11, stats.format).bind(12, current_source_);
   update.run();
   // The notes and rejected lines are the source's so far: written again whole.
   sources_->drop_notes.get().bind(1, current_source_).run();

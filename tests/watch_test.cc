@@ -119,7 +119,21 @@ const std::vector<std::string> kSameQueries = {
 struct WatchCase {
   const char* name;
   std::vector<std::pair<const char*, const char*>> logs;  // fixture, name in the watched dir
+  // Progress lines written before each log's text: 2 000 are more than the sniffing window, so
+  // the console is read as plain text until its first record (docs/plain_text.md).
+  int progress_lines_before = 0;
 };
+
+// The logs of `c` as written to the watched directory.
+std::vector<Log> logs_of(const WatchCase& c) {
+  std::string progress;
+  for (int step = 1; step <= c.progress_lines_before; ++step)
+    progress += "epoch 0 step " + std::to_string(step) + "/100000 loss 0.0218\n";
+  std::vector<Log> logs;
+  for (const auto& [fixture, name] : c.logs)
+    logs.push_back({name, progress + fixture_text(fixture)});
+  return logs;
+}
 
 class WatchAppendTest : public ::testing::TestWithParam<WatchCase> {};
 
@@ -130,8 +144,7 @@ void expect_the_one_shot_alerts_and_store(TempDir& dir, const std::vector<Alert>
 
 TEST_P(WatchAppendTest, AlertsOnceEachAndLeavesTheOneShotStore) {
   TempDir dir;
-  std::vector<Log> logs;
-  for (const auto& [fixture, name] : GetParam().logs) logs.push_back({name, fixture_text(fixture)});
+  std::vector<Log> logs = logs_of(GetParam());
   WatchSession session(watch_of_logs(dir.path()));
   expect_the_one_shot_alerts_and_store(dir, watch_appending(session, dir.file("logs"), logs, 7),
                                        logs.size());
@@ -141,8 +154,7 @@ TEST_P(WatchAppendTest, AlertsOnceEachAndLeavesTheOneShotStore) {
 // own analysis): each alert still once and in order, and the same store.
 TEST_P(WatchAppendTest, EndsShownFirstAlertTheSameAndLeaveTheOneShotStore) {
   TempDir dir;
-  std::vector<Log> logs;
-  for (const auto& [fixture, name] : GetParam().logs) logs.push_back({name, fixture_text(fixture)});
+  std::vector<Log> logs = logs_of(GetParam());
   WatchRequest request = watch_of_logs(dir.path());
   request.quiet_for = std::chrono::milliseconds(0);
   request.preview_cost_share = 0;
@@ -204,7 +216,13 @@ INSTANTIATE_TEST_SUITE_P(
                     "trace.log"}}},
         WatchCase{"pt_xla_debug", {{"xla/pt_xla_debug_issue6614.txt", "xla_debug.log"}}},
         WatchCase{"jax_shapes", {{"real_runs/jax_shape_change/run1/stderr.log", "jax.log"}}},
-        WatchCase{"jax_static_args", {{"real_runs/jax_static_arg/run1/stderr.log", "jax.log"}}}),
+        WatchCase{"jax_static_args", {{"real_runs/jax_static_arg/run1/stderr.log", "jax.log"}}},
+        WatchCase{"console_records_after_the_window",
+                  {{"real_runs/growing_seq_len/run1/stderr.log", "train.log"}},
+                  2000},
+        WatchCase{"jax_records_after_the_window",
+                  {{"real_runs/jax_shape_change/run1/stderr.log", "jax.log"}},
+                  2000}),
     [](const ::testing::TestParamInfo<WatchCase>& param_info) {
       return std::string(param_info.param.name);
     });

@@ -860,32 +860,35 @@ GlogHead read_glog_head(std::string_view head) {
   return g;
 }
 
-// Texts only Dynamo's logs print.
+// Texts only Dynamo's logs print, of its records: a head with one is a Dynamo log (the highest
+// score), and a line of a console read as plain text with one hands the console to this importer
+// (docs/plain_text.md).
+constexpr std::string_view kDynamoMarkers[] = {
+    "[__recompiles",
+    "[__graph_breaks",
+    "Recompiling function",
+    "torch._dynamo hit config.",
+    "hit config.cache_size_limit",
+    "Graph break",
+    "torch._dynamo",
+    "torchdynamo",
+    "Torchdynamo",
+    "TorchDynamo compilation metrics",
+    "CompilationMetrics(",
+    "Recompile Reasons",
+    "Detected recompile when torch.compile stance",
+    "ERROR RUNNING GUARDS",
+    "Guard failed on the same frame it was created",
+    "skipping cudagraphs due to",
+    "cudagraph partition due to",
+    // The limit warning's trailer lines, all that is left of an excerpt cut after its header.
+    "recompilation reasons, use TORCH_LOGS",
+    "o diagnose recompilation issues",
+    "GuardFail(reason=",
+};
+
 bool has_dynamo_marker(std::string_view head) {
-  static constexpr std::string_view kMarkers[] = {
-      "[__recompiles",
-      "[__graph_breaks",
-      "Recompiling function",
-      "torch._dynamo hit config.",
-      "hit config.cache_size_limit",
-      "Graph break",
-      "torch._dynamo",
-      "torchdynamo",
-      "Torchdynamo",
-      "TorchDynamo compilation metrics",
-      "CompilationMetrics(",
-      "Recompile Reasons",
-      "Detected recompile when torch.compile stance",
-      "ERROR RUNNING GUARDS",
-      "Guard failed on the same frame it was created",
-      "skipping cudagraphs due to",
-      "cudagraph partition due to",
-      // The limit warning's trailer lines, all that is left of an excerpt cut after its header.
-      "recompilation reasons, use TORCH_LOGS",
-      "o diagnose recompilation issues",
-      "GuardFail(reason=",
-  };
-  for (std::string_view marker : kMarkers)
+  for (std::string_view marker : kDynamoMarkers)
     if (find_in_head(head, marker) != std::string_view::npos) return true;
   return false;
 }
@@ -936,7 +939,8 @@ ImporterInfo dynamo_text_importer_info() {
           [](EventSink& sink) -> std::unique_ptr<Importer> {
             return std::make_unique<DynamoTextImporter>(sink);
           },
-          kMarkerScore};
+          kMarkerScore,
+          {std::begin(kDynamoMarkers), std::end(kDynamoMarkers)}};
 }
 
 }  // namespace rcf::ingest

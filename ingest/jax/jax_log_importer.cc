@@ -803,15 +803,18 @@ class JaxLogImporter : public Importer {
 // The score of a head with a JAX marker (the only one it gives).
 constexpr int kJaxScore = 85;
 
+// Texts only JAX's logs print; "Compiling " only in the lines the sniffer checks further.
+constexpr std::string_view kJaxMarkers[] = {
+    "Finished tracing + transforming",  "TRACING CACHE MISS", "Finished XLA compilation",
+    "Persistent compilation cache hit", "jax._src.",
+};
+constexpr std::string_view kJaxCompiling = "Compiling ";
+
 int sniff_jax_log(std::string_view head) {
-  static constexpr std::string_view kMarkers[] = {
-      "Finished tracing + transforming",  "TRACING CACHE MISS", "Finished XLA compilation",
-      "Persistent compilation cache hit", "jax._src.",
-  };
-  for (std::string_view marker : kMarkers)
+  for (std::string_view marker : kJaxMarkers)
     if (contains(head, marker)) return kJaxScore;
-  for (size_t at = head.find("Compiling "); at != std::string_view::npos;
-       at = head.find("Compiling ", at + 10)) {
+  for (size_t at = head.find(kJaxCompiling); at != std::string_view::npos;
+       at = head.find(kJaxCompiling, at + kJaxCompiling.size())) {
     size_t eol = head.find('\n', at);
     std::string_view line = head.substr(at, eol == std::string_view::npos ? eol : eol - at);
     // 2019-2021: `Compiling f for args (ShapedArray(...), ...)` (docs/jax_log.md).
@@ -825,6 +828,8 @@ int sniff_jax_log(std::string_view head) {
 }  // namespace
 
 ImporterInfo jax_log_importer_info() {
+  std::vector<std::string_view> console_markers(std::begin(kJaxMarkers), std::end(kJaxMarkers));
+  console_markers.push_back(kJaxCompiling);
   return {"jax_log",
           "JAX logs: jax_log_compiles, jax_explain_cache_misses and persistent compilation "
           "cache lines of every era",
@@ -832,7 +837,8 @@ ImporterInfo jax_log_importer_info() {
           [](EventSink& sink) -> std::unique_ptr<Importer> {
             return std::make_unique<JaxLogImporter>(sink);
           },
-          kJaxScore};
+          kJaxScore,
+          std::move(console_markers)};
 }
 
 }  // namespace rcf::ingest

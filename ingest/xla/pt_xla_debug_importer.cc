@@ -797,9 +797,12 @@ class PtXlaDebugImporter : public Importer {
 // The score of a head with a PT_XLA_DEBUG block or profiler line (the only one it gives).
 constexpr int kSniffScore = 85;
 
+// Texts only PT_XLA_DEBUG output prints: its blocks' headers and the profiler's lines.
+constexpr std::string_view kDebugMarkers[] = {kCompilePrefix, kExecutePrefix, kPostPrefix,
+                                              "pt-xla-profiler: "};
+
 int sniff_pt_xla_debug(std::string_view head) {
-  for (std::string_view needle :
-       {kCompilePrefix, kExecutePrefix, kPostPrefix, std::string_view("pt-xla-profiler: ")})
+  for (std::string_view needle : kDebugMarkers)
     if (contains(head, needle)) return kSniffScore;
   return 0;
 }
@@ -814,7 +817,8 @@ ImporterInfo pt_xla_debug_importer_info() {
           [](EventSink& sink) -> std::unique_ptr<Importer> {
             return std::make_unique<PtXlaDebugImporter>(sink);
           },
-          kSniffScore};
+          kSniffScore,
+          {std::begin(kDebugMarkers), std::end(kDebugMarkers)}};
 }
 
 }  // namespace rcf::ingest
