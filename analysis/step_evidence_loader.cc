@@ -1,12 +1,15 @@
 #include "analysis/step_evidence_loader.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "analysis/xla_run_loader.h"
 #include "ingest/compile_id.h"
 #include "store/step_row_reader.h"
+#include "util/large_array_allocator.h"
 
 namespace rcf::analysis {
 namespace {
@@ -44,8 +47,28 @@ void load_compile_sources(store::Database& db, int64_t run_id, const DynamoStepF
   ev.metrics_blocks = tables.step_marker && store::has_metrics_file_markers(db, run_id);
 }
 
-// step -> (the first line printing it, its end time in UTC)
-using Times = std::map<int64_t, std::pair<int64_t, std::optional<double>>>;
+// A step printed at a line, with its end time in UTC when known.
+struct PrintedStep {
+  int64_t step = 0, line = 0;
+  std::optional<double> time;
+};
+// The steps of one series of progress lines, by step, each at the first line printing it
+// (by_step). A sorted array, not a map: a console of a long run holds millions of steps, and a
+// watched run's every batch loads them again (a node each was a third of its CPU at 1.7 M).
+using Times = util::LargeVector<PrintedStep>;
+
+// `steps` sorted by step, each step once, at its first line.
+void by_step(Times& steps) {
+  auto less = [](const PrintedStep& a, const PrintedStep& b) {
+    return a.step != b.step ? a.step < b.step : a.line < b.line;
+  };
+  if (!std::is_sorted(steps.begin(), steps.end(), less))
+    std::sort(steps.begin(), steps.end(), less);
+  steps.erase(
+      std::unique(steps.begin(), steps.end(),
+                  [](const PrintedStep& a, const PrintedStep& b) { return a.step == b.step; }),
+      steps.end());
+}
 
 // The compile a console line names (` [F/C]` after its location), in the run's one TORCH_TRACE log.
 std::optional<int64_t> named_compile_start(store::Database& db, int64_t run_id, int64_t trace,
@@ -67,8 +90,8 @@ void load_console(store::Database& db, int64_t run_id,
   ev.console_lines.clear();
   if (largest.size() != 1 || !ev.lines.empty() || !ev.compiles_have_start_times) return;
   const auto& [console, best] = *largest.begin();
-  for (const auto& [step, printed] : *best.second)
-    if (printed.second) return;
+  for (const PrintedStep& printed : *best.second)
+    if (printed.time) return;
   const std::map<int64_t, int64_t> starts = store::first_dynamo_compile_starts(db, run_id);
   if (starts.size() != 1) return;
   const auto [trace, first_start] = *starts.begin();
@@ -115,19 +138,19 @@ void load_step_lines(store::Database& db, int64_t run_id, const store::RunTables
       time = offset ? std::optional<double>(*time - static_cast<double>(*offset)) : std::nullopt;
     }
     Times& steps = elsewhere[{r.source_id, r.shape}];
-    for (int64_t i = 0; i < r.repeats; ++i, r.line += r.line_stride, r.step += r.step_stride) {
-      auto [it, fresh] = steps.try_emplace(r.step, r.line, time);
-      if (!fresh && r.line < it->second.first) it->second = {r.line, time};
-    }
+    for (int64_t i = 0; i < r.repeats; ++i, r.line += r.line_stride, r.step += r.step_stride)
+      steps.push_back({r.step, r.line, time});
   });
   std::map<int64_t, std::pair<int64_t, const Times*>> largest;  // source -> (shape, steps)
-  for (const auto& [key, steps] : elsewhere) {
+  for (auto& [key, steps] : elsewhere) {
+    by_step(steps);
     auto& best = largest[key.first];
     if (!best.second || steps.size() > best.second->size()) best = {key.second, &steps};
   }
   for (const auto& [source, best] : largest)
     if (best.second->size() >= 2)
-      for (const auto& [step, printed] : *best.second) ev.timed.push_back({step, printed.second});
+      for (const PrintedStep& printed : *best.second)
+        ev.timed.push_back({printed.step, printed.time});
   load_console(db, run_id, largest, ev);
 }
 

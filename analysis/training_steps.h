@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "analysis/step_series.h"
+#include "util/large_array_allocator.h"
 
 namespace rcf::analysis {
 
@@ -62,7 +63,7 @@ struct ConsoleCompileLine {  // a console line a compile caused (ingest/steps/co
 struct StepEvidence {
   std::vector<StepLineRow> lines;            // any order, as stored (not expanded)
   std::vector<SyncRow> syncs;                // any order
-  std::vector<TimedStepRow> timed;           // any order
+  util::LargeVector<TimedStepRow> timed;     // any order (millions in a long console)
   std::map<int64_t, int64_t> first_compile;  // compile source -> line of its first compile
   // Compile source -> line where it shows the run's first compile: every torch_xla / JAX
   // compile is logged, but TORCH_LOGS=recompiles logs no first compile, so a Dynamo text log
