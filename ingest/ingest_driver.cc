@@ -24,6 +24,40 @@ namespace {
 
 constexpr size_t kSniffBytes = 64 * 1024;
 
+// The events of a source whose head no format claimed, read as plain text (progress lines,
+// compile-caused lines), held until its first record of a format shows it is a log (they are
+// then passed on, in order, and so is every event after) or its end shows it is none (dropped:
+// an unrecognised source adds nothing to the run). Notes pass at once.
+class HeldEvents : public EventSink {
+ public:
+  explicit HeldEvents(EventSink& inner) : inner_(inner) {}
+  void emit(Event&& event) override {
+    if (holding_)
+      held_.push_back(std::move(event));
+    else
+      inner_.emit(std::move(event));
+  }
+  void emit_batch(std::vector<Event>&& batch) override {
+    for (Event& event : batch) emit(std::move(event));
+  }
+  void note(int64_t line, LineFate fate, std::string_view reason,
+            std::string_view excerpt) override {
+    inner_.note(line, fate, reason, excerpt);
+  }
+  using EventSink::note;
+  // Passes on what was held, and from now on every event at once.
+  void release() {
+    holding_ = false;
+    for (Event& event : held_) inner_.emit(std::move(event));
+    held_ = {};
+  }
+
+ private:
+  EventSink& inner_;
+  bool holding_ = true;
+  std::vector<Event> held_;
+};
+
 // Forwards events to the real sink and tallies notes into the stats.
 class TallySink : public EventSink {
  public:
@@ -301,9 +335,14 @@ struct GrowingSource::State {
   std::optional<ReflowBuffer> buffer;
   std::string wrapper_reason;
   int64_t next_progress = 0;
-  // A console sniffed as plain text (not --format plain_text) until a line of it is another
-  // format's record (hand_over_if_record).
+  // A console sniffed as plain text (not --format plain_text), or a source whose head no format
+  // claimed, until a line of it is another format's record (hand_over_if_record).
   bool console_may_hand_over = false;
+  // The head matched no format: the source is unrecognised unless a record comes; read as plain
+  // text meanwhile, its events held (HeldEvents).
+  bool no_format_yet = false;
+  std::optional<HeldEvents> held;
+  bool blank_only = true;  // every line so far was blank (for an unrecognised source)
 
   // One logical line (a physical line, or several that a re-flow broke) to the importer.
   void deliver(std::string_view text, int64_t line_no, const LineOrigin& origin,
@@ -320,6 +359,7 @@ struct GrowingSource::State {
     }
     stamped->set_line(line_no, stamp);
     if (console_may_hand_over) hand_over_if_record(text);
+    if (no_format_yet) blank_only = blank_only && is_blank(text);
     importer->on_line(text, line_no);
   }
 
@@ -335,6 +375,24 @@ struct GrowingSource::State {
     origins.tell(*importer);
     stats.format = to->name;
     console_may_hand_over = false;
+    no_format_yet = false;
+    if (held) held->release();
+  }
+
+  // The source ended with no record of any format: unrecognised, counted as read_unrecognized
+  // counts such a source (its lines are then counted once, under unrecognized_format).
+  void end_unrecognized() {
+    SourceStats unrecognized;
+    unrecognized.path = stats.path;
+    unrecognized.file_rank = stats.file_rank;
+    unrecognized.encoding = stats.encoding;
+    unrecognized.format = "unrecognized";
+    unrecognized.blank_only = blank_only;
+    unrecognized.read_error = reader->error();
+    if (!unrecognized.read_error.empty())
+      unrecognized.first_error = path + ": " + unrecognized.read_error;
+    stats = std::move(unrecognized);
+    outcome = SourceOutcome::kUnrecognized;
   }
 
   // Streams every line the reader has through framing and re-flow to the importer.
@@ -389,6 +447,7 @@ struct GrowingSource::State {
       deliver(done->text, done->line_no, done->origin(), done->stamp);
     note_source_end(path, *reader, *tally, &stats);
     importer->finish();
+    if (no_format_yet) end_unrecognized();
     take_counts();
     if (options.progress) options.progress(reader->raw_bytes_read(), source->raw_size());
     finished = true;
@@ -462,18 +521,27 @@ struct GrowingSource::State {
       outcome = refuse_endless(path, head, &stats);
       return false;
     }
-    if (!info) {
+    // A binary file (a NUL in its head: a checkpoint, a protobuf) is no console, and is only
+    // counted, at the speed of reading it.
+    if (!info && (whole_file || head.find('\0') != std::string_view::npos)) {
       outcome = read_unrecognized(path, *reader, &stats);
       return false;
     }
-    stats.format = info->name;
-    console_may_hand_over = info->name == "plain_text" && options.forced_format.empty();
+    // A longer source whose head no format claimed is read on for a record that comes later
+    // (docs/plain_text.md, "A console whose records come late"); at its end with none, it is
+    // the unrecognised source it was.
+    no_format_yet = info == nullptr;
+    stats.format = info ? info->name : "unrecognized";
+    console_may_hand_over =
+        no_format_yet || (info->name == "plain_text" && options.forced_format.empty());
     // Reading on later chooses as a read of the whole file would only when the choice was made
-    // on a whole sniffing window of plain text.
-    resumable = !whole_file && stats.encoding == "plain";
+    // on a whole sniffing window of plain text. A source of no format yet is read to its end at
+    // once, which decides whether it is one (a watch reads it again whole when it grows).
+    resumable = !whole_file && stats.encoding == "plain" && !no_format_yet;
     tally.emplace(forward, stats);
-    stamped.emplace(*tally);
-    importer = info->create(*stamped);
+    if (no_format_yet) held.emplace(*tally);
+    stamped.emplace(held ? static_cast<EventSink&>(*held) : *tally);
+    importer = (info ? info : find_importer("plain_text"))->create(*stamped);
     importer->set_source_name(path);
     buffer.emplace(*reflow);
     wrapper_reason = framer->note_reason();

@@ -5,6 +5,7 @@
 // then the one the format named with --format leaves: every recompile is there.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "tests/support/fixture_text.h"
 #include "tests/support/ingested_store.h"
 #include "tests/support/temp_files.h"
+#include "util/error.h"
 
 namespace rcf {
 namespace console_hand_over_test {
@@ -144,6 +146,58 @@ TEST(ConsoleHandOver, TheStepsBeforeTheFirstRecordCount) {
   auto db = testing::read_store(dir.file("rcf.db"));
   EXPECT_EQ(scalar(*db, "SELECT step_axis FROM convergence_summary"), "step");
   EXPECT_EQ(scalar(*db, "SELECT min(step) > 2000 FROM recompiles"), "1");
+}
+
+// `count` lines of a program's own output that no format claims, none a progress line.
+std::string other_output(int count) {
+  std::string text;
+  for (int i = 1; i <= count; ++i)
+    text += "INFO:root:loading shard " + std::to_string(i) + " of the dataset from /data/train\n";
+  return text;
+}
+
+// A log whose first 64 KiB no format claims (no progress console either) is read on for a record:
+// from its first one it is that format's, with the store --format gives; the lines before it
+// are read as plain text (their progress lines held until the record shows the log is one).
+TEST(ConsoleHandOver, AHeadOfNoFormatIsReadOnForARecord) {
+  TempDir dir;
+  const std::string path = dir.file("console.log");
+  std::ofstream(path, std::ios::binary) << other_output(2000) << fixture_text(kDynamo.fixture);
+  testing::ingest_logs(dir.file("sniffed.db"), {path});
+  pipeline::IngestRequest forced;
+  forced.db_path = dir.file("forced.db");
+  forced.paths = {path};
+  forced.format = "dynamo_text";
+  pipeline::run_ingest(forced);
+  auto sniffed = testing::read_store(dir.file("sniffed.db"));
+  auto named = testing::read_store(dir.file("forced.db"));
+  EXPECT_EQ(scalar(*sniffed, "SELECT format FROM source"), "dynamo_text");
+  EXPECT_NE(scalar(*sniffed, "SELECT count(*) FROM compiles"), "0");
+  for (const auto& q : kSameQueries) EXPECT_EQ(query_csv(*sniffed, q), query_csv(*named, q)) << q;
+  // The 2 000 lines and the fixture's `warnings.warn(` before its first record, read as plain
+  // text; its progress line and warning before that record are the run's, as --format's.
+  EXPECT_EQ(scalar(*sniffed, "SELECT count FROM line_note WHERE reason = 'plain_text'"), "2001");
+}
+
+// With no record at all it is the unrecognised log it was: an error when named, counted as one
+// when found in a directory.
+TEST(ConsoleHandOver, AHeadOfNoFormatWithNoRecordStaysUnrecognised) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.file("logs"));
+  const std::string path = dir.file("logs/output.log");
+  std::ofstream(path, std::ios::binary) << other_output(3000);
+  EXPECT_THROW(testing::ingest_logs(dir.file("named.db"), {path}), Error);
+  std::ofstream(dir.file("logs/train.log"), std::ios::binary) << fixture_text(kDynamo.fixture);
+  pipeline::IngestSummary summary = testing::ingest_logs(dir.file("walked.db"), {dir.file("logs")});
+  auto db = testing::read_store(dir.file("walked.db"));
+  EXPECT_EQ(scalar(*db, "SELECT format FROM source WHERE path LIKE '%output.log'"), "unrecognized");
+  EXPECT_EQ(scalar(*db,
+                   "SELECT n.reason || ' ' || n.count FROM line_note n JOIN source s "
+                   "USING (source_id) WHERE s.path LIKE '%output.log'"),
+            "unrecognized_format 3000");
+  EXPECT_NE(scalar(*db, "SELECT count(*) FROM compiles"), "0");
+  ASSERT_EQ(summary.warnings.size(), 1u);
+  EXPECT_NE(summary.warnings[0].find("not a recognised log format"), std::string::npos);
 }
 
 }  // namespace console_hand_over_test
