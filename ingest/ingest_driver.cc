@@ -262,12 +262,10 @@ SourceOutcome refuse_endless(const std::string& path, std::string_view head, Sou
   return SourceOutcome::kUnrecognized;
 }
 
-// A source no format matched is still read to the end, so that its content hash and byte
-// counts are known.
-SourceOutcome read_unrecognized(const std::string& path, LineReader& reader, SourceStats* stats) {
-  std::string_view line;
-  bool blank_only = true;
-  while (reader.next(&line)) blank_only = blank_only && is_blank(line);
+// What an unrecognised source read to its end by `reader` says: only its counts, hashes and read
+// error (`stats` holds nothing else of it yet).
+SourceOutcome end_as_unrecognized(const std::string& path, const LineReader& reader,
+                                  bool blank_only, SourceStats* stats) {
   stats->blank_only = blank_only;
   stats->format = "unrecognized";
   stats->bytes = reader.bytes_consumed();
@@ -278,6 +276,15 @@ SourceOutcome read_unrecognized(const std::string& path, LineReader& reader, Sou
   stats->read_error = reader.error();
   if (!stats->read_error.empty()) stats->first_error = path + ": " + stats->read_error;
   return SourceOutcome::kUnrecognized;
+}
+
+// A source no format matched is still read to the end, so that its content hash and byte
+// counts are known.
+SourceOutcome read_unrecognized(const std::string& path, LineReader& reader, SourceStats* stats) {
+  std::string_view line;
+  bool blank_only = true;
+  while (reader.next(&line)) blank_only = blank_only && is_blank(line);
+  return end_as_unrecognized(path, reader, blank_only, stats);
 }
 
 // The end of a source: a read error, or a last line without its newline.
@@ -379,20 +386,15 @@ struct GrowingSource::State {
     if (held) held->release();
   }
 
-  // The source ended with no record of any format: unrecognised, counted as read_unrecognized
-  // counts such a source (its lines are then counted once, under unrecognized_format).
+  // The source ended with no record of any format: unrecognised, with only what read_unrecognized
+  // keeps of such a source (its lines are then counted once, under unrecognized_format).
   void end_unrecognized() {
     SourceStats unrecognized;
     unrecognized.path = stats.path;
     unrecognized.file_rank = stats.file_rank;
     unrecognized.encoding = stats.encoding;
-    unrecognized.format = "unrecognized";
-    unrecognized.blank_only = blank_only;
-    unrecognized.read_error = reader->error();
-    if (!unrecognized.read_error.empty())
-      unrecognized.first_error = path + ": " + unrecognized.read_error;
+    outcome = end_as_unrecognized(path, *reader, blank_only, &unrecognized);
     stats = std::move(unrecognized);
-    outcome = SourceOutcome::kUnrecognized;
   }
 
   // Streams every line the reader has through framing and re-flow to the importer.

@@ -152,95 +152,7 @@ std::vector<std::string> hlo_module_columns() {
 // writer thread is idle).
 class EventRowWriter {
  public:
-  explicit EventRowWriter(Database& db)
-      : db_(db),
-        strings_(db),
-        compile_(db, "dynamo_compile_raw", dynamo_compile_columns(), &all_),
-        failure_(
-            db, "guard_failure",
-            with_ref({"entry_index", "verbose_group", "old_compile_id", "reason_sid", "origin"}),
-            &all_),
-        graph_break_(
-            db, "graph_break",
-            with_ref({"user_file_sid", "user_line", "user_function_sid", "gb_type_sid",
-                      "reason_sid", "suppressed", "sync_signature", "user_stack", "origin", "pid"}),
-            &all_),
-        limit_(db, "recompile_limit_hit",
-               with_ref({"limit_type", "limit_value", "function_sid", "file_sid", "firstlineno",
-                         "last_reason_sid", "hard_failure", "origin"}),
-               &all_),
-        cudagraph_skip_(db, "cudagraph_skip",
-                        with_ref({"kind", "reason_sid", "user_file_sid", "user_line",
-                                  "user_function_sid", "user_stack", "origin"}),
-                        &all_),
-        guard_(db, "guard", with_ref({"format", "ordinal", "code_sid"}), &all_),
-        phase_(db, "phase_timing", with_ref({"name_sid", "start_us", "duration_us"}), &all_),
-        cache_(db, "cache_outcome", with_ref({"cache", "state", "key_sid", "detail_sid"}), &all_),
-        input_(
-            db, "input_tensor",
-            with_ref({"source_expr_sid", "dtype", "device", "sizes", "strides", "requires_grad"}),
-            &all_),
-        graph_fact_(db, "graph_fact", with_ref({"kind", "items"}), &all_),
-        times_(db, "compile_times",
-               {"run_id", "source_id", "line", "function_sid", "total_s", "values_s"}, &all_),
-        xla_block_(db, "xla_block",
-                   with_src({"kind", "cause_sid", "cause_class", "graph_name_sid", "graph_hash",
-                             "inputs", "outputs", "frames_sid", "frames_cut", "truncated",
-                             "markers_before", "step_ends_before"}),
-                   &all_),
-        xla_execution_group_(db, "xla_execution_group",
-                             {"group_id", "run_id", "source_id", "first_line", "kind", "cause_sid",
-                              "cause_class", "graph_name_sid", "graph_hash", "inputs", "outputs",
-                              "frames_sid", "frames_cut", "truncated"},
-                             &all_),
-        xla_execution_(db, "xla_execution",
-                       {"run_id", "source_id", "group_id", "markers_before", "step_ends_before",
-                        "first_line", "last_line", "executions"},
-                       &all_),
-        xla_post_(db, "xla_post_compile",
-                  with_src({"computation_hash", "input_gb", "output_gb", "aliased_gb",
-                            "intermediate_gb", "program_gb"}),
-                  &all_),
-        xla_profiler_(db, "xla_profiler_note",
-                      with_src({"kind", "metric", "count", "steps", "seconds", "text_sid"}), &all_),
-        metric_(db, "metric_sample",
-                with_src({"step", "report_index", "name_sid", "kind", "field", "value", "unit"}),
-                &all_),
-        step_marker_(db, "step_marker",
-                     with_src({"step", "origin", "shape_sid", "time_s", "time_zoned",
-                               "time_on_arrival", "repeats", "line_stride", "step_stride"}),
-                     &all_),
-        hlo_module_(db, "hlo_module", hlo_module_columns(), &all_),
-        hlo_param_(db, "hlo_parameter",
-                   {"hlo_module_id", "number", "name", "dtype", "dims", "layout", "shape_text"},
-                   &all_),
-        hlo_const_(db, "hlo_constant",
-                   {"hlo_module_id", "ordinal", "name", "shape_text", "value_sid", "elided",
-                    "user_op", "op_name_sid", "source_file_sid", "source_line"},
-                   &all_),
-        // One row a statement: a module's instructions can be megabytes.
-        hlo_text_(db, "hlo_instruction_text", {"hlo_module_id", "instructions"}, &all_, 1),
-        saved_graph_(db, "saved_graph",
-                     with_src({"format", "header_kind", "graph_hash", "root_hashes",
-                               "graph_name_sid", "dynamo", "frames", "ir_node_count", "truncated"}),
-                     &all_),
-        grab_frame_(db, "grab_graphs_frame",
-                    with_src({"graphs", "unique_graphs", "frames", "frames_cut"}), &all_),
-        jax_compile_(db, "jax_compile",
-                     with_src({"function_sid", "phase", "seconds", "signature_sid", "raw_sid"}),
-                     &all_),
-        jax_miss_(db, "jax_cache_miss",
-                  with_src({"function_sid", "location", "cause_class", "detail_sid"}), &all_),
-        jax_pcache_(db, "jax_persistent_cache",
-                    with_src({"event", "key_sid", "function_sid", "seconds"}), &all_),
-        step_timing_(db, "step_timing", with_src({"step", "wall_ms", "compile_ms", "timestamp_s"}),
-                     &all_),
-        xla_vlog_(
-            db, "xla_vlog",
-            with_src({"kind", "graph_hash", "device", "thread", "count", "compile_ms", "finished"}),
-            &all_),
-        xla_dump_file_(db, "xla_dump_file",
-                       with_src({"module_id", "module_name_sid", "stage", "file_name"}), &all_) {
+  explicit EventRowWriter(Database& db) : db_(db), strings_(db) {
     auto next = db.prepare("SELECT coalesce(max(hlo_module_id), 0) + 1 FROM hlo_module");
     next.step();
     next_hlo_id_ = next.int64(0);
@@ -704,12 +616,103 @@ class EventRowWriter {
   Database& db_;
   StringInterner strings_;
   std::vector<BatchInsert*> all_;  // every inserter below, in declaration order
-  BatchInsert compile_, failure_, graph_break_, limit_, cudagraph_skip_, guard_, phase_, cache_,
-      input_, graph_fact_, times_;
-  BatchInsert xla_block_, xla_execution_group_, xla_execution_, xla_post_, xla_profiler_, metric_,
-      step_marker_, hlo_module_, hlo_param_, hlo_const_, hlo_text_, saved_graph_, grab_frame_,
-      jax_compile_, jax_miss_, jax_pcache_, step_timing_;
-  BatchInsert xla_vlog_, xla_dump_file_;  // docs/xla_formats.md
+  // One inserter a raw table, with the columns it binds, in the order rows are flushed (each adds
+  // itself to all_; the xla_vlog and xla_dump_file tables: docs/xla_formats.md).
+  BatchInsert compile_{db_, "dynamo_compile_raw", dynamo_compile_columns(), &all_};
+  BatchInsert failure_{
+      db_, "guard_failure",
+      with_ref({"entry_index", "verbose_group", "old_compile_id", "reason_sid", "origin"}), &all_};
+  BatchInsert graph_break_{
+      db_, "graph_break",
+      with_ref({"user_file_sid", "user_line", "user_function_sid", "gb_type_sid", "reason_sid",
+                "suppressed", "sync_signature", "user_stack", "origin", "pid"}),
+      &all_};
+  BatchInsert limit_{db_, "recompile_limit_hit",
+                     with_ref({"limit_type", "limit_value", "function_sid", "file_sid",
+                               "firstlineno", "last_reason_sid", "hard_failure", "origin"}),
+                     &all_};
+  BatchInsert cudagraph_skip_{db_, "cudagraph_skip",
+                              with_ref({"kind", "reason_sid", "user_file_sid", "user_line",
+                                        "user_function_sid", "user_stack", "origin"}),
+                              &all_};
+  BatchInsert guard_{db_, "guard", with_ref({"format", "ordinal", "code_sid"}), &all_};
+  BatchInsert phase_{db_, "phase_timing", with_ref({"name_sid", "start_us", "duration_us"}), &all_};
+  BatchInsert cache_{db_, "cache_outcome", with_ref({"cache", "state", "key_sid", "detail_sid"}),
+                     &all_};
+  BatchInsert input_{
+      db_, "input_tensor",
+      with_ref({"source_expr_sid", "dtype", "device", "sizes", "strides", "requires_grad"}), &all_};
+  BatchInsert graph_fact_{db_, "graph_fact", with_ref({"kind", "items"}), &all_};
+  BatchInsert times_{db_,
+                     "compile_times",
+                     {"run_id", "source_id", "line", "function_sid", "total_s", "values_s"},
+                     &all_};
+  BatchInsert xla_block_{db_, "xla_block",
+                         with_src({"kind", "cause_sid", "cause_class", "graph_name_sid",
+                                   "graph_hash", "inputs", "outputs", "frames_sid", "frames_cut",
+                                   "truncated", "markers_before", "step_ends_before"}),
+                         &all_};
+  BatchInsert xla_execution_group_{db_,
+                                   "xla_execution_group",
+                                   {"group_id", "run_id", "source_id", "first_line", "kind",
+                                    "cause_sid", "cause_class", "graph_name_sid", "graph_hash",
+                                    "inputs", "outputs", "frames_sid", "frames_cut", "truncated"},
+                                   &all_};
+  BatchInsert xla_execution_{db_,
+                             "xla_execution",
+                             {"run_id", "source_id", "group_id", "markers_before",
+                              "step_ends_before", "first_line", "last_line", "executions"},
+                             &all_};
+  BatchInsert xla_post_{db_, "xla_post_compile",
+                        with_src({"computation_hash", "input_gb", "output_gb", "aliased_gb",
+                                  "intermediate_gb", "program_gb"}),
+                        &all_};
+  BatchInsert xla_profiler_{db_, "xla_profiler_note",
+                            with_src({"kind", "metric", "count", "steps", "seconds", "text_sid"}),
+                            &all_};
+  BatchInsert metric_{
+      db_, "metric_sample",
+      with_src({"step", "report_index", "name_sid", "kind", "field", "value", "unit"}), &all_};
+  BatchInsert step_marker_{db_, "step_marker",
+                           with_src({"step", "origin", "shape_sid", "time_s", "time_zoned",
+                                     "time_on_arrival", "repeats", "line_stride", "step_stride"}),
+                           &all_};
+  BatchInsert hlo_module_{db_, "hlo_module", hlo_module_columns(), &all_};
+  BatchInsert hlo_param_{
+      db_,
+      "hlo_parameter",
+      {"hlo_module_id", "number", "name", "dtype", "dims", "layout", "shape_text"},
+      &all_};
+  BatchInsert hlo_const_{db_,
+                         "hlo_constant",
+                         {"hlo_module_id", "ordinal", "name", "shape_text", "value_sid", "elided",
+                          "user_op", "op_name_sid", "source_file_sid", "source_line"},
+                         &all_};
+  // One row a statement: a module's instructions can be megabytes.
+  BatchInsert hlo_text_{db_, "hlo_instruction_text", {"hlo_module_id", "instructions"}, &all_, 1};
+  BatchInsert saved_graph_{
+      db_, "saved_graph",
+      with_src({"format", "header_kind", "graph_hash", "root_hashes", "graph_name_sid", "dynamo",
+                "frames", "ir_node_count", "truncated"}),
+      &all_};
+  BatchInsert grab_frame_{db_, "grab_graphs_frame",
+                          with_src({"graphs", "unique_graphs", "frames", "frames_cut"}), &all_};
+  BatchInsert jax_compile_{
+      db_, "jax_compile",
+      with_src({"function_sid", "phase", "seconds", "signature_sid", "raw_sid"}), &all_};
+  BatchInsert jax_miss_{db_, "jax_cache_miss",
+                        with_src({"function_sid", "location", "cause_class", "detail_sid"}), &all_};
+  BatchInsert jax_pcache_{db_, "jax_persistent_cache",
+                          with_src({"event", "key_sid", "function_sid", "seconds"}), &all_};
+  BatchInsert step_timing_{db_, "step_timing",
+                           with_src({"step", "wall_ms", "compile_ms", "timestamp_s"}), &all_};
+  BatchInsert xla_vlog_{
+      db_, "xla_vlog",
+      with_src({"kind", "graph_hash", "device", "thread", "count", "compile_ms", "finished"}),
+      &all_};
+  BatchInsert xla_dump_file_{db_, "xla_dump_file",
+                             with_src({"module_id", "module_name_sid", "stage", "file_name"}),
+                             &all_};
   int64_t next_hlo_id_ = 1;
   // Execution groups: the importer numbers them per source from 0; ids continue across sources.
   int64_t next_group_id_ = 1;
