@@ -350,6 +350,10 @@ struct GrowingSource::State {
   bool no_format_yet = false;
   std::optional<HeldEvents> held;
   bool blank_only = true;  // every line so far was blank (for an unrecognised source)
+  // The head matched no format (so the source is not read on by a later ingest: an unrecognised
+  // source keeps no read end).
+  bool head_had_no_format = false;
+  SourceStats unrecognized_view;  // shown_stats()'s, until the next call
 
   // One logical line (a physical line, or several that a re-flow broke) to the importer.
   void deliver(std::string_view text, int64_t line_no, const LineOrigin& origin,
@@ -386,15 +390,29 @@ struct GrowingSource::State {
     if (held) held->release();
   }
 
-  // The source ended with no record of any format: unrecognised, with only what read_unrecognized
-  // keeps of such a source (its lines are then counted once, under unrecognized_format).
-  void end_unrecognized() {
+  // What read_unrecognized keeps of a source with no record of any format: its counts, hashes
+  // and read error (its lines are then counted once, under unrecognized_format).
+  SourceStats as_unrecognized() const {
     SourceStats unrecognized;
     unrecognized.path = stats.path;
     unrecognized.file_rank = stats.file_rank;
     unrecognized.encoding = stats.encoding;
-    outcome = end_as_unrecognized(path, *reader, blank_only, &unrecognized);
-    stats = std::move(unrecognized);
+    end_as_unrecognized(path, *reader, blank_only, &unrecognized);
+    return unrecognized;
+  }
+
+  // The source ended with no record of any format: it is unrecognised.
+  void end_unrecognized() {
+    stats = as_unrecognized();
+    outcome = SourceOutcome::kUnrecognized;
+  }
+
+  // What the source is so far: until its first record, a source whose head no format claimed
+  // is the unrecognised one its end would leave if no record came.
+  const SourceStats& shown_stats() {
+    if (!no_format_yet || finished) return stats;
+    unrecognized_view = as_unrecognized();
+    return unrecognized_view;
   }
 
   // Streams every line the reader has through framing and re-flow to the importer.
@@ -434,7 +452,7 @@ struct GrowingSource::State {
   // which counts the importer's events only. Not after a read error, nor after a last line
   // without its newline (the line may go on in the log).
   void mark_read_end() {
-    if (!options.mark_read_end || !resumable || !reader->error().empty() ||
+    if (!options.mark_read_end || !resumable || head_had_no_format || !reader->error().empty() ||
         reader->last_line_had_no_newline())
       return;
     forward.emit(
@@ -459,6 +477,10 @@ struct GrowingSource::State {
   // changes, which are then put back: the source reads on as if it had not been ended. nullopt
   // when the importer cannot be copied.
   std::optional<SourceStats> end_on_copies(const std::function<EventSink&()>& sink) {
+    // No record yet, nothing to write: its end is the unrecognised source (a record that a
+    // re-flow still holds in its last line is read by the next batch or the real end; its held
+    // events could not be taken back).
+    if (no_format_yet) return as_unrecognized();
     std::unique_ptr<Importer> copy = importer->clone();
     if (!copy) return std::nullopt;
     forward.set_target(sink());
@@ -532,14 +554,14 @@ struct GrowingSource::State {
     // A longer source whose head no format claimed is read on for a record that comes later
     // (docs/plain_text.md, "A console whose records come late"); at its end with none, it is
     // the unrecognised source it was.
-    no_format_yet = info == nullptr;
+    no_format_yet = head_had_no_format = info == nullptr;
     stats.format = info ? info->name : "unrecognized";
     console_may_hand_over =
         no_format_yet || (info->name == "plain_text" && options.forced_format.empty());
     // Reading on later chooses as a read of the whole file would only when the choice was made
-    // on a whole sniffing window of plain text. A source of no format yet is read to its end at
-    // once, which decides whether it is one (a watch reads it again whole when it grows).
-    resumable = !whole_file && stats.encoding == "plain" && !no_format_yet;
+    // on a whole sniffing window of plain text. A source of no format yet reads on as plain text
+    // (a watch keeps it open: a text file that grows is not read again whole at every batch).
+    resumable = !whole_file && stats.encoding == "plain";
     tally.emplace(forward, stats);
     if (no_format_yet) held.emplace(*tally);
     stamped.emplace(held ? static_cast<EventSink&>(*held) : *tally);
@@ -565,7 +587,7 @@ std::unique_ptr<GrowingSource> GrowingSource::open(const std::string& path, Even
 }
 
 SourceOutcome GrowingSource::outcome() const {
-  return state_->outcome;
+  return state_->no_format_yet ? SourceOutcome::kUnrecognized : state_->outcome;
 }
 
 bool GrowingSource::can_read_on() const {
@@ -592,7 +614,7 @@ std::optional<SourceStats> GrowingSource::preview_end(const std::function<EventS
 }
 
 const SourceStats& GrowingSource::stats() const {
-  return state_->stats;
+  return state_->shown_stats();
 }
 
 SourceStats GrowingSource::take_stats() && {

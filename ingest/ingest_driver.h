@@ -50,6 +50,9 @@ class GrowingSource {
   // into `sink`. Never null and never throws on bad input; outcome() says what was read.
   static std::unique_ptr<GrowingSource> open(const std::string& path, EventSink& sink,
                                              const DriverOptions& options);
+  // kUnrecognized also while a source whose head no format claimed has shown no record yet: it
+  // reads on as plain text (a record may come), and stats() are then those of the unrecognised
+  // source its end would leave without one.
   SourceOutcome outcome() const;
   // True while reading on is allowed: the source is resumable and not finished.
   bool can_read_on() const;

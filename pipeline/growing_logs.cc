@@ -170,7 +170,15 @@ void GrowingLogs::read_file(Batch& batch, const FileToRead& file) {
     log.reader->read_to(file.bytes, sink);
     if (batch.final) log.reader->finish(sink);
     batch.rows_changed = batch.rows_changed || log.reader->stats().events != events_before;
-    batch.writer.update_source(log.reader->stats());
+    if (log.reader->outcome() == ingest::SourceOutcome::kUnrecognized) {
+      // A text file no format claimed yet (read on for a record that may come later) stays the
+      // unrecognised source its first batch recorded.
+      ingest::SourceStats unrecognized = log.reader->stats();
+      settle_unrecognized(unrecognized);
+      batch.writer.update_source(unrecognized);
+    } else {
+      batch.writer.update_source(log.reader->stats());
+    }
     log.place = batch.writer.ended_place();
     if (!log.reader->can_read_on()) open_.erase(it);
     return;
@@ -234,7 +242,9 @@ void GrowingLogs::forget_memos_if_store_moved(store::Database& db) {
 }
 
 bool GrowingLogs::OpenLog::unpreviewed() const {
-  return reader->stats().bytes > previewed_bytes;
+  // A log of no format yet has no last record to preview.
+  return reader->outcome() != ingest::SourceOutcome::kUnrecognized &&
+         reader->stats().bytes > previewed_bytes;
 }
 
 bool GrowingLogs::has_unpreviewed() const {

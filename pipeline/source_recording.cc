@@ -10,18 +10,15 @@
 #include "util/error.h"
 
 namespace rcf::pipeline {
-namespace {
-
-// Counts every line of an unrecognised source once, under `unrecognized_format` (skipped).
-void count_unrecognized_lines(ingest::SourceStats& stats) {
+void settle_unrecognized(ingest::SourceStats& stats) {
+  // Blank lines only (an empty log saved with CRLF, or pasted) is as empty as no byte.
+  if (stats.bytes == 0 || stats.blank_only) stats.format = "empty";
   const ingest::LineReason why = ingest::reason::kUnrecognizedFormat;
   stats.skipped = stats.lines;
   if (stats.lines > 0)
     stats.reasons[{std::string(ingest::fate_name(why.fate)), std::string(why.name)}] = {stats.lines,
                                                                                         1, ""};
 }
-
-}  // namespace
 
 std::string not_created_warning(const std::string& lane, const std::string& run,
                                 const IngestSummary& summary) {
@@ -62,18 +59,15 @@ void settle_outcome(ingest::SourceOutcome outcome, const ingest::InputFile& inpu
     src.stats.format = "unreadable";
     src.stats.content_hash = "unreadable:" + input.path;
   } else if (outcome == ingest::SourceOutcome::kUnrecognized) {
-    // Blank lines only (an empty log saved with CRLF, or pasted) is as empty as no byte.
-    if (src.stats.bytes == 0 || src.stats.blank_only) {
-      src.stats.format = "empty";
-    } else if (!input.from_walk) {
+    const bool empty = src.stats.bytes == 0 || src.stats.blank_only;
+    if (!empty && !input.from_walk)
       throw Error(fmt::format("{}: not a recognised log format; name one with --format (known:{})",
                               input.path, known_formats()));
-    } else {
+    if (!empty)
       summary.warnings.push_back(
           fmt::format("{}: not a recognised log format; its {} lines were counted, not read",
                       input.path, src.stats.lines));
-    }
-    count_unrecognized_lines(src.stats);
+    settle_unrecognized(src.stats);
   }
 }
 

@@ -27,6 +27,10 @@ std::string known_formats();
 void settle_outcome(ingest::SourceOutcome outcome, const ingest::InputFile& input,
                     IngestedSource& src, IngestSummary& summary);
 
+// An unrecognised source as the store keeps it: empty when it holds no byte or blank lines only,
+// every line counted once under `unrecognized_format` (skipped).
+void settle_unrecognized(ingest::SourceStats& stats);
+
 // The line-time sidecar of `path`, if it has one that reads; one that does not is a warning.
 std::optional<ConsoleLineTimes> line_times_of(const std::map<std::string, std::string>& sidecars,
                                               const std::string& path, IngestSummary& summary);

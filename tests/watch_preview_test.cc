@@ -173,6 +173,49 @@ TEST(WatchPreview, APreviewGoesOnFromTheCompilesTheLastBatchKept) {
   EXPECT_GT(batches_kept, 0);
 }
 
+// A text file whose head no format claims is kept open and read on for a record that may come,
+// but until one comes it is an unrecognised source with no record to preview: its growth never
+// makes a preview (which analyses the run). From its first record on it is previewed as any log.
+TEST(WatchPreview, ALogOfNoFormatYetHasNothingToPreview) {
+  std::string output;
+  for (int i = 1; i <= 3000; ++i)
+    output += "INFO:root:loading shard " + std::to_string(i) + " of the dataset from /data/train\n";
+  const std::string text = output + real_consoles_one_after_the_other();
+  TempDir dir;
+  const std::string watched = dir.file("watched");
+  fs::create_directories(watched + "/logs");
+  const std::string path = watched + "/logs/output.log";
+  rcf::pipeline::GrowingLogs logs({watched + "/watch.db", "default", "default", "", ""});
+  std::ofstream file(path, std::ios::binary);
+  const std::vector<size_t> cuts = {output.size() / 2 + 200, output.size(),
+                                    text.find('\n', output.size() + 5000) + 1};
+  size_t written = 0;
+  for (size_t cut : cuts) {
+    cut = text.find('\n', cut - 1) + 1;  // at a line's end
+    file.write(text.data() + written, static_cast<std::streamsize>(cut - written));
+    file.flush();
+    written = cut;
+    logs.read_batch({{path, static_cast<int64_t>(cut), false}}, false);
+    ASSERT_TRUE(logs.has_open()) << "read on, not read whole";
+    const bool record_read = cut > output.size();
+    EXPECT_EQ(logs.has_unpreviewed(), record_read) << "cut at " << cut;
+    std::string previewed;
+    EXPECT_EQ(logs.preview_ends([&](rcf::store::Database& db, int64_t, auto) {
+      previewed = rcf::testing::dump_tables_by_text(db);
+    }),
+              record_read);
+    if (record_read)
+      EXPECT_EQ(previewed,
+                one_shot(dir.file("once_part"), "output.log", text.substr(0, cut), watched));
+  }
+  file.write(text.data() + written, static_cast<std::streamsize>(text.size() - written));
+  file.close();
+  logs.read_batch({{path, -1, false}}, true);
+  auto db = rcf::testing::read_store(watched + "/watch.db");
+  EXPECT_EQ(rcf::testing::dump_tables_by_text(*db),
+            one_shot(dir.file("once_whole"), "output.log", text, watched));
+}
+
 INSTANTIATE_TEST_SUITE_P(
     RealLogs, WatchPreviewTest,
     ::testing::Values(

@@ -122,16 +122,20 @@ struct WatchCase {
   // Progress lines written before each log's text: 2 000 are more than the sniffing window, so
   // the console is read as plain text until its first record (docs/plain_text.md).
   int progress_lines_before = 0;
+  // Lines of the program's own output before them, no progress line among them, so many that no
+  // format claims the first 64 KiB: the log is of no format until its first record.
+  int other_lines_before = 0;
 };
 
 // The logs of `c` as written to the watched directory.
 std::vector<Log> logs_of(const WatchCase& c) {
-  std::string progress;
+  std::string before;
+  for (int i = 1; i <= c.other_lines_before; ++i)
+    before += "INFO:root:loading shard " + std::to_string(i) + " of the dataset from /data/train\n";
   for (int step = 1; step <= c.progress_lines_before; ++step)
-    progress += "epoch 0 step " + std::to_string(step) + "/100000 loss 0.0218\n";
+    before += "epoch 0 step " + std::to_string(step) + "/100000 loss 0.0218\n";
   std::vector<Log> logs;
-  for (const auto& [fixture, name] : c.logs)
-    logs.push_back({name, progress + fixture_text(fixture)});
+  for (const auto& [fixture, name] : c.logs) logs.push_back({name, before + fixture_text(fixture)});
   return logs;
 }
 
@@ -222,6 +226,14 @@ INSTANTIATE_TEST_SUITE_P(
                   2000},
         WatchCase{"jax_records_after_the_window",
                   {{"real_runs/jax_shape_change/run1/stderr.log", "jax.log"}},
+                  2000},
+        WatchCase{"console_after_output_of_no_format",
+                  {{"real_runs/growing_seq_len/run1/stderr.log", "train.log"}},
+                  0,
+                  2000},
+        WatchCase{"progress_after_output_of_no_format",
+                  {{"real_runs/recompile_limit/run1/stderr.log", "train.log"}},
+                  300,
                   2000}),
     [](const ::testing::TestParamInfo<WatchCase>& param_info) {
       return std::string(param_info.param.name);
@@ -238,7 +250,12 @@ TEST(WatchReadsOn, AGrownLogKeepsItsSourceAndTheStoreIsTheOneShotStore) {
       {"console.log", real_consoles_one_after_the_other()},
       {"pt_xla_debug.log", fixture_text("scenarios/multi_sync/pt_xla_debug.log")},
       {"save_tensors.hlo.0", fixture_text("scenarios/mixed_causes/save_tensors.hlo.0")},
+      // A text file no format claims: unrecognised, but read on for a record that may come.
+      {"output.log", ""},
   };
+  for (int i = 1; i <= 3000; ++i)
+    logs.back().text +=
+        "INFO:root:loading shard " + std::to_string(i) + " of the dataset from /data/train\n";
   // The first piece holds the whole sniffing window (64 KiB) and ends inside a line.
   constexpr size_t kFirstPiece = (size_t{66} << 10) + 123;
   for (const auto& log : logs) ASSERT_GT(log.text.size(), kFirstPiece + 4000) << log.name;
