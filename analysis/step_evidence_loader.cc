@@ -52,9 +52,9 @@ struct PrintedStep {
   int64_t step = 0, line = 0;
   std::optional<double> time;
 };
-// The steps of one series of progress lines, by step, each at the first line printing it
-// (by_step). A sorted array, not a map: a console of a long run holds millions of steps, and a
-// watched run's every batch loads them again (a node each was a third of its CPU at 1.7 M).
+// A sorted array, not a map: a console of a long run with a time on every line holds millions of
+// steps, and a watched run's every batch loads them again (a node each was a third of its CPU at
+// 1.7 M).
 using Times = util::LargeVector<PrintedStep>;
 
 // `steps` sorted by step, each step once, at its first line.
@@ -70,6 +70,47 @@ void by_step(Times& steps) {
       steps.end());
 }
 
+// The progress lines of one shape in a source without compiles. Lines without a time stay the
+// series rows they are stored as (a console of a long run is a few rows for millions of steps);
+// once a line has a time, every line is listed with its time (a step's time is its first line's).
+class ShapeSteps {
+ public:
+  void add(const StepLineRow& row, std::optional<double> time) {
+    if (time) {
+      for (int64_t i = 0; i < row.repeats; ++i)
+        printed_.push_back({row.step + i * row.step_stride, row.line + i * row.line_stride, time});
+    } else {
+      untimed_.push_back(row);
+      steps_.add(row.step, row.step_stride, row.repeats);
+    }
+  }
+  // Called once, after the last add: distinct() and give_to() then read what it settled.
+  void settle() {
+    if (printed_.empty()) {
+      distinct_ = steps_.distinct().count;
+      return;
+    }
+    for (StepLineRow& r : untimed_)
+      for (int64_t i = 0; i < r.repeats; ++i, r.line += r.line_stride, r.step += r.step_stride)
+        printed_.push_back({r.step, r.line, std::nullopt});
+    untimed_ = {};
+    by_step(printed_);
+    distinct_ = static_cast<int64_t>(printed_.size());
+  }
+  int64_t distinct() const { return distinct_; }
+  bool timed() const { return !printed_.empty(); }
+  void give_to(TimedSteps& timed) const {
+    for (const StepLineRow& r : untimed_) timed.steps.add(r.step, r.step_stride, r.repeats);
+    for (const PrintedStep& p : printed_) timed.add(p.step, p.time);
+  }
+
+ private:
+  std::vector<StepLineRow> untimed_;
+  StepRuns steps_;  // of untimed_
+  Times printed_;
+  int64_t distinct_ = 0;
+};
+
 // The compile a console line names (` [F/C]` after its location), in the run's one TORCH_TRACE log.
 std::optional<int64_t> named_compile_start(store::Database& db, int64_t run_id, int64_t trace,
                                            std::string_view text) {
@@ -84,14 +125,13 @@ std::optional<int64_t> named_compile_start(store::Database& db, int64_t run_id, 
 // progress lines with no times, no progress lines in the compiles' own logs, and one TORCH_TRACE
 // log (one process's clock). Its series' rows and the lines compiles caused in it are kept.
 void load_console(store::Database& db, int64_t run_id,
-                  const std::map<int64_t, std::pair<int64_t, const Times*>>& largest,
+                  const std::map<int64_t, std::pair<int64_t, const ShapeSteps*>>& largest,
                   StepEvidence& ev) {
   std::vector<StepLineRow> rows = std::move(ev.console_lines);
   ev.console_lines.clear();
   if (largest.size() != 1 || !ev.lines.empty() || !ev.compiles_have_start_times) return;
   const auto& [console, best] = *largest.begin();
-  for (const PrintedStep& printed : *best.second)
-    if (printed.time) return;
+  if (best.second->timed()) return;
   const std::map<int64_t, int64_t> starts = store::first_dynamo_compile_starts(db, run_id);
   if (starts.size() != 1) return;
   const auto [trace, first_start] = *starts.begin();
@@ -119,7 +159,7 @@ void load_step_lines(store::Database& db, int64_t run_id, const store::RunTables
   // clock offset (ingest/reading/wall_time.h). Asked for only by such a time: the store scans
   // every compile row of the run for it.
   std::optional<std::optional<int64_t>> writer_offset;
-  std::map<std::pair<int64_t, int64_t>, Times> elsewhere;  // (source, shape) -> steps
+  std::map<std::pair<int64_t, int64_t>, ShapeSteps> elsewhere;  // (source, shape) -> steps
   store::for_each_step_line_marker(db, run_id, [&](const store::StepLineMarkerRow& m) {
     StepLineRow r{m.source_id, m.line,        m.step,       m.shape_sid.value_or(-1),
                   m.repeats,   m.line_stride, m.step_stride};
@@ -137,20 +177,16 @@ void load_step_lines(store::Database& db, int64_t run_id, const store::RunTables
       if (offset) ev.step_times_offset_s = offset;
       time = offset ? std::optional<double>(*time - static_cast<double>(*offset)) : std::nullopt;
     }
-    Times& steps = elsewhere[{r.source_id, r.shape}];
-    for (int64_t i = 0; i < r.repeats; ++i, r.line += r.line_stride, r.step += r.step_stride)
-      steps.push_back({r.step, r.line, time});
+    elsewhere[{r.source_id, r.shape}].add(r, time);
   });
-  std::map<int64_t, std::pair<int64_t, const Times*>> largest;  // source -> (shape, steps)
+  std::map<int64_t, std::pair<int64_t, const ShapeSteps*>> largest;  // source -> (shape, steps)
   for (auto& [key, steps] : elsewhere) {
-    by_step(steps);
+    steps.settle();
     auto& best = largest[key.first];
-    if (!best.second || steps.size() > best.second->size()) best = {key.second, &steps};
+    if (!best.second || steps.distinct() > best.second->distinct()) best = {key.second, &steps};
   }
   for (const auto& [source, best] : largest)
-    if (best.second->size() >= 2)
-      for (const PrintedStep& printed : *best.second)
-        ev.timed.push_back({printed.step, printed.time});
+    if (best.second->distinct() >= 2) best.second->give_to(ev.timed);
   load_console(db, run_id, largest, ev);
 }
 
@@ -163,7 +199,7 @@ void load_step_timings(store::Database& db, int64_t run_id, const store::RunTabl
     if (ev.first_compile.count(t.source_id))
       ev.lines.push_back({t.source_id, t.line, t.step, 0});
     else
-      ev.timed.push_back({t.step, t.timestamp_s});
+      ev.timed.add(t.step, t.timestamp_s);
   });
 }
 

@@ -157,9 +157,9 @@ class StepDecision {
 
   // Phase 2: the timed steps' count against each compile source's syncs.
   bool match_timed_syncs() {
-    const std::vector<int64_t> steps = distinct_timed_steps();
-    const int64_t timed = static_cast<int64_t>(steps.size());
-    const int64_t base = steps.front();
+    const StepRuns::Distinct steps = ev_.timed.steps.distinct();
+    const int64_t timed = steps.count;
+    const int64_t base = steps.first;
     std::map<int64_t, std::vector<const SyncRow*>> by_source;
     for (const SyncRow& s : ev_.syncs)
       if (ev_.first_compile.count(s.source_id)) by_source[s.source_id].push_back(&s);
@@ -225,8 +225,8 @@ class StepDecision {
   // Phase 3: compiles with start times against timed steps with timestamps (end of step).
   bool match_timestamps() {
     if (!ev_.compiles_have_start_times) return false;
-    for (const TimedStepRow& t : ev_.timed)
-      if (t.timestamp_s) out_.timestamps_.emplace_back(*t.timestamp_s, t.step);
+    for (const TimedStepRow& t : ev_.timed.stamped)
+      out_.timestamps_.emplace_back(t.timestamp_s, t.step);
     if (out_.timestamps_.size() < 2) {
       out_.timestamps_.clear();
       return false;
@@ -369,9 +369,7 @@ class StepDecision {
   // Steps counted in a file of their own (step timings, a console of progress lines) that
   // nothing ties to the compiles: no shared stream, no syncs to match, no times on both sides.
   std::string steps_not_placed() const {
-    const std::vector<int64_t> steps = distinct_timed_steps();
-    bool stamped = false;
-    for (const TimedStepRow& t : ev_.timed) stamped = stamped || t.timestamp_s.has_value();
+    const bool stamped = !ev_.timed.stamped.empty();
     std::string missing =
         ev_.compiles_have_start_times && ev_.step_times_without_zone
             ? "the steps' times name no time zone and no log of the run shows the writer's clock "
@@ -386,18 +384,7 @@ class StepDecision {
         "in them: they share no stream with the compiles and {}; print the progress lines to the "
         "compile log's stream, or give both times (TORCH_TRACE compile start times, and "
         "timestamped progress lines or a step-timing file with timestamps)",
-        steps.size(), missing);
-  }
-
-  // The timed steps, ascending, each once (a sorted array: a console of a long run holds
-  // millions, and a set's node each was a third of a watched run's CPU).
-  std::vector<int64_t> distinct_timed_steps() const {
-    std::vector<int64_t> steps;
-    steps.reserve(ev_.timed.size());
-    for (const TimedStepRow& t : ev_.timed) steps.push_back(t.step);
-    if (!std::is_sorted(steps.begin(), steps.end())) std::sort(steps.begin(), steps.end());
-    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
-    return steps;
+        ev_.timed.steps.distinct().count, missing);
   }
 
   const StepEvidence& ev_;

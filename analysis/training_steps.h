@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/step_runs.h"
 #include "analysis/step_series.h"
 #include "util/large_array_allocator.h"
 
@@ -49,9 +50,21 @@ struct SyncRow {  // a step-end sync of a compile source (steplog marker or step
   int64_t site = 0;  // call-path id (the execution's frames), 0 when unknown (steplog)
 };
 
-struct TimedStepRow {  // a step record of a source without compiles (step timings, a console)
+struct TimedStepRow {  // a step of a source without compiles, with the time it ended
   int64_t step = 0;
-  std::optional<double> timestamp_s;
+  double timestamp_s = 0;  // epoch s
+};
+
+// The steps of sources without compiles (step timings, a console of progress lines): every
+// step, as runs (a console's series is one), and those with an end time.
+struct TimedSteps {
+  StepRuns steps;
+  util::LargeVector<TimedStepRow> stamped;  // any order (millions in a long timed console)
+  void add(int64_t step, std::optional<double> timestamp_s = std::nullopt) {
+    steps.add(step);
+    if (timestamp_s) stamped.push_back({step, *timestamp_s});
+  }
+  bool empty() const { return steps.empty(); }
 };
 
 struct ConsoleCompileLine {  // a console line a compile caused (ingest/steps/compile_line.h)
@@ -61,9 +74,9 @@ struct ConsoleCompileLine {  // a console line a compile caused (ingest/steps/co
 };
 
 struct StepEvidence {
-  std::vector<StepLineRow> lines;            // any order, as stored (not expanded)
-  std::vector<SyncRow> syncs;                // any order
-  util::LargeVector<TimedStepRow> timed;     // any order (millions in a long console)
+  std::vector<StepLineRow> lines;  // any order, as stored (not expanded)
+  std::vector<SyncRow> syncs;      // any order
+  TimedSteps timed;
   std::map<int64_t, int64_t> first_compile;  // compile source -> line of its first compile
   // Compile source -> line where it shows the run's first compile: every torch_xla / JAX
   // compile is logged, but TORCH_LOGS=recompiles logs no first compile, so a Dynamo text log

@@ -139,7 +139,7 @@ TEST(TrainingSteps, TimedStepsFindTheSyncThatEndsTheStep) {
   int64_t line = 10;
   for (int step = 1; step <= 6; ++step)
     for (int64_t site : {1, 2, 3}) ev.syncs.push_back({kSource, line += 10, site});
-  for (int step = 1; step <= 6; ++step) ev.timed.push_back({step, std::nullopt});
+  for (int step = 1; step <= 6; ++step) ev.timed.add(step);
   auto t = TrainingSteps::decide(ev);
   ASSERT_TRUE(t.decided());
   EXPECT_EQ(t.axis().basis, "step_timings");
@@ -154,7 +154,7 @@ TEST(TrainingSteps, WithoutSitesASyncCountThatDividesDecides) {
   StepEvidence ev;
   ev.first_compile[kSource] = 1;
   for (int64_t i = 0; i < 12; ++i) ev.syncs.push_back({kSource, 10 + i, 0});
-  for (int step = 0; step < 4; ++step) ev.timed.push_back({step, std::nullopt});
+  for (int step = 0; step < 4; ++step) ev.timed.add(step);
   auto t = TrainingSteps::decide(ev);
   EXPECT_EQ(t.axis().basis, "step_timings");
   EXPECT_EQ(t.step_of(kSource, 0, 0, std::nullopt), 0);  // numbered as the timings number them
@@ -167,7 +167,7 @@ TEST(TrainingSteps, TimestampsPlaceCompilesWithStartTimes) {
   StepEvidence ev;
   ev.first_compile[kSource] = 1;
   ev.compiles_have_start_times = true;
-  ev.timed = {{1, 100.0}, {2, 200.0}, {3, 300.0}};
+  for (int step = 1; step <= 3; ++step) ev.timed.add(step, 100.0 * step);
   auto t = TrainingSteps::decide(ev);
   EXPECT_EQ(t.axis().basis, "step_timestamps");
   EXPECT_EQ(t.step_of(kSource, 1, std::nullopt, int64_t{150'000'000}), 2);
@@ -184,7 +184,7 @@ StepEvidence console_beside_trace(std::vector<ConsoleCompileLine> compiles) {
   ev.compiles_have_start_times = true;
   ev.shape_names[3] = "step #/#";
   for (int64_t i = 1; i <= 4; ++i) ev.console_lines.push_back({kConsole, 10 * i, i, 3});
-  ev.timed = {{1, {}}, {2, {}}, {3, {}}, {4, {}}};
+  ev.timed.steps.add(1, 1, 4);
   ev.first_compile_start_us = 1000;
   ev.console_compiles = std::move(compiles);
   return ev;
@@ -286,7 +286,7 @@ TEST(TrainingSteps, TheSitePeriodHintReadsSyncsInLineOrderWithinItsWindow) {
 TEST(TrainingSteps, StepsCountedElsewhereButNotPlacedSayWhatWouldPlaceThem) {
   StepEvidence ev;
   ev.first_compile[kSource] = 1;
-  for (int64_t step = 1; step <= 25; ++step) ev.timed.push_back({step, std::nullopt});
+  ev.timed.steps.add(1, 1, 25);
   auto t = TrainingSteps::decide(ev);
   EXPECT_FALSE(t.decided());
   EXPECT_EQ(t.axis().axis, "sync");
