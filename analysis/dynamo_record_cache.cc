@@ -36,9 +36,11 @@ std::optional<DynamoRecordCache::Taken> DynamoRecordCache::take(store::Database&
     taken.changed.push_back(read.inputs.caches[i].key);
   std::sort(taken.changed.begin(), taken.changed.end());
   taken.changed.erase(std::unique(taken.changed.begin(), taken.changed.end()), taken.changed.end());
+  run->step_lines.read_on(db, run_id);
   run->deletions = *deletions;
   run->data_version = version;
   taken.inputs = &read.inputs;
+  taken.step_lines = &run->step_lines;
   taken.checkpoint = &run->checkpoint;
   taken.merged = read.intake.merger.snapshot(
       read.reason_count(), [&read](size_t i) -> const ReasonRecord& { return read.reason_at(i); });
@@ -54,6 +56,7 @@ DynamoRecordCache DynamoRecordCache::fork() const {
     auto forked = std::make_unique<Run>();
     forked->read = run->read.fork();
     forked->checkpoint = run->checkpoint.trial();
+    forked->step_lines = run->step_lines.fork();
     forked->deletions = run->deletions;
     forked->data_version = run->data_version;
     copy.runs_.emplace(run_id, std::move(forked));

@@ -24,6 +24,7 @@
 
 #include "analysis/attribution_checkpoint.h"
 #include "analysis/dynamo_run_loader.h"
+#include "analysis/kept_step_lines.h"
 #include "store/database.h"
 
 namespace rcf::analysis {
@@ -43,6 +44,8 @@ class DynamoRecordCache {
     // analysis/attribution_checkpoint.h. The checkpoint lives with the records.
     AttributionCheckpoint* checkpoint = nullptr;
     std::vector<DynamoKey> changed;
+    // The run's progress lines with a time, read on with the records (they live with them).
+    const KeptStepLines* step_lines = nullptr;
   };
 
   // The records of `run_id`, read on from the last take (from the start the first time, or when
@@ -70,8 +73,9 @@ class DynamoRecordCache {
   struct Run {
     DynamoRecordsRead read;
     AttributionCheckpoint checkpoint;  // of the last analysis that took these records
-    int64_t deletions = 0;             // store::raw_row_deletions when it was read
-    int64_t data_version = 0;          // store::data_version when it was read
+    KeptStepLines step_lines;
+    int64_t deletions = 0;     // store::raw_row_deletions when it was read
+    int64_t data_version = 0;  // store::data_version when it was read
   };
 
   std::map<int64_t, std::unique_ptr<Run>> runs_;

@@ -40,6 +40,7 @@ struct DynamoSide {
   // since (analysis/attribution_checkpoint.h).
   AttributionCheckpoint* checkpoint = nullptr;
   std::vector<DynamoKey> changed;
+  const KeptStepLines* step_lines = nullptr;  // kept with the records, when they are
   const RunInputs& inputs() const { return kept ? *kept : read_here; }
 };
 
@@ -62,6 +63,7 @@ DynamoSide load_dynamo_side(store::Database& db, int64_t run_id, bool only_run,
     side.intake.records = taken->records;
     side.checkpoint = taken->checkpoint;
     side.changed = std::move(taken->changed);
+    side.step_lines = taken->step_lines;
   } else {
     load_run(db, run_id, only_run, std::move(same_process), side.read_here, side.intake,
              side.merged);
@@ -467,8 +469,8 @@ void analyze_runs(store::Database& db, const std::vector<int64_t>& run_ids,
     // The raw tables the run has rows in: the loaders skip the queries of the others.
     const store::RunTables tables =
         read_every_table ? store::RunTables{} : store::run_tables(db, run_id);
-    const TrainingSteps steps = TrainingSteps::decide(
-        load_step_evidence(db, run_id, std::move(intake.step_facts).finish(dynamo), tables));
+    const TrainingSteps steps = TrainingSteps::decide(load_step_evidence(
+        db, run_id, std::move(intake.step_facts).finish(dynamo), tables, dynamo_side.step_lines));
     XlaRunInputs xla_inputs = load_xla_run(db, run_id, dynamo.source_names, tables);
     record_merged_sources(db, run_id, dynamo.merged_sources, xla_inputs.copied_sources);
     place_xla_steps(steps, xla_inputs);

@@ -79,15 +79,16 @@ class ShapeSteps {
     if (time) {
       for (int64_t i = 0; i < row.repeats; ++i)
         printed_.push_back({row.step + i * row.step_stride, row.line + i * row.line_stride, time});
-    } else {
+    } else if (untimed_.empty() || !extend(untimed_.back(), row)) {
       untimed_.push_back(row);
-      steps_.add(row.step, row.step_stride, row.repeats);
     }
   }
   // Called once, after the last add: distinct() and give_to() then read what it settled.
   void settle() {
     if (printed_.empty()) {
-      distinct_ = steps_.distinct().count;
+      StepRuns steps;
+      for (const StepLineRow& r : untimed_) steps.add(r.step, r.step_stride, r.repeats);
+      distinct_ = steps.distinct().count;
       return;
     }
     for (StepLineRow& r : untimed_)
@@ -105,8 +106,23 @@ class ShapeSteps {
   }
 
  private:
-  std::vector<StepLineRow> untimed_;
-  StepRuns steps_;  // of untimed_
+  // `last` extended by `row` when row's lines go on with last's strides (one row each: lines
+  // whose times cannot be used, a million in a long console, become one run, as a series does).
+  static bool extend(StepLineRow& last, const StepLineRow& row) {
+    const int64_t line_stride = last.repeats > 1 ? last.line_stride : row.line - last.line;
+    const int64_t step_stride = last.repeats > 1 ? last.step_stride : row.step - last.step;
+    if (line_stride <= 0 || row.line != last.line + last.repeats * line_stride ||
+        row.step != last.step + last.repeats * step_stride)
+      return false;
+    if (row.repeats > 1 && (row.line_stride != line_stride || row.step_stride != step_stride))
+      return false;
+    last.line_stride = line_stride;
+    last.step_stride = step_stride;
+    last.repeats += row.repeats;
+    return true;
+  }
+
+  std::vector<StepLineRow> untimed_;  // runs of lines, extended where they go on
   Times printed_;
   int64_t distinct_ = 0;
 };
@@ -148,22 +164,39 @@ void load_console(store::Database& db, int64_t run_id,
 // own) the largest series of a source counts the steps, like a step-timing file, with the time
 // each line opened with (the end of its step) where it is known in UTC.
 void load_step_lines(store::Database& db, int64_t run_id, const store::RunTables& tables,
-                     StepEvidence& ev) {
+                     const KeptStepLines* kept, StepEvidence& ev) {
   // Without step_marker rows there is nothing to read, and no console for load_console.
   if (!tables.step_marker) return;
-  // Rows in store order, a row standing for a series of lines (store/step_marker_series.h): a
-  // training log holds a progress line every few lines, and the series are ordered by line where
-  // they are built; the few shapes are named apart.
-  ev.shape_names = store::step_line_shape_names(db, run_id);
+  // Rows in any order (those a watch keeps come last), a row standing for a series of lines
+  // (store/step_marker_series.h): a training log holds a progress line every few lines, and the
+  // series are ordered by line where they are built; the few shapes are named apart.
+  std::set<int64_t> shapes;
   // Zone-less times printed on the machine that wrote the run's TORCH_TRACE log are read with its
   // clock offset (ingest/reading/wall_time.h). Asked for only by such a time: the store scans
   // every compile row of the run for it.
   std::optional<std::optional<int64_t>> writer_offset;
   std::map<std::pair<int64_t, int64_t>, ShapeSteps> elsewhere;  // (source, shape) -> steps
-  store::for_each_step_line_marker(db, run_id, [&](const store::StepLineMarkerRow& m) {
+  auto each = [&](const KeptStepLines::Visit& visit) {
+    if (kept)
+      kept->for_each(db, run_id, visit);
+    else
+      store::for_each_step_line_marker(db, run_id, visit);
+  };
+  // The last row's source and shape: rows come a source at a time (a console's lines by the
+  // million), so each looks up the same ones as the row before.
+  std::pair<int64_t, int64_t> last_key{-1, -1};
+  bool last_in_compile_source = false;
+  ShapeSteps* last_steps = nullptr;
+  each([&](const store::StepLineMarkerRow& m) {
     StepLineRow r{m.source_id, m.line,        m.step,       m.shape_sid.value_or(-1),
                   m.repeats,   m.line_stride, m.step_stride};
-    if (ev.first_compile.count(r.source_id)) {
+    if (std::make_pair(r.source_id, r.shape) != last_key) {
+      last_key = {r.source_id, r.shape};
+      if (m.shape_sid) shapes.insert(*m.shape_sid);
+      last_in_compile_source = ev.first_compile.count(r.source_id) > 0;
+      last_steps = last_in_compile_source ? nullptr : &elsewhere[last_key];
+    }
+    if (last_in_compile_source) {
       ev.lines.push_back(r);  // expanded where the series is built
       return;
     }
@@ -177,8 +210,9 @@ void load_step_lines(store::Database& db, int64_t run_id, const store::RunTables
       if (offset) ev.step_times_offset_s = offset;
       time = offset ? std::optional<double>(*time - static_cast<double>(*offset)) : std::nullopt;
     }
-    elsewhere[{r.source_id, r.shape}].add(r, time);
+    last_steps->add(r, time);
   });
+  ev.shape_names = store::step_line_shape_names(db, shapes);
   std::map<int64_t, std::pair<int64_t, const ShapeSteps*>> largest;  // source -> (shape, steps)
   for (auto& [key, steps] : elsewhere) {
     steps.settle();
@@ -259,10 +293,10 @@ void load_syncs(store::Database& db, int64_t run_id, const store::RunTables& tab
 }  // namespace
 
 StepEvidence load_step_evidence(store::Database& db, int64_t run_id, const DynamoStepFacts& dynamo,
-                                const store::RunTables& tables) {
+                                const store::RunTables& tables, const KeptStepLines* kept) {
   StepEvidence ev;
   load_compile_sources(db, run_id, dynamo, tables, ev);
-  load_step_lines(db, run_id, tables, ev);
+  load_step_lines(db, run_id, tables, kept, ev);
   load_step_timings(db, run_id, tables, ev);
   load_syncs(db, run_id, tables, ev);
   return ev;

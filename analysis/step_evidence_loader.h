@@ -8,6 +8,7 @@
 #include <map>
 #include <vector>
 
+#include "analysis/kept_step_lines.h"
 #include "analysis/training_steps.h"
 #include "store/database.h"
 #include "store/run_tables.h"
@@ -27,7 +28,9 @@ struct DynamoStepFacts {
 };
 
 // `tables`: which of the run's tables hold rows; the queries of the others are skipped.
+// `kept`: the run's progress lines with a time, kept by a watch (read from the store when null).
 StepEvidence load_step_evidence(store::Database& db, int64_t run_id, const DynamoStepFacts& dynamo,
-                                const store::RunTables& tables = {});
+                                const store::RunTables& tables = {},
+                                const KeptStepLines* kept = nullptr);
 
 }  // namespace rcf::analysis

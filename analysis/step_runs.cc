@@ -18,6 +18,16 @@ int64_t remainder_of(int64_t x, int64_t m) {
 void StepRuns::add(int64_t first, int64_t stride, int64_t count) {
   if (count <= 0) return;
   if (count == 1 || stride == 0) {
+    // A step that goes on from the last run, rising by its stride (steps listed one by one, in
+    // order: a console's timed lines), extends it.
+    if (!runs_.empty()) {
+      Run& last = runs_.back();
+      if (first > last.high && (last.stride == 0 || first - last.high == last.stride)) {
+        last.stride = first - last.high;  // its stride, or the first gap after a single step
+        last.high = first;
+        return;
+      }
+    }
     runs_.push_back({first, first, 0});
     return;
   }
@@ -65,7 +75,7 @@ StepRuns::Distinct StepRuns::listed() const {
       steps.push_back(s);
       if (r.stride == 0 || s >= r.high) break;
     }
-  std::sort(steps.begin(), steps.end());
+  if (!std::is_sorted(steps.begin(), steps.end())) std::sort(steps.begin(), steps.end());
   const int64_t count = std::unique(steps.begin(), steps.end()) - steps.begin();
   return {count, steps.front()};
 }

@@ -231,7 +231,8 @@ class StepDecision {
       out_.timestamps_.clear();
       return false;
     }
-    std::sort(out_.timestamps_.begin(), out_.timestamps_.end());
+    if (!std::is_sorted(out_.timestamps_.begin(), out_.timestamps_.end()))
+      std::sort(out_.timestamps_.begin(), out_.timestamps_.end());
     std::string zone;
     if (ev_.step_times_offset_s) {
       int64_t off = *ev_.step_times_offset_s, a = off < 0 ? -off : off;

@@ -20,6 +20,12 @@ void count_raw_row_deletions(Database& db) {
         "CREATE TEMP TRIGGER IF NOT EXISTS rcf_count_deleted_{0} AFTER DELETE ON main.{0} "
         "BEGIN UPDATE rcf_raw_row_deletions SET n = n + 1; END",
         table));
+  // A progress line with a time is a row of its own, which a watch keeps between analyses
+  // (analysis/kept_step_lines.h); rows without a time are read again at every analysis.
+  db.exec(
+      "CREATE TEMP TRIGGER IF NOT EXISTS rcf_count_deleted_timed_step_line AFTER DELETE ON "
+      "main.step_marker WHEN old.time_s IS NOT NULL "
+      "BEGIN UPDATE rcf_raw_row_deletions SET n = n + 1; END");
 }
 
 std::optional<int64_t> raw_row_deletions(Database& db) {

@@ -1,6 +1,7 @@
 // Counts, on one connection, the rows deleted from the Dynamo raw tables (dynamo_compile_raw,
-// guard_failure, graph_break, cache_outcome), so that a copy of those rows kept between analyses
-// (analysis/dynamo_record_cache.h) can tell that rows it read may be gone, or replaced by other
+// guard_failure, graph_break, cache_outcome) and the progress lines with a time (step_marker), so
+// that a copy of those rows kept between analyses (analysis/dynamo_record_cache.h,
+// analysis/kept_step_lines.h) can tell that rows it read may be gone, or replaced by other
 // rows under the same rowids (SQLite gives a new row the largest rowid + 1: a source deleted and
 // read again may take the rowids of the rows it had). Counted by TEMP triggers, which only this
 // connection's statements fire and which a rollback undoes together with the deletions; what

@@ -69,26 +69,62 @@ std::optional<int64_t> most_common_clock_offset(Database& db, int64_t run_id) {
   return std::nullopt;
 }
 
-std::map<int64_t, std::string> step_line_shape_names(Database& db, int64_t run_id) {
+std::map<int64_t, std::string> step_line_shape_names(Database& db,
+                                                     const std::set<int64_t>& shape_sids) {
   std::map<int64_t, std::string> out;
-  auto names = db.prepare(
-      "SELECT string_id, text FROM strings WHERE string_id IN (SELECT DISTINCT shape_sid FROM "
-      "step_marker WHERE run_id = ? AND origin = 'step_line')");
-  names.bind(1, run_id);
-  while (names.step()) out.emplace(names.int64(0), names.str(1));
+  auto name = db.prepare("SELECT text FROM strings WHERE string_id = ?");
+  for (int64_t sid : shape_sids) {
+    name.bind(1, sid);
+    if (name.step()) out.emplace(sid, name.str(0));
+    name.reset();
+  }
   return out;
 }
 
+namespace {
+
+constexpr const char* kStepLineColumns =
+    "SELECT source_id, line, step, shape_sid, time_s, time_zoned, time_on_arrival, repeats, "
+    "line_stride, step_stride, rowid FROM step_marker ";
+
+StepLineMarkerRow step_line_of(Statement& rows) {
+  return {rows.int64(0),    rows.int64(1),      rows.int64(2),      rows.opt_int64(3),
+          rows.opt_real(4), rows.int64(5) != 0, rows.int64(6) != 0, rows.int64(7),
+          rows.int64(8),    rows.int64(9)};
+}
+
+}  // namespace
+
 void for_each_step_line_marker(Database& db, int64_t run_id,
                                const std::function<void(const StepLineMarkerRow&)>& visit) {
-  auto rows = db.prepare(
-      "SELECT source_id, line, step, shape_sid, time_s, time_zoned, time_on_arrival, repeats, "
-      "line_stride, step_stride FROM step_marker "
-      "WHERE run_id = ? AND origin = 'step_line' AND step IS NOT NULL");
+  auto rows = db.prepare(std::string(kStepLineColumns) +
+                         "WHERE run_id = ? AND origin = 'step_line' AND step IS NOT NULL");
   rows.bind(1, run_id);
-  while (rows.step())
-    visit({rows.int64(0), rows.int64(1), rows.int64(2), rows.opt_int64(3), rows.opt_real(4),
-           rows.int64(5) != 0, rows.int64(6) != 0, rows.int64(7), rows.int64(8), rows.int64(9)});
+  while (rows.step()) visit(step_line_of(rows));
+}
+
+void for_each_untimed_step_line_marker(Database& db, int64_t run_id,
+                                       const std::function<void(const StepLineMarkerRow&)>& visit) {
+  auto rows = db.prepare(std::string(kStepLineColumns) +
+                         "WHERE run_id = ? AND origin = 'step_line' AND time_s IS NULL AND step IS "
+                         "NOT NULL");
+  rows.bind(1, run_id);
+  while (rows.step()) visit(step_line_of(rows));
+}
+
+int64_t read_timed_step_lines_after(Database& db, int64_t run_id, int64_t after,
+                                    std::vector<StepLineMarkerRow>& out) {
+  // NOT INDEXED: the rowid range, not the run's index (which would visit every row of the run).
+  auto rows = db.prepare(std::string(kStepLineColumns) +
+                         "NOT INDEXED WHERE rowid > ? AND run_id = ? AND origin = 'step_line' AND "
+                         "time_s IS NOT NULL AND step IS NOT NULL ORDER BY rowid");
+  rows.bind(1, after).bind(2, run_id);
+  int64_t last = after;
+  while (rows.step()) {
+    out.push_back(step_line_of(rows));
+    last = rows.int64(10);
+  }
+  return last;
 }
 
 void for_each_step_timing(Database& db, int64_t run_id,

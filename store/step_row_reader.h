@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,8 +43,10 @@ bool has_metrics_file_markers(Database& db, int64_t run_id);
 // TORCH_TRACE log shows it. Scans every compile row of the run (0.2 s at a million compiles).
 std::optional<int64_t> most_common_clock_offset(Database& db, int64_t run_id);
 
-// Shape string id -> text, for the shapes of the run's progress lines.
-std::map<int64_t, std::string> step_line_shape_names(Database& db, int64_t run_id);
+// Shape string id -> text, for the shapes of progress lines `shape_sids` (those a reader of the
+// run's progress lines saw: a scan for them cost a row per line).
+std::map<int64_t, std::string> step_line_shape_names(Database& db,
+                                                     const std::set<int64_t>& shape_sids);
 
 // A progress line with a step, or a series of them (store/step_marker_series.h).
 struct StepLineMarkerRow {
@@ -62,6 +65,14 @@ struct StepLineMarkerRow {
 // The run's progress lines with a step, in store order.
 void for_each_step_line_marker(Database& db, int64_t run_id,
                                const std::function<void(const StepLineMarkerRow&)>& visit);
+// Those without a time (a console's series rows), through their own index.
+void for_each_untimed_step_line_marker(Database& db, int64_t run_id,
+                                       const std::function<void(const StepLineMarkerRow&)>& visit);
+// Those with a time (a row each, never extended) whose rowid is above `after`, appended to `out`
+// in rowid order, scanning only the rows of every table above it. Returns the largest rowid read,
+// `after` when none.
+int64_t read_timed_step_lines_after(Database& db, int64_t run_id, int64_t after,
+                                    std::vector<StepLineMarkerRow>& out);
 
 // A step-timing row (a step-timing file, or a --step-pattern match).
 struct StepTimingRow {

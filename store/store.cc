@@ -63,7 +63,12 @@ CREATE INDEX IF NOT EXISTS hlo_parameter_module ON hlo_parameter(hlo_module_id);
 CREATE INDEX IF NOT EXISTS hlo_constant_module ON hlo_constant(hlo_module_id);
 CREATE INDEX IF NOT EXISTS step_timing_run ON step_timing(run_id);
 CREATE INDEX IF NOT EXISTS xla_profiler_note_run ON xla_profiler_note(run_id);
-CREATE INDEX IF NOT EXISTS step_marker_run ON step_marker(run_id);
+-- By origin and time too: a run's syncs, metrics-file markers, compile lines and progress lines
+-- without a time (which a watch reads at every analysis, keeping those with a time:
+-- analysis/kept_step_lines.h) are looked up among its progress lines with a time, which a
+-- console whose every line opens with a time has by the million.
+DROP INDEX IF EXISTS step_marker_run;
+CREATE INDEX IF NOT EXISTS step_marker_run_origin ON step_marker(run_id, origin, time_s);
 CREATE INDEX IF NOT EXISTS saved_graph_run ON saved_graph(run_id);
 CREATE INDEX IF NOT EXISTS grab_graphs_frame_run ON grab_graphs_frame(run_id);
 CREATE INDEX IF NOT EXISTS jax_compile_run ON jax_compile(run_id);

@@ -53,6 +53,17 @@ TEST(StepRuns, RunsOnNoCommonLatticeAreListed) {
   EXPECT_EQ(by_runs({{1, 2, 10}, {2, 2, 10}}), std::make_pair(int64_t{20}, int64_t{1}));
 }
 
+// Steps added one by one (a console's lines with times, a row each) join the run they go on:
+// in order, with a gap that changes, going back, repeated.
+TEST(StepRuns, StepsAddedOneByOneAreCountedAsTheyWereListed) {
+  std::vector<StepRun> singles;
+  for (int64_t s = 1; s <= 50; ++s) singles.emplace_back(s, 0, 1);
+  for (int64_t s = 52; s <= 60; s += 2) singles.emplace_back(s, 0, 1);
+  for (int64_t s : {61, 63, 40, 100, 99, 100, 101, 105, 109, 110}) singles.emplace_back(s, 0, 1);
+  EXPECT_EQ(by_runs(singles), by_listing(singles));
+  EXPECT_EQ(by_runs(singles), std::make_pair(int64_t{63}, int64_t{1}));
+}
+
 // Random runs of a few strides, offsets and directions: the same count and first step as listing.
 TEST(StepRuns, AgreesWithListingEveryStep) {
   std::mt19937 random(20261207);
@@ -65,7 +76,7 @@ TEST(StepRuns, AgreesWithListingEveryStep) {
       if (random() % 5 == 0) s = -s;
       const int64_t first = static_cast<int64_t>(random() % 60) - 20;
       const int64_t count = 1 + static_cast<int64_t>(random() % 25);
-      runs.emplace_back(first, random() % 7 == 0 ? 0 : s, count);
+      runs.emplace_back(first, random() % 7 == 0 ? 0 : s, random() % 3 == 0 ? 1 : count);
     }
     ASSERT_EQ(by_runs(runs), by_listing(runs)) << "trial " << trial;
   }

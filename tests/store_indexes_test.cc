@@ -69,10 +69,25 @@ TEST(StoreIndexes, ACreatedStoreHasItsIndexesBeforeTheFirstLoad) {
 TEST(StoreIndexes, EveryPerRunTableIsFoundByRunId) {
   testing::TempDir dir;
   auto db = open_store(dir.file("rcf.db"), OpenMode::kCreateOrWrite);
-  for (const std::string& table : kPerRunTables) db->exec("DROP INDEX " + table + "_run");
+  for (const std::string& table : kPerRunTables) db->exec("DROP INDEX IF EXISTS " + table + "_run");
+  // Before 2026-12-07 step_marker's was by run_id alone: a watch looked up a run's syncs and
+  // untimed progress lines among its millions of timed ones (docs/watch.md).
+  db->exec(
+      "DROP INDEX step_marker_run_origin; CREATE INDEX step_marker_run ON step_marker(run_id)");
   EXPECT_EQ(plan_of_run_count(*db, "compile_event").find("INDEX"), std::string::npos);
   create_indexes(*db);
   expect_found_by_run_id(*db);
+  EXPECT_EQ(testing::query_csv(*db,
+                               "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = "
+                               "'step_marker' ORDER BY name"),
+            "name\nstep_marker_run_origin\n");
+  auto plan = db->prepare(
+      "EXPLAIN QUERY PLAN SELECT line FROM step_marker WHERE run_id = 2 AND origin = 'step_line' "
+      "AND time_s IS NULL");
+  ASSERT_TRUE(plan.step());
+  EXPECT_NE(plan.str(3).find("step_marker_run_origin (run_id=? AND origin=? AND time_s=?)"),
+            std::string::npos)
+      << plan.str(3);
 }
 
 // The metric samples the analysis reads (timers and counter values) are found through the partial

@@ -114,6 +114,8 @@ const std::vector<std::string> kSameQueries = {
     "2",
     "SELECT source, line, gb_type, reason FROM graph_breaks ORDER BY 1, 2",
     "SELECT state, settle_step, compiles, programs, recompiles, step_axis FROM convergence_summary",
+    // The steps counted, and what decided them (their count is in the detail).
+    "SELECT step_basis, step_detail FROM convergence_summary",
 };
 
 struct WatchCase {
@@ -125,6 +127,9 @@ struct WatchCase {
   // Lines of the program's own output before them, no progress line among them, so many that no
   // format claims the first 64 KiB: the log is of no format until its first record.
   int other_lines_before = 0;
+  // Progress lines that open with a time (Python's logging), in a log of their own beside them
+  // (`stdout.log`): a row each, which the watch keeps between batches (analysis/kept_step_lines.h).
+  int timed_console_lines = 0;
 };
 
 // The logs of `c` as written to the watched directory.
@@ -136,6 +141,14 @@ std::vector<Log> logs_of(const WatchCase& c) {
     before += "epoch 0 step " + std::to_string(step) + "/100000 loss 0.0218\n";
   std::vector<Log> logs;
   for (const auto& [fixture, name] : c.logs) logs.push_back({name, before + fixture_text(fixture)});
+  if (c.timed_console_lines > 0) {
+    std::string timed;
+    for (int step = 1; step <= c.timed_console_lines; ++step)
+      timed += "2026-12-07 10:" + std::to_string(10 + step / 600) + ":" +
+               std::to_string(10 + step % 600 / 12) + ",123 INFO train: step " +
+               std::to_string(step) + " loss 0.51\n";
+    logs.push_back({"stdout.log", timed});
+  }
   return logs;
 }
 
@@ -231,6 +244,18 @@ INSTANTIATE_TEST_SUITE_P(
                   {{"real_runs/growing_seq_len/run1/stderr.log", "train.log"}},
                   0,
                   2000},
+        WatchCase{"trace_and_a_timed_console_of_its_own",
+                  {{"real_runs/recompile_limit/run1/logs/torch_trace/"
+                    "dedicated_log_torch_trace_u3ed5hot.log.gz",
+                    "trace.log"}},
+                  0,
+                  0,
+                  3000},
+        WatchCase{"console_and_a_timed_console_of_its_own",
+                  {{"real_runs/multi_sync_steps/run1/stderr.log", "train.log"}},
+                  0,
+                  0,
+                  3000},
         WatchCase{"progress_after_output_of_no_format",
                   {{"real_runs/recompile_limit/run1/stderr.log", "train.log"}},
                   300,

@@ -1,0 +1,42 @@
+// The progress lines with a time of one run, kept between the analyses of a watch (docs/watch.md,
+// "How a batch is read"). A line that opens with a time (Python's logging: `2026-12-07
+// 10:00:01,234 INFO step 5 ...`) is a step_marker row of its own, so a console of them holds a
+// row per step, and reading every row at every batch took a third of a core at 300 000 steps.
+// Each analysis reads only the rows with a time above the last one read (such a row is never
+// changed once written); the rows without a time (a console's series rows: few, and the last of a
+// source is written again by every batch) are read whole, through their own index.
+// Lifetime: with the run's Dynamo records (analysis/dynamo_record_cache.h), read anew with them
+// when a row read may be gone (a row with a time deleted on the connection:
+// store/raw_row_deletions.h; another connection committed). Memory: about 90 bytes a line kept.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "store/database.h"
+#include "store/step_row_reader.h"
+
+namespace rcf::analysis {
+
+class KeptStepLines {
+ public:
+  using Visit = std::function<void(const store::StepLineMarkerRow&)>;
+  // Reads the run's rows with a time written since the last call (every one at the first).
+  void read_on(store::Database& db, int64_t run_id);
+  // Every progress line of the run, as store::for_each_step_line_marker gives them (in another
+  // order): those without a time from the store, then those kept.
+  void for_each(store::Database& db, int64_t run_id, const Visit& visit) const;
+  // A copy that reads on from the same mark, for a trial that is rolled back (a watch's preview):
+  // it views this one's rows, so this must outlive it and not read on meanwhile.
+  KeptStepLines fork() const;
+
+ private:
+  void for_each_kept(const Visit& visit) const;
+
+  const KeptStepLines* base_ = nullptr;  // a fork's: its rows come first
+  std::vector<store::StepLineMarkerRow> rows_;
+  int64_t after_ = 0;  // the largest rowid read
+};
+
+}  // namespace rcf::analysis
