@@ -36,7 +36,9 @@ class KeptStepLines {
 
   const KeptStepLines* base_ = nullptr;  // a fork's: its rows come first
   std::vector<store::StepLineMarkerRow> rows_;
-  int64_t after_ = 0;  // the largest rowid read
+  int64_t after_ = 0;       // the largest rowid of a row kept
+  int64_t scanned_ = 0;     // the largest rowid of step_marker at the last read
+  int64_t deletions_ = -1;  // store::step_marker_deletions then
 };
 
 }  // namespace rcf::analysis

@@ -21,5 +21,8 @@ void count_raw_row_deletions(Database& db);
 
 // The rows deleted so far on `db` since count_raw_row_deletions, nullopt when it does not count.
 std::optional<int64_t> raw_row_deletions(Database& db);
+// The step_marker rows deleted so far on `db` (with or without a time), nullopt when it does not
+// count.
+std::optional<int64_t> step_marker_deletions(Database& db);
 
 }  // namespace rcf::store

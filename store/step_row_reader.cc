@@ -127,6 +127,11 @@ int64_t read_timed_step_lines_after(Database& db, int64_t run_id, int64_t after,
   return last;
 }
 
+int64_t last_step_marker_rowid(Database& db) {
+  auto last = db.prepare("SELECT coalesce(max(rowid), 0) FROM step_marker");
+  return last.step() ? last.int64(0) : 0;
+}
+
 void for_each_step_timing(Database& db, int64_t run_id,
                           const std::function<void(const StepTimingRow&)>& visit) {
   auto rows =

@@ -73,6 +73,8 @@ void for_each_untimed_step_line_marker(Database& db, int64_t run_id,
 // `after` when none.
 int64_t read_timed_step_lines_after(Database& db, int64_t run_id, int64_t after,
                                     std::vector<StepLineMarkerRow>& out);
+// The largest rowid of step_marker (0 when empty).
+int64_t last_step_marker_rowid(Database& db);
 
 // A step-timing row (a step-timing file, or a --step-pattern match).
 struct StepTimingRow {
