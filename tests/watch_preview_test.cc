@@ -204,9 +204,10 @@ TEST(WatchPreview, ALogOfNoFormatYetHasNothingToPreview) {
       previewed = rcf::testing::dump_tables_by_text(db);
     }),
               record_read);
-    if (record_read)
+    if (record_read) {
       EXPECT_EQ(previewed,
                 one_shot(dir.file("once_part"), "output.log", text.substr(0, cut), watched));
+    }
   }
   file.write(text.data() + written, static_cast<std::streamsize>(text.size() - written));
   file.close();
