@@ -212,23 +212,25 @@ void AlertTracker::see_last_lines(const store::WatchRunRows& rows, size_t first)
   for (const auto& h : rows.limit_hits) see(h.source, h.line);
 }
 
-bool AlertTracker::settled(uint32_t source, int64_t line, bool unknown_cause) {
+bool AlertTracker::settled(uint32_t source, int64_t line, bool cut_short) {
   if (ends_ == LogEnds::kEnded) return true;
   int64_t last = other_last_line_[source];
   if (const auto& highs = compile_line_highs_[source]; !highs.empty())
     last = std::max(last, highs.back().second);
   if (line < last) return true;
-  if (ends_ == LogEnds::kPreviewed && !unknown_cause) return true;
+  if (ends_ == LogEnds::kPreviewed && !cut_short) return true;
   holds_back_ = true;
   return false;
 }
 
-// The first time each distinct break (its type, location and reason) is seen.
+// The first time each distinct break (its type, location and reason) is seen. A break that is
+// its log's last record waits in a preview too, as a compile of unknown cause does: a record cut
+// at a line end reads as a break with its type, reason or function cut short, another break.
 void AlertTracker::see_breaks(const store::WatchRunRows& rows, std::vector<Alert>& out) {
   for (const auto& b : rows.breaks) {
     std::string where = location_text(b.user_file, b.user_line, b.user_function);
     std::string key = b.gb_type + "\n" + where + "\n" + b.reason;
-    if (break_kinds_.count(key) || !settled(source_number(b.source), b.line)) continue;
+    if (break_kinds_.count(key) || !settled(source_number(b.source), b.line, true)) continue;
     break_kinds_.insert(key);
     Alert a;
     a.kind = AlertKind::kGraphBreak;

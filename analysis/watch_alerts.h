@@ -58,8 +58,9 @@ struct RunStatus {
 enum class LogEnds {
   kMayGrow,    // a batch: what the last record of each log holds waits for a later look
   kPreviewed,  // the logs were ended as if complete (a preview): their last records are taken,
-               // except a compile whose cause they leave unknown (the lines that decide it may
-               // still come: a recompile block cut before its guard failures)
+               // except a compile whose cause they leave unknown and a graph break (the lines
+               // that decide them may still come: a block cut before its guard failures or its
+               // reason)
   kEnded,      // the watch ends, or the logs stayed quiet: everything is taken
 };
 
@@ -129,9 +130,10 @@ class AlertTracker {
     IdentityMap::iterator nth = {};  // that entry
   };
 
-  // Whether the row at (`source`, `line`) may be alerted on now (see advance()); a compile's row
-  // with `unknown_cause`.
-  bool settled(uint32_t source, int64_t line, bool unknown_cause = false);
+  // Whether the row at (`source`, `line`) may be alerted on now (see advance()). `cut_short`: its
+  // record may still read otherwise when its last lines come (a compile of unknown cause, a graph
+  // break), so as a log's last record it waits in a preview too.
+  bool settled(uint32_t source, int64_t line, bool cut_short = false);
   uint32_t source_number(const std::string& source);
   // The first row of `rows` a look must go over again; the rows before it were said at the last
   // look and are unchanged.

@@ -256,6 +256,13 @@ INSTANTIATE_TEST_SUITE_P(
                   0,
                   0,
                   3000},
+        // Graph breaks whose records batches cut at a line end, beside a second log: a preview
+        // says a cut break once, and the whole record is not said again.
+        WatchCase{"breaks_beside_a_timed_console",
+                  {{"real_runs/item_sync_list_append/run1/stderr.log", "train.log"}},
+                  0,
+                  0,
+                  3000},
         WatchCase{"progress_after_output_of_no_format",
                   {{"real_runs/recompile_limit/run1/stderr.log", "train.log"}},
                   300,
