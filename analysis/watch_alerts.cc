@@ -194,6 +194,9 @@ uint32_t AlertTracker::source_number(const std::string& source) {
 // The line of each log's last record read, from the compile rows from `first` on (the highs of
 // those before were kept) and from every break and limit hit.
 void AlertTracker::see_last_lines(const store::WatchRunRows& rows, size_t first) {
+  // An eighth more when it grows, not the double a resize gives: a batch adds a few rows.
+  if (rows.compiles.size() > seen_.capacity())
+    seen_.reserve(rows.compiles.size() + rows.compiles.size() / 8);
   seen_.resize(rows.compiles.size());
   for (size_t index = first; index < rows.compiles.size(); ++index) {
     const store::WatchCompileRow& c = rows.compiles[index];

@@ -82,16 +82,20 @@ int run_watch(WatchOptions& o) {
   o.request.budgets.compile_share = parse_share(o.storm_share);
   WatchPrinter printer(o.json, parse_fail_on(o.fail_on), stdout,
                        /*status_line=*/!o.json && ::isatty(STDOUT_FILENO));
-  pipeline::WatchSession session(o.request);
+  // Ended before the summary: what it kept for the next batch (its rows, records and alerts'
+  // memory) is not held beside the summary's own.
+  auto session = std::make_unique<pipeline::WatchSession>(o.request);
   pipeline::WatchLoopOptions loop;
   if (o.run_for > 0) loop.run_for = std::chrono::duration<double>(o.run_for);
   if (o.pid > 0) loop.pid = static_cast<pid_t>(o.pid);
   install_stop_handlers();
   loop.stop_requested = [] { return g_stop_signal != 0; };
   loop.on_round = [&](const pipeline::WatchRound& r, bool final) {
-    printer.round(r, session.status(), final);
+    printer.round(r, session->status(), final);
   };
-  pipeline::run_watch_loop(session, loop);
+  pipeline::run_watch_loop(*session, loop);
+  session.reset();
+  pipeline::WatchSession::give_back_freed_memory();
   if (std::filesystem::exists(o.request.db_path)) print_summary(o);
   return printer.matched() ? kExitGateViolated : kExitOk;
 }

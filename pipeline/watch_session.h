@@ -35,6 +35,9 @@ struct WatchRequest {
   // analyses the run): a log that pauses often is previewed no more than a fifth of the time, the
   // batches' own budget (pipeline/watch_loop.cc). Tests set 0: every look may preview.
   double preview_cost_share = 4;
+  // Logs quiet this long are at rest: the memory kept for the next batch's analysis (its arrays,
+  // the heap's free pages) is given back to the system until a batch comes.
+  std::chrono::milliseconds rest_after{3000};
 };
 
 // What one round found.
@@ -58,6 +61,12 @@ class WatchSession {
   // Opens (or creates) the store to check it; throws rcf::Error when it is not a store rcf can
   // write.
   explicit WatchSession(WatchRequest request);
+  ~WatchSession();
+  // Gives the system back the memory an ended session freed (its rows, records and alerts'
+  // state stay in the heap's free lists otherwise): call after destroying it, before other work.
+  static void give_back_freed_memory();
+  WatchSession(const WatchSession&) = delete;
+  WatchSession& operator=(const WatchSession&) = delete;
 
   using RoundHandler = std::function<void(const WatchRound&)>;
   // Ingests what became readable since the last round and returns the new alerts. `final`: the
@@ -116,6 +125,9 @@ class WatchSession {
   std::chrono::steady_clock::time_point last_preview_;  // of the logs' ends
   std::chrono::steady_clock::time_point last_behind_warning_;
   bool read_before_ = false;  // a batch was ingested
+  // The memory kept for the next batch was given back since the last batch: the logs stayed
+  // quiet for a while (WatchRequest::rest_after). Given back again while arrays were kept since.
+  bool at_rest_ = false;
 };
 
 }  // namespace rcf::pipeline

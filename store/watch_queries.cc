@@ -155,6 +155,8 @@ void update_watch_rows(Database& db, int64_t run_id, const CompileRowMemo& memo,
   size_t unchanged = std::min(rows.unchanged_before, std::min(count, rows.compiles.size()));
   for (int64_t ordinal : memo.written)
     if (ordinal >= 1) unchanged = std::min(unchanged, static_cast<size_t>(ordinal - 1));
+  // An eighth more when it grows, not the double a resize gives (a watch adds a few rows a batch).
+  if (count > rows.compiles.capacity()) rows.compiles.reserve(count + count / 8);
   rows.compiles.resize(count);
   read_compiles_at(db, run_id, memo.written, rows.compiles);
   WatchRunRows rest = read_all_but_compiles(db, run_id);

@@ -28,6 +28,7 @@
 #include "tests/support/rcf_process.h"
 #include "tests/support/temp_files.h"
 #include "tests/support/test_paths.h"
+#include "util/large_array_allocator.h"
 
 namespace watch_test {
 
@@ -784,6 +785,38 @@ TEST(WatchReadsOn, TheLastRecordIsAlertedOnceTheLogsAreQuiet) {
   all_paused.insert(all_paused.end(), paused.rest.begin(), paused.rest.end());
   all_straight.insert(all_straight.end(), straight.rest.begin(), straight.rest.end());
   EXPECT_EQ(all_paused, all_straight) << "each alert once, in the same order";
+}
+
+// Logs quiet for WatchRequest::rest_after: the arrays kept for the next batch's analysis are
+// given back (a freed one is kept until then), and the batch after the rest still alerts and
+// writes what a one-shot ingest does.
+TEST(WatchReadsOn, AtRestTheMemoryKeptForTheNextBatchIsGivenBack) {
+  TempDir dir;
+  const std::string text = fixture_text("real_runs/constant_counter/run1/stderr.log");
+  const size_t cut = text.find('\n', text.size() / 2) + 1;
+  WatchRequest request = watch_of_logs(dir.path());
+  request.rest_after = std::chrono::milliseconds(0);
+  std::vector<Alert> alerts;
+  {
+    WatchSession session(request);
+    std::ofstream log(dir.file("logs/train.log"), std::ios::binary);
+    log << text.substr(0, cut) << std::flush;
+    for (const auto& a : session.poll(false, true).alerts) alerts.push_back(a);
+    {
+      // An analysis's array of 4 MiB, freed: kept for the next batch.
+      std::vector<char, rcf::util::LargeArrayAllocator<char>> array(size_t{4} << 20);
+    }
+    EXPECT_GE(rcf::util::kept_large_array_bytes(), size_t{4} << 20);
+    for (const auto& a : session.poll(false, true).alerts) alerts.push_back(a);  // at rest
+    EXPECT_EQ(rcf::util::kept_large_array_bytes(), 0u);
+    { std::vector<char, rcf::util::LargeArrayAllocator<char>> array(size_t{4} << 20); }
+    EXPECT_GE(rcf::util::kept_large_array_bytes(), size_t{4} << 20) << "kept again after a rest";
+    log << text.substr(cut) << std::flush;
+    for (const auto& a : session.poll(false, true).alerts) alerts.push_back(a);
+    for (const auto& a : session.poll(true, true).alerts) alerts.push_back(a);
+  }
+  EXPECT_EQ(rcf::util::kept_large_array_bytes(), 0u) << "an ended watch keeps nothing";
+  expect_the_one_shot_alerts_and_store(dir, alerts, 1);
 }
 
 }  // namespace watch_test

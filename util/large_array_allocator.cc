@@ -94,4 +94,10 @@ void keep_freed_large_arrays(size_t bytes) {
   give_back_oldest(f, f.budget);
 }
 
+size_t kept_large_array_bytes() {
+  FreedMappings& f = freed();
+  std::lock_guard<std::mutex> hold(f.lock);
+  return f.kept_bytes;
+}
+
 }  // namespace rcf::util

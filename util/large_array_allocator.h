@@ -25,6 +25,8 @@ void unmap_large_array(void* p, size_t size);
 // each time: 70-80 MB a batch at 100 000 compiles, a tenth of the watch's CPU. The memory kept
 // counts in the resident size until it is reused; 0 unmaps what is kept.
 void keep_freed_large_arrays(size_t bytes);
+// How many bytes of freed arrays are kept now.
+size_t kept_large_array_bytes();
 
 template <typename T>
 struct LargeArrayAllocator {
