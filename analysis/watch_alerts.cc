@@ -70,6 +70,12 @@ uint64_t mixed(uint64_t h, const std::string& text) {
   return mixed(mixed(h, std::hash<std::string_view>()(text)), text.size());
 }
 
+// A digest of a compile row's record, site and cause: what one recompile alert says (63 bits: a
+// collision would leave one recompile unsaid).
+uint64_t record_key(uint32_t source, const store::WatchCompileRow& c) {
+  return mixed(mixed(mixed(mixed(0, source), static_cast<uint64_t>(c.line)), c.site), c.cause);
+}
+
 // A digest of what a look reads of a compile row to decide whether and how it is said: its
 // identity, step and record. A row whose digest is the last look's is taken as unchanged (63
 // bits: a collision would keep the last look's verdict on one row). Its detail and times are
@@ -299,7 +305,7 @@ void AlertTracker::see_compiles(const store::WatchRunRows& rows, size_t first,
     say(index, c);
     const uint32_t programs_before = programs_.size();
     const bool new_program = programs_.ordinal(c.program_key) > programs_before;
-    if (is_recompile(c)) {
+    if (is_recompile(c) && said_records_.insert(record_key(row.source, c)).second) {
       out.push_back(recompile_alert(c));
       ++status_.recompiles;
       status_.last_cause = c.cause;

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_set>
 #include <vector>
 
 #include "store/watch_queries.h"
@@ -160,6 +161,11 @@ class AlertTracker {
   bool look_whole_ = false;     // go over every row at every look (the reference, for tests)
   std::string identity_texts_;  // identity_of's buffer
   util::TextTable programs_;    // the program keys alerted (a set of strings: 100 bytes each)
+  // The records said as recompiles, with their sites and causes (watch_alerts.cc, record_key). A
+  // record is said once however its compile is named: the run's later reading can name a
+  // compile otherwise (an epoch or a process prefix that a log's end decides) while its record,
+  // site and cause stay; a record whose site or cause changed is said again, with the new one.
+  std::unordered_set<uint64_t> said_records_;
   std::set<std::pair<std::string, int64_t>> limit_hits_;  // source, line
   std::set<std::string> break_kinds_;                     // type, location and reason
   bool share_storming_ = false;

@@ -787,6 +787,54 @@ TEST(WatchReadsOn, TheLastRecordIsAlertedOnceTheLogsAreQuiet) {
   EXPECT_EQ(all_paused, all_straight) << "each alert once, in the same order";
 }
 
+// A record is alerted once even when the run's later reading names its compile otherwise. In
+// the real consoles one after the other, each process's last recompile block stays open until
+// the log ends (a later line of the same process may go on with it); ended, those blocks give
+// compiles that move the compile ids of others into other epochs and give program keys a file
+// prefix: the same recompiles under other identities, which were alerted a second time.
+TEST(WatchReadsOn, ARecordIsAlertedOnceWhenTheEndReadsItsRunOtherwise) {
+  TempDir dir;
+  const std::string text = real_consoles_one_after_the_other();
+  const size_t cut = text.find('\n', text.size() / 2) + 1;
+  WatchSession session(watch_of_logs(dir.path()));
+  std::vector<Alert> alerts;
+  std::ofstream log(dir.file("logs/train.log"), std::ios::binary);
+  log << text.substr(0, cut) << std::flush;
+  for (const auto& a : session.poll(false, true).alerts) alerts.push_back(a);
+  log << text.substr(cut) << std::flush;
+  for (const auto& a : session.poll(false, true).alerts) alerts.push_back(a);
+  for (const auto& a : session.poll(true, true).alerts) alerts.push_back(a);
+  std::map<std::pair<int64_t, std::string>, int> said;
+  for (const auto& a : alerts)
+    if (a.kind == AlertKind::kRecompile) ++said[{a.line, a.cause}];
+  for (const auto& [record, times] : said)
+    EXPECT_EQ(times, 1) << "line " << record.first << " " << record.second;
+
+  // Every recompile of a one-shot ingest, with its cause; besides them only records first said
+  // with a cause still unknown (their compile's own lines came later).
+  rcf::testing::ingest_logs(dir.file("once.db"), {dir.file("logs")});
+  auto once = rcf::testing::read_store(dir.file("once.db"));
+  std::vector<std::string> lines = rcf::testing::column(
+      *once,
+      "SELECT c.line FROM recompiles r JOIN compile_event c USING (run_id, ordinal) ORDER BY 1");
+  std::vector<std::string> causes = rcf::testing::column(
+      *once,
+      "SELECT r.cause FROM recompiles r JOIN compile_event c USING (run_id, ordinal) ORDER BY "
+      "c.line");
+  ASSERT_EQ(lines.size(), causes.size());
+  ASSERT_GT(lines.size(), 50u);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    auto at = said.find({std::stoll(lines[i]), causes[i]});
+    EXPECT_NE(at, said.end()) << "line " << lines[i] << " " << causes[i] << " not alerted";
+    if (at != said.end()) said.erase(at);
+  }
+  for (const auto& [record, times] : said)
+    EXPECT_EQ(record.second, "unknown") << "line " << record.first << " is no one-shot recompile";
+  auto watched = rcf::testing::read_store(dir.file("watch.db"));
+  for (const auto& q : kSameQueries)
+    EXPECT_EQ(rcf::testing::query_csv(*watched, q), rcf::testing::query_csv(*once, q)) << q;
+}
+
 // Logs quiet for WatchRequest::rest_after: the arrays kept for the next batch's analysis are
 // given back (a freed one is kept until then), and the batch after the rest still alerts and
 // writes what a one-shot ingest does.
