@@ -7,7 +7,8 @@
 // source is written again by every batch) are read whole, through their own index.
 // Lifetime: with the run's Dynamo records (analysis/dynamo_record_cache.h), read anew with them
 // when a row read may be gone (a row with a time deleted on the connection:
-// store/raw_row_deletions.h; another connection committed). Memory: about 90 bytes a line kept.
+// store/raw_row_deletions.h; another connection committed). Memory: 48 bytes a line kept (a
+// step_marker row read is 88).
 #pragma once
 
 #include <cstdint>
@@ -32,10 +33,27 @@ class KeptStepLines {
   KeptStepLines fork() const;
 
  private:
+  // A row kept: its values, those a line with a time seldom has apart (a repeat count and
+  // strides other than 1, 0 and 0: a row of a store written otherwise) in `unusual_`.
+  struct Line {
+    int64_t source_id = 0, line = 0, step = 0;
+    double time_s = 0;
+    int64_t shape_sid = 0;
+    uint32_t unusual = 0;  // 1 + its index in unusual_, 0 for none
+    uint8_t flags = 0;     // kHasTime, kHasShape, kZoned, kOnArrival
+  };
+  struct Repeats {
+    int64_t repeats, line_stride, step_stride;
+  };
+  static constexpr uint8_t kHasTime = 1, kHasShape = 2, kZoned = 4, kOnArrival = 8;
+
+  void keep(const store::StepLineMarkerRow& row);
+  store::StepLineMarkerRow row_of(const Line& kept) const;
   void for_each_kept(const Visit& visit) const;
 
   const KeptStepLines* base_ = nullptr;  // a fork's: its rows come first
-  std::vector<store::StepLineMarkerRow> rows_;
+  std::vector<Line> rows_;
+  std::vector<Repeats> unusual_;
   int64_t after_ = 0;       // the largest rowid of a row kept
   int64_t scanned_ = 0;     // the largest rowid of step_marker at the last read
   int64_t deletions_ = -1;  // store::step_marker_deletions then

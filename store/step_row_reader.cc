@@ -113,7 +113,7 @@ void for_each_untimed_step_line_marker(Database& db, int64_t run_id,
 }
 
 int64_t read_timed_step_lines_after(Database& db, int64_t run_id, int64_t after,
-                                    std::vector<StepLineMarkerRow>& out) {
+                                    const std::function<void(const StepLineMarkerRow&)>& visit) {
   // NOT INDEXED: the rowid range, not the run's index (which would visit every row of the run).
   auto rows = db.prepare(std::string(kStepLineColumns) +
                          "NOT INDEXED WHERE rowid > ? AND run_id = ? AND origin = 'step_line' AND "
@@ -121,7 +121,7 @@ int64_t read_timed_step_lines_after(Database& db, int64_t run_id, int64_t after,
   rows.bind(1, after).bind(2, run_id);
   int64_t last = after;
   while (rows.step()) {
-    out.push_back(step_line_of(rows));
+    visit(step_line_of(rows));
     last = rows.int64(10);
   }
   return last;

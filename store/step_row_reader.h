@@ -68,11 +68,11 @@ void for_each_step_line_marker(Database& db, int64_t run_id,
 // Those without a time (a console's series rows), through their own index.
 void for_each_untimed_step_line_marker(Database& db, int64_t run_id,
                                        const std::function<void(const StepLineMarkerRow&)>& visit);
-// Those with a time (a row each, never extended) whose rowid is above `after`, appended to `out`
-// in rowid order, scanning only the rows of every table above it. Returns the largest rowid read,
-// `after` when none.
+// Those with a time (a row each, never extended) whose rowid is above `after`, visited in rowid
+// order, scanning only the rows of every table above it. Returns the largest rowid read, `after`
+// when none.
 int64_t read_timed_step_lines_after(Database& db, int64_t run_id, int64_t after,
-                                    std::vector<StepLineMarkerRow>& out);
+                                    const std::function<void(const StepLineMarkerRow&)>& visit);
 // The largest rowid of step_marker (0 when empty).
 int64_t last_step_marker_rowid(Database& db);
 
