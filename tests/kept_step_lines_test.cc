@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,42 @@ TEST(KeptStepLines, EachReadTakesTheRowsAddedSinceEvenUnderAReusedRowid) {
     EXPECT_EQ(lines_of(fork, *db), "4 1t 3t 5t 6t ");
   }
   EXPECT_EQ(lines_of(kept, *db), "4 1t 3t 5t ");
+}
+
+// A kept line gives back the row it was read from, value for value: its time and how it was
+// taken, its shape or none, and a repeat count with strides (which rcf writes only on rows
+// without a time, but a store written otherwise may hold).
+TEST(KeptStepLines, AKeptLineGivesBackEveryValueOfItsRow) {
+  testing::TempDir dir;
+  auto db = store::open_store(dir.file("rcf.db"), store::OpenMode::kCreateOrWrite);
+  store::count_raw_row_deletions(*db);
+  db->exec(
+      "INSERT INTO step_marker (run_id, source_id, line, step, origin, shape_sid, time_s, "
+      "time_zoned, time_on_arrival, repeats, line_stride, step_stride) VALUES "
+      "(1, 9, 40, 12, 'step_line', NULL, 1800000000.125, 1, 0, 3, 2, 1), "
+      "(1, 2, 41, 13, 'step_line', 7, 1800000001.5, 0, 1, 1, 0, 0)");
+  KeptStepLines kept;
+  kept.read_on(*db, 1);
+  std::vector<store::StepLineMarkerRow> rows;
+  kept.for_each(*db, 1, [&](const store::StepLineMarkerRow& r) { rows.push_back(r); });
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].source_id, 9);
+  EXPECT_EQ(rows[0].line, 40);
+  EXPECT_EQ(rows[0].step, 12);
+  EXPECT_FALSE(rows[0].shape_sid.has_value());
+  EXPECT_EQ(rows[0].time_s, std::optional<double>(1800000000.125));
+  EXPECT_TRUE(rows[0].time_zoned);
+  EXPECT_FALSE(rows[0].time_on_arrival);
+  EXPECT_EQ(rows[0].repeats, 3);
+  EXPECT_EQ(rows[0].line_stride, 2);
+  EXPECT_EQ(rows[0].step_stride, 1);
+  EXPECT_EQ(rows[1].shape_sid, std::optional<int64_t>(7));
+  EXPECT_EQ(rows[1].time_s, std::optional<double>(1800000001.5));
+  EXPECT_FALSE(rows[1].time_zoned);
+  EXPECT_TRUE(rows[1].time_on_arrival);
+  EXPECT_EQ(rows[1].repeats, 1);
+  EXPECT_EQ(rows[1].line_stride, 0);
+  EXPECT_EQ(rows[1].step_stride, 0);
 }
 
 }  // namespace kept_step_lines_test
