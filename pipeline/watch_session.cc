@@ -24,7 +24,7 @@ constexpr std::chrono::seconds kBehindWarningEvery{60};
 constexpr size_t kKeptArrayBytes = size_t{128} << 20;
 // Gives the kernel back the arrays kept for a next batch and the heap's free pages (glibc keeps
 // those it freed below the heap's top). A batch after the rest maps its arrays anew: one of
-// 100 000 compiles faults in 70-80 MB, tens of ms, once per rest.
+// 100 000 compiles faults in 70-80 MB (0.06-0.14 s of CPU on the project VM), once per rest.
 void trim_heap() {
 #if defined(__GLIBC__)
   malloc_trim(0);
