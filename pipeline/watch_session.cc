@@ -22,14 +22,16 @@ constexpr std::chrono::seconds kBehindWarningEvery{60};
 // The freed arrays of one batch's analysis kept for the next (a run of 100 000 compiles maps
 // 70-80 MB of them a batch).
 constexpr size_t kKeptArrayBytes = size_t{128} << 20;
-// Gives the kernel back the arrays kept for a next batch and the heap's free pages (glibc keeps
-// those it freed below the heap's top). A batch after the rest maps its arrays anew: one of
-// 100 000 compiles faults in 70-80 MB (0.06-0.14 s of CPU on the project VM), once per rest.
+// Gives the kernel back the heap's free pages: glibc keeps those freed below the heap's top.
 void trim_heap() {
 #if defined(__GLIBC__)
   malloc_trim(0);
 #endif
 }
+
+// Gives the kernel back the arrays kept for a next batch and the heap's free pages. A batch after
+// the rest maps its arrays anew: one of 100 000 compiles faults in 70-80 MB (0.06-0.14 s of CPU
+// on the project VM), once per rest.
 void give_back_kept_memory() {
   util::keep_freed_large_arrays(0);
   util::keep_freed_large_arrays(kKeptArrayBytes);
